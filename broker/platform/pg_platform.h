@@ -1,0 +1,103 @@
+/* pg_platform.h - the one interface every platform backend implements.
+ *
+ * Contract: a backend is a table of functions (pg_platform_ops) over an opaque
+ * handle. It enumerates top-level windows, captures pixels (window, region,
+ * screen) into a malloc'd RGBA8 buffer, and injects input. Coordinates given to
+ * input functions are relative to the window's content origin (0,0 = the
+ * window's top-left inside any frame). Every result says which method ran
+ * (e.g. "composite", "xshm", "xgetimage") - no silent fallbacks.
+ * An operation the backend cannot do returns PG_E_UNSUPPORTED; it never hangs:
+ * every wait is bounded.
+ * Never: decodes or encodes images, calls the engine, reads policy, or takes
+ * identity from anywhere but the OS.
+ * Threading: a handle is NOT thread-safe; the broker serialises calls on it.
+ */
+#ifndef PG_PLATFORM_H
+#define PG_PLATFORM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pg_error.h"
+
+typedef struct {
+    uint64_t id;            /* X window id / HWND */
+    char title[512];        /* UTF-8 */
+    char class_name[256];   /* WM_CLASS class (X) / window class (Win32) */
+    char instance[256];     /* WM_CLASS instance (X); empty on Win32 */
+    int64_t pid;            /* owning process, -1 if unknown (X: via X-Resource) */
+    int32_t x, y;           /* content origin in root/screen coordinates */
+    uint32_t width, height; /* content size */
+    bool visible;           /* mapped / IsWindowVisible */
+    bool focused;           /* has input focus / is foreground */
+} pg_window;
+
+typedef struct {
+    int32_t x, y;
+    uint32_t w, h;
+} pg_rect;
+
+/* Captured pixels: RGBA8, row-major, alpha 255. Owned by the caller: free(rgba). */
+typedef struct {
+    uint8_t *rgba;
+    uint32_t width, height;
+    size_t stride;       /* bytes per row, >= width*4 */
+    char method[32];     /* which path produced it */
+} pg_capture;
+
+typedef enum { PG_BTN_LEFT = 1, PG_BTN_MIDDLE = 2, PG_BTN_RIGHT = 3 } pg_button;
+
+typedef struct {
+    bool list_windows;
+    bool capture_window;
+    bool capture_covered;  /* a covered window still captures its own pixels */
+    bool capture_screen;
+    bool input_pointer;
+    bool input_keys;
+    bool input_text_unicode;
+    bool settle;           /* can wait for repaint quiet */
+    bool window_manager;   /* a WM is running */
+    char backend[32];      /* "x11", "win32" */
+    char detail[256];      /* free text: extensions found, WM name, screen size */
+} pg_caps;
+
+typedef struct pg_platform pg_platform;
+
+typedef struct {
+    const char *name;
+    /* display: backend-specific (X display name, NULL = $DISPLAY). */
+    pg_err (*open)(pg_platform **out, const char *display, pg_error *e);
+    void (*close)(pg_platform *p);
+    pg_err (*caps)(pg_platform *p, pg_caps *out, pg_error *e);
+    /* *out is malloc'd array of *n windows; caller frees. Only top-level,
+     * application windows (not WM frames). */
+    pg_err (*list_windows)(pg_platform *p, pg_window **out, size_t *n, pg_error *e);
+    /* region NULL = whole window; region is window-relative and is clipped;
+     * an empty intersection is PG_E_BADINPUT. Unknown/vanished id: PG_E_NOTFOUND. */
+    pg_err (*capture_window)(pg_platform *p, uint64_t id, const pg_rect *region, pg_capture *out,
+                             pg_error *e);
+    /* region NULL = whole screen; region in screen coordinates. */
+    pg_err (*capture_screen)(pg_platform *p, const pg_rect *region, pg_capture *out, pg_error *e);
+    pg_err (*focus)(pg_platform *p, uint64_t id, pg_error *e);
+    pg_err (*pointer_move)(pg_platform *p, uint64_t id, int32_t x, int32_t y, pg_error *e);
+    /* Click at window-relative (x,y). A point outside the window is
+     * PG_E_BADINPUT. When another top-level window is on top at that point the
+     * click is refused with PG_E_POLICY and the message names the covering
+     * window (a click lands on whatever is on top). count: 1, or 2 = double. */
+    pg_err (*click)(pg_platform *p, uint64_t id, int32_t x, int32_t y, pg_button b, int count,
+                    pg_error *e);
+    /* chord: "ctrl+a", "Return", "shift+Tab", "alt+F4", "a". Focuses first. */
+    pg_err (*key)(pg_platform *p, uint64_t id, const char *chord, pg_error *e);
+    /* UTF-8 text, any Unicode; focuses first. */
+    pg_err (*type_text)(pg_platform *p, uint64_t id, const char *utf8, pg_error *e);
+    /* Wait until the window has had no repaint for quiet_ms, at most timeout_ms.
+     * PG_E_TIMEOUT if it never went quiet. */
+    pg_err (*settle)(pg_platform *p, uint64_t id, uint32_t quiet_ms, uint32_t timeout_ms,
+                     pg_error *e);
+} pg_platform_ops;
+
+/* The backend compiled in for this build (X11 on Linux, Win32 on Windows). */
+const pg_platform_ops *pg_platform_default(void);
+
+#endif

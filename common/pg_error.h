@@ -1,0 +1,51 @@
+/* pg_error.h - the one table of outcomes, shared by broker, client and engine.
+ *
+ * Contract: every fallible function in pixelgate returns a pg_err and, when it
+ * fails, fills a pg_error with a human message and a recovery tip. The numeric
+ * value of a pg_err IS the client's process exit code (docs/agents.md), so the
+ * values below are a public contract and never change.
+ * Never: calls exit(), prints, or allocates.
+ */
+#ifndef PG_ERROR_H
+#define PG_ERROR_H
+
+#include <stddef.h>
+
+typedef enum {
+    PG_OK = 0,             /* success */
+    PG_E_ASSERT = 1,       /* the check ran and said no */
+    PG_E_USAGE = 2,        /* bad command line or request shape */
+    PG_E_POLICY = 3,       /* refused by policy */
+    PG_E_NOTFOUND = 4,     /* window, token, baseline not found */
+    PG_E_UNREACHABLE = 5,  /* broker (or endpoint) unreachable */
+    PG_E_TIMEOUT = 6,      /* timed out */
+    PG_E_UNSUPPORTED = 7,  /* not supported on this platform/backend */
+    PG_E_BADINPUT = 8,     /* corrupt/oversized image, bad config */
+    PG_E_INTERNAL = 9      /* bug or resource failure inside pixelgate */
+} pg_err;
+
+#define PG_ERR_MSG_MAX 512
+#define PG_ERR_TIP_MAX 256
+
+typedef struct {
+    pg_err code;
+    char message[PG_ERR_MSG_MAX];
+    char recovery_tip[PG_ERR_TIP_MAX]; /* empty: use pg_err_default_tip() */
+} pg_error;
+
+/* Stable upper-case name used on the wire, e.g. "NOT_FOUND". */
+const char *pg_err_name(pg_err code);
+/* Inverse of pg_err_name; returns PG_E_INTERNAL for unknown names. */
+pg_err pg_err_from_name(const char *name);
+/* A generic tip for the code, used when a site gives none. */
+const char *pg_err_default_tip(pg_err code);
+
+/* Fill e (may be NULL) and return code. tip may be NULL. printf-style. */
+pg_err pg_error_set(pg_error *e, pg_err code, const char *tip, const char *fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+void pg_error_clear(pg_error *e);
+
+#endif

@@ -1,0 +1,34 @@
+/* pg_transport.h - a connected byte stream between client and broker
+ * (Unix socket on Linux, named pipe on Windows; platform shim in common/).
+ *
+ * Contract: pg_conn_read_full/pg_conn_write_full move exactly n bytes or fail
+ * with PG_E_TIMEOUT (deadline passed), PG_E_UNREACHABLE (peer gone / EOF) or
+ * PG_E_INTERNAL. Every call is bounded by the connection's timeout.
+ * Never: interprets the bytes (that is pg_proto's job).
+ */
+#ifndef PG_TRANSPORT_H
+#define PG_TRANSPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pg_error.h"
+
+typedef struct pg_conn pg_conn;
+
+/* Client side: connect to the broker at address (socket path / pipe name). */
+pg_err pg_conn_connect(pg_conn **out, const char *address, uint32_t timeout_ms, pg_error *e);
+void pg_conn_set_timeout(pg_conn *c, uint32_t timeout_ms);
+pg_err pg_conn_read_full(pg_conn *c, void *buf, size_t n, pg_error *e);
+pg_err pg_conn_write_full(pg_conn *c, const void *buf, size_t n, pg_error *e);
+void pg_conn_close(pg_conn *c);
+
+#ifndef _WIN32
+/* Broker side: wrap an accepted socket. Takes ownership of fd. */
+pg_err pg_conn_from_fd(pg_conn **out, int fd, uint32_t timeout_ms, pg_error *e);
+#endif
+
+/* The default broker address for this platform. */
+const char *pg_transport_default_address(void);
+
+#endif

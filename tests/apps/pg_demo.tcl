@@ -1,0 +1,77 @@
+#!/usr/bin/env wish
+# pixelgate's Tk demo and test app. It reports its own state, so tests can
+# check that input through pixelgate really arrived:
+#   wish pg_demo.tcl STATE_FILE
+# Every change rewrites STATE_FILE (one JSON object, written to a temp file and
+# renamed) with the click count and the entry's exact text. "READY" goes to
+# stdout once the window is mapped.
+package require Tk
+
+set state_file [lindex $argv 0]
+set clicks 0
+set status "Status: idle"
+
+wm title . "pixelgate demo"
+wm geometry . 480x260+40+40
+. configure -background "#f4f4f4"
+option add *Font {Helvetica 14}
+
+label .title -text "pixelgate demo" -font {Helvetica 20 bold} -background "#f4f4f4"
+label .status -textvariable status -background "#f4f4f4" -foreground "#1a4d8f"
+button .press -text "Press me" -command on_press -background "#2e7d32" -foreground white \
+    -activebackground "#1b5e20" -activeforeground white
+entry .entry -width 28
+label .echo -text "" -background "#f4f4f4"
+
+pack .title -pady {12 4}
+pack .status -pady 4
+pack .press -pady 8
+pack .entry -pady 4
+pack .echo -pady 4
+
+proc json_escape {s} {
+    set out ""
+    foreach ch [split $s ""] {
+        scan $ch %c code
+        if {$ch eq "\""} { append out "\\\"" } \
+        elseif {$ch eq "\\"} { append out "\\\\" } \
+        elseif {$code < 0x20} { append out [format "\\u%04x" $code] } \
+        else { append out $ch }
+    }
+    return $out
+}
+
+proc write_state {} {
+    global state_file clicks
+    if {$state_file eq ""} return
+    set text [.entry get]
+    set tmp "$state_file.tmp"
+    set f [open $tmp w]
+    fconfigure $f -encoding utf-8
+    puts $f "{\"clicks\": $clicks, \"entry\": \"[json_escape $text]\"}"
+    close $f
+    file rename -force $tmp $state_file
+}
+
+proc on_press {} {
+    global clicks status
+    incr clicks
+    set status "Clicked $clicks"
+    write_state
+}
+
+proc on_entry_change {args} {
+    .echo configure -text "You typed: [.entry get]"
+    write_state
+    return 1
+}
+
+.entry configure -validate key -validatecommand {after idle on_entry_change; expr 1}
+bind .entry <KeyRelease> {on_entry_change}
+bind .entry <Return> {set status "Entered: [.entry get]"; write_state}
+
+write_state
+update idletasks
+tkwait visibility .
+puts READY
+flush stdout

@@ -1,0 +1,25 @@
+/* Runner shared by every unit-test binary; see pg_test.h. */
+#include "pg_test.h"
+
+pg_test_case pg_tests[PG_MAX_TESTS];
+int pg_test_count;
+
+int main(int argc, char **argv) {
+    const char *filter = argc > 1 ? argv[1] : NULL;
+    int passed = 0, failed = 0;
+    for (int i = 0; i < pg_test_count; i++) {
+        if (filter && !strstr(pg_tests[i].name, filter)) continue;
+        int f = 0;
+        pg_tests[i].fn(&f);
+        if (f) {
+            failed++;
+            fprintf(stderr, "FAIL %s\n", pg_tests[i].name);
+        } else {
+            passed++;
+            printf("ok   %s\n", pg_tests[i].name);
+        }
+    }
+    printf("%d passed, %d failed\n", passed, failed);
+    fflush(stdout);
+    return (failed == 0 && passed > 0) ? 0 : 1;
+}
