@@ -1,0 +1,158 @@
+/* Wire protocol: framing round trips, caps enforced before allocation,
+ * strict request shapes, truncated and malformed frames rejected. */
+#include "pg_proto.h"
+#include "pg_test.h"
+
+static void limits(pg_proto_limits *l) { pg_proto_limits_default(l); }
+
+static uint8_t *frame_of(const char *json, const pg_blob *att, size_t n, size_t *len) {
+    cJSON *h = cJSON_Parse(json);
+    uint8_t *buf = NULL;
+    if (h) pg_proto_encode(h, att, n, &buf, len, NULL);
+    cJSON_Delete(h);
+    return buf;
+}
+
+PG_TEST(frame_round_trip_with_attachments) {
+    pg_blob att[2] = {{(uint8_t *)"hello", 5}, {(uint8_t *)"", 0}};
+    size_t len;
+    uint8_t *buf = frame_of("{\"v\":1,\"id\":7,\"op\":\"ping\"}", att, 2, &len);
+    REQUIRE(buf);
+    pg_proto_limits l;
+    limits(&l);
+    pg_msg m;
+    CHECK_EQ_INT(pg_proto_decode(buf, len, &l, &m, NULL), PG_OK);
+    CHECK_EQ_INT(m.n_att, 2);
+    CHECK(m.att[0].len == 5 && memcmp(m.att[0].data, "hello", 5) == 0);
+    CHECK_EQ_INT(m.att[1].len, 0);
+    pg_request r;
+    CHECK_EQ_INT(pg_proto_parse_request(m.header, &r, NULL), PG_OK);
+    CHECK_STR(r.op, "ping");
+    CHECK_EQ_INT(r.id, 7);
+    CHECK(cJSON_IsObject(r.args));
+    pg_msg_fini(&m);
+    free(buf);
+}
+
+PG_TEST(every_truncation_is_rejected_cleanly) {
+    pg_blob att[1] = {{(uint8_t *)"abcdef", 6}};
+    size_t len;
+    uint8_t *buf = frame_of("{\"v\":1,\"id\":1,\"op\":\"x\",\"args\":{}}", att, 1, &len);
+    REQUIRE(buf);
+    pg_proto_limits l;
+    limits(&l);
+    for (size_t cut = 0; cut < len; cut++) {
+        pg_msg m;
+        pg_error e;
+        pg_err rc = pg_proto_decode(buf, cut, &l, &m, &e);
+        CHECK(rc != PG_OK);
+        CHECK(m.header == NULL && m.n_att == 0);
+    }
+    pg_msg m;
+    uint8_t *longer = malloc(len + 1);
+    memcpy(longer, buf, len);
+    longer[len] = 0;
+    CHECK_EQ_INT(pg_proto_decode(longer, len + 1, &l, &m, NULL), PG_E_BADINPUT);
+    free(longer);
+    free(buf);
+}
+
+PG_TEST(sizes_are_capped_before_allocation) {
+    pg_proto_limits l;
+    limits(&l);
+    pg_msg m;
+    pg_error e;
+    /* A header claiming 4 GiB: refused from the 12-byte prefix alone. */
+    uint8_t huge_header[12] = {'P', 'G', 'F', '1', 0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0};
+    CHECK_EQ_INT(pg_proto_decode(huge_header, 12, &l, &m, &e), PG_E_BADINPUT);
+    uint8_t many_att[12] = {'P', 'G', 'F', '1', 0, 0, 0, 2, 0, 0, 0, 99};
+    CHECK_EQ_INT(pg_proto_decode(many_att, 12, &l, &m, &e), PG_E_BADINPUT);
+    uint8_t zero_header[12] = {'P', 'G', 'F', '1', 0, 0, 0, 0, 0, 0, 0, 0};
+    CHECK_EQ_INT(pg_proto_decode(zero_header, 12, &l, &m, &e), PG_E_BADINPUT);
+    /* An attachment length over the cap, with no body behind it. */
+    uint8_t att_over[12 + 2 + 4] = {'P', 'G', 'F', '1', 0, 0, 0, 2, 0, 0, 0, 1, '{', '}', 0xff, 0xff, 0xff, 0xff};
+    CHECK_EQ_INT(pg_proto_decode(att_over, sizeof att_over, &l, &m, &e), PG_E_BADINPUT);
+    CHECK(strstr(e.message, "over the limit") != NULL);
+    l.max_header = 10;
+    size_t len;
+    uint8_t *buf = frame_of("{\"v\":1,\"id\":1,\"op\":\"ping\"}", NULL, 0, &len);
+    CHECK_EQ_INT(pg_proto_decode(buf, len, &l, &m, &e), PG_E_BADINPUT);
+    free(buf);
+}
+
+PG_TEST(bad_magic_and_non_object_headers_rejected) {
+    pg_proto_limits l;
+    limits(&l);
+    pg_msg m;
+    uint8_t bad[14] = {'X', 'G', 'F', '1', 0, 0, 0, 2, 0, 0, 0, 0, '{', '}'};
+    CHECK_EQ_INT(pg_proto_decode(bad, sizeof bad, &l, &m, NULL), PG_E_USAGE);
+    uint8_t arr[14] = {'P', 'G', 'F', '1', 0, 0, 0, 2, 0, 0, 0, 0, '[', ']'};
+    CHECK_EQ_INT(pg_proto_decode(arr, sizeof arr, &l, &m, NULL), PG_E_USAGE);
+    uint8_t nul[14] = {'P', 'G', 'F', '1', 0, 0, 0, 2, 0, 0, 0, 0, '{', 0};
+    CHECK_EQ_INT(pg_proto_decode(nul, sizeof nul, &l, &m, NULL), PG_E_USAGE);
+}
+
+static pg_err parse_req(const char *json, pg_request *r) {
+    cJSON *h = cJSON_Parse(json);
+    pg_err rc = pg_proto_parse_request(h, r, NULL);
+    cJSON_Delete(h);
+    return rc;
+}
+
+PG_TEST(request_shape_is_strict) {
+    pg_request r;
+    CHECK_EQ_INT(parse_req("{\"v\":1,\"id\":1,\"op\":\"ping\",\"extra\":1}", &r), PG_E_USAGE);
+    CHECK_EQ_INT(parse_req("{\"v\":2,\"id\":1,\"op\":\"ping\"}", &r), PG_E_USAGE);
+    CHECK_EQ_INT(parse_req("{\"v\":1,\"id\":-1,\"op\":\"ping\"}", &r), PG_E_USAGE);
+    CHECK_EQ_INT(parse_req("{\"v\":1,\"id\":1.5,\"op\":\"ping\"}", &r), PG_E_USAGE);
+    CHECK_EQ_INT(parse_req("{\"v\":1,\"id\":1,\"op\":\"\"}", &r), PG_E_USAGE);
+    CHECK_EQ_INT(parse_req("{\"v\":1,\"id\":1,\"op\":7}", &r), PG_E_USAGE);
+    CHECK_EQ_INT(parse_req("{\"v\":1,\"id\":1,\"op\":\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\"}", &r), PG_E_USAGE);
+    CHECK_EQ_INT(parse_req("{\"v\":1,\"id\":1,\"op\":\"ping\",\"args\":[]}", &r), PG_E_USAGE);
+    CHECK_EQ_INT(parse_req("{\"id\":1,\"op\":\"ping\"}", &r), PG_E_USAGE);
+    CHECK_EQ_INT(parse_req("{\"v\":1,\"id\":3,\"op\":\"caps\",\"args\":{\"a\":1}}", &r), PG_OK);
+}
+
+PG_TEST(args_unknown_wrong_type_missing_duplicate) {
+    static const pg_arg_spec spec[] = {
+        {"window", PG_ARG_STRING, true}, {"x", PG_ARG_INT, false}, {"first", PG_ARG_BOOL, false}};
+    const char *cases[][2] = {
+        {"{\"window\":\"a\"}", "ok"},
+        {"{\"window\":\"a\",\"x\":3,\"first\":true}", "ok"},
+        {"{\"window\":\"a\",\"bogus\":1}", "unknown"},
+        {"{\"window\":1}", "must be"},
+        {"{\"window\":\"a\",\"x\":1.5}", "must be"},
+        {"{\"x\":1}", "missing"},
+        {"{\"window\":\"a\",\"window\":\"b\"}", "twice"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        cJSON *a = cJSON_Parse(cases[i][0]);
+        pg_error e;
+        pg_err rc = pg_args_check(a, spec, 3, &e);
+        if (!strcmp(cases[i][1], "ok")) CHECK_EQ_INT(rc, PG_OK);
+        else {
+            CHECK_EQ_INT(rc, PG_E_USAGE);
+            CHECK(strstr(e.message, cases[i][1]) != NULL);
+        }
+        cJSON_Delete(a);
+    }
+}
+
+PG_TEST(responses_round_trip) {
+    cJSON *res = cJSON_CreateObject();
+    cJSON_AddStringToObject(res, "token", "cap:x");
+    cJSON *ok = pg_proto_response_ok(5, res);
+    const cJSON *out;
+    CHECK_EQ_INT(pg_proto_parse_response(ok, 5, &out, NULL, NULL), PG_OK);
+    CHECK_STR(cJSON_GetObjectItem(out, "token")->valuestring, "cap:x");
+    CHECK_EQ_INT(pg_proto_parse_response(ok, 6, &out, NULL, NULL), PG_E_INTERNAL);
+    cJSON_Delete(ok);
+    pg_error e;
+    pg_error_set(&e, PG_E_NOTFOUND, "look again", "no window matches \"%s\"", "foo");
+    cJSON *err = pg_proto_response_err(9, &e, NULL);
+    pg_error got;
+    CHECK_EQ_INT(pg_proto_parse_response(err, 9, &out, NULL, &got), PG_E_NOTFOUND);
+    CHECK_STR(got.message, "no window matches \"foo\"");
+    CHECK_STR(got.recovery_tip, "look again");
+    cJSON_Delete(err);
+}
