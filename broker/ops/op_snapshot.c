@@ -1,0 +1,134 @@
+/* snapshot: capture a window, a region of it, or the screen into the spool
+ * and answer an opaque token. Pixels never leave the broker here. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "pg_img.h"
+#include "pg_ops.h"
+
+const pg_arg_spec pg_op_snapshot_args[7] = {
+    {"window", PG_ARG_STRING, false}, {"id", PG_ARG_INT, false},    {"first", PG_ARG_BOOL, false},
+    {"screen", PG_ARG_BOOL, false},   {"region", PG_ARG_OBJECT, false}, {"max_size", PG_ARG_OBJECT, false},
+    {"settle", PG_ARG_BOOL, false}};
+
+typedef struct {
+    bool screen, has_region, settle;
+    pg_rect region;
+    uint32_t max_w, max_h; /* 0 = no limit */
+} snap_args;
+
+static pg_err read_max_size(const cJSON *args, snap_args *a, pg_error *e) {
+    const cJSON *m = cJSON_GetObjectItemCaseSensitive(args, "max_size");
+    if (!m) return PG_OK;
+    static const pg_arg_spec spec[] = {{"w", PG_ARG_INT, true}, {"h", PG_ARG_INT, true}};
+    pg_err rc = pg_args_check(m, spec, 2, e);
+    if (rc) return rc;
+    int64_t w = pg_args_int(m, "w", 0), h = pg_args_int(m, "h", 0);
+    if (w < 1 || h < 1 || w > 65535 || h > 65535)
+        return pg_error_set(e, PG_E_USAGE, "--max-size WxH with both above zero", "bad max_size %lldx%lld",
+                            (long long)w, (long long)h);
+    a->max_w = (uint32_t)w;
+    a->max_h = (uint32_t)h;
+    return PG_OK;
+}
+
+static pg_err read_args(const cJSON *args, snap_args *a, pg_error *e) {
+    memset(a, 0, sizeof *a);
+    a->screen = pg_args_bool(args, "screen", false);
+    a->settle = pg_args_bool(args, "settle", true);
+    bool has_target = cJSON_GetObjectItemCaseSensitive(args, "window") || cJSON_GetObjectItemCaseSensitive(args, "id");
+    if (a->screen == has_target)
+        return pg_error_set(e, PG_E_USAGE, NULL, "snapshot takes exactly one of --window, --id or --screen");
+    pg_err rc = pg_region_arg(args, "region", &a->region, &a->has_region, e);
+    return rc ? rc : read_max_size(args, a, e);
+}
+
+/* Captures under the platform lock; fills cap, w (window case) and settled. */
+static pg_err capture(pg_call *c, const snap_args *a, pg_capture *cap, pg_window *w, cJSON **settled,
+                      pg_error *e) {
+    pg_err rc = pg_broker_plat_lock(c->b, e);
+    if (rc) return rc;
+    const pg_platform_ops *ops = c->b->plat_ops;
+    const pg_rect *region = a->has_region ? &a->region : NULL;
+    if (a->screen) {
+        rc = ops->capture_screen(c->b->plat, region, cap, e);
+    } else {
+        rc = pg_resolve_window(c, w, e);
+        if (!rc && a->settle) {
+            /* Repaint lag after input: wait for quiet, but a busy window still gets captured. */
+            pg_error se;
+            pg_err sr = ops->settle(c->b->plat, w->id, c->b->settle_quiet_ms, c->b->settle_timeout_ms, &se);
+            *settled = sr == PG_OK ? cJSON_CreateTrue() : sr == PG_E_TIMEOUT ? cJSON_CreateFalse() : cJSON_CreateNull();
+        }
+        if (!rc) rc = ops->capture_window(c->b->plat, w->id, region, cap, e);
+    }
+    pg_broker_plat_unlock(c->b);
+    return rc;
+}
+
+static void fill_meta(pg_tok_meta *m, const pg_call *c, const snap_args *a, const pg_window *w,
+                      const pg_capture *cap, const pg_img *img) {
+    memset(m, 0, sizeof *m);
+    m->uid = (uint32_t)c->peer->uid;
+    m->width = img->width;
+    m->height = img->height;
+    m->source_width = cap->width;
+    m->source_height = cap->height;
+    memcpy(m->method, cap->method, sizeof m->method);
+    m->screen = a->screen;
+    if (!a->screen) {
+        m->window_id = w->id;
+        snprintf(m->window_title, sizeof m->window_title, "%s", w->title);
+        snprintf(m->window_class, sizeof m->window_class, "%s", w->class_name);
+    }
+    if (a->has_region) {
+        m->region_x = a->region.x;
+        m->region_y = a->region.y;
+        m->region_w = cap->width;
+        m->region_h = cap->height;
+    }
+}
+
+pg_err pg_op_snapshot(pg_call *c, pg_error *e) {
+    snap_args a;
+    pg_err rc = read_args(c->req->args, &a, e);
+    if (rc) return rc;
+    pg_capture cap = {0};
+    pg_window w = {0};
+    cJSON *settled = NULL;
+    rc = capture(c, &a, &cap, &w, &settled, e);
+    if (rc) {
+        cJSON_Delete(settled);
+        return rc;
+    }
+    pg_img *img = NULL;
+    rc = pg_img_wrap(&img, cap.rgba, cap.width, cap.height, cap.stride, e);
+    if (rc) free(cap.rgba);
+    if (!rc && a.max_w && (img->width > a.max_w || img->height > a.max_h)) {
+        pg_img *small = NULL;
+        rc = pg_img_downscale_fit(img, a.max_w, a.max_h, &small, e);
+        pg_img_free(img);
+        img = small;
+    }
+    if (!rc && img->stride != (size_t)img->width * 4) { /* the spool holds tight rows */
+        pg_img *tight = NULL;
+        rc = pg_img_clone(img, &tight, e);
+        pg_img_free(img);
+        img = tight;
+    }
+    pg_tok_meta m;
+    if (!rc) {
+        fill_meta(&m, c, &a, &w, &cap, img);
+        rc = pg_tok_put(c->b->tokens, &m, img->px, e);
+    }
+    pg_img_free(img);
+    if (rc) {
+        cJSON_Delete(settled);
+        return rc;
+    }
+    cJSON *r = pg_tok_meta_json(&m);
+    if (!a.screen) cJSON_ReplaceItemInObject(r, "window", pg_window_json(&w));
+    cJSON_AddItemToObject(r, "settled", settled ? settled : cJSON_CreateNull());
+    c->result = r;
+    return PG_OK;
+}

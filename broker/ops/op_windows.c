@@ -1,0 +1,38 @@
+/* windows: list top-level windows, optionally filtered by a regex. */
+#include <regex.h>
+#include <stdlib.h>
+
+#include "pg_ops.h"
+
+const pg_arg_spec pg_op_windows_args[1] = {{"match", PG_ARG_STRING, false}};
+
+pg_err pg_op_windows(pg_call *c, pg_error *e) {
+    const char *pattern = pg_args_str(c->req->args, "match", NULL);
+    regex_t re;
+    if (pattern && regcomp(&re, pattern, REG_EXTENDED | REG_ICASE | REG_NOSUB) != 0)
+        return pg_error_set(e, PG_E_USAGE, "--match takes a POSIX extended regular expression",
+                            "bad pattern \"%s\"", pattern);
+    pg_window *all = NULL;
+    size_t n = 0;
+    pg_err rc = pg_broker_plat_lock(c->b, e);
+    if (!rc) {
+        rc = c->b->plat_ops->list_windows(c->b->plat, &all, &n, e);
+        pg_broker_plat_unlock(c->b);
+    }
+    if (!rc) {
+        cJSON *r = cJSON_CreateObject();
+        cJSON *arr = cJSON_AddArrayToObject(r, "windows");
+        for (size_t i = 0; i < n; i++) {
+            const pg_window *w = &all[i];
+            if (pattern && regexec(&re, w->title, 0, NULL, 0) && regexec(&re, w->class_name, 0, NULL, 0) &&
+                regexec(&re, w->instance, 0, NULL, 0))
+                continue;
+            cJSON_AddItemToArray(arr, pg_window_json(w));
+        }
+        cJSON_AddNumberToObject(r, "count", cJSON_GetArraySize(arr));
+        c->result = r;
+    }
+    free(all);
+    if (pattern) regfree(&re);
+    return rc;
+}

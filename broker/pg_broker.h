@@ -1,0 +1,73 @@
+/* pg_broker.h - the broker's shared state and the operation table.
+ *
+ * One pg_broker lives for the process. Requests arrive on worker threads; each
+ * becomes a pg_call handed to the handler registered for its op in
+ * pg_ops_table (broker/pg_dispatch.c). Handlers fill call->result (a cJSON
+ * object) or return an error (with optional call->details). The platform
+ * handle is not thread-safe: handlers take plat_lock around every platform
+ * call (pg_broker_plat_lock/unlock).
+ * Never: a handler opens a path named by a client, or takes identity from the
+ * request (call->peer comes from the kernel).
+ */
+#ifndef PG_BROKER_H
+#define PG_BROKER_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <cJSON.h>
+
+#include "pg_platform.h"
+#include "pg_proto.h"
+#include "pg_token.h"
+
+typedef struct {
+    uid_t uid;
+    gid_t gid;
+    pid_t pid;
+    char user[64];   /* from the passwd database, or the uid in decimal */
+    char comm[64];   /* /proc/PID/comm */
+} pg_peer;
+
+typedef struct {
+    const pg_platform_ops *plat_ops;
+    pg_platform *plat;           /* NULL when the display could not be opened */
+    char plat_error[PG_ERR_MSG_MAX]; /* why plat is NULL */
+    char display[128];
+    pthread_mutex_t plat_lock;
+    pg_tok_store *tokens;
+    uint32_t settle_quiet_ms;    /* repaint quiet period before a snapshot */
+    uint32_t settle_timeout_ms;
+} pg_broker;
+
+typedef struct {
+    pg_broker *b;
+    const pg_peer *peer;
+    const pg_request *req;
+    const pg_msg *msg;           /* request attachments */
+    cJSON *result;               /* set by the handler on success */
+    cJSON *details;              /* optional structured detail on failure */
+} pg_call;
+
+typedef pg_err (*pg_op_fn)(pg_call *c, pg_error *e);
+
+typedef struct {
+    const char *name;
+    pg_op_fn fn;
+    const pg_arg_spec *args;
+    size_t n_args;
+} pg_op;
+
+/* Dispatch one parsed request: look up op, check args, run handler. */
+pg_err pg_dispatch(pg_call *c, pg_error *e);
+const pg_op *pg_ops_find(const char *name);
+
+/* Platform access for handlers: lock, and PG_E_UNREACHABLE if no display. */
+pg_err pg_broker_plat_lock(pg_broker *b, pg_error *e);
+void pg_broker_plat_unlock(pg_broker *b);
+/* Opens the display into b->plat, or records why not in b->plat_error. */
+void pg_broker_open_platform(pg_broker *b);
+
+#endif

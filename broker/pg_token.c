@@ -1,0 +1,261 @@
+/* Token store and spool; see pg_token.h for the contract. */
+#include "pg_token.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "pg_crypto.h"
+
+typedef struct {
+    pg_tok_meta meta;
+    char file[40]; /* random spool name, never shown */
+    uint64_t bytes;
+} entry;
+
+struct pg_tok_store {
+    pthread_mutex_t lock;
+    int dirfd;
+    uint64_t quota, used;
+    uint32_t ttl_s;
+    entry *v;
+    size_t n, cap;
+};
+
+static int64_t wall_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void empty_spool(int dirfd) {
+    int fd = dup(dirfd);
+    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+    if (!d) {
+        if (fd >= 0) close(fd);
+        return;
+    }
+    struct dirent *de;
+    while ((de = readdir(d)))
+        if (de->d_name[0] != '.') unlinkat(dirfd, de->d_name, 0);
+    closedir(d);
+}
+
+pg_err pg_tok_store_new(pg_tok_store **out, const char *spool_dir, uint64_t quota_bytes, uint32_t ttl_s,
+                        pg_error *e) {
+    pg_tok_store *s = calloc(1, sizeof *s);
+    if (!s) return pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory");
+    s->dirfd = open(spool_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+    if (s->dirfd < 0) {
+        int err = errno;
+        free(s);
+        return pg_error_set(e, PG_E_INTERNAL, NULL, "cannot open spool directory: %s", strerror(err));
+    }
+    pthread_mutex_init(&s->lock, NULL);
+    s->quota = quota_bytes;
+    s->ttl_s = ttl_s;
+    empty_spool(s->dirfd);
+    *out = s;
+    return PG_OK;
+}
+
+void pg_tok_store_free(pg_tok_store *s) {
+    if (!s) return;
+    for (size_t i = 0; i < s->n; i++) unlinkat(s->dirfd, s->v[i].file, 0);
+    close(s->dirfd);
+    pthread_mutex_destroy(&s->lock);
+    free(s->v);
+    free(s);
+}
+
+void pg_tok_redact(const char *token, char out[16]) { snprintf(out, 16, "%.8s...", token ? token : ""); }
+
+/* Drops entry i (file and slot). Caller holds the lock. */
+static void drop(pg_tok_store *s, size_t i) {
+    unlinkat(s->dirfd, s->v[i].file, 0);
+    s->used -= s->v[i].bytes;
+    s->v[i] = s->v[--s->n];
+}
+
+static unsigned sweep_locked(pg_tok_store *s, int64_t now) {
+    unsigned dropped = 0;
+    for (size_t i = 0; i < s->n;) {
+        if (s->v[i].meta.expires_ms <= now) {
+            drop(s, i);
+            dropped++;
+        } else {
+            i++;
+        }
+    }
+    return dropped;
+}
+
+unsigned pg_tok_sweep(pg_tok_store *s) {
+    pthread_mutex_lock(&s->lock);
+    unsigned n = sweep_locked(s, wall_ms());
+    pthread_mutex_unlock(&s->lock);
+    return n;
+}
+
+void pg_tok_usage(pg_tok_store *s, uint64_t *bytes, unsigned *count) {
+    pthread_mutex_lock(&s->lock);
+    *bytes = s->used;
+    *count = (unsigned)s->n;
+    pthread_mutex_unlock(&s->lock);
+}
+
+static pg_err write_all(int fd, const uint8_t *p, size_t n, pg_error *e) {
+    while (n) {
+        ssize_t w = write(fd, p, n > (1u << 30) ? (1u << 30) : n);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) {
+            int err = w < 0 ? errno : ENOSPC;
+            return pg_error_set(e, PG_E_INTERNAL, "free space in the broker's state directory or lower --max-size",
+                                "cannot write capture to the spool: %s", strerror(err));
+        }
+        p += w;
+        n -= (size_t)w;
+    }
+    return PG_OK;
+}
+
+/* Writes pixels to a new random file; fills name. Nothing is left behind on failure. */
+static pg_err spool_write(pg_tok_store *s, const uint8_t *rgba, size_t bytes, char name[40], pg_error *e) {
+    uint8_t rnd[16];
+    pg_err rc = pg_random_bytes(rnd, sizeof rnd, e);
+    if (rc) return rc;
+    pg_hex(rnd, sizeof rnd, name);
+    int fd = openat(s->dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0) return pg_error_set(e, PG_E_INTERNAL, NULL, "cannot create spool file: %s", strerror(errno));
+    rc = write_all(fd, rgba, bytes, e);
+    if (close(fd) != 0 && !rc) rc = pg_error_set(e, PG_E_INTERNAL, NULL, "spool write failed: %s", strerror(errno));
+    if (rc) unlinkat(s->dirfd, name, 0);
+    return rc;
+}
+
+static pg_err new_token(char out[PG_TOKEN_LEN + 1], pg_error *e) {
+    uint8_t rnd[16];
+    pg_err rc = pg_random_bytes(rnd, sizeof rnd, e);
+    if (rc) return rc;
+    memcpy(out, "cap:", 4);
+    pg_b64url_encode(rnd, sizeof rnd, out + 4);
+    return PG_OK;
+}
+
+/* Appends ent under the lock, after the quota check. Caller holds the lock. */
+static pg_err append_locked(pg_tok_store *s, const entry *ent, pg_error *e) {
+    sweep_locked(s, ent->meta.created_ms);
+    if (s->used + ent->bytes > s->quota)
+        return pg_error_set(e, PG_E_POLICY, "wait for older tokens to expire, or snapshot a region or with --max-size",
+                            "spool quota reached (%llu of %llu bytes in use; this capture needs %llu)",
+                            (unsigned long long)s->used, (unsigned long long)s->quota,
+                            (unsigned long long)ent->bytes);
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? s->cap * 2 : 64;
+        entry *v = realloc(s->v, cap * sizeof *v);
+        if (!v) return pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory");
+        s->v = v;
+        s->cap = cap;
+    }
+    s->v[s->n++] = *ent;
+    s->used += ent->bytes;
+    return PG_OK;
+}
+
+pg_err pg_tok_put(pg_tok_store *s, pg_tok_meta *meta, const uint8_t *rgba, pg_error *e) {
+    uint64_t bytes = (uint64_t)meta->width * meta->height * 4;
+    uint8_t digest[PG_SHA256_LEN];
+    pg_err rc = pg_sha256(rgba, bytes, digest, e);
+    if (!rc) rc = new_token(meta->token, e);
+    if (rc) return rc;
+    pg_hex(digest, sizeof digest, meta->sha256);
+    meta->created_ms = wall_ms();
+    meta->expires_ms = meta->created_ms + (int64_t)s->ttl_s * 1000;
+
+    /* The file is written outside the lock (it can take milliseconds); the
+     * quota is checked when the entry is published, atomically. */
+    entry ent = {.meta = *meta, .bytes = bytes};
+    rc = spool_write(s, rgba, bytes, ent.file, e);
+    if (rc) return rc;
+    pthread_mutex_lock(&s->lock);
+    rc = append_locked(s, &ent, e);
+    pthread_mutex_unlock(&s->lock);
+    if (rc) unlinkat(s->dirfd, ent.file, 0);
+    return rc;
+}
+
+/* Constant-time compare: a token is a secret bearer capability. */
+static int token_eq(const char *a, const char *b) {
+    size_t la = strlen(a), lb = strlen(b);
+    unsigned diff = (unsigned)(la ^ lb);
+    for (size_t i = 0; i < la && i < lb; i++) diff |= (unsigned)(a[i] ^ b[i]);
+    return diff == 0;
+}
+
+static pg_err not_found(const char *token, pg_error *e) {
+    char red[16];
+    pg_tok_redact(token, red);
+    return pg_error_set(e, PG_E_NOTFOUND, "take a fresh snapshot: tokens expire and belong to the user who made them",
+                        "no such token %s (unknown, expired, or not yours)", red);
+}
+
+/* Finds a live token of uid; returns its index or -1. Caller holds the lock. */
+static long find_locked(pg_tok_store *s, const char *token, uint32_t uid) {
+    int64_t now = wall_ms();
+    for (size_t i = 0; i < s->n; i++)
+        if (token_eq(s->v[i].meta.token, token))
+            return (s->v[i].meta.uid == uid && s->v[i].meta.expires_ms > now) ? (long)i : -1;
+    return -1;
+}
+
+pg_err pg_tok_get(pg_tok_store *s, const char *token, uint32_t uid, pg_tok_meta *out, pg_error *e) {
+    pthread_mutex_lock(&s->lock);
+    long i = find_locked(s, token, uid);
+    if (i >= 0) *out = s->v[i].meta;
+    pthread_mutex_unlock(&s->lock);
+    return i >= 0 ? PG_OK : not_found(token, e);
+}
+
+static pg_err read_all(int fd, uint8_t *p, size_t n, pg_error *e) {
+    while (n) {
+        ssize_t r = read(fd, p, n);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) return pg_error_set(e, PG_E_INTERNAL, NULL, "spool file is short or unreadable");
+        p += r;
+        n -= (size_t)r;
+    }
+    return PG_OK;
+}
+
+pg_err pg_tok_load(pg_tok_store *s, const char *token, uint32_t uid, pg_tok_meta *meta, uint8_t **rgba,
+                   pg_error *e) {
+    pthread_mutex_lock(&s->lock);
+    long i = find_locked(s, token, uid);
+    int fd = -1;
+    entry ent;
+    if (i >= 0) {
+        ent = s->v[i];
+        /* Open under the lock so a concurrent sweep cannot unlink it first. */
+        fd = openat(s->dirfd, ent.file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    }
+    pthread_mutex_unlock(&s->lock);
+    if (i < 0) return not_found(token, e);
+    if (fd < 0) return pg_error_set(e, PG_E_INTERNAL, NULL, "spool file vanished: %s", strerror(errno));
+    uint8_t *buf = malloc(ent.bytes ? ent.bytes : 1);
+    pg_err rc = buf ? read_all(fd, buf, ent.bytes, e) : pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory");
+    close(fd);
+    if (rc) {
+        free(buf);
+        return rc;
+    }
+    *meta = ent.meta;
+    *rgba = buf;
+    return PG_OK;
+}

@@ -1,0 +1,62 @@
+/* pg_token.h - the token store: opaque capture tokens and the private spool.
+ *
+ * A token is "cap:" + 128 random bits in base64url (22 chars). It names a
+ * capture; it is not derived from, and never reveals, where the pixels live.
+ * Pixels are written to the spool directory (mode 0700, owned by the broker)
+ * in files with independent random names (0600); metadata stays in memory, so
+ * tokens do not survive a broker restart (the spool is emptied at start-up).
+ * Every lookup is bound to the uid that created the token: another uid, an
+ * expired token and an unknown token all answer PG_E_NOTFOUND alike.
+ * The store enforces a total-bytes quota (expired tokens are purged first;
+ * then the new capture is refused with PG_E_POLICY - nothing is evicted).
+ * Thread-safe. Never: returns a spool path, logs a whole token.
+ */
+#ifndef PG_TOKEN_H
+#define PG_TOKEN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "pg_error.h"
+
+#define PG_TOKEN_LEN 26 /* "cap:" + 22 */
+
+typedef struct {
+    char token[PG_TOKEN_LEN + 1];
+    uint32_t uid;             /* owner */
+    int64_t created_ms;       /* unix epoch ms */
+    int64_t expires_ms;
+    uint32_t width, height;   /* stored pixels (after crop/downscale) */
+    uint32_t source_width, source_height; /* as captured, before downscale */
+    char method[32];          /* capture path that ran */
+    char sha256[65];          /* of the stored RGBA rows */
+    bool screen;              /* whole-screen capture */
+    uint64_t window_id;
+    char window_title[256];
+    char window_class[128];
+    int32_t region_x, region_y; /* region applied, window/screen relative */
+    uint32_t region_w, region_h; /* 0 = none */
+} pg_tok_meta;
+
+typedef struct pg_tok_store pg_tok_store;
+
+/* spool_dir must exist, owned by us, mode 0700 (checked by the caller). Files
+ * already in it are removed (orphans of an earlier run). */
+pg_err pg_tok_store_new(pg_tok_store **out, const char *spool_dir, uint64_t quota_bytes, uint32_t ttl_s,
+                        pg_error *e);
+void pg_tok_store_free(pg_tok_store *s);
+
+/* Stores tightly packed RGBA rows (width*4 bytes each). Fills meta->token,
+ * created_ms, expires_ms, sha256. */
+pg_err pg_tok_put(pg_tok_store *s, pg_tok_meta *meta, const uint8_t *rgba, pg_error *e);
+pg_err pg_tok_get(pg_tok_store *s, const char *token, uint32_t uid, pg_tok_meta *out, pg_error *e);
+/* *rgba is malloc'd tightly packed pixels; caller frees. */
+pg_err pg_tok_load(pg_tok_store *s, const char *token, uint32_t uid, pg_tok_meta *meta, uint8_t **rgba, pg_error *e);
+/* Removes expired tokens and their files; returns how many. */
+unsigned pg_tok_sweep(pg_tok_store *s);
+/* Bytes currently held and the number of live tokens. */
+void pg_tok_usage(pg_tok_store *s, uint64_t *bytes, unsigned *count);
+/* "cap:AbCd…" - first 8 chars, for logs. */
+void pg_tok_redact(const char *token, char out[16]);
+
+#endif
