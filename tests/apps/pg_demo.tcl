@@ -3,8 +3,9 @@
 # check that input through pixelgate really arrived:
 #   wish pg_demo.tcl STATE_FILE
 # Every change rewrites STATE_FILE (one JSON object, written to a temp file and
-# renamed) with the click count and the entry's exact text. "READY" goes to
-# stdout once the window is mapped.
+# renamed) with the click count, the entry's exact text, and where the button
+# and the entry are inside the window ({x,y,w,h}, window-relative), so a test
+# can aim without OCR. "READY" goes to stdout once the window is mapped.
 package require Tk
 
 set state_file [lindex $argv 0]
@@ -41,6 +42,10 @@ proc json_escape {s} {
     return $out
 }
 
+proc geom {w} {
+    return "{\"x\": [winfo x $w], \"y\": [winfo y $w], \"w\": [winfo width $w], \"h\": [winfo height $w]}"
+}
+
 proc write_state {} {
     global state_file clicks
     if {$state_file eq ""} return
@@ -48,7 +53,7 @@ proc write_state {} {
     set tmp "$state_file.tmp"
     set f [open $tmp w]
     fconfigure $f -encoding utf-8
-    puts $f "{\"clicks\": $clicks, \"entry\": \"[json_escape $text]\"}"
+    puts $f "{\"clicks\": $clicks, \"entry\": \"[json_escape $text]\", \"press\": [geom .press], \"entry_box\": [geom .entry]}"
     close $f
     file rename -force $tmp $state_file
 }
@@ -70,8 +75,9 @@ proc on_entry_change {args} {
 bind .entry <KeyRelease> {on_entry_change}
 bind .entry <Return> {set status "Entered: [.entry get]"; write_state}
 
-write_state
 update idletasks
 tkwait visibility .
+update
+write_state
 puts READY
 flush stdout

@@ -1,0 +1,66 @@
+/* The command table: names, builders, and the help text `pixelgate help CMD` prints. */
+#include <string.h>
+
+#include "cmd.h"
+
+static const pg_cmd commands[] = {
+    {"ping", pg_cmd_ping, "pixelgate ping",
+     "Checks that the broker answers and shows who it thinks you are.\n"
+     "Prints: {\"pong\":true,\"broker_version\":\"...\",\"protocol\":1,\"peer\":{\"uid\":N,\"user\":\"...\",\"pid\":N}}"},
+    {"caps", pg_cmd_caps, "pixelgate caps",
+     "What the broker's platform backend can do here. An operation it cannot do answers\n"
+     "UNSUPPORTED (exit 7).\n"
+     "Prints: {\"backend\":\"x11\",\"display\":\":0\",\"capabilities\":{\"capture_window\":true,...},\n"
+     "         \"detail\":\"...\",\"operations\":[...]}"},
+    {"windows", pg_cmd_windows, "pixelgate windows [--match REGEX]",
+     "Lists top-level windows. --match keeps those whose title, class or instance matches\n"
+     "REGEX (POSIX extended, case-insensitive).\n"
+     "Prints: {\"windows\":[{\"id\":N,\"title\":\"...\",\"class\":\"...\",\"instance\":\"...\",\"pid\":N|null,\n"
+     "         \"x\":N,\"y\":N,\"width\":N,\"height\":N,\"visible\":bool,\"focused\":bool}],\"count\":N}"},
+    {"snapshot", pg_cmd_snapshot,
+     "pixelgate snapshot (--window REGEX | --id ID | --screen) [--first] [--region X,Y,W,H]\n"
+     "                   [--max-size WxH] [--no-settle]",
+     "Captures a window (or a region of it, window-relative) or the screen into the broker's\n"
+     "private spool and prints an opaque token - never a path or pixels. A REGEX matching\n"
+     "several visible windows is an error listing them (exit 2) unless --first. The broker\n"
+     "waits for repaints to go quiet first (\"settled\"), unless --no-settle. --max-size\n"
+     "downscales to fit, keeping the aspect ratio.\n"
+     "Prints: {\"token\":\"cap:...\",\"width\":N,\"height\":N,\"source_width\":N,\"source_height\":N,\n"
+     "         \"method\":\"composite+shm\",\"sha256\":\"...\",\"created\":\"...\",\"expires\":\"...\",\n"
+     "         \"source\":\"window\",\"window\":{...},\"settled\":true}"},
+    {"info", pg_cmd_info, "pixelgate info TOKEN",
+     "Metadata of a token you made: size, source window, capture method, times. Another\n"
+     "user's token, an expired or unknown one: NOT_FOUND (exit 4).\n"
+     "Prints: the same fields as snapshot (without \"settled\")."},
+    {"focus", pg_cmd_focus, "pixelgate focus (--window REGEX | --id ID) [--first]",
+     "Gives the window the input focus (and raises it).\n"
+     "Prints: {\"focused\":true,\"window\":{...}}"},
+    {"click", pg_cmd_click,
+     "pixelgate click (--window REGEX | --id ID) --at X,Y [--button left|right|middle] [--double]",
+     "Clicks at X,Y relative to the window's top-left. Refused (exit 3) when another window\n"
+     "covers that point, naming it; a point outside the window is BAD_INPUT (exit 8).\n"
+     "Prints: {\"clicked\":{\"x\":N,\"y\":N,\"button\":\"left\",\"count\":1},\"window\":{...}}"},
+    {"key", pg_cmd_key, "pixelgate key (--window REGEX | --id ID) CHORD",
+     "Presses a key chord in the window: ctrl+a, Return, Tab, shift+Tab, alt+F4, ctrl+shift+z.\n"
+     "Key names are X keysym names; modifiers ctrl, shift, alt, super.\n"
+     "Prints: {\"key\":\"ctrl+a\",\"window\":{...}}"},
+    {"type", pg_cmd_type, "pixelgate type (--window REGEX | --id ID) TEXT",
+     "Types TEXT (any Unicode) into the focused widget of the window.\n"
+     "Prints: {\"typed_chars\":N,\"window\":{...}}"},
+    {"run", NULL, "pixelgate run FILE|-",
+     "Script mode: one subcommand per line, same syntax as above; $last is the token of the\n"
+     "last snapshot; stops at the first failure and exits with its code. # starts a comment.\n"
+     "Prints: one {\"step\":N,\"line\":N,\"command\":\"...\",\"result\":{...}} per step."},
+    {"help", NULL, "pixelgate help [COMMAND]", "Describes a command and its output."},
+};
+
+const pg_cmd *pg_cmd_find(const char *name) {
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (!strcmp(commands[i].name, name)) return &commands[i];
+    return NULL;
+}
+
+const pg_cmd *pg_cmd_list(size_t *n) {
+    *n = sizeof commands / sizeof commands[0];
+    return commands;
+}

@@ -1,0 +1,125 @@
+/* pixelgate - the agent's client: one piped call per operation.
+ * Global options, command lookup, one request, one JSON answer, one exit code. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pg_cli.h"
+#include "pg_script.h"
+
+static void print_usage(FILE *f) {
+    size_t n;
+    const pg_cmd *cmds = pg_cmd_list(&n);
+    fprintf(f,
+            "pixelgate %s - see and drive GUIs through the pixelgate broker, without the pixels\n\n"
+            "usage: pixelgate [--socket PATH] [--timeout SECONDS] COMMAND [ARGS]\n\n"
+            "commands:\n",
+            PG_VERSION);
+    for (size_t i = 0; i < n; i++) fprintf(f, "  %s\n", cmds[i].synopsis);
+    fprintf(f,
+            "\nThe socket is --socket, else $PIXELGATE_SOCKET, else %s.\n"
+            "Output: one JSON object on stdout; errors as JSON on stderr.\n"
+            "Exit codes: 0 ok, 1 assertion failed, 2 usage, 3 refused by policy, 4 not found,\n"
+            "5 broker unreachable, 6 timed out, 7 unsupported, 8 bad input, 9 internal error.\n"
+            "'pixelgate help COMMAND' describes a command and its output.\n",
+            pg_transport_default_address());
+}
+
+static int cmd_help(int argc, char **argv) {
+    if (argc == 0) {
+        print_usage(stdout);
+        return 0;
+    }
+    const pg_cmd *c = pg_cmd_find(argv[0]);
+    if (!c) {
+        pg_error e;
+        pg_error_set(&e, PG_E_USAGE, "run 'pixelgate --help' for the list", "no command \"%s\"", argv[0]);
+        pg_cli_print_error(&e, NULL, 0, 0);
+        return PG_E_USAGE;
+    }
+    printf("usage: %s\n\n%s\n", c->synopsis, c->help);
+    return 0;
+}
+
+static int cmd_run(int argc, char **argv, const char *address) {
+    pg_error e;
+    if (argc != 1) {
+        pg_error_set(&e, PG_E_USAGE, "pixelgate run script.txt, or pixelgate run - < script.txt", "run takes one FILE or -");
+        pg_cli_print_error(&e, NULL, 0, 0);
+        return PG_E_USAGE;
+    }
+    /* The client reads its own script file, as the invoking user. */
+    FILE *f = strcmp(argv[0], "-") ? fopen(argv[0], "r") : stdin;
+    if (!f) {
+        pg_error_set(&e, PG_E_NOTFOUND, NULL, "cannot open script %s", argv[0]);
+        pg_cli_print_error(&e, NULL, 0, 0);
+        return PG_E_NOTFOUND;
+    }
+    int rc = pg_script_run(f, address);
+    if (f != stdin) fclose(f);
+    return rc;
+}
+
+static int run_one(const pg_cmd *cmd, int argc, char **argv, const char *address, uint32_t timeout_ms) {
+    pg_cli_request req = {0};
+    pg_error e;
+    pg_error_clear(&e);
+    cJSON *result = NULL, *details = NULL;
+    pg_err rc = cmd->build(argc, argv, &req, &e);
+    if (rc) {
+        pg_cli_request_fini(&req);
+    } else {
+        pg_session s = {.address = address, .timeout_ms = timeout_ms};
+        rc = pg_session_call(&s, &req, &result, &details, &e);
+        pg_session_close(&s);
+    }
+    if (rc) pg_cli_print_error(&e, details, 0, 0);
+    else pg_cli_print_json(result);
+    cJSON_Delete(result);
+    cJSON_Delete(details);
+    return rc;
+}
+
+int main(int argc, char **argv) {
+    const char *address = getenv("PIXELGATE_SOCKET");
+    if (!address || !*address) address = pg_transport_default_address();
+    uint32_t timeout_ms = 120000;
+    int i = 1;
+    for (; i < argc && argv[i][0] == '-'; i++) {
+        if (!strcmp(argv[i], "--socket") && i + 1 < argc) address = argv[++i];
+        else if (!strcmp(argv[i], "--timeout") && i + 1 < argc) {
+            double t = atof(argv[++i]);
+            if (t <= 0 || t > 86400) {
+                fprintf(stderr, "pixelgate: --timeout wants seconds between 0 and 86400\n");
+                return PG_E_USAGE;
+            }
+            timeout_ms = (uint32_t)(t * 1000);
+        } else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            print_usage(stdout);
+            return 0;
+        } else if (!strcmp(argv[i], "--version")) {
+            printf("pixelgate %s\n", PG_VERSION);
+            return 0;
+        } else {
+            pg_error e;
+            pg_error_set(&e, PG_E_USAGE, "run 'pixelgate --help'", "unknown global option %s", argv[i]);
+            pg_cli_print_error(&e, NULL, 0, 0);
+            return PG_E_USAGE;
+        }
+    }
+    if (i >= argc) {
+        print_usage(stderr);
+        return PG_E_USAGE;
+    }
+    const char *name = argv[i];
+    const pg_cmd *cmd = pg_cmd_find(name);
+    if (!cmd) {
+        pg_error e;
+        pg_error_set(&e, PG_E_USAGE, "run 'pixelgate --help' for the list", "unknown command \"%s\"", name);
+        pg_cli_print_error(&e, NULL, 0, 0);
+        return PG_E_USAGE;
+    }
+    if (!strcmp(name, "help")) return cmd_help(argc - i - 1, argv + i + 1);
+    if (!strcmp(name, "run")) return cmd_run(argc - i - 1, argv + i + 1, address);
+    return run_one(cmd, argc - i - 1, argv + i + 1, address, timeout_ms);
+}

@@ -1,0 +1,149 @@
+# lib.sh - shared by the integration/security tests and the demo (sourced).
+#
+# Builds a real deployment in a private temp dir: system user `pixelgate`
+# running pixelgated, an Xvfb display that only admitted users may reach
+# (cookie for root, xhost +SI:localuser for the broker and the agent), a Tk app
+# running as the agent user, and the client run as that agent. Everything is
+# torn down by pg_cleanup (trap it). Needs root: it creates accounts.
+
+PG_ROOT=${PG_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+PG_BUILD=${PG_BUILD:-$PG_ROOT/build/default}
+PG_AGENT=${PG_AGENT:-pgagent}
+PG_OTHER=${PG_OTHER:-pgother}
+PG_PIDS=()
+PG_CREATED_USERS=()
+
+pg_die() { echo "FATAL: $*" >&2; exit 1; }
+
+pg_require_root() {
+    [ "$(id -u)" = 0 ] || pg_die "this needs root: it creates the broker's system account 'pixelgate' and test users (run with sudo)"
+}
+
+pg_require_tools() {
+    local t missing=()
+    for t in "$@"; do command -v "$t" >/dev/null 2>&1 || missing+=("$t"); done
+    [ ${#missing[@]} = 0 ] || pg_die "missing tools: ${missing[*]} (run scripts/deps.sh)"
+}
+
+# pg_user NAME [system]: create if missing; remembered for removal.
+pg_user() {
+    local name=$1 kind=${2:-}
+    id "$name" >/dev/null 2>&1 && return 0
+    if [ "$kind" = system ]; then
+        useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin "$name"
+    else
+        useradd --create-home --shell /bin/bash "$name"
+    fi
+    PG_CREATED_USERS+=("$name")
+}
+
+# Sets PG_TMP: binaries, app, state, socket, all under one 0755 dir.
+pg_setup_dirs() {
+    PG_TMP=$(mktemp -d /tmp/pixelgate-test.XXXXXX)
+    chmod 0755 "$PG_TMP"
+    mkdir -p "$PG_TMP/bin" "$PG_TMP/run" "$PG_TMP/state" "$PG_TMP/app"
+    install -m 0755 "$PG_BUILD/broker/pixelgated" "$PG_BUILD/client/pixelgate" "$PG_TMP/bin/"
+    install -m 0644 "$PG_ROOT/tests/apps/pg_demo.tcl" "$PG_TMP/app/"
+    chown pixelgate: "$PG_TMP/run" "$PG_TMP/state"
+    chmod 0755 "$PG_TMP/run"
+    chmod 0700 "$PG_TMP/state"
+    chown "$PG_AGENT": "$PG_TMP/app"
+    PG_SOCK=$PG_TMP/run/broker.sock
+    PG_STATE_FILE=$PG_TMP/app/state.json
+}
+
+# Starts Xvfb on a free display with a root-only cookie; sets DISPLAY_NUM, PG_DISPLAY.
+pg_start_xvfb() {
+    local n
+    for n in $(seq 90 140); do
+        [ -e "/tmp/.X11-unix/X$n" ] || [ -e "/tmp/.X$n-lock" ] || break
+    done
+    PG_DISPLAY=":$n"
+    export XAUTHORITY=$PG_TMP/root.xauth
+    touch "$XAUTHORITY"; chmod 0600 "$XAUTHORITY"
+    xauth -q add "$PG_DISPLAY" . "$(mcookie)"
+    Xvfb "$PG_DISPLAY" -screen 0 1280x800x24 -nolisten tcp -auth "$XAUTHORITY" >"$PG_TMP/xvfb.log" 2>&1 &
+    PG_PIDS+=($!)
+    local i
+    for i in $(seq 100); do
+        [ -S "/tmp/.X11-unix/X$n" ] && DISPLAY=$PG_DISPLAY xdpyinfo >/dev/null 2>&1 && break
+        sleep 0.1
+    done
+    DISPLAY=$PG_DISPLAY xdpyinfo >/dev/null 2>&1 || pg_die "Xvfb did not start on $PG_DISPLAY: $(cat "$PG_TMP/xvfb.log")"
+    # The desktop's owner grants the broker and the agent, as a user would.
+    DISPLAY=$PG_DISPLAY xhost +SI:localuser:pixelgate >/dev/null
+    DISPLAY=$PG_DISPLAY xhost +SI:localuser:"$PG_AGENT" >/dev/null
+}
+
+pg_start_wm() {
+    DISPLAY=$PG_DISPLAY openbox >"$PG_TMP/openbox.log" 2>&1 &
+    PG_PIDS+=($!)
+    local i
+    for i in $(seq 100); do
+        DISPLAY=$PG_DISPLAY xprop -root _NET_SUPPORTING_WM_CHECK 2>/dev/null | grep -q 'window id' && return 0
+        sleep 0.1
+    done
+    pg_die "openbox did not come up"
+}
+
+# Starts the broker as `pixelgate`; returns once it listens (it detaches when ready).
+pg_start_broker() {
+    runuser -u pixelgate -- env -i PATH=/usr/bin:/bin "$PG_TMP/bin/pixelgated" --socket "$PG_SOCK" \
+        --state-dir "$PG_TMP/state" --display "$PG_DISPLAY" "$@" 2>>"$PG_TMP/broker.log" ||
+        pg_die "broker failed to start: $(cat "$PG_TMP/broker.log")"
+    PG_BROKER_PID=$(pgrep -u pixelgate -f "pixelgated --socket $PG_SOCK" | head -1)
+    [ -n "$PG_BROKER_PID" ] || pg_die "broker not running: $(cat "$PG_TMP/broker.log")"
+}
+
+pg_stop_broker() {
+    [ -n "${PG_BROKER_PID:-}" ] || return 0
+    kill -TERM "$PG_BROKER_PID" 2>/dev/null || true
+    local i
+    for i in $(seq 50); do kill -0 "$PG_BROKER_PID" 2>/dev/null || break; sleep 0.1; done
+    PG_BROKER_PID=
+}
+
+# Starts the Tk app as the agent (its own program under test); waits for READY.
+pg_start_app() {
+    rm -f "$PG_STATE_FILE"
+    runuser -u "$PG_AGENT" -- env -i PATH=/usr/bin:/bin DISPLAY="$PG_DISPLAY" LANG=C.UTF-8 \
+        wish "$PG_TMP/app/pg_demo.tcl" "$PG_STATE_FILE" >"$PG_TMP/app.out" 2>&1 &
+    PG_APP_PID=$!
+    PG_PIDS+=($PG_APP_PID)
+    local i
+    for i in $(seq 100); do grep -q READY "$PG_TMP/app.out" 2>/dev/null && return 0; sleep 0.1; done
+    pg_die "Tk app did not start: $(cat "$PG_TMP/app.out")"
+}
+
+# pg_as USER CMD...: run the client (or anything) as USER with the socket set.
+pg_as() {
+    local u=$1; shift
+    runuser -u "$u" -- env -i PATH="$PG_TMP/bin:/usr/bin:/bin" LANG=C.UTF-8 PIXELGATE_SOCKET="$PG_SOCK" "$@"
+}
+
+pg_state() { jq -r "$1" "$PG_STATE_FILE"; }
+
+pg_cleanup() {
+    pg_stop_broker
+    local p
+    for p in "${PG_PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+    for p in "${PG_PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
+    PG_PIDS=()
+    local u
+    for u in "${PG_CREATED_USERS[@]}"; do
+        pkill -u "$u" 2>/dev/null || true
+        userdel -r "$u" >/dev/null 2>&1 || userdel "$u" >/dev/null 2>&1 || true
+    done
+    PG_CREATED_USERS=()
+    [ -n "${PG_TMP:-}" ] && [ -z "${PG_KEEP_TMP:-}" ] && rm -rf "$PG_TMP"
+    return 0
+}
+
+# ---- a tiny TAP-like reporter ending in "N passed, N failed" ----
+PG_PASS=0
+PG_FAIL=0
+ok() { PG_PASS=$((PG_PASS + 1)); echo "ok   $*"; }
+not_ok() { PG_FAIL=$((PG_FAIL + 1)); echo "FAIL $*"; }
+# check DESC CMD...: passes when CMD succeeds.
+check() { local d=$1; shift; if "$@"; then ok "$d"; else not_ok "$d"; fi; }
+pg_summary() { echo "$PG_PASS passed, $PG_FAIL failed"; [ "$PG_FAIL" = 0 ] && [ "$PG_PASS" -gt 0 ]; }

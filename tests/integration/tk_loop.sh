@@ -1,0 +1,145 @@
+#!/usr/bin/env bash
+# The whole loop for real: Xvfb, the Tk app (run by the agent), the broker as
+# system user `pixelgate`, the client as the unprivileged agent. Proves that
+# input arrives (the app reports its own state), that snapshot output holds a
+# token and no path or pixels, that tokens are bound to their user, and that
+# the agent cannot read the spool.
+#   tk_loop.sh none|openbox
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+WM=${1:-none}
+PG_AGENT=pgt-agent
+PG_OTHER=pgt-other
+
+pg_require_root
+pg_require_tools Xvfb xauth xhost xdpyinfo xprop wish jq runuser useradd openbox
+trap pg_cleanup EXIT
+pg_user pixelgate system
+pg_user "$PG_AGENT"
+pg_user "$PG_OTHER"
+pg_setup_dirs
+pg_start_xvfb
+[ "$WM" = openbox ] && pg_start_wm
+pg_start_broker
+pg_start_app
+echo "# display $PG_DISPLAY, window manager: $WM"
+
+# --- ping: the broker sees the agent's real uid from the kernel
+out=$(pg_as "$PG_AGENT" pixelgate ping)
+check "ping answers with the agent as peer" test "$(jq -r .peer.user <<<"$out")" = "$PG_AGENT"
+
+# --- windows: match the app, with its pid from the server side
+out=$(pg_as "$PG_AGENT" pixelgate windows --match '^pixelgate demo$')
+check "windows matches exactly one window" test "$(jq .count <<<"$out")" = 1
+check "window pid is the Tk app's" test "$(jq .windows[0].pid <<<"$out")" = "$(pgrep -u "$PG_AGENT" -x wish | head -1)"
+check "window has geometry" test "$(jq '.windows[0].width > 100 and .windows[0].height > 100' <<<"$out")" = true
+WID=$(jq .windows[0].id <<<"$out")
+
+# --- snapshot: a token, and nothing else that could leak
+snap=$(pg_as "$PG_AGENT" pixelgate snapshot --window 'pixelgate demo')
+rc=$?
+check "snapshot exits 0" test $rc = 0
+TOKEN=$(jq -r .token <<<"$snap")
+check "token is cap: + 22 base64url chars" grep -qE '^cap:[A-Za-z0-9_-]{22}$' <<<"$TOKEN"
+check "snapshot output names no path" bash -c '! grep -qE "/(tmp|var|run|home)|spool|\\.raw" <<<"$1"' _ "$snap"
+check "snapshot output holds no long blob (no pixels)" bash -c '! grep -qE "[A-Za-z0-9+/=]{200}" <<<"$1"' _ "$snap"
+check "snapshot size is the window's" test "$(jq .width <<<"$snap")x$(jq .height <<<"$snap")" = "$(jq -r '"\(.windows[0].width)x\(.windows[0].height)"' <<<"$out")"
+check "snapshot says which capture path ran" test -n "$(jq -r .method <<<"$snap")"
+SHA1=$(jq -r .sha256 <<<"$snap")
+
+# --- tokens belong to their user
+info=$(pg_as "$PG_AGENT" pixelgate info "$TOKEN")
+check "info works for the owner" test "$(jq -r .token <<<"$info")" = "$TOKEN"
+pg_as "$PG_OTHER" pixelgate info "$TOKEN" >/dev/null 2>"$PG_TMP/other.err"
+check "another user's info on the token exits 4" test $? = 4
+check "...and says NOT_FOUND" test "$(jq -r .error.code "$PG_TMP/other.err")" = NOT_FOUND
+pg_as "$PG_AGENT" pixelgate info cap:AAAAAAAAAAAAAAAAAAAAAA >/dev/null 2>&1
+check "an unknown token exits 4" test $? = 4
+
+# --- the spool is the broker's alone
+check "spool exists and holds the capture" test "$(find "$PG_TMP/state/spool" -type f | wc -l)" -ge 1
+SPOOL_FILE=$(find "$PG_TMP/state/spool" -type f | head -1)
+err=$(pg_as "$PG_AGENT" ls "$PG_TMP/state/spool" 2>&1)
+check "agent cannot list the spool (EACCES)" grep -q "Permission denied" <<<"$err"
+err=$(pg_as "$PG_AGENT" cat "$SPOOL_FILE" 2>&1 >/dev/null)
+check "agent cannot read a spool file by path (EACCES)" grep -q "Permission denied" <<<"$err"
+
+# --- click the button: the app counts it
+read -r BX BY < <(jq -r '"\(.press.x + (.press.w/2|floor)) \(.press.y + (.press.h/2|floor))"' "$PG_STATE_FILE")
+out=$(pg_as "$PG_AGENT" pixelgate click --window 'pixelgate demo' --at "$BX,$BY")
+check "click exits 0" test $? = 0
+sleep 0.3
+check "the click reached the app (clicks == 1)" test "$(pg_state .clicks)" = 1
+
+# --- type into the entry: exact text, including characters not on the keymap
+read -r EX EY < <(jq -r '"\(.entry_box.x + 10) \(.entry_box.y + (.entry_box.h/2|floor))"' "$PG_STATE_FILE")
+pg_as "$PG_AGENT" pixelgate click --id "$WID" --at "$EX,$EY" >/dev/null
+TEXT='Hello, World! 123 é€ü'
+out=$(pg_as "$PG_AGENT" pixelgate type --window 'pixelgate demo' "$TEXT")
+check "type exits 0" test $? = 0
+check "type reports 21 characters" test "$(jq .typed_chars <<<"$out")" = 21
+sleep 0.3
+check "typed text arrived exactly" test "$(pg_state .entry)" = "$TEXT"
+pg_as "$PG_AGENT" pixelgate key --window 'pixelgate demo' BackSpace >/dev/null
+pg_as "$PG_AGENT" pixelgate key --window 'pixelgate demo' shift+exclam >/dev/null
+sleep 0.3
+check "key chords arrive (BackSpace, shift+exclam)" test "$(pg_state .entry)" = 'Hello, World! 123 é€!'
+pg_as "$PG_AGENT" pixelgate key --window 'pixelgate demo' 'ctrl+nosuchkey' >/dev/null 2>&1
+check "an unknown key name exits 8" test $? = 8
+
+# --- snapshot again: the pixels changed
+snap2=$(pg_as "$PG_AGENT" pixelgate snapshot --window 'pixelgate demo')
+check "second snapshot has a new token and new pixels" test "$(jq -r .token <<<"$snap2")" != "$TOKEN" -a "$(jq -r .sha256 <<<"$snap2")" != "$SHA1"
+small=$(pg_as "$PG_AGENT" pixelgate snapshot --window 'pixelgate demo' --max-size 120x120)
+check "--max-size downscales keeping the aspect ratio" test "$(jq '.width <= 120 and .height <= 120 and .source_width > 120' <<<"$small")" = true
+reg=$(pg_as "$PG_AGENT" pixelgate snapshot --window 'pixelgate demo' --region 10,10,50,40)
+check "--region captures the region" test "$(jq -r '"\(.width)x\(.height)"' <<<"$reg")" = 50x40
+scr=$(pg_as "$PG_AGENT" pixelgate snapshot --screen)
+check "--screen captures the whole screen" test "$(jq -r '"\(.width)x\(.height)"' <<<"$scr")" = 1280x800
+
+# --- errors carry the documented codes
+pg_as "$PG_AGENT" pixelgate snapshot --window 'no such window at all' >/dev/null 2>"$PG_TMP/e1"
+check "no matching window exits 4" test $? = 4
+check "...with a recovery tip" test -n "$(jq -r .error.recovery_tip "$PG_TMP/e1")"
+pg_as "$PG_AGENT" pixelgate snapshot --window '.' >/dev/null 2>"$PG_TMP/e2"
+rc=$?
+if [ "$(pg_as "$PG_AGENT" pixelgate windows | jq '[.windows[] | select(.visible)] | length')" -gt 1 ]; then
+    check "an ambiguous pattern exits 2 and lists candidates" test $rc = 2 -a "$(jq '.error.details.candidates | length' "$PG_TMP/e2")" -gt 1
+    check "--first picks one" pg_as "$PG_AGENT" pixelgate snapshot --window '.' --first
+else
+    check "a pattern matching the only window works" test $rc = 0
+fi
+pg_as "$PG_AGENT" pixelgate click --window 'pixelgate demo' --at 99999,5 >/dev/null 2>&1
+check "a click outside the window exits 8" test $? = 8
+pg_as "$PG_AGENT" pixelgate snapshot >/dev/null 2>&1
+check "snapshot without a target exits 2" test $? = 2
+pg_as "$PG_AGENT" pixelgate --socket "$PG_TMP/run/nope.sock" ping >/dev/null 2>"$PG_TMP/e3"
+check "a dead broker exits 5" test $? = 5
+check "...saying BROKER_UNREACHABLE" test "$(jq -r .error.code "$PG_TMP/e3")" = BROKER_UNREACHABLE
+
+# --- script mode: one connection, $last, stops at the first failure
+script=$(cat <<'SCRIPT'
+# a scripted session
+windows --match 'pixelgate demo'
+snapshot --window 'pixelgate demo'
+info $last
+click --window 'pixelgate demo' --at BXY
+snapshot --window 'pixelgate demo'
+SCRIPT
+)
+script=${script/BXY/$BX,$BY}
+out=$(pg_as "$PG_AGENT" pixelgate run - <<<"$script")
+check "script runs every step" test "$(wc -l <<<"$out")" = 4
+check "script \$last is the snapshot's token" test "$(sed -n 3p <<<"$out" | jq -r .result.token)" = "$(sed -n 2p <<<"$out" | jq -r .result.token)"
+sleep 0.3
+check "script click arrived (clicks == 2)" test "$(pg_state .clicks)" = 2
+out=$(printf 'ping\nsnapshot --window "no such window"\nping\n' | pg_as "$PG_AGENT" pixelgate run - 2>"$PG_TMP/e4")
+check "script stops at the first failure with its code" test $? = 4 -a "$(wc -l <<<"$out")" = 1
+check "...and names the failing step and line" test "$(jq -c '[.error.step, .error.line]' "$PG_TMP/e4")" = "[2,2]"
+
+# --- clean shutdown
+pg_stop_broker
+check "broker removed its socket on SIGTERM" test ! -e "$PG_SOCK"
+check "broker logged a clean stop" grep -q "stopped" "$PG_TMP/broker.log"
+
+pg_summary
