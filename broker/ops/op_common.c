@@ -25,6 +25,14 @@ cJSON *pg_window_json(const pg_window *w) {
     return o;
 }
 
+void pg_copy_utf8(char *dst, size_t cap, const char *src) {
+    size_t n = strnlen(src, cap - 1);
+    if (src[n] != '\0')
+        while (n > 0 && ((unsigned char)src[n] & 0xC0) == 0x80) n--; /* don't split a character */
+    memcpy(dst, src, n);
+    dst[n] = '\0';
+}
+
 void pg_iso_time(int64_t ms, char out[40]) {
     time_t s = (time_t)(ms / 1000);
     struct tm tm;

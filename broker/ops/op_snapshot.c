@@ -78,8 +78,8 @@ static void fill_meta(pg_tok_meta *m, const pg_call *c, const snap_args *a, cons
     m->screen = a->screen;
     if (!a->screen) {
         m->window_id = w->id;
-        snprintf(m->window_title, sizeof m->window_title, "%s", w->title);
-        snprintf(m->window_class, sizeof m->window_class, "%s", w->class_name);
+        pg_copy_utf8(m->window_title, sizeof m->window_title, w->title);
+        pg_copy_utf8(m->window_class, sizeof m->window_class, w->class_name);
     }
     if (a->has_region) {
         m->region_x = a->region.x;

@@ -35,6 +35,8 @@ pg_err pg_resolve_window(pg_call *c, pg_window *out, pg_error *e);
 cJSON *pg_window_json(const pg_window *w);
 /* Reads args.region {"x","y","w","h"}; *has = false when absent. */
 pg_err pg_region_arg(const cJSON *args, const char *name, pg_rect *r, bool *has, pg_error *e);
+/* Copies src into dst[cap], cutting at a UTF-8 character boundary. */
+void pg_copy_utf8(char *dst, size_t cap, const char *src);
 /* A token's metadata as the client sees it (op_info.c). */
 cJSON *pg_tok_meta_json(const pg_tok_meta *m);
 /* ISO 8601 UTC from unix ms into out[40]. */

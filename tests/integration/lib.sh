@@ -62,7 +62,7 @@ pg_start_xvfb() {
     export XAUTHORITY=$PG_TMP/root.xauth
     touch "$XAUTHORITY"; chmod 0600 "$XAUTHORITY"
     xauth -q add "$PG_DISPLAY" . "$(mcookie)"
-    Xvfb "$PG_DISPLAY" -screen 0 1280x800x24 -nolisten tcp -auth "$XAUTHORITY" >"$PG_TMP/xvfb.log" 2>&1 &
+    Xvfb "$PG_DISPLAY" -screen 0 1280x800x24 -nolisten tcp -noreset -auth "$XAUTHORITY" >"$PG_TMP/xvfb.log" 2>&1 &
     PG_PIDS+=($!)
     local i
     for i in $(seq 100); do
@@ -71,6 +71,7 @@ pg_start_xvfb() {
     done
     DISPLAY=$PG_DISPLAY xdpyinfo >/dev/null 2>&1 || pg_die "Xvfb did not start on $PG_DISPLAY: $(cat "$PG_TMP/xvfb.log")"
     # The desktop's owner grants the broker and the agent, as a user would.
+    # (-noreset above: a server reset would forget these grants.)
     DISPLAY=$PG_DISPLAY xhost +SI:localuser:pixelgate >/dev/null
     DISPLAY=$PG_DISPLAY xhost +SI:localuser:"$PG_AGENT" >/dev/null
 }

@@ -129,7 +129,7 @@ SCRIPT
 )
 script=${script/BXY/$BX,$BY}
 out=$(pg_as "$PG_AGENT" pixelgate run - <<<"$script")
-check "script runs every step" test "$(wc -l <<<"$out")" = 4
+check "script runs every step" test "$(wc -l <<<"$out")" = 5
 check "script \$last is the snapshot's token" test "$(sed -n 3p <<<"$out" | jq -r .result.token)" = "$(sed -n 2p <<<"$out" | jq -r .result.token)"
 sleep 0.3
 check "script click arrived (clicks == 2)" test "$(pg_state .clicks)" = 2

@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# demo.sh - pixelgate's main job, end to end, on a fresh Debian 12 machine:
+#   sudo bash scripts/demo.sh
+# Installs dependencies, builds, then sets up a real deployment: the broker
+# runs as system user `pixelgate`, a Tk app runs on Xvfb as the agent user
+# `pgdemo`, and the agent drives it only through the `pixelgate` client:
+# find the window, snapshot it to an opaque token, click a button, type text,
+# snapshot again. It shows what the agent sees at each step, and what it
+# cannot do. Everything it started or created is removed at the end.
+set -uo pipefail
+exec </dev/null
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$REPO"
+if [ "$(id -u)" != 0 ]; then
+    echo "demo.sh: needs root: it creates the broker's system account 'pixelgate' and a demo agent user." >&2
+    echo "run: sudo bash scripts/demo.sh" >&2
+    exit 2
+fi
+bash scripts/deps.sh || exit 1
+echo "== building (build/default)"
+{ cmake --preset default && cmake --build --preset default --target pixelgated pixelgate; } >/tmp/pixelgate-demo-build.log 2>&1 ||
+    { tail -30 /tmp/pixelgate-demo-build.log; exit 1; }
+
+. tests/integration/lib.sh
+PG_AGENT=pgdemo
+PG_OTHER=pgdemo-other
+trap pg_cleanup EXIT
+pg_user pixelgate system
+pg_user "$PG_AGENT"
+pg_user "$PG_OTHER"
+pg_setup_dirs
+pg_start_xvfb
+pg_start_broker
+pg_start_app
+
+say() { printf '\n\033[1m# %s\033[0m\n' "$*"; }
+# agent CMD...: show the command as the agent types it, run it as the agent, show stdout/stderr and exit code.
+agent() {
+    printf '%s$ pixelgate' "$PG_AGENT"; printf " %q" "$@"; echo
+    local out err rc
+    out=$(pg_as "$PG_AGENT" pixelgate "$@" 2>"$PG_TMP/err"); rc=$?
+    [ -n "$out" ] && jq -C . <<<"$out" 2>/dev/null | sed 's/^/  /'
+    [ -s "$PG_TMP/err" ] && sed 's/^/  stderr: /' "$PG_TMP/err"
+    echo "  (exit $rc)"
+    LAST_OUT=$out
+    return $rc
+}
+
+say "Deployment: broker pid $PG_BROKER_PID runs as $(ps -o user= -p "$PG_BROKER_PID"), Tk app runs as $PG_AGENT on $PG_DISPLAY"
+ls -ld "$PG_TMP/state" "$PG_TMP/state/spool" "$PG_SOCK" | sed 's/^/  /'
+
+say "1. Who does the broker think I am? (from the kernel, SO_PEERCRED)"
+agent ping
+say "2. What can this backend do?"
+agent caps
+say "3. Find the app's window"
+agent windows --match 'pixelgate demo'
+say "4. Snapshot it: an opaque token, no path, no pixels"
+agent snapshot --window 'pixelgate demo'
+TOKEN=$(jq -r .token <<<"$LAST_OUT")
+say "5. Click the 'Press me' button (the app reports where it is; OCR-driven clicks come with the engine)"
+read -r BX BY < <(jq -r '"\(.press.x + (.press.w/2|floor)) \(.press.y + (.press.h/2|floor))"' "$PG_STATE_FILE")
+agent click --window 'pixelgate demo' --at "$BX,$BY"
+read -r EX EY < <(jq -r '"\(.entry_box.x + 10) \(.entry_box.y + (.entry_box.h/2|floor))"' "$PG_STATE_FILE")
+say "6. Type into the entry, including characters not on the keyboard map"
+agent click --window 'pixelgate demo' --at "$EX,$EY" >/dev/null
+agent type --window 'pixelgate demo' 'Hello from pixelgate! é€ü'
+agent key --window 'pixelgate demo' Return
+sleep 0.3
+echo "  the app's own record of its state: $(cat "$PG_STATE_FILE" | jq -c '{clicks, entry}')"
+say "7. Snapshot again: new token, different pixels (sha256 differs)"
+agent snapshot --window 'pixelgate demo' --max-size 320x200
+say "8. A scripted session in one piped call (\$last = the last snapshot's token)"
+printf '%s$ pixelgate run - <<EOF\n' "$PG_AGENT"
+script="snapshot --window 'pixelgate demo'
+info \$last
+click --window 'pixelgate demo' --at $BX,$BY"
+sed 's/^/  /' <<<"$script"; echo "  EOF"
+pg_as "$PG_AGENT" pixelgate run - <<<"$script" | sed 's/^/  /'
+say "What the agent cannot do"
+echo "- use another user's token:"
+printf '%s$ pixelgate info %s\n' "$PG_OTHER" "$TOKEN"
+pg_as "$PG_OTHER" pixelgate info "$TOKEN" 2>&1 | sed 's/^/  /'; echo "  (exit ${PIPESTATUS[0]})"
+echo "- read the spool where the pixels are:"
+printf '%s$ ls %s\n' "$PG_AGENT" "$PG_TMP/state/spool"
+pg_as "$PG_AGENT" ls "$PG_TMP/state/spool" 2>&1 | sed 's/^/  /'
+echo "- click a window that is not there:"
+agent click --window 'no such window' --at 1,1 || true
+say "Broker log (stderr of pixelgated)"
+sed 's/^/  /' "$PG_TMP/broker.log"
+echo
+echo "Demo finished: clicks=$(pg_state .clicks), entry=$(pg_state .entry). Tearing down."

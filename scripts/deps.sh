@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# deps.sh - install what pixelgate needs to build, test and demo on Debian 12.
+# Idempotent: runs apt-get only for packages that are missing. Needs root.
+# The Windows cross-build has its own list (scripts/mingw-deps.sh).
+set -euo pipefail
+exec </dev/null
+
+PKGS=(
+  # toolchain
+  build-essential cmake ninja-build pkg-config clang libclang-rt-14-dev valgrind
+  # libraries
+  libcjson-dev libpng-dev libjpeg-dev libwebp-dev libssl-dev libcurl4-openssl-dev
+  libtesseract-dev tesseract-ocr-eng
+  libxcb1-dev libxcb-shm0-dev libxcb-xtest0-dev libxcb-composite0-dev libxcb-res0-dev
+  libxcb-damage0-dev libxcb-xfixes0-dev libxcb-randr0-dev libxkbcommon-x11-dev libxkbcommon-dev
+  libx11-dev libx11-xcb-dev
+  # the desktop the tests and the demo drive
+  xvfb xauth x11-utils x11-xserver-utils x11-apps tk openbox fonts-dejavu-core
+  # test and bench tools
+  jq python3 python3-opencv imagemagick hyperfine procps passwd util-linux
+)
+
+if [ "$(id -u)" != 0 ]; then
+    echo "deps.sh: needs root to install packages (run: sudo bash scripts/deps.sh)" >&2
+    exit 2
+fi
+missing=()
+for p in "${PKGS[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+# node and npm (oracle tests, bench): the machine image ships them; Debian's
+# packages only when they are absent (Debian's npm conflicts with other nodes).
+command -v node >/dev/null 2>&1 || missing+=(nodejs)
+command -v npm >/dev/null 2>&1 || missing+=(npm)
+if [ ${#missing[@]} -gt 0 ]; then
+    echo "deps.sh: installing ${missing[*]}" >&2
+    apt-get update -q >&2
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" >&2
+fi

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# test.sh - every test pixelgate has, from a fresh Debian 12 machine:
+#   sudo bash scripts/test.sh
+# Installs dependencies, then runs, each in its own build tree:
+#   1. native build (gcc): unit, X11 backend, oracle and integration tests (ctest)
+#   2. ASan+UBSan build (clang): the same tests under the sanitizers
+#   3. libFuzzer build: every fuzz target over its corpus for a bounded time
+#   4. mingw-w64 cross-build: unit tests under Wine on Xvfb
+# Integration tests create system users, so this needs root. Nothing is
+# skipped: a stage whose tools are missing fails.
+set -uo pipefail
+exec </dev/null
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$REPO"
+export PG_CACHE=${PG_CACHE:-/var/cache/pixelgate-build}
+STAGES_PASSED=0
+STAGES_FAILED=0
+FAILED_NAMES=()
+T0=$(date +%s)
+
+stage() {
+    local name=$1; shift
+    printf '\n==== %s (+%ss)\n' "$name" "$(($(date +%s) - T0))"
+    if "$@"; then
+        STAGES_PASSED=$((STAGES_PASSED + 1))
+    else
+        STAGES_FAILED=$((STAGES_FAILED + 1))
+        FAILED_NAMES+=("$name")
+    fi
+}
+
+if [ "$(id -u)" != 0 ]; then
+    echo "test.sh: needs root (it installs packages and creates test users): sudo bash scripts/test.sh" >&2
+    exit 2
+fi
+
+bash scripts/deps.sh || { echo "test.sh: dependency install failed" >&2; exit 1; }
+bash tests/oracle/setup.sh >/dev/null || { echo "test.sh: oracle setup failed" >&2; exit 1; }
+
+build_and_test() {
+    local preset=$1
+    cmake --preset "$preset" >/dev/null &&
+        cmake --build --preset "$preset" &&
+        ctest --preset "$preset" --output-on-failure
+}
+
+fuzz_smoke() {
+    cmake --preset fuzz >/dev/null && cmake --build --preset fuzz &&
+        ctest --test-dir build/fuzz --output-on-failure -L fuzz
+}
+
+stage "native (gcc): unit, x11, oracle, integration" build_and_test default
+stage "asan+ubsan (clang): unit, x11, oracle, integration" build_and_test asan
+stage "fuzz (libFuzzer): bounded runs over each corpus" fuzz_smoke
+stage "mingw-w64 + Wine: unit tests" bash scripts/test-mingw.sh
+
+printf '\n==== done in %ss\n' "$(($(date +%s) - T0))"
+[ ${#FAILED_NAMES[@]} -gt 0 ] && printf 'failed stage: %s\n' "${FAILED_NAMES[@]}"
+echo "stages: $STAGES_PASSED passed, $STAGES_FAILED failed"
+[ "$STAGES_FAILED" = 0 ]
