@@ -35,11 +35,12 @@ pg_start_app
 
 say() { printf '\n\033[1m# %s\033[0m\n' "$*"; }
 # agent CMD...: show the command as the agent types it, run it as the agent, show stdout/stderr and exit code.
+shq() { case $1 in *[!A-Za-z0-9_.,:/+=-]*) printf "'%s'" "${1//\'/\'\\\'\'}" ;; *) printf '%s' "$1" ;; esac; }
 agent() {
-    printf '%s$ pixelgate' "$PG_AGENT"; printf " %q" "$@"; echo
-    local out err rc
+    printf '%s$ pixelgate' "$PG_AGENT"; for a in "$@"; do printf ' %s' "$(shq "$a")"; done; echo
+    local out rc
     out=$(pg_as "$PG_AGENT" pixelgate "$@" 2>"$PG_TMP/err"); rc=$?
-    [ -n "$out" ] && jq -C . <<<"$out" 2>/dev/null | sed 's/^/  /'
+    [ -n "$out" ] && sed 's/^/  /' <<<"$out"
     [ -s "$PG_TMP/err" ] && sed 's/^/  stderr: /' "$PG_TMP/err"
     echo "  (exit $rc)"
     LAST_OUT=$out

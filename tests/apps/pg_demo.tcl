@@ -1,7 +1,7 @@
 #!/usr/bin/env wish
 # pixelgate's Tk demo and test app. It reports its own state, so tests can
 # check that input through pixelgate really arrived:
-#   wish pg_demo.tcl STATE_FILE
+#   wish pg_demo.tcl STATE_FILE [GEOMETRY]     (GEOMETRY default 480x260+40+40)
 # Every change rewrites STATE_FILE (one JSON object, written to a temp file and
 # renamed) with the click count, the entry's exact text, and where the button
 # and the entry are inside the window ({x,y,w,h}, window-relative), so a test
@@ -13,7 +13,9 @@ set clicks 0
 set status "Status: idle"
 
 wm title . "pixelgate demo"
-wm geometry . 480x260+40+40
+set geometry [lindex $argv 1]
+if {$geometry eq ""} { set geometry 480x260+40+40 }
+wm geometry . $geometry
 . configure -background "#f4f4f4"
 option add *Font {Helvetica 14}
 

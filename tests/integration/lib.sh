@@ -62,7 +62,7 @@ pg_start_xvfb() {
     export XAUTHORITY=$PG_TMP/root.xauth
     touch "$XAUTHORITY"; chmod 0600 "$XAUTHORITY"
     xauth -q add "$PG_DISPLAY" . "$(mcookie)"
-    Xvfb "$PG_DISPLAY" -screen 0 1280x800x24 -nolisten tcp -noreset -auth "$XAUTHORITY" >"$PG_TMP/xvfb.log" 2>&1 &
+    Xvfb "$PG_DISPLAY" -screen 0 "${PG_SCREEN:-1280x800x24}" -nolisten tcp -noreset -auth "$XAUTHORITY" >"$PG_TMP/xvfb.log" 2>&1 &
     PG_PIDS+=($!)
     local i
     for i in $(seq 100); do
@@ -108,7 +108,7 @@ pg_stop_broker() {
 pg_start_app() {
     rm -f "$PG_STATE_FILE"
     runuser -u "$PG_AGENT" -- env -i PATH=/usr/bin:/bin DISPLAY="$PG_DISPLAY" LANG=C.UTF-8 \
-        wish "$PG_TMP/app/pg_demo.tcl" "$PG_STATE_FILE" >"$PG_TMP/app.out" 2>&1 &
+        wish "$PG_TMP/app/pg_demo.tcl" "$PG_STATE_FILE" ${PG_APP_GEOMETRY:-} >"$PG_TMP/app.out" 2>&1 &
     PG_APP_PID=$!
     PG_PIDS+=($PG_APP_PID)
     local i
