@@ -9,7 +9,9 @@ typedef enum { PG_LOG_DEBUG, PG_LOG_INFO, PG_LOG_WARN, PG_LOG_ERROR } pg_log_lev
 
 void pg_log_set_level(pg_log_level min);
 void pg_log(pg_log_level lvl, const char *fmt, ...)
-#if defined(__GNUC__) || defined(__clang__)
+#if defined(__MINGW32__)
+    __attribute__((format(gnu_printf, 2, 3))) /* built with __USE_MINGW_ANSI_STDIO=1 */
+#elif defined(__GNUC__) || defined(__clang__)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;

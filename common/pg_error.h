@@ -42,7 +42,9 @@ const char *pg_err_default_tip(pg_err code);
 
 /* Fill e (may be NULL) and return code. tip may be NULL. printf-style. */
 pg_err pg_error_set(pg_error *e, pg_err code, const char *tip, const char *fmt, ...)
-#if defined(__GNUC__) || defined(__clang__)
+#if defined(__MINGW32__)
+    __attribute__((format(gnu_printf, 4, 5))) /* built with __USE_MINGW_ANSI_STDIO=1 */
+#elif defined(__GNUC__) || defined(__clang__)
     __attribute__((format(printf, 4, 5)))
 #endif
     ;

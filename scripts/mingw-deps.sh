@@ -1,0 +1,257 @@
+#!/usr/bin/env bash
+# mingw-deps.sh - prepare a Debian 12 machine to cross-build pixelgate for
+# Windows x86_64 and run its tests under Wine.
+#
+# Contract:
+#   1. Installs (apt-get, as root or through sudo) the toolchain and runtime:
+#      mingw-w64 (x86_64 only), zlib for mingw, dpkg-dev, wine64, Xvfb, cmake,
+#      ninja. `apt-get update` runs only when a package is unknown to apt.
+#   2. Builds cJSON and libpng as STATIC x86_64-w64-mingw32 libraries from
+#      Debian's own source packages (apt-get source through a private deb-src
+#      list mirroring the system's Debian entries; the system's apt sources,
+#      lists and caches are never touched) and installs them into
+#        ${PG_CACHE:-/var/cache/pixelgate-build}/mingw-sysroot-<key>
+#      where <key> names the recipe revision, compiler and package versions.
+#      A complete sysroot is reused as is: reruns take about a second.
+#   3. Prints the sysroot path as its ONLY line on stdout (progress and logs go
+#      to stderr and to $PG_CACHE/logs), so: sysroot=$(scripts/mingw-deps.sh)
+# Environment: PG_CACHE (cache dir, outside the repo), PG_DEPS_REFRESH=1 to
+# re-read the Debian source index. Idempotent; safe to run concurrently (flock).
+# Never: commits third-party source, writes into the repo, uses the network
+# when the sysroot for the current key already exists.
+set -euo pipefail
+
+RECIPE=2 # bump when the build flags below change
+TRIPLE=x86_64-w64-mingw32
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+TOOLCHAIN=$HERE/../cmake/mingw-w64.cmake
+# No recommends are pulled in; the X libraries below are the ones Wine's X11
+# driver loads for capture/input under Xvfb (libwine only needs libx11/libxext).
+PKGS=(gcc-mingw-w64-x86-64 binutils-mingw-w64-x86-64 mingw-w64-x86-64-dev libz-mingw-w64-dev
+      dpkg-dev xz-utils cmake ninja-build debian-archive-keyring
+      wine wine64 fonts-wine xvfb libxrender1 libxrandr2 libxi6 libxcomposite1 libxfixes3
+      libxinerama1 libxcursor1)
+
+log() { printf 'mingw-deps: %s\n' "$*" >&2; }
+die() { log "ERROR: $*"; exit 1; }
+
+# The cache dir: $PG_CACHE, else /var/cache/pixelgate-build if we may write
+# there, else the user's cache. Shared with scripts/wine-env.sh.
+pg_cache_dir() {
+    if [ -n "${PG_CACHE:-}" ]; then echo "$PG_CACHE"; return; fi
+    local sys=/var/cache/pixelgate-build
+    if mkdir -p "$sys" 2>/dev/null && [ -w "$sys" ]; then echo "$sys"; return; fi
+    echo "${XDG_CACHE_HOME:-$HOME/.cache}/pixelgate-build"
+}
+
+as_root() {
+    if [ "$(id -u)" = 0 ]; then "$@"
+    elif command -v sudo >/dev/null; then sudo -n "$@"
+    else die "need root to run: $*"; fi
+}
+
+missing_packages() {
+    local p
+    for p in "${PKGS[@]}"; do
+        dpkg-query -W -f='${db:Status-Status}\n' "$p" 2>/dev/null | grep -qx installed || echo "$p"
+    done
+}
+
+install_packages() {
+    local miss
+    miss=$(missing_packages)
+    [ -z "$miss" ] && return 0
+    log "installing: ${miss//$'\n'/ }"
+    local p
+    for p in $miss; do
+        apt-cache show --no-all-versions "$p" >/dev/null 2>&1 && continue
+        log "apt does not know $p yet: apt-get update"
+        as_root apt-get update -q >&2 </dev/null
+        break
+    done
+    # shellcheck disable=SC2086
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+        -oDPkg::Lock::Timeout=600 $miss >&2 </dev/null
+}
+
+# deb-src twins of the system's enabled Debian entries (deb822 and one-line).
+write_src_list() {
+    local out=$1 f
+    : >"$out.new"
+    for f in /etc/apt/sources.list.d/*.sources; do
+        [ -r "$f" ] || continue
+        awk -v RS='' '/(^|\n)Types:[^\n]*deb([ \n]|$)/ && !/(^|\n)Enabled: *no/ && /debian-archive-keyring|\/debian(-security)?\/? *(\n|$)/ {
+            uri=""; su=""; sb=""
+            n=split($0, L, "\n")
+            for (i=1;i<=n;i++) {
+                if (L[i] ~ /^URIs:/) uri=substr(L[i],6)
+                else if (L[i] ~ /^Suites:/) su=substr(L[i],8)
+                else if (L[i] ~ /^Signed-By:/) sb=substr(L[i],11)
+            }
+            printf "Types: deb-src\nURIs:%s\nSuites:%s\nComponents: main\n", uri, su
+            if (sb != "") printf "Signed-By:%s\n", sb
+            printf "\n"
+        }' "$f" >>"$out.new"
+    done
+    if [ -r /etc/apt/sources.list ]; then
+        awk '$1=="deb" && $0 ~ /\/debian(-security)?\/? / {sub(/^deb /,"deb-src "); print}' \
+            /etc/apt/sources.list >"$(dirname "$out")/legacy.list.tmp"
+    fi
+    [ -s "$out.new" ] || [ -s "$(dirname "$out")/legacy.list.tmp" ] ||
+        die "no Debian entry in /etc/apt/sources.list{,.d} to derive a deb-src list from"
+    mv "$out.new" "$out"
+    if [ -s "$(dirname "$out")/legacy.list.tmp" ]; then
+        mv "$(dirname "$out")/legacy.list.tmp" "$(dirname "$out")/legacy.list"
+    else
+        rm -f "$(dirname "$out")/legacy.list.tmp" "$(dirname "$out")/legacy.list"
+    fi
+}
+
+# apt options that confine apt to $SRC (lists, caches) and our source list.
+apt_src_opts() {
+    printf '%s\n' -oDir::Etc::SourceList=/dev/null "-oDir::Etc::SourceParts=$SRC/parts" \
+        "-oDir::State::Lists=$SRC/lists" "-oDir::Cache=$SRC/cache" -oAPT::Sandbox::User=root \
+        -oAPT::Get::List-Cleanup=0
+}
+
+refresh_src_index() {
+    mkdir -p "$SRC/parts" "$SRC/lists/partial" "$SRC/cache/archives/partial"
+    write_src_list "$SRC/parts/debian-src.sources"
+    local sum
+    sum=$(cat "$SRC"/parts/* | sha256sum | cut -c1-16)
+    if [ "${PG_DEPS_REFRESH:-0}" = 1 ] || [ "$(cat "$SRC/lists.sum" 2>/dev/null)" != "$sum" ] ||
+        ! ls "$SRC"/lists/*Sources* >/dev/null 2>&1; then
+        log "fetching the Debian source index into $SRC/lists"
+        mapfile -t O < <(apt_src_opts)
+        apt-get "${O[@]}" update -q >"$LOGS/apt-src-update.log" 2>&1 ||
+            { tail -n 20 "$LOGS/apt-src-update.log" >&2; die "apt-get update (deb-src) failed"; }
+        echo "$sum" >"$SRC/lists.sum"
+    fi
+}
+
+# Suites of the private deb-src list, e.g. "bookworm bookworm-updates ...".
+src_suites() {
+    cat "$SRC"/parts/* | awk '/^Suites:/ {for (i = 2; i <= NF; i++) print $i}
+        $1 == "deb-src" {gsub(/\[[^]]*\] */, ""); print $3}' | sort -u
+}
+
+# "VERSION SUITE" for each suite that carries PKG, newest version first.
+src_candidates() {
+    local pkg=$1 s dsc
+    mapfile -t O < <(apt_src_opts)
+    for s in $(src_suites); do
+        dsc=$(apt-get "${O[@]}" source --print-uris "$pkg/$s" 2>/dev/null | awk '{print $2}' |
+            grep '\.dsc$' | head -n1) || continue
+        dsc=${dsc%.dsc}
+        echo "${dsc#*_} $s"
+    done | sort -r -V
+}
+
+# Download PKG/SUITE into $SRC/pool/PKG_VERSION (kept: a rerun needs no network).
+download_src() {
+    local pkg=$1 ver=$2 suite=$3 dir=$SRC/pool/$1_$2
+    ls "$dir"/*.dsc >/dev/null 2>&1 && return 0
+    rm -rf "$dir.tmp" && mkdir -p "$dir.tmp"
+    mapfile -t O < <(apt_src_opts)
+    (cd "$dir.tmp" && apt-get "${O[@]}" source --download-only -q "$pkg/$suite") \
+        >>"$LOGS/$pkg-fetch.log" 2>&1 </dev/null || return 1
+    rm -rf "$dir" && mv "$dir.tmp" "$dir"
+}
+
+# Prints the version of PKG to build: the newest one the mirror actually
+# serves (a security mirror may list a version it cannot deliver). The choice
+# is remembered per source index, so a rerun resolves it offline.
+resolve_src() {
+    local pkg=$1 memo=$SRC/resolved-$1 sum msum ver suite
+    sum=$(cat "$SRC/lists.sum")
+    if [ -f "$memo" ] && read -r msum ver <"$memo" && [ "$msum" = "$sum" ] &&
+        ls "$SRC/pool/${pkg}_$ver"/*.dsc >/dev/null 2>&1; then
+        echo "$ver"; return 0
+    fi
+    : >"$LOGS/$pkg-fetch.log"
+    while read -r ver suite; do
+        [ -n "$ver" ] || continue
+        if download_src "$pkg" "$ver" "$suite"; then
+            echo "$sum $ver" >"$memo"
+            echo "$ver"; return 0
+        fi
+        log "$pkg $ver from $suite could not be downloaded; trying an older one"
+    done < <(src_candidates "$pkg")
+    tail -n 20 "$LOGS/$pkg-fetch.log" >&2
+    die "no downloadable source package '$pkg' in the Debian source index"
+}
+
+sysroot_key() {
+    local gcc tm zlib
+    gcc=$("$TRIPLE-gcc" -dumpfullversion)
+    tm=$("$TRIPLE-gcc" -v 2>&1 | sed -n 's/^Thread model: //p')
+    case "$gcc" in *"$tm"*) ;; *) gcc=$gcc-$tm ;; esac
+    zlib=$(dpkg-query -W -f='${Version}' libz-mingw-w64-dev)
+    echo "r$RECIPE-$TRIPLE-gcc$gcc-cjson$CJSON_V-libpng$PNG_V-zlib$zlib" | tr ':~' '__'
+}
+
+# unpack_src PKG VERSION -> prints the unpacked source dir under $WORK
+unpack_src() {
+    local pkg=$1 dir=$WORK/$1-src
+    dpkg-source -x "$SRC/pool/$1_$2"/*.dsc "$dir" >>"$LOGS/$pkg-fetch.log" 2>&1 </dev/null ||
+        { tail -n 20 "$LOGS/$pkg-fetch.log" >&2; die "dpkg-source -x $pkg failed"; }
+    echo "$dir"
+}
+
+# cmake_build NAME SRC_DIR ARGS... -> configure, build, install into $SYSROOT
+cmake_build() {
+    local name=$1 src=$2 bld=$WORK/$1-build
+    shift 2
+    log "building $name (log: $LOGS/$name-build.log)"
+    {
+        cmake -S "$src" -B "$bld" -G Ninja -DCMAKE_TOOLCHAIN_FILE="$TOOLCHAIN" \
+            -DPG_MINGW_SYSROOT="$SYSROOT" -DCMAKE_BUILD_TYPE=Release \
+            -DCMAKE_INSTALL_PREFIX="$SYSROOT" -DBUILD_SHARED_LIBS=OFF "$@" &&
+            cmake --build "$bld" && cmake --install "$bld"
+    } >"$LOGS/$name-build.log" 2>&1 </dev/null ||
+        { tail -n 30 "$LOGS/$name-build.log" >&2; die "building $name failed"; }
+}
+
+build_sysroot() {
+    rm -rf "$SYSROOT" "$WORK"
+    mkdir -p "$SYSROOT" "$WORK"
+    local src
+    src=$(unpack_src cjson "$CJSON_V")
+    cmake_build cjson "$src" -DENABLE_CJSON_TEST=OFF -DENABLE_CJSON_UTILS=OFF -DCMAKE_C_FLAGS=-DCJSON_HIDE_SYMBOLS \
+        -DENABLE_CUSTOM_COMPILER_FLAGS=OFF
+    src=$(unpack_src libpng1.6 "$PNG_V")
+    cmake_build libpng "$src" -DPNG_SHARED=OFF -DPNG_STATIC=ON -DPNG_TESTS=OFF \
+        -DPNG_EXECUTABLES=OFF -DSKIP_INSTALL_PROGRAMS=ON \
+        -DZLIB_LIBRARY="/usr/$TRIPLE/lib/libz.a" -DZLIB_INCLUDE_DIR="/usr/$TRIPLE/include"
+    [ -f "$SYSROOT/lib/libcjson.a" ] || die "libcjson.a missing after install"
+    ls "$SYSROOT"/lib/libpng*.a >/dev/null 2>&1 || die "libpng*.a missing after install"
+    rm -rf "$WORK"
+    printf 'recipe %s\ncjson %s\nlibpng1.6 %s\n' "$RECIPE" "$CJSON_V" "$PNG_V" >"$SYSROOT/.pg-complete"
+}
+
+main() {
+    install_packages
+    CACHE=$(pg_cache_dir)
+    mkdir -p "$CACHE"
+    CACHE=$(cd "$CACHE" && pwd)
+    SRC=$CACHE/debsrc
+    LOGS=$CACHE/logs
+    mkdir -p "$LOGS"
+    exec 9>"$CACHE/.mingw-deps.lock"
+    flock -w 1800 9 || die "another mingw-deps.sh holds $CACHE/.mingw-deps.lock"
+    refresh_src_index
+    CJSON_V=$(resolve_src cjson)
+    PNG_V=$(resolve_src libpng1.6)
+    local key
+    key=$(sysroot_key)
+    SYSROOT=$CACHE/mingw-sysroot-$key
+    WORK=$CACHE/work-$key
+    if [ ! -f "$SYSROOT/.pg-complete" ]; then
+        log "building the dependency sysroot $SYSROOT"
+        build_sysroot
+    fi
+    flock -u 9
+    echo "$SYSROOT"
+}
+
+main "$@"
