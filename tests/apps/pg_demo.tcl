@@ -3,7 +3,7 @@
 # check that input through pixelgate really arrived:
 #   wish pg_demo.tcl STATE_FILE [GEOMETRY]     (GEOMETRY default 480x260+40+40)
 # Every change rewrites STATE_FILE (one JSON object, written to a temp file and
-# renamed) with the click count, the entry's exact text, and where the button
+# renamed) with its pid, the click count, the entry's exact text, and where the button
 # and the entry are inside the window ({x,y,w,h}, window-relative), so a test
 # can aim without OCR. "READY" goes to stdout once the window is mapped.
 package require Tk
@@ -55,7 +55,7 @@ proc write_state {} {
     set tmp "$state_file.tmp"
     set f [open $tmp w]
     fconfigure $f -encoding utf-8
-    puts $f "{\"clicks\": $clicks, \"entry\": \"[json_escape $text]\", \"press\": [geom .press], \"entry_box\": [geom .entry]}"
+    puts $f "{\"pid\": [pid], \"clicks\": $clicks, \"entry\": \"[json_escape $text]\", \"press\": [geom .press], \"entry_box\": [geom .entry]}"
     close $f
     file rename -force $tmp $state_file
 }

@@ -130,7 +130,9 @@ pg_cleanup() {
     for p in "${PG_PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
     for p in "${PG_PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
     PG_PIDS=()
+    # runuser does not pass signals on to its child: end the test users' processes themselves.
     local u
+    for u in "$PG_AGENT" "$PG_OTHER"; do pkill -u "$u" 2>/dev/null || true; done
     for u in "${PG_CREATED_USERS[@]}"; do
         pkill -u "$u" 2>/dev/null || true
         userdel -r "$u" >/dev/null 2>&1 || userdel "$u" >/dev/null 2>&1 || true

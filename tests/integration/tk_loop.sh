@@ -31,8 +31,9 @@ check "ping answers with the agent as peer" test "$(jq -r .peer.user <<<"$out")"
 # --- windows: match the app, with its pid from the server side
 out=$(pg_as "$PG_AGENT" pixelgate windows --match '^pixelgate demo$')
 check "windows matches exactly one window" test "$(jq .count <<<"$out")" = 1
-APP_PID=$(pgrep -u "$PG_AGENT" -x wish | head -1)
-check "window pid is the Tk app's ($APP_PID)" test "$(jq .windows[0].pid <<<"$out")" = "$APP_PID" || echo "# windows: $out"
+APP_PID=$(pg_state .pid)
+check "window pid is the Tk app's ($APP_PID)" test "$(jq .windows[0].pid <<<"$out")" = "$APP_PID"
+[ "$(jq .windows[0].pid <<<"$out")" = "$APP_PID" ] || echo "# windows: $out"
 check "window has geometry" test "$(jq '.windows[0].width > 100 and .windows[0].height > 100' <<<"$out")" = true
 WID=$(jq .windows[0].id <<<"$out")
 
