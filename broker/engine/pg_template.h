@@ -1,0 +1,69 @@
+/* pg_template.h - find a template in an image by normalised cross-correlation.
+ *
+ * Does: the score of OpenCV's matchTemplate with TM_CCOEFF_NORMED on grey
+ * images: for a window W at position (x,y),
+ *     score = sum((T - mean T)(W - mean W)) / sqrt(sum (T - mean T)^2 * sum (W - mean W)^2)
+ * and 0 where the window is flat (as OpenCV). Grey is OpenCV's
+ * cvtColor(RGB2GRAY) on 8 bits: Y = (4899 R + 9617 G + 1868 B + 8192) >> 14;
+ * alpha is ignored (OpenCV's imread drops it the same way).
+ * Exactness: candidates come from a single-precision FFT correlation with a
+ * guaranteed error bound; every position whose score the bound could move
+ * to the top (or across the threshold) is recomputed exactly with integer
+ * sums, so the best position and its score are those of exact arithmetic;
+ * ties go to the top-most, then left-most position. Deterministic.
+ * All matches: every position scoring >= threshold, greedily kept from the
+ * highest down while its box overlaps no box already kept (non-maximum
+ * suppression), at most PG_TMPL_MAX_MATCHES.
+ * Errors: template larger than the searched area, or more than
+ * PG_TMPL_MAX_TEMPLATE_PIXELS -> PG_E_USAGE; a single-colour template
+ * (no correlation defined; OpenCV would answer 1 everywhere) -> PG_E_USAGE.
+ * A search without any match above the threshold is not an error: found is
+ * false and best still holds the highest score.
+ * Never: touches the platform, keeps state; memory is a few floats per
+ * pixel of the searched area, freed before returning.
+ * Ownership: the result is a plain value.
+ */
+#ifndef PG_TEMPLATE_H
+#define PG_TEMPLATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pg_error.h"
+#include "pg_img.h"
+
+#define PG_TMPL_MAX_MATCHES 100
+#define PG_TMPL_MAX_TEMPLATE_PIXELS ((uint32_t)4 << 20)
+
+typedef enum { PG_TMPL_AUTO = 0, PG_TMPL_FFT, PG_TMPL_DIRECT } pg_tmpl_method;
+
+typedef struct {
+    double threshold;          /* found when best >= threshold; default 0.8 */
+    bool all;                  /* also list every match >= threshold (after NMS) */
+    const pg_img_rect *region; /* search only here (image coordinates); NULL: everywhere */
+    pg_tmpl_method method;     /* AUTO picks by cost; the others are for tests */
+} pg_tmpl_opts;
+
+typedef struct {
+    pg_img_rect box; /* where the template's top-left lands, image coordinates */
+    double score;    /* -1..1 */
+} pg_tmpl_match;
+
+typedef struct {
+    bool found;         /* best.score >= threshold */
+    pg_tmpl_match best; /* centre: box.x + box.w/2, box.y + box.h/2 */
+    size_t n_matches;   /* with opts.all */
+    pg_tmpl_match matches[PG_TMPL_MAX_MATCHES];
+    uint64_t verified;  /* positions recomputed exactly (diagnostics) */
+} pg_tmpl_result;
+
+void pg_tmpl_opts_init(pg_tmpl_opts *o);
+
+pg_err pg_tmpl_match(const pg_img *img, const pg_img *tmpl, const pg_tmpl_opts *o, pg_tmpl_result *r,
+                     pg_error *e);
+
+/* OpenCV's RGB2GRAY of one image into w*h bytes (tight). */
+void pg_tmpl_grey(const pg_img *img, uint8_t *out);
+
+#endif

@@ -1,0 +1,269 @@
+/* Cross-correlation by 2-D real FFT. Layout of one product:
+ *   (a) columns: for each strip of LY columns, the FFT along y of the real
+ *       rows, packed two rows per complex value (even rows real, odd rows
+ *       imaginary), unpacked to ky = 0..M (M = Hf/2) into S[ky][x];
+ *   (b) rows: for each strip of LX ky-rows of S, a transpose, the FFT along x,
+ *       the product with the template's conjugate spectrum, the inverse FFT
+ *       along x and the transpose back (only the x < ow columns survive);
+ *   (c) columns again: inverse of (a), writing only valid positions.
+ * The template's spectrum is made by (a)+(b) once, stored in (b)'s layout. */
+#include "pg_xcorr.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pg_fft.h"
+
+#define LY 32 /* lanes of the column passes */
+#define LX 16 /* lanes of the row pass */
+#define PG_PI 3.14159265358979323846
+
+typedef struct {
+    const pg_xcorr_in *in;
+    uint32_t Hf, Wf, M, ow, oh, n_strips;
+    pg_fft_plan py, px;
+    float *wr, *wi;   /* exp(-2 pi i k / Hf), k = 0..M */
+    float *sr, *si;   /* S: (M+1) x Wf */
+    float *tr, *ti;   /* template spectrum, n_strips blocks of Wf x LX */
+    float *ar, *ai, *br, *bi; /* scratch, max(M*LY, (M+1)*LY, Wf*LX) each */
+} xc;
+
+static void xc_free(xc *c) {
+    pg_fft_plan_fini(&c->py);
+    pg_fft_plan_fini(&c->px);
+    free(c->wr), free(c->wi), free(c->sr), free(c->si), free(c->tr), free(c->ti);
+    free(c->ar), free(c->ai), free(c->br), free(c->bi);
+}
+
+static pg_err xc_init(xc *c, const pg_xcorr_in *in, pg_error *e) {
+    memset(c, 0, sizeof *c);
+    c->in = in;
+    c->Hf = pg_fft_good_size(in->H, 1);
+    c->Wf = pg_fft_good_size(in->W, 0);
+    c->M = c->Hf / 2;
+    c->ow = in->W - in->w + 1;
+    c->oh = in->H - in->h + 1;
+    c->n_strips = (c->M + 1 + LX - 1) / LX;
+    pg_err rc = pg_fft_plan_init(&c->py, c->M, e);
+    if (!rc) rc = pg_fft_plan_init(&c->px, c->Wf, e);
+    if (rc) return rc;
+    size_t spec = (size_t)(c->M + 1) * c->Wf, tspec = (size_t)c->n_strips * c->Wf * LX;
+    size_t scratch = (size_t)(c->M + 1) * LY > (size_t)c->Wf * LX ? (size_t)(c->M + 1) * LY : (size_t)c->Wf * LX;
+    c->wr = malloc(sizeof(float) * (c->M + 1));
+    c->wi = malloc(sizeof(float) * (c->M + 1));
+    c->sr = calloc(spec, sizeof(float));
+    c->si = calloc(spec, sizeof(float));
+    c->tr = malloc(sizeof(float) * tspec);
+    c->ti = malloc(sizeof(float) * tspec);
+    c->ar = malloc(sizeof(float) * scratch);
+    c->ai = malloc(sizeof(float) * scratch);
+    c->br = malloc(sizeof(float) * scratch);
+    c->bi = malloc(sizeof(float) * scratch);
+    if (!c->wr || !c->wi || !c->sr || !c->si || !c->tr || !c->ti || !c->ar || !c->ai || !c->br || !c->bi)
+        return pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory for template matching");
+    for (uint32_t k = 0; k <= c->M; k++) {
+        double a = -2.0 * PG_PI * k / c->Hf;
+        c->wr[k] = (float)cos(a);
+        c->wi[k] = (float)sin(a);
+    }
+    return PG_OK;
+}
+
+/* (a) input: rows 2m and 2m+1 of columns x0.. as one complex vector each. */
+static void load_grey_strip(const xc *c, uint32_t x0, float mean) {
+    const pg_xcorr_in *in = c->in;
+    uint32_t nv = in->W - x0 < LY ? in->W - x0 : LY;
+    for (uint32_t y = 0; y < c->Hf; y++) {
+        float *dst = (y % 2 ? c->ai : c->ar) + (size_t)(y / 2) * LY;
+        const uint8_t *src = in->g + (size_t)y * in->W + x0;
+        uint32_t v = 0;
+        if (y < in->H)
+            for (; v < nv; v++) dst[v] = (float)src[v] - mean;
+        for (; v < LY; v++) dst[v] = 0;
+    }
+}
+
+static void load_tmpl_strip(const xc *c, uint32_t x0) {
+    const pg_xcorr_in *in = c->in;
+    uint32_t nv = in->w - x0 < LY ? in->w - x0 : LY;
+    for (uint32_t y = 0; y < c->Hf; y++) {
+        float *dst = (y % 2 ? c->ai : c->ar) + (size_t)(y / 2) * LY;
+        uint32_t v = 0;
+        if (y < in->h)
+            for (; v < nv; v++) dst[v] = in->t[(size_t)y * in->w + x0 + v];
+        for (; v < LY; v++) dst[v] = 0;
+    }
+}
+
+/* (a) FFT along y of the loaded strip and the real-input unpacking into S. */
+static void forward_y(xc *c, uint32_t x0) {
+    pg_fft_vec(&c->py, c->ar, c->ai, c->br, c->bi, LY);
+    uint32_t M = c->M, nv = c->Wf - x0 < LY ? c->Wf - x0 : LY;
+    for (uint32_t k = 0; k <= M; k++) {
+        const float *za = c->ar + (size_t)(k % M) * LY, *zai = c->ai + (size_t)(k % M) * LY;
+        const float *zb = c->ar + (size_t)((M - k) % M) * LY, *zbi = c->ai + (size_t)((M - k) % M) * LY;
+        float *xr = c->sr + (size_t)k * c->Wf + x0, *xi = c->si + (size_t)k * c->Wf + x0;
+        float wr = c->wr[k], wi = c->wi[k];
+        for (uint32_t v = 0; v < nv; v++) {
+            float fer = 0.5f * (za[v] + zb[v]), fei = 0.5f * (zai[v] - zbi[v]);
+            float FOr = 0.5f * (zai[v] + zbi[v]), FOi = -0.5f * (za[v] - zb[v]);
+            xr[v] = fer + wr * FOr - wi * FOi;
+            xi[v] = fei + wr * FOi + wi * FOr;
+        }
+    }
+}
+
+/* (b) transpose LX rows of S (from k0) into the row-pass layout [x][lane]. */
+static void gather_rows(xc *c, uint32_t k0) {
+    uint32_t nl = c->M + 1 - k0 < LX ? c->M + 1 - k0 : LX;
+    for (uint32_t l = 0; l < LX; l++) {
+        const float *sr = c->sr + (size_t)(k0 + l) * c->Wf, *si = c->si + (size_t)(k0 + l) * c->Wf;
+        for (uint32_t x = 0; x < c->Wf; x++) {
+            c->ar[(size_t)x * LX + l] = l < nl ? sr[x] : 0;
+            c->ai[(size_t)x * LX + l] = l < nl ? si[x] : 0;
+        }
+    }
+}
+
+static void scatter_rows(xc *c, uint32_t k0) {
+    uint32_t nl = c->M + 1 - k0 < LX ? c->M + 1 - k0 : LX;
+    for (uint32_t l = 0; l < nl; l++) {
+        float *sr = c->sr + (size_t)(k0 + l) * c->Wf, *si = c->si + (size_t)(k0 + l) * c->Wf;
+        for (uint32_t x = 0; x < c->ow; x++) {
+            sr[x] = c->ar[(size_t)x * LX + l];
+            si[x] = c->ai[(size_t)x * LX + l];
+        }
+    }
+}
+
+/* (b) for the template: its spectrum, kept in the row-pass layout. */
+static void template_rows(xc *c) {
+    for (uint32_t s = 0; s < c->n_strips; s++) {
+        gather_rows(c, s * LX);
+        pg_fft_vec(&c->px, c->ar, c->ai, c->br, c->bi, LX);
+        memcpy(c->tr + (size_t)s * c->Wf * LX, c->ar, sizeof(float) * c->Wf * LX);
+        memcpy(c->ti + (size_t)s * c->Wf * LX, c->ai, sizeof(float) * c->Wf * LX);
+    }
+}
+
+/* (b) for the image: FFT along x, times conj(template), inverse along x. */
+static void image_rows(xc *c) {
+    size_t n = (size_t)c->Wf * LX;
+    for (uint32_t s = 0; s < c->n_strips; s++) {
+        gather_rows(c, s * LX);
+        pg_fft_vec(&c->px, c->ar, c->ai, c->br, c->bi, LX);
+        const float *restrict tr = c->tr + s * n, *restrict ti = c->ti + s * n;
+        float *restrict ar = c->ar, *restrict ai = c->ai;
+        for (size_t i = 0; i < n; i++) {
+            float r = tr[i] * ar[i] + ti[i] * ai[i], im = tr[i] * ai[i] - ti[i] * ar[i];
+            ar[i] = r;
+            ai[i] = im;
+        }
+        pg_fft_vec(&c->px, c->ai, c->ar, c->br, c->bi, LX); /* inverse: swapped */
+        scatter_rows(c, s * LX);
+    }
+}
+
+/* (c) inverse of (a) for columns x0.., valid positions written to num. */
+static void inverse_y(xc *c, uint32_t x0, float *num, float scale) {
+    uint32_t M = c->M, nv = c->ow - x0 < LY ? c->ow - x0 : LY;
+    for (uint32_t k = 0; k < M; k++) {
+        const float *xa = c->sr + (size_t)k * c->Wf + x0, *xai = c->si + (size_t)k * c->Wf + x0;
+        const float *xb = c->sr + (size_t)(M - k) * c->Wf + x0, *xbi = c->si + (size_t)(M - k) * c->Wf + x0;
+        float *zr = c->ar + (size_t)k * LY, *zi = c->ai + (size_t)k * LY;
+        float wr = c->wr[k], wi = c->wi[k];
+        uint32_t v = 0;
+        for (; v < nv; v++) {
+            float fer = 0.5f * (xa[v] + xb[v]), fei = 0.5f * (xai[v] - xbi[v]);
+            float dr = xa[v] - xb[v], di = xai[v] + xbi[v];
+            float FOr = 0.5f * (dr * wr + di * wi), FOi = 0.5f * (di * wr - dr * wi);
+            zr[v] = fer - FOi;
+            zi[v] = fei + FOr;
+        }
+        for (; v < LY; v++) zr[v] = zi[v] = 0;
+    }
+    pg_fft_vec(&c->py, c->ai, c->ar, c->br, c->bi, LY); /* inverse: swapped */
+    for (uint32_t y = 0; y < c->oh; y++) {
+        const float *src = (y % 2 ? c->ai : c->ar) + (size_t)(y / 2) * LY;
+        float *dst = num + (size_t)y * c->ow + x0;
+        for (uint32_t v = 0; v < nv; v++) dst[v] = src[v] * scale;
+    }
+}
+
+/* Error bound: normwise FFT round-off (safety factor 8) plus the float
+ * rounding of the template and the residual of its mean. */
+static double fft_bound(const xc *c, double img_norm) {
+    const pg_xcorr_in *in = c->in;
+    double tn = 0, tabs = 0, tsum = 0, eps = 5.96e-8;
+    for (size_t i = 0; i < (size_t)in->w * in->h; i++) {
+        tn += (double)in->t[i] * in->t[i];
+        tabs += fabs(in->t[i]);
+        tsum += in->t[i];
+    }
+    double lg = log2((double)c->Hf * c->Wf) + 1;
+    return 8.0 * eps * lg * sqrt(tn) * img_norm + 2 * eps * 255 * tabs + 255 * fabs(tsum);
+}
+
+pg_err pg_xcorr_fft(const pg_xcorr_in *in, float *num, double *err_bound, pg_error *e) {
+    xc c;
+    pg_err rc = xc_init(&c, in, e);
+    if (rc) {
+        xc_free(&c);
+        return rc;
+    }
+    size_t np = (size_t)in->W * in->H;
+    double sum = 0, sq = 0;
+    for (size_t i = 0; i < np; i++) sum += in->g[i];
+    float mean = (float)(sum / np);
+    for (size_t i = 0; i < np; i++) sq += ((double)in->g[i] - mean) * ((double)in->g[i] - mean);
+    for (uint32_t x0 = 0; x0 < in->w; x0 += LY) {
+        load_tmpl_strip(&c, x0);
+        forward_y(&c, x0);
+    }
+    template_rows(&c);
+    memset(c.sr, 0, sizeof(float) * (size_t)(c.M + 1) * c.Wf);
+    memset(c.si, 0, sizeof(float) * (size_t)(c.M + 1) * c.Wf);
+    for (uint32_t x0 = 0; x0 < in->W; x0 += LY) {
+        load_grey_strip(&c, x0, mean);
+        forward_y(&c, x0);
+    }
+    image_rows(&c);
+    float scale = 1.0f / ((float)c.M * (float)c.Wf);
+    for (uint32_t x0 = 0; x0 < c.ow; x0 += LY) inverse_y(&c, x0, num, scale);
+    *err_bound = fft_bound(&c, sqrt(sq));
+    xc_free(&c);
+    return PG_OK;
+}
+
+pg_err pg_xcorr_direct(const pg_xcorr_in *in, float *num, double *err_bound, pg_error *e) {
+    uint32_t ow = in->W - in->w + 1, oh = in->H - in->h + 1;
+    double *acc = malloc(sizeof *acc * ow), tabs = 0, worst = 0;
+    if (!acc) return pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory for template matching");
+    for (size_t i = 0; i < (size_t)in->w * in->h; i++) tabs += fabs(in->t[i]);
+    for (uint32_t y = 0; y < oh; y++) {
+        memset(acc, 0, sizeof *acc * ow);
+        for (uint32_t j = 0; j < in->h; j++)
+            for (uint32_t i = 0; i < in->w; i++) {
+                double tv = in->t[(size_t)j * in->w + i];
+                const uint8_t *row = in->g + (size_t)(y + j) * in->W + i;
+                for (uint32_t x = 0; x < ow; x++) acc[x] += tv * row[x];
+            }
+        for (uint32_t x = 0; x < ow; x++) {
+            num[(size_t)y * ow + x] = (float)acc[x];
+            if (fabs(acc[x]) > worst) worst = fabs(acc[x]);
+        }
+    }
+    free(acc);
+    *err_bound = worst * 1.2e-7 + 2 * 5.96e-8 * 255 * tabs + 1e-6;
+    return PG_OK;
+}
+
+double pg_xcorr_direct_cost(const pg_xcorr_in *in) {
+    return (double)(in->W - in->w + 1) * (in->H - in->h + 1) * in->w * in->h;
+}
+
+double pg_xcorr_fft_cost(const pg_xcorr_in *in) {
+    double hf = pg_fft_good_size(in->H, 1), wf = pg_fft_good_size(in->W, 0);
+    return 2.5 * 5.0 * hf * wf * log2(hf * wf) / 4.0; /* ~4 flops per vector op retire together */
+}

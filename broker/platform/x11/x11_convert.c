@@ -1,0 +1,126 @@
+/* x11_convert.c - server pixel formats to RGBA8.
+ *
+ * Contract: turns ZPixmap data of a TrueColor/DirectColor drawable into RGBA8
+ * (alpha always 255: an ARGB window's alpha is not part of what the user
+ * sees) using the VISUAL's channel masks - GetImage on a pixmap reports zero
+ * masks, so they are never taken from the reply. Handles 8/16/24/32 bits per
+ * pixel in either image byte order; the common case (32 bpp, x8r8g8b8, LSB
+ * first) has a plain loop the compiler vectorizes.
+ * Never: allocates more than width*height*4 bytes, or reads past src.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "x11_private.h"
+
+static xcb_visualtype_t *find_visual(pg_platform *p, xcb_visualid_t id) {
+    xcb_screen_iterator_t s = xcb_setup_roots_iterator(xcb_get_setup(p->c));
+    for (; s.rem; xcb_screen_next(&s)) {
+        xcb_depth_iterator_t d = xcb_screen_allowed_depths_iterator(s.data);
+        for (; d.rem; xcb_depth_next(&d)) {
+            xcb_visualtype_iterator_t v = xcb_depth_visuals_iterator(d.data);
+            for (; v.rem; xcb_visualtype_next(&v))
+                if (v.data->visual_id == id) return v.data;
+        }
+    }
+    return NULL;
+}
+
+pg_err x11_pixfmt_for(pg_platform *p, xcb_visualid_t visual, uint8_t depth, x11_pixfmt *f,
+                      pg_error *e) {
+    memset(f, 0, sizeof *f);
+    const xcb_setup_t *setup = xcb_get_setup(p->c);
+    xcb_visualtype_t *v = find_visual(p, visual);
+    if (!v || (v->_class != XCB_VISUAL_CLASS_TRUE_COLOR && v->_class != XCB_VISUAL_CLASS_DIRECT_COLOR))
+        return pg_error_set(e, PG_E_UNSUPPORTED, "run the X server in TrueColor (depth 24)",
+                            "visual 0x%x is not TrueColor; palette visuals are not supported",
+                            (unsigned)visual);
+    f->red_mask = v->red_mask;
+    f->green_mask = v->green_mask;
+    f->blue_mask = v->blue_mask;
+    f->msb_first = setup->image_byte_order == XCB_IMAGE_ORDER_MSB_FIRST;
+    xcb_format_iterator_t it = xcb_setup_pixmap_formats_iterator(setup);
+    for (; it.rem; xcb_format_next(&it))
+        if (it.data->depth == depth) {
+            f->bpp = it.data->bits_per_pixel;
+            f->pad = it.data->scanline_pad;
+        }
+    if (f->bpp != 8 && f->bpp != 16 && f->bpp != 24 && f->bpp != 32)
+        return pg_error_set(e, PG_E_UNSUPPORTED, NULL, "no supported pixmap format for depth %u",
+                            (unsigned)depth);
+    return PG_OK;
+}
+
+size_t x11_src_stride(const x11_pixfmt *f, uint32_t w) {
+    size_t bits = (size_t)w * f->bpp;
+    size_t pad = f->pad ? f->pad : 8;
+    return (bits + pad - 1) / pad * pad / 8;
+}
+
+typedef struct {
+    uint32_t mask;
+    unsigned shift, max;
+} channel;
+
+static channel channel_of(uint32_t mask) {
+    channel c = {mask, 0, 0};
+    if (!mask) return c;
+    while (!((mask >> c.shift) & 1u)) c.shift++;
+    c.max = mask >> c.shift;
+    return c;
+}
+
+static uint8_t scale(const channel *c, uint32_t pix) {
+    if (!c->max) return 0;
+    uint32_t v = (pix & c->mask) >> c->shift;
+    return c->max == 255 ? (uint8_t)v : (uint8_t)((v * 255u + c->max / 2) / c->max);
+}
+
+static uint32_t read_pixel(const uint8_t *s, unsigned bytes, bool msb) {
+    uint32_t v = 0;
+    for (unsigned i = 0; i < bytes; i++) v |= (uint32_t)s[msb ? bytes - 1 - i : i] << (8 * i);
+    return v;
+}
+
+/* x8r8g8b8 little-endian: bytes are B, G, R, X. */
+static void row_bgrx(const uint8_t *restrict s, uint8_t *restrict d, uint32_t w) {
+    for (uint32_t x = 0; x < w; x++) {
+        d[4 * x + 0] = s[4 * x + 2];
+        d[4 * x + 1] = s[4 * x + 1];
+        d[4 * x + 2] = s[4 * x + 0];
+        d[4 * x + 3] = 255;
+    }
+}
+
+static void row_generic(const x11_pixfmt *f, const channel ch[3], const uint8_t *s, uint8_t *d,
+                        uint32_t w) {
+    unsigned bytes = f->bpp / 8u;
+    for (uint32_t x = 0; x < w; x++) {
+        uint32_t pix = read_pixel(s + (size_t)x * bytes, bytes, f->msb_first);
+        d[4 * x + 0] = scale(&ch[0], pix);
+        d[4 * x + 1] = scale(&ch[1], pix);
+        d[4 * x + 2] = scale(&ch[2], pix);
+        d[4 * x + 3] = 255;
+    }
+}
+
+pg_err x11_to_rgba(const x11_pixfmt *f, const uint8_t *src, size_t src_stride, uint32_t w,
+                   uint32_t h, pg_capture *out, pg_error *e) {
+    size_t stride = (size_t)w * 4;
+    uint8_t *dst = (w && h) ? malloc(stride * h) : NULL;
+    if (!dst) return pg_error_set(e, PG_E_INTERNAL, NULL, "cannot allocate %ux%u capture", w, h);
+    bool fast = f->bpp == 32 && !f->msb_first && f->red_mask == 0xff0000u &&
+                f->green_mask == 0xff00u && f->blue_mask == 0xffu;
+    channel ch[3] = {channel_of(f->red_mask), channel_of(f->green_mask), channel_of(f->blue_mask)};
+    for (uint32_t y = 0; y < h; y++) {
+        const uint8_t *s = src + (size_t)y * src_stride;
+        uint8_t *d = dst + (size_t)y * stride;
+        if (fast) row_bgrx(s, d, w);
+        else row_generic(f, ch, s, d, w);
+    }
+    out->rgba = dst;
+    out->width = w;
+    out->height = h;
+    out->stride = stride;
+    return PG_OK;
+}

@@ -1,0 +1,235 @@
+/* x11_input.c - focus, pointer and keyboard input through XTEST.
+ *
+ * Contract: coordinates are relative to the client's content origin; a point
+ * outside the content is PG_E_BADINPUT. Before a click the window stack is
+ * walked from root down at that point: unless the target client is on the
+ * path, something else would receive the click, and the click is refused
+ * with PG_E_POLICY naming the covering window (id and title). focus() asks
+ * the WM (_NET_ACTIVE_WINDOW) when one runs, raises, sets the input focus and
+ * waits (bounded) until the focus is inside the window; key() and
+ * type_text() focus first and refuse to type (PG_E_TIMEOUT) if the focus did
+ * not arrive, so keystrokes never land in another window.
+ * Every injected sequence ends with a round trip, so when a call returns the
+ * server has delivered the events.
+ * Never: clicks without the covering check, or leaves a button/key pressed.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <xcb/xtest.h>
+
+#include "x11_private.h"
+
+void x11_fake_key(pg_platform *p, uint8_t keycode, bool press) {
+    xcb_test_fake_input(p->c, press ? XCB_KEY_PRESS : XCB_KEY_RELEASE, keycode, XCB_CURRENT_TIME,
+                        XCB_NONE, 0, 0, 0);
+}
+
+static void fake_motion(pg_platform *p, int32_t x, int32_t y) {
+    xcb_test_fake_input(p->c, XCB_MOTION_NOTIFY, 0 /* absolute */, XCB_CURRENT_TIME, p->root,
+                        (int16_t)x, (int16_t)y, 0);
+}
+
+static pg_err need_xtest(pg_platform *p, pg_error *e) {
+    return p->xtest.present ? PG_OK
+                            : pg_error_set(e, PG_E_UNSUPPORTED, "enable XTEST in the X server",
+                                           "the X server has no XTEST extension: no input");
+}
+
+static pg_err not_mapped(pg_error *e, xcb_window_t id) {
+    return pg_error_set(e, PG_E_NOTFOUND, "focus the window to restore it, then retry",
+                        "window 0x%x is not mapped (minimised, on another desktop or withdrawn)",
+                        (unsigned)id);
+}
+
+/* Window-relative point -> root coordinates, PG_E_BADINPUT if outside. */
+static pg_err to_root(pg_platform *p, const x11_win *w, int32_t x, int32_t y, int32_t *rx,
+                      int32_t *ry, pg_error *e) {
+    if (x < 0 || y < 0 || (uint32_t)x >= w->width || (uint32_t)y >= w->height)
+        return pg_error_set(e, PG_E_BADINPUT, "coordinates are relative to the window's content",
+                            "point %d,%d is outside window 0x%x (%ux%u)", x, y, (unsigned)w->id,
+                            w->width, w->height);
+    *rx = w->root_x + x;
+    *ry = w->root_y + y;
+    if (*rx < 0 || *ry < 0 || *rx >= p->screen->width_in_pixels ||
+        *ry >= p->screen->height_in_pixels)
+        return pg_error_set(e, PG_E_BADINPUT, "move the window onto the screen first",
+                            "point %d,%d of window 0x%x is off-screen (%d,%d)", x, y,
+                            (unsigned)w->id, *rx, *ry);
+    return PG_OK;
+}
+
+/* ---------------------------------------------------------------- focus */
+
+static bool focus_inside(pg_platform *p, xcb_window_t id, pg_err *rc, pg_error *e) {
+    xcb_get_input_focus_reply_t *f = x11_take(p, xcb_get_input_focus(p->c).sequence, rc, e);
+    xcb_window_t w = f ? f->focus : XCB_NONE;
+    free(f);
+    for (int i = 0; i < X11_MAX_DEPTH && w > 1 && w != p->root && *rc == PG_OK; i++) {
+        if (w == id) return true;
+        xcb_query_tree_reply_t *t = x11_take(p, xcb_query_tree(p->c, w).sequence, rc, e);
+        w = t ? t->parent : XCB_NONE;
+        free(t);
+    }
+    return false;
+}
+
+static void ask_wm_to_activate(pg_platform *p, xcb_window_t id) {
+    xcb_client_message_event_t ev;
+    memset(&ev, 0, sizeof ev);
+    ev.response_type = XCB_CLIENT_MESSAGE;
+    ev.format = 32;
+    ev.window = id;
+    ev.type = p->atom.net_active_window;
+    ev.data.data32[0] = 2; /* source: pager - WMs honour it without focus-stealing rules */
+    ev.data.data32[1] = XCB_CURRENT_TIME;
+    xcb_send_event(p->c, 0, p->root,
+                   XCB_EVENT_MASK_SUBSTRUCTURE_REDIRECT | XCB_EVENT_MASK_SUBSTRUCTURE_NOTIFY,
+                   (const char *)&ev);
+}
+
+static bool viewable(pg_platform *p, xcb_window_t id, pg_err *rc, pg_error *e) {
+    xcb_get_window_attributes_reply_t *a =
+        x11_take(p, xcb_get_window_attributes(p->c, id).sequence, rc, e);
+    bool v = a && a->map_state == XCB_MAP_STATE_VIEWABLE;
+    free(a);
+    return v;
+}
+
+static pg_err focus_win(pg_platform *p, const x11_win *w, pg_error *e) {
+    pg_err rc = PG_OK;
+    bool wm = x11_wm_running(p, NULL, 0, e);
+    uint32_t above = XCB_STACK_MODE_ABOVE;
+    if (wm) {
+        ask_wm_to_activate(p, w->id);
+        /* Under a WM this becomes a ConfigureRequest the WM acts on. */
+        xcb_configure_window(p->c, w->id, XCB_CONFIG_WINDOW_STACK_MODE, &above);
+    } else {
+        if (!w->viewable) xcb_map_window(p->c, w->id);
+        xcb_configure_window(p->c, w->toplevel, XCB_CONFIG_WINDOW_STACK_MODE, &above);
+    }
+    uint64_t deadline = x11_now_ms() + X11_FOCUS_TIMEOUT_MS, next_set = 0;
+    while (rc == PG_OK) {
+        uint64_t now = x11_now_ms();
+        /* SetInputFocus on an unmapped window is BadMatch: wait for the map. */
+        if (now >= next_set && viewable(p, w->id, &rc, e)) {
+            xcb_set_input_focus(p->c, XCB_INPUT_FOCUS_PARENT, w->id, XCB_CURRENT_TIME);
+            next_set = now + 250;
+        }
+        if (rc == PG_OK && focus_inside(p, w->id, &rc, e)) return PG_OK;
+        if (rc == PG_OK && x11_now_ms() >= deadline)
+            return pg_error_set(e, PG_E_TIMEOUT, "another window may be holding a grab",
+                                "window 0x%x did not take the input focus within %d ms",
+                                (unsigned)w->id, X11_FOCUS_TIMEOUT_MS);
+        x11_sleep_ms(10);
+    }
+    return rc;
+}
+
+pg_err x11_focus(pg_platform *p, uint64_t id, pg_error *e) {
+    x11_win w;
+    pg_err rc = x11_resolve(p, id, &w, e);
+    return rc != PG_OK ? rc : focus_win(p, &w, e);
+}
+
+/* ---------------------------------------------------------------- pointer */
+
+pg_err x11_pointer_move(pg_platform *p, uint64_t id, int32_t x, int32_t y, pg_error *e) {
+    x11_win w;
+    int32_t rx, ry;
+    pg_err rc = x11_resolve(p, id, &w, e);
+    if (rc == PG_OK) rc = need_xtest(p, e);
+    if (rc == PG_OK && !w.viewable) rc = not_mapped(e, w.id);
+    if (rc == PG_OK) rc = to_root(p, &w, x, y, &rx, &ry, e);
+    if (rc != PG_OK) return rc;
+    fake_motion(p, rx, ry);
+    return x11_sync(p, e);
+}
+
+/* Walk the stack at (rx, ry) from root down; PG_E_POLICY unless the client
+ * is on the path (the deepest window there gets the click). */
+static pg_err check_on_top(pg_platform *p, const x11_win *w, int32_t rx, int32_t ry,
+                           pg_error *e) {
+    pg_err rc = PG_OK;
+    xcb_window_t cur = p->root, top = XCB_NONE;
+    for (int i = 0; i < X11_MAX_DEPTH && rc == PG_OK; i++) {
+        xcb_translate_coordinates_reply_t *t = x11_take(
+            p, xcb_translate_coordinates(p->c, p->root, cur, (int16_t)rx, (int16_t)ry).sequence,
+            &rc, e);
+        xcb_window_t child = t ? t->child : XCB_NONE;
+        free(t);
+        if (child == XCB_NONE) break;
+        if (cur == p->root) top = child;
+        if (child == w->id) return PG_OK;
+        cur = child;
+    }
+    if (rc != PG_OK) return rc;
+    xcb_window_t cover = top != XCB_NONE && top != w->toplevel ? x11_client_of(p, top) : cur;
+    char title[256];
+    x11_title(p, cover, title, sizeof title);
+    return pg_error_set(e, PG_E_POLICY, "raise the target with focus first, or close the cover",
+                        "click refused: window 0x%x \"%s\" covers point %d,%d of window 0x%x",
+                        (unsigned)cover, title, rx - w->root_x, ry - w->root_y, (unsigned)w->id);
+}
+
+pg_err x11_click(pg_platform *p, uint64_t id, int32_t x, int32_t y, pg_button b, int count,
+                 pg_error *e) {
+    if (b != PG_BTN_LEFT && b != PG_BTN_MIDDLE && b != PG_BTN_RIGHT)
+        return pg_error_set(e, PG_E_BADINPUT, NULL, "unknown button %d", (int)b);
+    if (count != 1 && count != 2)
+        return pg_error_set(e, PG_E_BADINPUT, NULL, "click count must be 1 or 2, not %d", count);
+    x11_win w;
+    int32_t rx, ry;
+    pg_err rc = x11_resolve(p, id, &w, e);
+    if (rc == PG_OK) rc = need_xtest(p, e);
+    if (rc == PG_OK && !w.viewable) rc = not_mapped(e, w.id);
+    if (rc == PG_OK) rc = to_root(p, &w, x, y, &rx, &ry, e);
+    if (rc == PG_OK) rc = check_on_top(p, &w, rx, ry, e);
+    if (rc != PG_OK) return rc;
+    /* X button numbers: 1 left, 2 middle, 3 right - same as pg_button. */
+    fake_motion(p, rx, ry);
+    for (int i = 0; i < count; i++) {
+        xcb_test_fake_input(p->c, XCB_BUTTON_PRESS, (uint8_t)b, XCB_CURRENT_TIME, XCB_NONE, 0, 0, 0);
+        xcb_test_fake_input(p->c, XCB_BUTTON_RELEASE, (uint8_t)b, XCB_CURRENT_TIME, XCB_NONE, 0, 0, 0);
+    }
+    return x11_sync(p, e);
+}
+
+/* ---------------------------------------------------------------- keys */
+
+/* Resolve, check, focus, load the keymap: what key() and type_text() share. */
+static pg_err prepare_keys(pg_platform *p, uint64_t id, x11_keymap **k, pg_error *e) {
+    x11_win w;
+    pg_err rc = x11_resolve(p, id, &w, e);
+    if (rc == PG_OK) rc = need_xtest(p, e);
+    if (rc == PG_OK) rc = focus_win(p, &w, e);
+    if (rc == PG_OK) rc = x11_keymap_load(p, k, e);
+    return rc;
+}
+
+pg_err x11_key(pg_platform *p, uint64_t id, const char *chord, pg_error *e) {
+    x11_keymap *k = NULL;
+    pg_err rc = prepare_keys(p, id, &k, e);
+    if (rc == PG_OK) rc = x11_keymap_chord(p, k, (xcb_window_t)id, chord, e);
+    x11_keymap_free(k);
+    return rc;
+}
+
+pg_err x11_type_text(pg_platform *p, uint64_t id, const char *utf8, pg_error *e) {
+    if (!utf8) return pg_error_set(e, PG_E_BADINPUT, NULL, "no text");
+    /* Reject bad UTF-8 before anything is typed: half a string is worse. */
+    size_t n = strlen(utf8);
+    for (size_t i = 0; i < n;) {
+        uint32_t cp;
+        size_t len = x11_utf8_decode((const uint8_t *)utf8 + i, n - i, &cp);
+        if (!len)
+            return pg_error_set(e, PG_E_BADINPUT, NULL, "text is not valid UTF-8 at byte %zu", i);
+        i += len;
+    }
+    x11_keymap *k = NULL;
+    pg_err rc = prepare_keys(p, id, &k, e);
+    if (rc == PG_OK) rc = x11_keymap_type(p, k, (xcb_window_t)id, utf8, e);
+    x11_keymap_free(k);
+    return rc;
+}

@@ -1,0 +1,188 @@
+/* x11_private.h - internals shared by the files of the X11 backend.
+ *
+ * Contract: one pg_platform handle owns one XCB connection and everything hung
+ * on it (the Composite redirection, the MIT-SHM segment, the xkbcommon
+ * context). Nothing here is global or mutable outside a handle, so separate
+ * handles may live on separate threads; one handle is used by one thread at a
+ * time (the broker serialises calls).
+ * Every wait on the X server goes through x11_wait() and is bounded by
+ * X11_REPLY_TIMEOUT_MS; an X error is a reply like any other and is turned
+ * into a pg_err by the caller, never into a crash or an exit.
+ * Never: prints, exits, decodes images, reads policy.
+ */
+#ifndef PG_X11_PRIVATE_H
+#define PG_X11_PRIVATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <xcb/shm.h>
+#include <xcb/xcb.h>
+
+#include "pg_platform.h"
+
+struct xkb_context;
+
+/* Longest we wait for any single reply; a grabbed or hung server gives
+ * PG_E_TIMEOUT instead of a hang. */
+#define X11_REPLY_TIMEOUT_MS 5000
+/* How long input functions wait for the focus to arrive in the target. */
+#define X11_FOCUS_TIMEOUT_MS 1500
+/* After typing through a temporarily remapped keycode the mapping may only be
+ * restored once the client has looked the key up (Xlib fetches the keymap at
+ * lookup time: a restore it sees first loses the character). Proof is the
+ * client's answer to a _NET_WM_PING sent after the keys (clients handle
+ * events in order); we wait at most X11_PING_TIMEOUT_MS for it and never
+ * restore sooner than X11_REMAP_SETTLE_MS after the keys. */
+#define X11_REMAP_SETTLE_MS 20
+#define X11_PING_TIMEOUT_MS 500
+/* Upper bound on windows listed and on tree depth walked. */
+#define X11_MAX_WINDOWS 4096
+#define X11_MAX_DEPTH 32
+
+typedef struct {
+    xcb_atom_t utf8_string, net_wm_name, wm_name, wm_class, wm_state, net_client_list,
+        net_active_window, net_supporting_wm_check, string, wm_protocols, net_wm_ping;
+} x11_atoms;
+
+typedef struct {
+    bool present;
+    uint8_t first_event; /* only meaningful for DAMAGE */
+    uint32_t major, minor;
+} x11_ext;
+
+struct pg_platform {
+    xcb_connection_t *c;
+    xcb_screen_t *screen;
+    xcb_window_t root;
+    x11_atoms atom;
+    x11_ext composite, shm, xtest, res, damage, xfixes, xkb;
+    bool redirected;   /* CompositeRedirectAutomatic on root's children is active */
+    bool shm_fd;       /* MIT-SHM 1.2 attach_fd is usable (not proven failed) */
+    struct {           /* memfd-backed segment, grown on demand, kept open */
+        xcb_shm_seg_t seg;
+        uint8_t *addr;
+        size_t size;
+    } seg;
+    struct xkb_context *xkb_ctx;
+    int32_t kbd_device; /* XKB core keyboard device id, -1 if no XKB */
+    uint32_t ping_serial; /* tells our _NET_WM_PING answers apart */
+};
+
+/* ---- x11_conn.c: replies, errors, atoms ---- */
+
+/* Wait at most X11_REPLY_TIMEOUT_MS for the reply to request seq.
+ * PG_OK: *reply is set (caller frees), or *reply is NULL and *xerr is set (an
+ * X error answered the request; caller frees). Otherwise PG_E_TIMEOUT or
+ * PG_E_UNREACHABLE with e filled. */
+pg_err x11_wait(pg_platform *p, unsigned int seq, void **reply, xcb_generic_error_t **xerr,
+                pg_error *e);
+/* Round trip: returns once the server processed every earlier request. */
+pg_err x11_sync(pg_platform *p, pg_error *e);
+/* Check a *_checked void request without an unbounded wait. PG_OK with
+ * *xerr set (caller frees) when the server refused it. */
+pg_err x11_check(pg_platform *p, xcb_void_cookie_t ck, xcb_generic_error_t **xerr, pg_error *e);
+/* Collect the reply to seq (NULL on an X error) unless *rc already failed,
+ * in which case the reply is discarded unread; a failed wait sets *rc. */
+void *x11_take(pg_platform *p, unsigned int seq, pg_err *rc, pg_error *e);
+/* Connection alive? Also discards queued events and stray async errors. */
+pg_err x11_alive(pg_platform *p, pg_error *e);
+/* Name of an X error code, e.g. "BadWindow". */
+const char *x11_error_name(uint8_t code);
+/* The window manager's name if one runs (EWMH check window valid), else
+ * false. name may be NULL. */
+bool x11_wm_running(pg_platform *p, char *name, size_t cap, pg_error *e);
+/* Sleep for ms milliseconds (monotonic, restarts on EINTR). */
+void x11_sleep_ms(uint32_t ms);
+/* Monotonic milliseconds. */
+uint64_t x11_now_ms(void);
+/* Decode one UTF-8 sequence of at most n bytes: its length, or 0 if invalid
+ * (overlong, surrogate, > U+10FFFF, truncated). */
+size_t x11_utf8_decode(const uint8_t *s, size_t n, uint32_t *cp);
+
+/* ---- x11_windows.c: enumeration and window lookup ---- */
+
+/* Everything the backend needs to know about one client window. */
+typedef struct {
+    xcb_window_t id;       /* the client window (what list_windows reports) */
+    xcb_window_t toplevel; /* its ancestor that is a child of root (frame, or id) */
+    int32_t root_x, root_y;/* content origin in root coordinates */
+    uint32_t width, height;/* content size */
+    int32_t off_x, off_y;  /* content origin inside the toplevel's pixmap (incl. border) */
+    uint32_t top_w, top_h; /* toplevel size including its border */
+    xcb_visualid_t top_visual;
+    uint8_t top_depth;
+    bool viewable;
+} x11_win;
+
+/* The ids list_windows would return, in stacking-independent order.
+ * *ids malloc'd, caller frees. */
+pg_err x11_client_ids(pg_platform *p, xcb_window_t **ids, size_t *n, pg_error *e);
+/* Look up id: PG_E_NOTFOUND unless it is one of x11_client_ids (so a frame,
+ * child or root id is refused the same way as a vanished one). */
+pg_err x11_resolve(pg_platform *p, uint64_t id, x11_win *w, pg_error *e);
+/* UTF-8 title of a window (_NET_WM_NAME, else WM_NAME); "" if none. */
+void x11_title(pg_platform *p, xcb_window_t w, char *out, size_t cap);
+/* The client (WM_STATE carrier) inside toplevel, or toplevel itself. */
+xcb_window_t x11_client_of(pg_platform *p, xcb_window_t toplevel);
+pg_err x11_list_windows(pg_platform *p, pg_window **out, size_t *n, pg_error *e);
+
+/* ---- x11_capture.c ---- */
+pg_err x11_capture_window(pg_platform *p, uint64_t id, const pg_rect *region, pg_capture *out,
+                          pg_error *e);
+pg_err x11_capture_screen(pg_platform *p, const pg_rect *region, pg_capture *out, pg_error *e);
+void x11_shm_release(pg_platform *p);
+
+/* ---- x11_convert.c: server pixels -> RGBA8 ---- */
+typedef struct {
+    uint32_t red_mask, green_mask, blue_mask;
+    uint8_t bpp;      /* bits per pixel of the ZPixmap format for the depth */
+    uint8_t pad;      /* scanline pad in bits */
+    bool msb_first;   /* image byte order */
+} x11_pixfmt;
+
+/* Format of a drawable of depth with visual (masks come from the visual:
+ * GetImage on a pixmap reports none). PG_E_UNSUPPORTED for non-TrueColor. */
+pg_err x11_pixfmt_for(pg_platform *p, xcb_visualid_t visual, uint8_t depth, x11_pixfmt *f,
+                      pg_error *e);
+/* Bytes per source row for w pixels. */
+size_t x11_src_stride(const x11_pixfmt *f, uint32_t w);
+/* Convert w*h pixels at src (rows of src_stride) into a new RGBA8 buffer. */
+pg_err x11_to_rgba(const x11_pixfmt *f, const uint8_t *src, size_t src_stride, uint32_t w,
+                   uint32_t h, pg_capture *out, pg_error *e);
+
+/* ---- x11_input.c ---- */
+pg_err x11_focus(pg_platform *p, uint64_t id, pg_error *e);
+pg_err x11_pointer_move(pg_platform *p, uint64_t id, int32_t x, int32_t y, pg_error *e);
+pg_err x11_click(pg_platform *p, uint64_t id, int32_t x, int32_t y, pg_button b, int count,
+                 pg_error *e);
+pg_err x11_key(pg_platform *p, uint64_t id, const char *chord, pg_error *e);
+pg_err x11_type_text(pg_platform *p, uint64_t id, const char *utf8, pg_error *e);
+/* Fake one key press or release on keycode. */
+void x11_fake_key(pg_platform *p, uint8_t keycode, bool press);
+
+/* ---- x11_keymap.c: keysyms -> keycodes, chords, spare-keycode remapping ---- */
+typedef struct x11_keymap x11_keymap;
+/* Snapshot of the current server keymap (reloaded per call: other clients may
+ * change it). PG_E_UNSUPPORTED without XKB. */
+pg_err x11_keymap_load(pg_platform *p, x11_keymap **out, pg_error *e);
+void x11_keymap_free(x11_keymap *k);
+/* Press the chord ("ctrl+shift+z") and release it again. target: the
+ * focused client, asked to confirm it read the keys before a restore. */
+pg_err x11_keymap_chord(pg_platform *p, x11_keymap *k, xcb_window_t target, const char *chord,
+                        pg_error *e);
+/* Type UTF-8 text; restores every remapped keycode before returning. */
+pg_err x11_keymap_type(pg_platform *p, x11_keymap *k, xcb_window_t target, const char *utf8,
+                       pg_error *e);
+
+/* ---- x11_settle.c ---- */
+pg_err x11_settle(pg_platform *p, uint64_t id, uint32_t quiet_ms, uint32_t timeout_ms,
+                  pg_error *e);
+/* Send client w a _NET_WM_PING and wait at most max_ms for its answer: when
+ * it comes, w has handled every event sent to it before. *answered says
+ * whether it came (many toolkits answer even without advertising it). */
+pg_err x11_wait_client(pg_platform *p, xcb_window_t w, uint32_t max_ms, bool *answered,
+                       pg_error *e);
+
+#endif

@@ -1,0 +1,170 @@
+/* x11_settle.c - wait until a window stops repainting, or has handled the
+ * input sent to it.
+ *
+ * Contract: settle() returns PG_OK once the client window (and everything
+ * drawn inside it) has had no repaint for quiet_ms, PG_E_TIMEOUT if that did
+ * not happen within timeout_ms, PG_E_NOTFOUND if the window went away.
+ * With DAMAGE it creates a damage object on the client window
+ * (ReportNonEmpty, re-armed with DamageSubtract after each notify) and waits
+ * on the connection with poll(), never longer than the remaining time; WM
+ * decoration changes on the frame do not count.
+ * Without DAMAGE it compares captures taken every min(quiet_ms/4, 50) ms and
+ * calls the window quiet when they stayed byte-identical for quiet_ms; a
+ * change that reverts between two samples goes unseen (sampling, not events).
+ * wait_client() pings the client (_NET_WM_PING, answered to root); since a
+ * client handles events in order, the answer proves it handled everything
+ * sent before. It selects SubstructureNotify on root only for the wait.
+ * Never: waits past timeout_ms (plus one reply timeout if the server hangs).
+ */
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <xcb/damage.h>
+
+#include "x11_private.h"
+
+static pg_err timed_out(pg_error *e, xcb_window_t id, uint32_t quiet_ms, uint32_t timeout_ms) {
+    return pg_error_set(e, PG_E_TIMEOUT, "the window keeps repainting (animation, blinking cursor?)",
+                        "window 0x%x was not quiet for %u ms within %u ms", (unsigned)id, quiet_ms,
+                        timeout_ms);
+}
+
+/* Read queued events; true if one of them is a notify for damage d. Also
+ * notices an error about d (its window was destroyed). */
+static bool drain_damage(pg_platform *p, xcb_damage_damage_t d, bool *gone) {
+    bool hit = false;
+    xcb_generic_event_t *ev;
+    while ((ev = xcb_poll_for_event(p->c)) != NULL) {
+        uint8_t type = ev->response_type & 0x7f;
+        if (type == p->damage.first_event + XCB_DAMAGE_NOTIFY &&
+            ((xcb_damage_notify_event_t *)ev)->damage == d)
+            hit = true;
+        else if (type == 0 && ((xcb_generic_error_t *)ev)->resource_id == d)
+            *gone = true;
+        free(ev);
+    }
+    return hit;
+}
+
+static pg_err settle_damage(pg_platform *p, const x11_win *w, uint32_t quiet_ms,
+                            uint32_t timeout_ms, pg_error *e) {
+    xcb_damage_damage_t d = xcb_generate_id(p->c);
+    xcb_generic_error_t *xe = NULL;
+    pg_err rc = x11_check(
+        p, xcb_damage_create_checked(p->c, d, w->id, XCB_DAMAGE_REPORT_LEVEL_NON_EMPTY), &xe, e);
+    if (rc != PG_OK) return rc;
+    if (xe) {
+        free(xe);
+        return pg_error_set(e, PG_E_NOTFOUND, NULL, "window 0x%x vanished", (unsigned)w->id);
+    }
+    uint64_t start = x11_now_ms(), last = start;
+    bool gone = false;
+    for (;;) {
+        uint64_t now = x11_now_ms();
+        if (now - last >= quiet_ms) break;
+        if (now - start >= timeout_ms) {
+            rc = timed_out(e, w->id, quiet_ms, timeout_ms);
+            break;
+        }
+        uint64_t until = last + quiet_ms < start + timeout_ms ? last + quiet_ms : start + timeout_ms;
+        struct pollfd pfd = {xcb_get_file_descriptor(p->c), POLLIN, 0};
+        (void)poll(&pfd, 1, (int)(until - now));
+        if (drain_damage(p, d, &gone)) {
+            last = x11_now_ms();
+            /* NonEmpty reports once until the region is emptied again. */
+            xcb_damage_subtract(p->c, d, XCB_NONE, XCB_NONE);
+            xcb_flush(p->c);
+        }
+        if (gone) {
+            rc = pg_error_set(e, PG_E_NOTFOUND, NULL, "window 0x%x vanished", (unsigned)w->id);
+            break;
+        }
+        if (xcb_connection_has_error(p->c)) return x11_alive(p, e);
+    }
+    xcb_damage_destroy(p->c, d);
+    xcb_flush(p->c);
+    return rc;
+}
+
+static pg_err settle_compare(pg_platform *p, uint64_t id, uint32_t quiet_ms, uint32_t timeout_ms,
+                             pg_error *e) {
+    uint32_t step = quiet_ms / 4 < 50 ? (quiet_ms / 4 ? quiet_ms / 4 : 1) : 50;
+    pg_capture prev = {0}, cur = {0};
+    pg_err rc = x11_capture_window(p, id, NULL, &prev, e);
+    uint64_t start = x11_now_ms(), last = start;
+    while (rc == PG_OK) {
+        uint64_t now = x11_now_ms();
+        if (now - last >= quiet_ms) break;
+        if (now - start >= timeout_ms) {
+            rc = timed_out(e, (xcb_window_t)id, quiet_ms, timeout_ms);
+            break;
+        }
+        x11_sleep_ms(step);
+        if ((rc = x11_capture_window(p, id, NULL, &cur, e)) != PG_OK) break;
+        bool same = cur.width == prev.width && cur.height == prev.height &&
+                    memcmp(cur.rgba, prev.rgba, cur.stride * cur.height) == 0;
+        if (!same) last = x11_now_ms();
+        free(prev.rgba);
+        prev = cur;
+        cur.rgba = NULL;
+    }
+    free(prev.rgba);
+    return rc;
+}
+
+static bool is_pong(pg_platform *p, xcb_generic_event_t *ev, uint32_t stamp) {
+    if ((ev->response_type & 0x7f) != XCB_CLIENT_MESSAGE) return false;
+    xcb_client_message_event_t *m = (xcb_client_message_event_t *)ev;
+    return m->type == p->atom.wm_protocols && m->format == 32 &&
+           m->data.data32[0] == p->atom.net_wm_ping && m->data.data32[1] == stamp;
+}
+
+pg_err x11_wait_client(pg_platform *p, xcb_window_t w, uint32_t max_ms, bool *answered,
+                       pg_error *e) {
+    *answered = false;
+    pg_err rc = x11_alive(p, e); /* drop queued events: only the pong matters */
+    if (rc != PG_OK) return rc;
+    uint32_t mask = XCB_EVENT_MASK_SUBSTRUCTURE_NOTIFY; /* clients answer to root */
+    xcb_change_window_attributes(p->c, p->root, XCB_CW_EVENT_MASK, &mask);
+    uint32_t stamp = ++p->ping_serial;
+    xcb_client_message_event_t ev;
+    memset(&ev, 0, sizeof ev);
+    ev.response_type = XCB_CLIENT_MESSAGE;
+    ev.format = 32;
+    ev.window = w;
+    ev.type = p->atom.wm_protocols;
+    ev.data.data32[0] = p->atom.net_wm_ping;
+    ev.data.data32[1] = stamp;
+    ev.data.data32[2] = w;
+    /* Empty mask: delivered to the client that created w. */
+    xcb_send_event(p->c, 0, w, XCB_EVENT_MASK_NO_EVENT, (const char *)&ev);
+    xcb_flush(p->c);
+    for (uint64_t end = x11_now_ms() + max_ms; !*answered && !xcb_connection_has_error(p->c);) {
+        xcb_generic_event_t *got;
+        while ((got = xcb_poll_for_event(p->c)) != NULL) {
+            *answered |= is_pong(p, got, stamp);
+            free(got);
+        }
+        uint64_t now = x11_now_ms();
+        if (*answered || now >= end) break;
+        struct pollfd pfd = {xcb_get_file_descriptor(p->c), POLLIN, 0};
+        (void)poll(&pfd, 1, (int)(end - now));
+    }
+    mask = 0;
+    xcb_change_window_attributes(p->c, p->root, XCB_CW_EVENT_MASK, &mask);
+    return x11_alive(p, e);
+}
+
+pg_err x11_settle(pg_platform *p, uint64_t id, uint32_t quiet_ms, uint32_t timeout_ms,
+                  pg_error *e) {
+    x11_win w;
+    pg_err rc = x11_resolve(p, id, &w, e);
+    if (rc != PG_OK) return rc;
+    if (!p->damage.present) return settle_compare(p, id, quiet_ms, timeout_ms, e);
+    rc = settle_damage(p, &w, quiet_ms, timeout_ms, e);
+    if (rc != PG_OK) return rc;
+    /* A destroyed window stops reporting damage; make sure it is still there. */
+    x11_win again;
+    return x11_resolve(p, id, &again, e);
+}

@@ -1,0 +1,243 @@
+/* pg_engine_tool - a test-only CLI over pg_engine for the oracle tests and
+ * benchmarks: reads image files, runs one engine operation, prints one JSON
+ * object on stdout. Not shipped; the broker is the real user of the engine.
+ *
+ *   pg_engine_tool diff A B [--threshold T] [--include-aa] [--checkerboard]
+ *                  [--region X,Y,W,H] [--mask X,Y,W,H]... [--out DIFF.png]
+ *   pg_engine_tool template IMAGE TEMPLATE [--threshold T] [--all]
+ *   pg_engine_tool ssim A B
+ *   pg_engine_tool hash IMAGE [--region X,Y,W,H]
+ *   pg_engine_tool time-diff A B REPS [diff options]  (median ms of the call only)
+ *   pg_engine_tool time-template IMAGE TEMPLATE REPS
+ *   pg_engine_tool time-hash IMAGE REPS
+ *   pg_engine_tool time-png IMAGE REPS                (encode, fast and level 6)
+ * Exit status: the pg_err of the operation (0 ok).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "pg_crypto.h"
+#include "pg_diff.h"
+#include "pg_fingerprint.h"
+#include "pg_img.h"
+#include "pg_img_codec.h"
+
+static pg_img *load(const char *path) {
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        fprintf(stderr, "cannot open %s\n", path);
+        exit(4);
+    }
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    uint8_t *buf = malloc((size_t)n + 1);
+    if (!buf || fread(buf, 1, (size_t)n, f) != (size_t)n) exit(9);
+    fclose(f);
+    pg_img *img;
+    pg_error e;
+    pg_img_limits lim = pg_img_limits_default();
+    lim.max_input_bytes = (size_t)512 << 20;
+    if (pg_img_decode(buf, (size_t)n, &lim, &img, &e)) {
+        fprintf(stderr, "%s: %s\n", path, e.message);
+        exit(e.code);
+    }
+    free(buf);
+    return img;
+}
+
+static pg_img_rect parse_rect(const char *s) {
+    unsigned x, y, w, h;
+    if (sscanf(s, "%u,%u,%u,%u", &x, &y, &w, &h) != 4) {
+        fprintf(stderr, "bad rect %s\n", s);
+        exit(2);
+    }
+    return (pg_img_rect){x, y, w, h};
+}
+
+static double now_ms(void) {
+    struct timespec ts;
+    timespec_get(&ts, TIME_UTC);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static int cmp_d(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n) {
+    qsort(v, (size_t)n, sizeof *v, cmp_d);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static int fail(const pg_error *e) {
+    printf("{\"error\":\"%s\",\"message\":\"%s\"}\n", pg_err_name(e->code), e->message);
+    return e->code;
+}
+
+typedef struct {
+    pg_diff_opts o;
+    pg_img_rect region, masks[PG_DIFF_MAX_MASKS];
+    const char *out;
+} diff_args;
+
+static void parse_diff_args(int argc, char **argv, int i, diff_args *d) {
+    pg_diff_opts_init(&d->o);
+    d->out = NULL;
+    for (; i < argc; i++) {
+        if (!strcmp(argv[i], "--threshold") && i + 1 < argc) d->o.threshold = atof(argv[++i]);
+        else if (!strcmp(argv[i], "--include-aa")) d->o.include_aa = true;
+        else if (!strcmp(argv[i], "--checkerboard")) d->o.checkerboard = true;
+        else if (!strcmp(argv[i], "--region") && i + 1 < argc) {
+            d->region = parse_rect(argv[++i]);
+            d->o.region = &d->region;
+        } else if (!strcmp(argv[i], "--mask") && i + 1 < argc && d->o.n_masks < PG_DIFF_MAX_MASKS) {
+            d->masks[d->o.n_masks++] = parse_rect(argv[++i]);
+            d->o.masks = d->masks;
+        } else if (!strcmp(argv[i], "--out") && i + 1 < argc) d->out = argv[++i];
+        else {
+            fprintf(stderr, "unknown diff option %s\n", argv[i]);
+            exit(2);
+        }
+    }
+}
+
+static void write_png(const pg_img *img, const char *path) {
+    uint8_t *png;
+    size_t n;
+    pg_png_opts o = pg_png_opts_default();
+    o.keep_alpha = true;
+    if (pg_img_encode_png(img, &o, &png, &n, NULL)) exit(9);
+    FILE *f = fopen(path, "wb");
+    if (!f || fwrite(png, 1, n, f) != n) exit(9);
+    fclose(f);
+    free(png);
+}
+
+static int cmd_diff(int argc, char **argv) {
+    static diff_args d;
+    parse_diff_args(argc, argv, 4, &d);
+    pg_img *a = load(argv[2]), *b = load(argv[3]), *out = NULL;
+    static pg_diff_result r;
+    pg_error e;
+    pg_err rc = pg_diff(a, b, &d.o, &r, d.out ? &out : NULL, &e);
+    if (rc && !(rc == PG_E_ASSERT && !r.sizes_match)) return fail(&e);
+    printf("{\"sizes_match\":%s,\"pixels_changed\":%llu,\"pixels_aa\":%llu,\"total_pixels\":%llu,"
+           "\"changed_pct\":%.6f,\"region_count\":%llu,\"regions\":[",
+           r.sizes_match ? "true" : "false", (unsigned long long)r.pixels_changed, (unsigned long long)r.pixels_aa,
+           (unsigned long long)r.total_pixels, r.changed_pct, (unsigned long long)r.region_count);
+    for (size_t i = 0; i < r.regions_len; i++)
+        printf("%s[%u,%u,%u,%u,%llu]", i ? "," : "", r.regions[i].box.x, r.regions[i].box.y, r.regions[i].box.w,
+               r.regions[i].box.h, (unsigned long long)r.regions[i].pixels);
+    printf("],\"bounds\":[%u,%u,%u,%u]}\n", r.bounds.x, r.bounds.y, r.bounds.w, r.bounds.h);
+    if (out) write_png(out, d.out);
+    pg_img_free(a);
+    pg_img_free(b);
+    pg_img_free(out);
+    return rc;
+}
+
+static int cmd_time_diff(int argc, char **argv) {
+    static diff_args d;
+    int reps = atoi(argv[4]);
+    parse_diff_args(argc, argv, 5, &d);
+    pg_img *a = load(argv[2]), *b = load(argv[3]);
+    double *t = malloc(sizeof *t * (size_t)reps);
+    static pg_diff_result r;
+    for (int i = 0; i < reps; i++) {
+        double t0 = now_ms();
+        pg_diff(a, b, &d.o, &r, NULL, NULL);
+        t[i] = now_ms() - t0;
+    }
+    printf("{\"median_ms\":%.4f,\"pixels_changed\":%llu}\n", median(t, reps), (unsigned long long)r.pixels_changed);
+    free(t);
+    pg_img_free(a);
+    pg_img_free(b);
+    return 0;
+}
+
+static int cmd_hash(int argc, char **argv) {
+    pg_img *img = load(argv[2]);
+    pg_img_rect reg, *rp = NULL;
+    if (argc > 4 && !strcmp(argv[3], "--region")) {
+        reg = parse_rect(argv[4]);
+        rp = &reg;
+    }
+    uint8_t d[32];
+    char hex[65], dh[17];
+    uint64_t h;
+    pg_error e;
+    if (pg_fp_sha256(img, rp, d, &e) || pg_fp_dhash(img, rp, &h, &e)) return fail(&e);
+    pg_hex(d, 32, hex);
+    pg_fp_dhash_hex(h, dh);
+    printf("{\"sha256\":\"%s\",\"dhash\":\"%s\",\"width\":%u,\"height\":%u}\n", hex, dh, img->width, img->height);
+    pg_img_free(img);
+    return 0;
+}
+
+static int cmd_time_hash(int argc, char **argv) {
+    pg_img *img = load(argv[2]);
+    int reps = atoi(argv[3]);
+    double *ts = malloc(sizeof *ts * (size_t)reps), *td = malloc(sizeof *td * (size_t)reps);
+    uint8_t d[32];
+    uint64_t h = 0;
+    for (int i = 0; i < reps; i++) {
+        double t0 = now_ms();
+        pg_fp_sha256(img, NULL, d, NULL);
+        double t1 = now_ms();
+        pg_fp_dhash(img, NULL, &h, NULL);
+        ts[i] = t1 - t0;
+        td[i] = now_ms() - t1;
+    }
+    printf("{\"sha256_ms\":%.4f,\"dhash_ms\":%.4f}\n", median(ts, reps), median(td, reps));
+    pg_img_free(img);
+    free(ts);
+    free(td);
+    return 0;
+}
+
+static int cmd_time_png(int argc, char **argv) {
+    pg_img *img = load(argv[2]);
+    int reps = atoi(argv[3]);
+    double *tf = malloc(sizeof *tf * (size_t)reps), *t6 = malloc(sizeof *t6 * (size_t)reps),
+           *td = malloc(sizeof *td * (size_t)reps);
+    pg_png_opts slow = {6, PG_PNG_FILTER_ALL, false, false};
+    size_t nf = 0, n6 = 0;
+    for (int i = 0; i < reps; i++) {
+        uint8_t *p;
+        double t0 = now_ms();
+        pg_img_encode_png(img, NULL, &p, &nf, NULL);
+        double t1 = now_ms();
+        pg_img *back;
+        pg_img_decode_png(p, nf, NULL, &back, NULL);
+        double t2 = now_ms();
+        pg_img_free(back);
+        free(p);
+        pg_img_encode_png(img, &slow, &p, &n6, NULL);
+        t6[i] = now_ms() - t2;
+        free(p);
+        tf[i] = t1 - t0;
+        td[i] = t2 - t1;
+    }
+    printf("{\"encode_fast_ms\":%.3f,\"fast_bytes\":%llu,\"decode_fast_ms\":%.3f,\"encode_l6_ms\":%.3f,"
+           "\"l6_bytes\":%llu}\n",
+           median(tf, reps), (unsigned long long)nf, median(td, reps), median(t6, reps), (unsigned long long)n6);
+    pg_img_free(img);
+    free(tf);
+    free(t6);
+    free(td);
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    if (argc >= 4 && !strcmp(argv[1], "diff")) return cmd_diff(argc, argv);
+    if (argc >= 5 && !strcmp(argv[1], "time-diff")) return cmd_time_diff(argc, argv);
+    if (argc >= 3 && !strcmp(argv[1], "hash")) return cmd_hash(argc, argv);
+    if (argc >= 4 && !strcmp(argv[1], "time-hash")) return cmd_time_hash(argc, argv);
+    if (argc >= 4 && !strcmp(argv[1], "time-png")) return cmd_time_png(argc, argv);
+    fprintf(stderr, "usage: see the comment at the top of pg_engine_tool.c\n");
+    return 2;
+}

@@ -1,0 +1,682 @@
+/* test_x11.c - the X11 backend against the real Tk demo app on a private
+ * Xvfb: first with no window manager, then again under openbox.
+ *
+ * Proves: list_windows finds "pixelgate demo" with the wish process's pid
+ * (X-Resource) and its content geometry; captures are the right size, in
+ * RGBA order, pixel-identical to the screen where uncovered and still the
+ * window's own pixels when covered (Composite); regions clip; clicks,
+ * double clicks, UTF-8 typing (including characters not on the keymap) and
+ * chords arrive in the app (it writes its state to a JSON file); a click on a
+ * covered point is refused naming the cover; bad chords are BADINPUT naming
+ * the bad part; vanished, frame and root ids are NOT_FOUND; settle sees the
+ * entry's blinking cursor.
+ * Starts its own Xvfb (first free display from :91), wish and openbox, and
+ * kills them at exit (and, through PR_SET_PDEATHSIG, if this process dies).
+ * Missing Xvfb, wish or openbox is a FAILURE, never a skip.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <xcb/xcb.h>
+
+#include "pg_platform.h"
+#include "pg_test.h"
+
+#ifndef PG_SOURCE_DIR
+#error "PG_SOURCE_DIR must name the source tree (tests/apps/pg_demo.tcl)"
+#endif
+
+enum { MODE_NONE, MODE_NOWM, MODE_OPENBOX };
+
+static struct {
+    bool broken;
+    char why[1200];
+    int mode;
+    int display;
+    char dpy[16];
+    char dir[64];
+    char state[128];
+    pid_t xvfb, wish, openbox;
+    xcb_connection_t *c;
+    xcb_window_t root;
+    const pg_platform_ops *ops;
+    pg_platform *p;
+    uint64_t demo;                /* the demo's client window */
+    int32_t button_x, button_y;   /* centre of "Press me", window-relative */
+    int32_t entry_x, entry_y;     /* a point inside the entry */
+} env;
+
+/* ------------------------------------------------------------ helpers */
+
+static uint64_t now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+static void sleep_ms(unsigned ms) {
+    struct timespec ts = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+static bool on_path(const char *prog) {
+    const char *path = getenv("PATH");
+    char buf[4096];
+    snprintf(buf, sizeof buf, "%s", path ? path : "/usr/bin:/bin");
+    for (char *save = NULL, *d = strtok_r(buf, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
+        char full[4200];
+        snprintf(full, sizeof full, "%s/%s", d, prog);
+        if (access(full, X_OK) == 0) return true;
+    }
+    return false;
+}
+
+/* fork/exec with DISPLAY set; stdout to *out_fd when asked, else /dev/null. */
+static pid_t spawn(char *const argv[], int *out_fd) {
+    int pfd[2] = {-1, -1};
+    if (out_fd && pipe(pfd) != 0) return -1;
+    pid_t pid = fork();
+    if (pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        setenv("DISPLAY", env.dpy, 1);
+        int null = open("/dev/null", O_RDWR);
+        dup2(out_fd ? pfd[1] : null, 1);
+        dup2(null, 2);
+        if (out_fd) close(pfd[0]);
+        execvp(argv[0], argv);
+        _exit(127);
+    }
+    if (out_fd) {
+        close(pfd[1]);
+        *out_fd = pfd[0];
+    }
+    return pid;
+}
+
+static void stop(pid_t *pid) {
+    if (*pid <= 0) return;
+    kill(*pid, SIGTERM);
+    for (int i = 0; i < 100; i++) {
+        if (waitpid(*pid, NULL, WNOHANG) == *pid) {
+            *pid = 0;
+            return;
+        }
+        sleep_ms(20);
+    }
+    kill(*pid, SIGKILL);
+    waitpid(*pid, NULL, 0);
+    *pid = 0;
+}
+
+static bool exited(pid_t pid) { return waitpid(pid, NULL, WNOHANG) == pid; }
+
+static void cleanup(void) {
+    if (env.p) env.ops->close(env.p);
+    env.p = NULL;
+    if (env.c) xcb_disconnect(env.c);
+    env.c = NULL;
+    stop(&env.wish);
+    stop(&env.openbox);
+    stop(&env.xvfb);
+    if (env.dir[0]) {
+        char f[200];
+        snprintf(f, sizeof f, "%s/state.json", env.dir);
+        unlink(f);
+        snprintf(f, sizeof f, "%s/state.json.tmp", env.dir);
+        unlink(f);
+        rmdir(env.dir);
+    }
+}
+
+static bool fail_setup(const char *fmt, const char *arg) {
+    snprintf(env.why, sizeof env.why, fmt, arg);
+    env.broken = true;
+    return false;
+}
+
+/* ------------------------------------------------------------ X server */
+
+static bool start_xvfb(void) {
+    for (int d = 91; d < 140; d++) {
+        char lock[64], sock[64], num[16];
+        snprintf(lock, sizeof lock, "/tmp/.X%d-lock", d);
+        snprintf(sock, sizeof sock, "/tmp/.X11-unix/X%d", d);
+        if (access(lock, F_OK) == 0 || access(sock, F_OK) == 0) continue;
+        snprintf(num, sizeof num, ":%d", d);
+        snprintf(env.dpy, sizeof env.dpy, ":%d", d);
+        char *argv[] = {"Xvfb", num, "-screen", "0", "1920x1080x24", "-nolisten", "tcp",
+                        "-noreset", NULL};
+        env.xvfb = spawn(argv, NULL);
+        for (uint64_t t0 = now_ms(); now_ms() - t0 < 5000; sleep_ms(20)) {
+            if (exited(env.xvfb)) break; /* lost a race for this number */
+            if (access(sock, F_OK) != 0) continue;
+            env.c = xcb_connect(env.dpy, NULL);
+            if (!xcb_connection_has_error(env.c)) {
+                env.display = d;
+                env.root = xcb_setup_roots_iterator(xcb_get_setup(env.c)).data->root;
+                return true;
+            }
+            xcb_disconnect(env.c);
+            env.c = NULL;
+        }
+        stop(&env.xvfb);
+    }
+    return fail_setup("could not start Xvfb on any display :91..:139%s", "");
+}
+
+static xcb_atom_t atom(const char *name) {
+    xcb_intern_atom_reply_t *r =
+        xcb_intern_atom_reply(env.c, xcb_intern_atom(env.c, 0, (uint16_t)strlen(name), name), NULL);
+    xcb_atom_t a = r ? r->atom : XCB_NONE;
+    free(r);
+    return a;
+}
+
+static xcb_window_t window_prop(xcb_window_t w, xcb_atom_t a) {
+    xcb_get_property_reply_t *r = xcb_get_property_reply(
+        env.c, xcb_get_property(env.c, 0, w, a, XCB_ATOM_WINDOW, 0, 1), NULL);
+    xcb_window_t v = 0;
+    if (r && xcb_get_property_value_length(r) == 4) memcpy(&v, xcb_get_property_value(r), 4);
+    free(r);
+    return v;
+}
+
+static bool wm_ready(void) {
+    xcb_atom_t a = atom("_NET_SUPPORTING_WM_CHECK");
+    xcb_window_t w = window_prop(env.root, a);
+    return w && window_prop(w, a) == w;
+}
+
+static xcb_window_t parent_of(xcb_window_t w) {
+    xcb_query_tree_reply_t *t = xcb_query_tree_reply(env.c, xcb_query_tree(env.c, w), NULL);
+    xcb_window_t p = t ? t->parent : 0;
+    free(t);
+    return p;
+}
+
+/* ------------------------------------------------------------ the app */
+
+static bool start_wish(void) {
+    char script[512];
+    snprintf(script, sizeof script, "%s/tests/apps/pg_demo.tcl", PG_SOURCE_DIR);
+    unlink(env.state);
+    char *argv[] = {"wish", script, env.state, NULL};
+    int out = -1;
+    env.wish = spawn(argv, &out);
+    char buf[256] = "";
+    size_t n = 0;
+    for (uint64_t t0 = now_ms(); now_ms() - t0 < 10000 && !strstr(buf, "READY");) {
+        struct pollfd pfd = {out, POLLIN, 0};
+        if (poll(&pfd, 1, 100) <= 0) continue;
+        ssize_t r = read(out, buf + n, sizeof buf - 1 - n);
+        if (r <= 0) break;
+        n += (size_t)r;
+        buf[n] = 0;
+    }
+    close(out);
+    if (!strstr(buf, "READY")) return fail_setup("wish %s did not print READY within 10 s", script);
+    return true;
+}
+
+static const pg_window *find_demo(pg_window *w, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(w[i].title, "pixelgate demo") == 0) return &w[i];
+    return NULL;
+}
+
+static bool rgb_is(const pg_capture *c, uint32_t x, uint32_t y, uint8_t r, uint8_t g, uint8_t b) {
+    const uint8_t *px = c->rgba + (size_t)y * c->stride + (size_t)x * 4;
+    return px[0] == r && px[1] == g && px[2] == b && px[3] == 255;
+}
+
+/* The button is the #2e7d32 area; the entry is the white area below it. */
+static bool locate_widgets(void) {
+    pg_capture c;
+    pg_error e;
+    if (env.ops->capture_window(env.p, env.demo, NULL, &c, &e) != PG_OK)
+        return fail_setup("capture for widget positions failed: %s", e.message);
+    uint32_t x0 = c.width, y0 = c.height, x1 = 0, y1 = 0;
+    for (uint32_t y = 0; y < c.height; y++)
+        for (uint32_t x = 0; x < c.width; x++)
+            if (rgb_is(&c, x, y, 0x2e, 0x7d, 0x32)) {
+                x0 = x < x0 ? x : x0, y0 = y < y0 ? y : y0;
+                x1 = x > x1 ? x : x1, y1 = y > y1 ? y : y1;
+            }
+    bool ok = x1 > x0 && y1 > y0;
+    env.button_x = (int32_t)(x0 + x1) / 2;
+    env.button_y = (int32_t)(y0 + y1) / 2;
+    env.entry_y = -1;
+    for (uint32_t y = y1 + 1; ok && y < c.height && env.entry_y < 0; y++)
+        if (rgb_is(&c, (uint32_t)env.button_x, y, 255, 255, 255)) env.entry_y = (int32_t)y + 4;
+    env.entry_x = env.button_x;
+    free(c.rgba);
+    if (!ok || env.entry_y < 0) return fail_setup("could not find the button/entry%s", "");
+    return true;
+}
+
+static bool open_backend(void) {
+    pg_error e;
+    env.ops = pg_platform_default();
+    if (env.ops->open(&env.p, env.dpy, &e) != PG_OK) return fail_setup("open: %s", e.message);
+    /* Under a WM the demo appears once it is managed: poll for it. */
+    for (uint64_t t0 = now_ms(); now_ms() - t0 < 5000; sleep_ms(20)) {
+        pg_window *w;
+        size_t n;
+        if (env.ops->list_windows(env.p, &w, &n, &e) != PG_OK) return fail_setup("list: %s", e.message);
+        const pg_window *d = find_demo(w, n);
+        bool ready = d && d->visible;
+        env.demo = d ? d->id : 0;
+        free(w);
+        if (ready) return locate_widgets();
+    }
+    return fail_setup("the demo window never appeared in list_windows%s", "");
+}
+
+/* Bring up Xvfb once, then the wanted WM mode with a fresh demo app. */
+static bool setup(int mode) {
+    if (env.broken) return false;
+    if (env.mode == mode) return true;
+    if (!env.xvfb) {
+        const char *need[] = {"Xvfb", "wish", "openbox"};
+        for (int i = 0; i < 3; i++)
+            if (!on_path(need[i])) return fail_setup("%s not found on PATH: install it (this test never skips)", need[i]);
+        snprintf(env.dir, sizeof env.dir, "/tmp/pg-test-x11-XXXXXX");
+        if (!mkdtemp(env.dir)) return fail_setup("mkdtemp failed%s", "");
+        snprintf(env.state, sizeof env.state, "%s/state.json", env.dir);
+        atexit(cleanup);
+        if (!start_xvfb()) return false;
+    }
+    if (env.p) env.ops->close(env.p);
+    env.p = NULL;
+    stop(&env.wish);
+    stop(&env.openbox);
+    env.mode = MODE_NONE;
+    if (mode == MODE_OPENBOX) {
+        char *argv[] = {"openbox", "--sm-disable", NULL};
+        env.openbox = spawn(argv, NULL);
+        uint64_t t0 = now_ms();
+        while (!wm_ready() && now_ms() - t0 < 5000) sleep_ms(20);
+        if (!wm_ready()) return fail_setup("openbox did not set _NET_SUPPORTING_WM_CHECK%s", "");
+    } else {
+        /* A WM that quit may leave its check property behind; we need none. */
+        xcb_delete_property(env.c, env.root, atom("_NET_SUPPORTING_WM_CHECK"));
+        xcb_flush(env.c);
+    }
+    /* The pointer must not hover the button: its colour changes (activebackground). */
+    xcb_warp_pointer(env.c, XCB_NONE, env.root, 0, 0, 0, 0, 1900, 1060);
+    xcb_flush(env.c);
+    if (!start_wish() || !open_backend()) return false;
+    env.mode = mode;
+    return true;
+}
+
+#define SETUP(mode)                                                                     \
+    do {                                                                                \
+        if (!setup(mode)) {                                                             \
+            fprintf(stderr, "%s:%d: setup failed: %s\n", __FILE__, __LINE__, env.why);  \
+            *pg_failed_ = 1;                                                            \
+            return;                                                                     \
+        }                                                                               \
+    } while (0)
+
+/* ------------------------------------------------------------ app state */
+
+typedef struct {
+    int clicks;
+    char entry[256];
+} app_state;
+
+/* Parse {"clicks": N, "entry": "..."} as pg_demo.tcl writes it. */
+static bool read_state(app_state *s) {
+    char buf[2048];
+    FILE *f = fopen(env.state, "r");
+    if (!f) return false;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    const char *c = strstr(buf, "\"clicks\":"), *en = strstr(buf, "\"entry\": \"");
+    if (!c || !en) return false;
+    s->clicks = atoi(c + 9);
+    size_t o = 0;
+    for (const char *p = en + 10; *p && *p != '"' && o + 4 < sizeof s->entry; p++) {
+        if (*p == '\\' && p[1]) {
+            p++;
+            if (*p == 'u' && strlen(p) >= 5) {
+                s->entry[o++] = (char)strtol((char[]){p[3], p[4], 0}, NULL, 16);
+                p += 4;
+            } else {
+                s->entry[o++] = *p;
+            }
+        } else {
+            s->entry[o++] = *p;
+        }
+    }
+    s->entry[o] = 0;
+    return true;
+}
+
+static bool wait_clicks(int want, app_state *s) {
+    for (uint64_t t0 = now_ms(); now_ms() - t0 < 3000; sleep_ms(20))
+        if (read_state(s) && s->clicks == want) return true;
+    return false;
+}
+
+static bool wait_entry(const char *want, app_state *s) {
+    for (uint64_t t0 = now_ms(); now_ms() - t0 < 3000; sleep_ms(20))
+        if (read_state(s) && strcmp(s->entry, want) == 0) return true;
+    fprintf(stderr, "entry is \"%s\", expected \"%s\"\n", s->entry, want);
+    return false;
+}
+
+/* ------------------------------------------------------------ test bodies */
+
+static void t_caps(int *pg_failed_, int mode) {
+    pg_caps caps;
+    pg_error e;
+    REQUIRE(env.ops->caps(env.p, &caps, &e) == PG_OK);
+    printf("     caps: %s\n", caps.detail);
+    CHECK_STR(caps.backend, "x11");
+    CHECK(caps.capture_covered && caps.input_keys && caps.input_text_unicode && caps.settle);
+    CHECK_EQ_INT(caps.window_manager, mode == MODE_OPENBOX);
+    CHECK(strstr(caps.detail, "1920x1080") != NULL);
+    if (mode == MODE_OPENBOX) CHECK(strstr(caps.detail, "Openbox") != NULL);
+}
+
+static void t_list(int *pg_failed_, int mode) {
+    pg_window *w;
+    size_t n;
+    pg_error e;
+    REQUIRE(env.ops->list_windows(env.p, &w, &n, &e) == PG_OK);
+    const pg_window *d = find_demo(w, n);
+    CHECK(d != NULL);
+    if (d) {
+        CHECK_EQ_INT(d->pid, env.wish);
+        CHECK_EQ_INT(d->width, 480);
+        CHECK_EQ_INT(d->height, 260);
+        CHECK(d->visible);
+        CHECK(d->class_name[0] && d->instance[0]);
+        if (mode == MODE_NOWM) CHECK(d->x == 40 && d->y == 40);
+        else CHECK(d->x >= 40 && d->y > 40); /* inside openbox's frame */
+        printf("     demo: 0x%llx class %s instance %s pid %lld at %d,%d\n",
+               (unsigned long long)d->id, d->class_name, d->instance, (long long)d->pid, d->x, d->y);
+    }
+    size_t same = 0;
+    for (size_t i = 0; i < n; i++) same += w[i].id == env.demo;
+    CHECK_EQ_INT(same, 1);
+    free(w);
+}
+
+static void t_capture(int *pg_failed_, int mode) {
+    pg_capture c, s;
+    pg_error e;
+    REQUIRE(env.ops->capture_window(env.p, env.demo, NULL, &c, &e) == PG_OK);
+    printf("     window capture method: %s\n", c.method);
+    CHECK_EQ_INT(c.width, 480);
+    CHECK_EQ_INT(c.height, 260);
+    CHECK(c.stride >= c.width * 4u);
+    CHECK(strncmp(c.method, "composite+", 10) == 0);
+    size_t dark = 0, green = 0;
+    for (uint32_t y = 0; y < c.height; y++)
+        for (uint32_t x = 0; x < c.width; x++) {
+            const uint8_t *px = c.rgba + y * c.stride + x * 4;
+            dark += px[0] < 16 && px[1] < 16 && px[2] < 16;
+            green += rgb_is(&c, x, y, 0x2e, 0x7d, 0x32); /* R/B swapped would miss */
+        }
+    CHECK(dark < (size_t)c.width * c.height / 10);
+    CHECK(green > 200);
+    CHECK(rgb_is(&c, 2, 2, 0xf4, 0xf4, 0xf4));
+    /* Uncovered, the window's pixels are exactly what the screen shows there. */
+    pg_window *w;
+    size_t n;
+    REQUIRE(env.ops->list_windows(env.p, &w, &n, &e) == PG_OK);
+    const pg_window *d = find_demo(w, n);
+    REQUIRE(d != NULL);
+    pg_rect r = {d->x, d->y, d->width, d->height};
+    free(w);
+    REQUIRE(env.ops->capture_screen(env.p, &r, &s, &e) == PG_OK);
+    printf("     screen capture method: %s\n", s.method);
+    CHECK(s.width == c.width && s.height == c.height);
+    for (uint32_t y = 0; y < c.height && s.width == c.width; y++)
+        if (memcmp(c.rgba + y * c.stride, s.rgba + y * s.stride, c.width * 4u) != 0) {
+            fprintf(stderr, "screen and window capture differ at row %u\n", y);
+            CHECK(!"window capture equals the screen where uncovered");
+            break;
+        }
+    free(s.rgba);
+    free(c.rgba);
+    (void)mode;
+}
+
+static void t_region(int *pg_failed_, int mode) {
+    pg_capture full, c;
+    pg_error e;
+    REQUIRE(env.ops->capture_window(env.p, env.demo, NULL, &full, &e) == PG_OK);
+    pg_rect r = {10, 20, 100, 50};
+    REQUIRE(env.ops->capture_window(env.p, env.demo, &r, &c, &e) == PG_OK);
+    CHECK(c.width == 100 && c.height == 50);
+    for (uint32_t y = 0; y < c.height; y++)
+        CHECK(memcmp(c.rgba + y * c.stride, full.rgba + (y + 20) * full.stride + 40, 400) == 0);
+    free(c.rgba);
+    r = (pg_rect){470, 250, 100, 100};
+    REQUIRE(env.ops->capture_window(env.p, env.demo, &r, &c, &e) == PG_OK);
+    CHECK(c.width == 10 && c.height == 10);
+    free(c.rgba);
+    r = (pg_rect){-5, -5, 10, 10};
+    REQUIRE(env.ops->capture_window(env.p, env.demo, &r, &c, &e) == PG_OK);
+    CHECK(c.width == 5 && c.height == 5);
+    free(c.rgba);
+    r = (pg_rect){500, 0, 10, 10};
+    CHECK_EQ_INT(env.ops->capture_window(env.p, env.demo, &r, &c, &e), PG_E_BADINPUT);
+    r = (pg_rect){1900, 1000, 100, 100};
+    REQUIRE(env.ops->capture_screen(env.p, &r, &c, &e) == PG_OK);
+    CHECK(c.width == 20 && c.height == 80);
+    free(c.rgba);
+    r = (pg_rect){2000, 0, 10, 10};
+    CHECK_EQ_INT(env.ops->capture_screen(env.p, &r, &c, &e), PG_E_BADINPUT);
+    free(full.rgba);
+    (void)mode;
+}
+
+/* An override-redirect red window over the whole demo (WMs leave it alone). */
+static xcb_window_t make_cover(const pg_window *d) {
+    xcb_window_t w = xcb_generate_id(env.c);
+    uint32_t vals[] = {0xff0000, 1};
+    xcb_create_window(env.c, XCB_COPY_FROM_PARENT, w, env.root, (int16_t)(d->x - 10),
+                      (int16_t)(d->y - 30), (uint16_t)(d->width + 20), (uint16_t)(d->height + 40), 0,
+                      XCB_WINDOW_CLASS_INPUT_OUTPUT, XCB_COPY_FROM_PARENT,
+                      XCB_CW_BACK_PIXEL | XCB_CW_OVERRIDE_REDIRECT, vals);
+    xcb_change_property(env.c, XCB_PROP_MODE_REPLACE, w, XCB_ATOM_WM_NAME, XCB_ATOM_STRING, 8, 8,
+                        "pg cover");
+    xcb_map_window(env.c, w);
+    free(xcb_get_input_focus_reply(env.c, xcb_get_input_focus(env.c), NULL));
+    sleep_ms(50);
+    return w;
+}
+
+static void t_covered(int *pg_failed_, int mode) {
+    pg_capture before, after, s;
+    pg_error e;
+    pg_window *w;
+    size_t n;
+    REQUIRE(env.ops->list_windows(env.p, &w, &n, &e) == PG_OK);
+    const pg_window *d = find_demo(w, n);
+    REQUIRE(d != NULL);
+    pg_window demo = *d;
+    free(w);
+    REQUIRE(env.ops->capture_window(env.p, env.demo, NULL, &before, &e) == PG_OK);
+    xcb_window_t cover = make_cover(&demo);
+    REQUIRE(env.ops->capture_window(env.p, env.demo, NULL, &after, &e) == PG_OK);
+    CHECK(after.width == before.width && after.height == before.height);
+    CHECK(memcmp(after.rgba, before.rgba, before.stride * before.height) == 0);
+    pg_rect r = {demo.x, demo.y, demo.width, demo.height};
+    REQUIRE(env.ops->capture_screen(env.p, &r, &s, &e) == PG_OK);
+    CHECK(rgb_is(&s, s.width / 2, s.height / 2, 255, 0, 0)); /* the screen shows the cover */
+    CHECK(rgb_is(&s, 0, 0, 255, 0, 0));
+    /* The override-redirect cover is no application window. */
+    REQUIRE(env.ops->list_windows(env.p, &w, &n, &e) == PG_OK);
+    for (size_t i = 0; i < n; i++) CHECK(w[i].id != cover);
+    free(w);
+    pg_err rc = env.ops->click(env.p, env.demo, env.button_x, env.button_y, PG_BTN_LEFT, 1, &e);
+    CHECK_EQ_INT(rc, PG_E_POLICY);
+    char id[32];
+    snprintf(id, sizeof id, "0x%x", (unsigned)cover);
+    CHECK(strstr(e.message, id) != NULL);
+    CHECK(strstr(e.message, "pg cover") != NULL);
+    app_state st;
+    CHECK(read_state(&st) && st.clicks == 0);
+    xcb_destroy_window(env.c, cover);
+    free(xcb_get_input_focus_reply(env.c, xcb_get_input_focus(env.c), NULL));
+    free(before.rgba), free(after.rgba), free(s.rgba);
+    (void)mode;
+}
+
+static void t_pointer_and_click(int *pg_failed_, int mode) {
+    pg_error e;
+    app_state st;
+    REQUIRE(env.ops->pointer_move(env.p, env.demo, 5, 7, &e) == PG_OK);
+    pg_window *w;
+    size_t n;
+    REQUIRE(env.ops->list_windows(env.p, &w, &n, &e) == PG_OK);
+    const pg_window *d = find_demo(w, n);
+    REQUIRE(d != NULL);
+    xcb_query_pointer_reply_t *q =
+        xcb_query_pointer_reply(env.c, xcb_query_pointer(env.c, env.root), NULL);
+    REQUIRE(q != NULL);
+    CHECK(q->root_x == d->x + 5 && q->root_y == d->y + 7);
+    free(q);
+    free(w);
+    REQUIRE(env.ops->click(env.p, env.demo, env.button_x, env.button_y, PG_BTN_LEFT, 1, &e) == PG_OK);
+    CHECK(wait_clicks(1, &st));
+    REQUIRE(env.ops->click(env.p, env.demo, env.button_x, env.button_y, PG_BTN_LEFT, 2, &e) == PG_OK);
+    CHECK(wait_clicks(3, &st));
+    CHECK_EQ_INT(env.ops->click(env.p, env.demo, 480, 10, PG_BTN_LEFT, 1, &e), PG_E_BADINPUT);
+    CHECK_EQ_INT(env.ops->click(env.p, env.demo, -1, 10, PG_BTN_LEFT, 1, &e), PG_E_BADINPUT);
+    CHECK_EQ_INT(env.ops->pointer_move(env.p, env.demo, 10, 260, &e), PG_E_BADINPUT);
+    (void)mode;
+}
+
+static void t_type(int *pg_failed_, int mode) {
+    pg_error e;
+    app_state st;
+    const char *text = "Hello, World! 123 \xc3\xa9\xe2\x82\xac\xc3\xbc"; /* é€ü */
+    REQUIRE(env.ops->click(env.p, env.demo, env.entry_x, env.entry_y, PG_BTN_LEFT, 1, &e) == PG_OK);
+    uint64_t t0 = now_ms();
+    REQUIRE(env.ops->type_text(env.p, env.demo, text, &e) == PG_OK);
+    printf("     typed %zu bytes in %llu ms\n", strlen(text), (unsigned long long)(now_ms() - t0));
+    CHECK(wait_entry(text, &st));
+    (void)mode;
+}
+
+static void t_chords(int *pg_failed_, int mode) {
+    pg_error e;
+    app_state st;
+    /* Tk 8.6 on X11: ctrl+slash selects all, ctrl+a goes to line start. */
+    REQUIRE(env.ops->key(env.p, env.demo, "ctrl+slash", &e) == PG_OK);
+    REQUIRE(env.ops->type_text(env.p, env.demo, "Replaced \xf0\x9f\x98\x80", &e) == PG_OK);
+    CHECK(wait_entry("Replaced \xf0\x9f\x98\x80", &st));
+    REQUIRE(env.ops->key(env.p, env.demo, "ctrl+slash", &e) == PG_OK);
+    REQUIRE(env.ops->type_text(env.p, env.demo, "Replaced", &e) == PG_OK);
+    CHECK(wait_entry("Replaced", &st));
+    REQUIRE(env.ops->key(env.p, env.demo, "ctrl+a", &e) == PG_OK);
+    REQUIRE(env.ops->type_text(env.p, env.demo, "X", &e) == PG_OK);
+    CHECK(wait_entry("XReplaced", &st));
+    REQUIRE(env.ops->key(env.p, env.demo, "End", &e) == PG_OK);
+    REQUIRE(env.ops->key(env.p, env.demo, "BackSpace", &e) == PG_OK);
+    CHECK(wait_entry("XReplace", &st));
+    REQUIRE(env.ops->key(env.p, env.demo, "shift+Home", &e) == PG_OK);
+    REQUIRE(env.ops->type_text(env.p, env.demo, "Q", &e) == PG_OK);
+    CHECK(wait_entry("Q", &st));
+    REQUIRE(env.ops->key(env.p, env.demo, "plus", &e) == PG_OK);
+    REQUIRE(env.ops->key(env.p, env.demo, "ctrl++", &e) == PG_OK); /* Tk ignores ctrl+key */
+    REQUIRE(env.ops->key(env.p, env.demo, "\xc3\xa9", &e) == PG_OK);  /* é: not on the map */
+    REQUIRE(env.ops->key(env.p, env.demo, "shift+a", &e) == PG_OK);
+    CHECK(wait_entry("Q+\xc3\xa9" "A", &st));
+    CHECK_EQ_INT(env.ops->key(env.p, env.demo, "ctrl+shift+z", &e), PG_OK);
+    CHECK_EQ_INT(env.ops->key(env.p, env.demo, "Return", &e), PG_OK);
+    CHECK_EQ_INT(env.ops->key(env.p, env.demo, "shift+Tab", &e), PG_OK);
+    CHECK_EQ_INT(env.ops->key(env.p, env.demo, "Tab", &e), PG_OK);
+    (void)mode;
+}
+
+static void t_bad_input(int *pg_failed_, int mode) {
+    pg_error e;
+    CHECK_EQ_INT(env.ops->key(env.p, env.demo, "ctrl+nosuchkey", &e), PG_E_BADINPUT);
+    CHECK(strstr(e.message, "nosuchkey") != NULL);
+    CHECK_EQ_INT(env.ops->key(env.p, env.demo, "hyper+a", &e), PG_E_BADINPUT);
+    CHECK(strstr(e.message, "hyper") != NULL);
+    CHECK_EQ_INT(env.ops->key(env.p, env.demo, "ctrl+", &e), PG_E_BADINPUT);
+    CHECK_EQ_INT(env.ops->key(env.p, env.demo, "", &e), PG_E_BADINPUT);
+    CHECK_EQ_INT(env.ops->type_text(env.p, env.demo, "ab\xff", &e), PG_E_BADINPUT);
+    CHECK_EQ_INT(env.ops->click(env.p, env.demo, 5, 5, (pg_button)7, 1, &e), PG_E_BADINPUT);
+    (void)mode;
+}
+
+static void t_not_found(int *pg_failed_, int mode) {
+    pg_error e;
+    pg_capture c;
+    xcb_window_t gone = xcb_generate_id(env.c);
+    xcb_create_window(env.c, XCB_COPY_FROM_PARENT, gone, env.root, 0, 0, 10, 10, 0,
+                      XCB_WINDOW_CLASS_INPUT_OUTPUT, XCB_COPY_FROM_PARENT, 0, NULL);
+    xcb_destroy_window(env.c, gone);
+    free(xcb_get_input_focus_reply(env.c, xcb_get_input_focus(env.c), NULL));
+    CHECK_EQ_INT(env.ops->capture_window(env.p, gone, NULL, &c, &e), PG_E_NOTFOUND);
+    CHECK_EQ_INT(env.ops->click(env.p, gone, 1, 1, PG_BTN_LEFT, 1, &e), PG_E_NOTFOUND);
+    CHECK_EQ_INT(env.ops->focus(env.p, gone, &e), PG_E_NOTFOUND);
+    CHECK_EQ_INT(env.ops->type_text(env.p, gone, "x", &e), PG_E_NOTFOUND);
+    CHECK_EQ_INT(env.ops->settle(env.p, gone, 10, 100, &e), PG_E_NOTFOUND);
+    CHECK_EQ_INT(env.ops->capture_window(env.p, env.root, NULL, &c, &e), PG_E_NOTFOUND);
+    CHECK_EQ_INT(env.ops->capture_window(env.p, 0, NULL, &c, &e), PG_E_NOTFOUND);
+    if (mode == MODE_OPENBOX) { /* the WM's frame is not an application window */
+        xcb_window_t frame = (xcb_window_t)env.demo;
+        while (parent_of(frame) != env.root && frame) frame = parent_of(frame);
+        CHECK(frame != env.demo);
+        CHECK_EQ_INT(env.ops->capture_window(env.p, frame, NULL, &c, &e), PG_E_NOTFOUND);
+    }
+}
+
+static void t_focus_and_settle(int *pg_failed_, int mode) {
+    pg_error e;
+    REQUIRE(env.ops->focus(env.p, env.demo, &e) == PG_OK);
+    pg_window *w;
+    size_t n;
+    REQUIRE(env.ops->list_windows(env.p, &w, &n, &e) == PG_OK);
+    const pg_window *d = find_demo(w, n);
+    CHECK(d && d->focused);
+    free(w);
+    /* The focused entry's cursor blinks (600 ms on, 300 ms off). */
+    CHECK_EQ_INT(env.ops->settle(env.p, env.demo, 100, 3000, &e), PG_OK);
+    uint64_t t0 = now_ms();
+    CHECK_EQ_INT(env.ops->settle(env.p, env.demo, 1000, 1600, &e), PG_E_TIMEOUT);
+    uint64_t took = now_ms() - t0;
+    CHECK(took >= 1550 && took < 2500);
+    (void)mode;
+}
+
+/* Tests run in source order: all of one mode, then all of the other. */
+#define MODE_TESTS(prefix, mode)                                                                    \
+    PG_TEST(prefix##_caps_report_extensions_wm_and_screen) { SETUP(mode); t_caps(pg_failed_, mode); } \
+    PG_TEST(prefix##_list_finds_demo_with_xres_pid_and_geometry) { SETUP(mode); t_list(pg_failed_, mode); } \
+    PG_TEST(prefix##_capture_is_rgba_right_size_and_matches_screen) { SETUP(mode); t_capture(pg_failed_, mode); } \
+    PG_TEST(prefix##_regions_clip_and_empty_is_badinput) { SETUP(mode); t_region(pg_failed_, mode); } \
+    PG_TEST(prefix##_covered_window_captures_own_pixels_and_click_is_refused) { SETUP(mode); t_covered(pg_failed_, mode); } \
+    PG_TEST(prefix##_pointer_moves_and_clicks_reach_the_button) { SETUP(mode); t_pointer_and_click(pg_failed_, mode); } \
+    PG_TEST(prefix##_utf8_text_arrives_exactly) { SETUP(mode); t_type(pg_failed_, mode); } \
+    PG_TEST(prefix##_chords_select_move_and_edit) { SETUP(mode); t_chords(pg_failed_, mode); } \
+    PG_TEST(prefix##_bad_chords_and_text_are_badinput) { SETUP(mode); t_bad_input(pg_failed_, mode); } \
+    PG_TEST(prefix##_vanished_root_and_frame_ids_are_notfound) { SETUP(mode); t_not_found(pg_failed_, mode); } \
+    PG_TEST(prefix##_focus_and_settle_see_repaints) { SETUP(mode); t_focus_and_settle(pg_failed_, mode); }
+
+MODE_TESTS(nowm, MODE_NOWM)
+MODE_TESTS(openbox, MODE_OPENBOX)

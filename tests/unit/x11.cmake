@@ -1,0 +1,7 @@
+# x11 backend: drives a real Tk app on its own Xvfb (and again under openbox).
+# Needs Xvfb, wish and openbox on PATH; fails (never skips) without them.
+find_package(PkgConfig REQUIRED)
+pkg_check_modules(PG_TEST_XCB REQUIRED IMPORTED_TARGET xcb)
+pg_unit_test(test_x11 SOURCES test_x11.c LIBS pg_platform_x11 PkgConfig::PG_TEST_XCB)
+target_compile_definitions(test_x11 PRIVATE PG_SOURCE_DIR="${CMAKE_SOURCE_DIR}")
+set_tests_properties(unit.test_x11 PROPERTIES LABELS "unit;x11" TIMEOUT 120)
