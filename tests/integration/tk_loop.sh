@@ -139,6 +139,15 @@ out=$(printf 'ping\nsnapshot --window "no such window"\nping\n' | pg_as "$PG_AGE
 check "script stops at the first failure with its code" test $? = 4 -a "$(wc -l <<<"$out")" = 1
 check "...and names the failing step and line" test "$(jq -c '[.error.step, .error.line]' "$PG_TMP/e4")" = "[2,2]"
 
+# --- the broker refuses a state dir that others could write
+mkdir -p "$PG_TMP/badstate" && chown pixelgate: "$PG_TMP/badstate" && chmod 0777 "$PG_TMP/badstate"
+runuser -u pixelgate -- "$PG_TMP/bin/pixelgated" --foreground --socket "$PG_TMP/run/bad.sock" \
+    --state-dir "$PG_TMP/badstate" --display "$PG_DISPLAY" 2>"$PG_TMP/bad.err"
+check "a world-writable state dir is refused (exit 8)" test $? = 8
+check "...with a message that says why" grep -q "writable by group or others" "$PG_TMP/bad.err"
+check "the broker refuses to run as root" \
+    bash -c '"$1" --socket "$2" --state-dir "$3" 2>&1 | grep -q "refusing to run as root"' _ "$PG_TMP/bin/pixelgated" "$PG_TMP/run/r2.sock" "$PG_TMP/state"
+
 # --- clean shutdown
 pg_stop_broker
 check "broker removed its socket on SIGTERM" test ! -e "$PG_SOCK"
