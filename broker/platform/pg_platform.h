@@ -5,7 +5,7 @@
  * screen) into a malloc'd RGBA8 buffer, and injects input. Coordinates given to
  * input functions are relative to the window's content origin (0,0 = the
  * window's top-left inside any frame). Every result says which method ran
- * (e.g. "composite", "xshm", "xgetimage") - no silent fallbacks.
+ * (e.g. "composite+shm", "shm", "getimage") - no silent fallbacks.
  * An operation the backend cannot do returns PG_E_UNSUPPORTED; it never hangs:
  * every wait is bounded.
  * Never: decodes or encodes images, calls the engine, reads policy, or takes
@@ -43,7 +43,7 @@ typedef struct {
     uint8_t *rgba;
     uint32_t width, height;
     size_t stride;       /* bytes per row, >= width*4 */
-    char method[32];     /* which path produced it */
+    char method[32];     /* which path produced it: "composite+shm", "composite+getimage", "shm", "getimage" */
 } pg_capture;
 
 typedef enum { PG_BTN_LEFT = 1, PG_BTN_MIDDLE = 2, PG_BTN_RIGHT = 3 } pg_button;

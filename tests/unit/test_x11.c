@@ -14,7 +14,6 @@
  * kills them at exit (and, through PR_SET_PDEATHSIG, if this process dies).
  * Missing Xvfb, wish or openbox is a FAILURE, never a skip.
  */
-#include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -24,7 +23,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -338,6 +336,7 @@ typedef struct {
     char entry[256];
 } app_state;
 
+
 /* Parse {"clicks": N, "entry": "..."} as pg_demo.tcl writes it. */
 static bool read_state(app_state *s) {
     char buf[2048];
@@ -367,9 +366,19 @@ static bool read_state(app_state *s) {
     return true;
 }
 
+/* Say so when the app died: nothing typed can arrive then. */
+static void report_app(void) {
+    if (env.wish > 0 && waitpid(env.wish, NULL, WNOHANG) == env.wish) {
+        fprintf(stderr, "wish (pid %d) has exited - killed from outside?\n", (int)env.wish);
+        env.wish = 0;
+    }
+}
+
 static bool wait_clicks(int want, app_state *s) {
     for (uint64_t t0 = now_ms(); now_ms() - t0 < 3000; sleep_ms(20))
         if (read_state(s) && s->clicks == want) return true;
+    fprintf(stderr, "clicks is %d, expected %d\n", s->clicks, want);
+    report_app();
     return false;
 }
 
@@ -377,6 +386,7 @@ static bool wait_entry(const char *want, app_state *s) {
     for (uint64_t t0 = now_ms(); now_ms() - t0 < 3000; sleep_ms(20))
         if (read_state(s) && strcmp(s->entry, want) == 0) return true;
     fprintf(stderr, "entry is \"%s\", expected \"%s\"\n", s->entry, want);
+    report_app();
     return false;
 }
 
@@ -534,7 +544,7 @@ static void t_covered(int *pg_failed_, int mode) {
     snprintf(id, sizeof id, "0x%x", (unsigned)cover);
     CHECK(strstr(e.message, id) != NULL);
     CHECK(strstr(e.message, "pg cover") != NULL);
-    app_state st;
+    app_state st = {0};
     CHECK(read_state(&st) && st.clicks == 0);
     xcb_destroy_window(env.c, cover);
     free(xcb_get_input_focus_reply(env.c, xcb_get_input_focus(env.c), NULL));
@@ -544,7 +554,7 @@ static void t_covered(int *pg_failed_, int mode) {
 
 static void t_pointer_and_click(int *pg_failed_, int mode) {
     pg_error e;
-    app_state st;
+    app_state st = {0};
     REQUIRE(env.ops->pointer_move(env.p, env.demo, 5, 7, &e) == PG_OK);
     pg_window *w;
     size_t n;
@@ -569,7 +579,7 @@ static void t_pointer_and_click(int *pg_failed_, int mode) {
 
 static void t_type(int *pg_failed_, int mode) {
     pg_error e;
-    app_state st;
+    app_state st = {0};
     const char *text = "Hello, World! 123 \xc3\xa9\xe2\x82\xac\xc3\xbc"; /* é€ü */
     REQUIRE(env.ops->click(env.p, env.demo, env.entry_x, env.entry_y, PG_BTN_LEFT, 1, &e) == PG_OK);
     uint64_t t0 = now_ms();
@@ -581,7 +591,7 @@ static void t_type(int *pg_failed_, int mode) {
 
 static void t_chords(int *pg_failed_, int mode) {
     pg_error e;
-    app_state st;
+    app_state st = {0};
     /* Tk 8.6 on X11: ctrl+slash selects all, ctrl+a goes to line start. */
     REQUIRE(env.ops->key(env.p, env.demo, "ctrl+slash", &e) == PG_OK);
     REQUIRE(env.ops->type_text(env.p, env.demo, "Replaced \xf0\x9f\x98\x80", &e) == PG_OK);

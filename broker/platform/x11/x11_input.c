@@ -97,8 +97,11 @@ static bool viewable(pg_platform *p, xcb_window_t id, pg_err *rc, pg_error *e) {
     return v;
 }
 
-static pg_err focus_win(pg_platform *p, const x11_win *w, pg_error *e) {
+/* Activate, raise and focus w. lazy: keep things as they are when the focus
+ * is already inside w (before typing: no restacking for nothing). */
+static pg_err focus_win(pg_platform *p, const x11_win *w, bool lazy, pg_error *e) {
     pg_err rc = PG_OK;
+    if (lazy && (focus_inside(p, w->id, &rc, e) || rc != PG_OK)) return rc;
     bool wm = x11_wm_running(p, NULL, 0, e);
     uint32_t above = XCB_STACK_MODE_ABOVE;
     if (wm) {
@@ -130,7 +133,7 @@ static pg_err focus_win(pg_platform *p, const x11_win *w, pg_error *e) {
 pg_err x11_focus(pg_platform *p, uint64_t id, pg_error *e) {
     x11_win w;
     pg_err rc = x11_resolve(p, id, &w, e);
-    return rc != PG_OK ? rc : focus_win(p, &w, e);
+    return rc != PG_OK ? rc : focus_win(p, &w, false, e);
 }
 
 /* ---------------------------------------------------------------- pointer */
@@ -169,8 +172,9 @@ static pg_err check_on_top(pg_platform *p, const x11_win *w, int32_t rx, int32_t
     char title[256];
     x11_title(p, cover, title, sizeof title);
     return pg_error_set(e, PG_E_POLICY, "raise the target with focus first, or close the cover",
-                        "click refused: window 0x%x \"%s\" covers point %d,%d of window 0x%x",
-                        (unsigned)cover, title, rx - w->root_x, ry - w->root_y, (unsigned)w->id);
+                        "click refused: window 0x%x %s%s%s covers point %d,%d of window 0x%x",
+                        (unsigned)cover, title[0] ? "\"" : "(untitled)", title, title[0] ? "\"" : "",
+                        rx - w->root_x, ry - w->root_y, (unsigned)w->id);
 }
 
 pg_err x11_click(pg_platform *p, uint64_t id, int32_t x, int32_t y, pg_button b, int count,
@@ -203,7 +207,7 @@ static pg_err prepare_keys(pg_platform *p, uint64_t id, x11_keymap **k, pg_error
     x11_win w;
     pg_err rc = x11_resolve(p, id, &w, e);
     if (rc == PG_OK) rc = need_xtest(p, e);
-    if (rc == PG_OK) rc = focus_win(p, &w, e);
+    if (rc == PG_OK) rc = focus_win(p, &w, true, e);
     if (rc == PG_OK) rc = x11_keymap_load(p, k, e);
     return rc;
 }

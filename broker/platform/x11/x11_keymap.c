@@ -8,11 +8,14 @@
  * A character that no key yields (e.g. "é€ü" on a US map, emoji) is typed by
  * mapping its keysym (xkb_utf32_to_keysym) onto a spare keycode - one without
  * any symbol - pressing it, and restoring the spare to NoSymbol afterwards.
- * Xlib fetches a changed keymap when it looks a key up, so a restore the
- * client sees before it handled the key loses the character: the restore
- * waits until the client answers a _NET_WM_PING sent after the keys (it
- * handles events in order; Tk answers without advertising it), at most
- * X11_PING_TIMEOUT_MS, and at least X11_REMAP_SETTLE_MS after the keys.
+ * Clients fetch a changed keymap lazily, and Tk even looks keys up when it
+ * reads them, ahead of handling the MappingNotify queued before them. So
+ * both edges of a remap wait until the client has caught up - proven by its
+ * answer to a _NET_WM_PING (clients handle events in order; Tk answers
+ * without advertising it), at most X11_PING_TIMEOUT_MS; a client that does
+ * not answer gets X11_NO_PING_SETTLE_MS pauses instead: keys are sent only
+ * after the client refreshed its keymap, and the restore only after it
+ * handled the keys (and never sooner than X11_REMAP_SETTLE_MS after them).
  * Several characters share one remap/restore cycle (one keycode each), so the
  * wait is paid per batch, not per character. The restore runs on every path,
  * error or not.
@@ -51,6 +54,7 @@ struct x11_keymap {
     size_t nspare;
     uint8_t per_code; /* keysyms per keycode in the core map */
     uint8_t shift_code, lvl3_code;
+    int pings; /* target answered _NET_WM_PING: -1 not yet asked, 0 no, 1 yes */
 };
 
 typedef struct {
@@ -131,6 +135,7 @@ pg_err x11_keymap_load(pg_platform *p, x11_keymap **out, pg_error *e) {
     pg_err rc = x11_sync(p, e);
     if (rc != PG_OK) return rc;
     x11_keymap *k = calloc(1, sizeof *k);
+    if (k) k->pings = -1;
     struct xkb_keymap *km = xkb_x11_keymap_new_from_device(p->xkb_ctx, p->c, p->kbd_device,
                                                            XKB_KEYMAP_COMPILE_NO_FLAGS);
     struct xkb_state *dev = km ? xkb_x11_state_new_from_device(km, p->c, p->kbd_device) : NULL;
@@ -170,10 +175,9 @@ static void press_stroke(pg_platform *p, const x11_keymap *k, stroke s) {
     if (s.mods & MOD_SHIFT) x11_fake_key(p, k->shift_code, false);
 }
 
-/* Map each spare code[i] to syms[i], or back to NoSymbol. Only the first
- * group's two levels get the keysym (as xdotool does): filling every core
- * column would give the key extra XKB groups, which Xlib clients then fail to
- * look up for all but the first remapped key. */
+/* Map each spare code[i] to syms[i], or back to NoSymbol. The keysym goes on
+ * both levels of the first group only (as xdotool does), so Shift or Caps
+ * Lock cannot change it and the key gets no extra XKB groups. */
 static void set_spares(pg_platform *p, const x11_keymap *k, const uint8_t *code,
                        const xkb_keysym_t *syms, size_t n) {
     xcb_keysym_t col[16] = {0};
@@ -184,13 +188,25 @@ static void set_spares(pg_platform *p, const x11_keymap *k, const uint8_t *code,
     }
 }
 
+/* Wait until the client has handled every event sent so far: its answer to
+ * a ping or, for a client that did not answer on this call, a fixed pause. */
+static pg_err catch_up(pg_platform *p, x11_keymap *k, xcb_window_t target, pg_error *e) {
+    if (k->pings == 0) {
+        x11_sleep_ms(X11_NO_PING_SETTLE_MS);
+        return PG_OK;
+    }
+    bool answered = false;
+    pg_err rc = x11_wait_client(p, target, X11_PING_TIMEOUT_MS, &answered, e);
+    k->pings = answered ? 1 : 0;
+    return rc;
+}
+
 /* Give the borrowed keycodes back once the client has read the keys. */
-static pg_err restore_spares(pg_platform *p, const x11_keymap *k, xcb_window_t target, size_t n,
+static pg_err restore_spares(pg_platform *p, x11_keymap *k, xcb_window_t target, size_t n,
                              pg_err rc, pg_error *e) {
     uint64_t t0 = x11_now_ms();
-    bool answered = false;
     pg_error ignored;
-    if (rc == PG_OK) rc = x11_wait_client(p, target, X11_PING_TIMEOUT_MS, &answered, e);
+    if (rc == PG_OK) rc = catch_up(p, k, target, e);
     uint64_t spent = x11_now_ms() - t0;
     if (spent < X11_REMAP_SETTLE_MS) x11_sleep_ms((uint32_t)(X11_REMAP_SETTLE_MS - spent));
     set_spares(p, k, k->spare, NULL, n);
@@ -198,14 +214,20 @@ static pg_err restore_spares(pg_platform *p, const x11_keymap *k, xcb_window_t t
     return rc == PG_OK ? r2 : rc;
 }
 
+/* Borrow spares for syms and wait until the client has refreshed its keymap:
+ * toolkits such as Tk look keys up as soon as they read them, before they
+ * handle the MappingNotify queued ahead, so keys must not arrive earlier. */
+static pg_err borrow_spares(pg_platform *p, x11_keymap *k, xcb_window_t target,
+                            const xkb_keysym_t *syms, size_t n, pg_error *e) {
+    set_spares(p, k, k->spare, syms, n);
+    pg_err rc = x11_sync(p, e);
+    return rc == PG_OK ? catch_up(p, k, target, e) : rc;
+}
+
 /* One remap/type/restore cycle. The restore runs whatever happened. */
-static pg_err run_batch(pg_platform *p, const x11_keymap *k, xcb_window_t target, const stroke *s,
+static pg_err run_batch(pg_platform *p, x11_keymap *k, xcb_window_t target, const stroke *s,
                         size_t ns, const xkb_keysym_t *remap, size_t nremap, pg_error *e) {
-    pg_err rc = PG_OK;
-    if (nremap) {
-        set_spares(p, k, k->spare, remap, nremap);
-        rc = x11_sync(p, e);
-    }
+    pg_err rc = nremap ? borrow_spares(p, k, target, remap, nremap, e) : PG_OK;
     for (size_t i = 0; rc == PG_OK && i < ns; i++) press_stroke(p, k, s[i]);
     if (rc == PG_OK) rc = x11_sync(p, e);
     return nremap ? restore_spares(p, k, target, nremap, rc, e) : rc;
@@ -227,7 +249,7 @@ static xkb_keysym_t sym_for(uint32_t cp) {
 }
 
 /* Queue one keysym; flushes the batch when it is full. */
-static pg_err queue_sym(pg_platform *p, const x11_keymap *k, xcb_window_t target, batch *b,
+static pg_err queue_sym(pg_platform *p, x11_keymap *k, xcb_window_t target, batch *b,
                         xkb_keysym_t sym, pg_error *e) {
     pg_err rc = PG_OK;
     const key_entry *ke = lookup(k, sym);
@@ -382,8 +404,7 @@ pg_err x11_keymap_chord(pg_platform *p, x11_keymap *k, xcb_window_t target, cons
         return pg_error_set(e, PG_E_UNSUPPORTED, NULL,
                             "key '%s' is not on the keymap and no spare keycode is free", text);
     /* Not on the keymap: borrow a spare for the chord, always give it back. */
-    set_spares(p, k, k->spare, &c.key, 1);
-    rc = x11_sync(p, e);
+    rc = borrow_spares(p, k, target, &c.key, 1, e);
     if (rc == PG_OK) rc = press_chord(p, k, &c, (stroke){k->spare[0], 0}, modcode, e);
     return restore_spares(p, k, target, 1, rc, e);
 }

@@ -29,14 +29,16 @@ struct xkb_context;
 #define X11_REPLY_TIMEOUT_MS 5000
 /* How long input functions wait for the focus to arrive in the target. */
 #define X11_FOCUS_TIMEOUT_MS 1500
-/* After typing through a temporarily remapped keycode the mapping may only be
- * restored once the client has looked the key up (Xlib fetches the keymap at
- * lookup time: a restore it sees first loses the character). Proof is the
- * client's answer to a _NET_WM_PING sent after the keys (clients handle
- * events in order); we wait at most X11_PING_TIMEOUT_MS for it and never
- * restore sooner than X11_REMAP_SETTLE_MS after the keys. */
+/* Typing through a temporarily remapped keycode: keys go out only after the
+ * client refreshed its keymap, and the restore only after the client looked
+ * the keys up (else the character is lost). Proof is the client's answer to
+ * a _NET_WM_PING (clients handle events in order), awaited at most
+ * X11_PING_TIMEOUT_MS; a client that does not answer gets fixed pauses of
+ * X11_NO_PING_SETTLE_MS. The restore never comes sooner than
+ * X11_REMAP_SETTLE_MS after the keys. */
 #define X11_REMAP_SETTLE_MS 20
 #define X11_PING_TIMEOUT_MS 500
+#define X11_NO_PING_SETTLE_MS 100
 /* Upper bound on windows listed and on tree depth walked. */
 #define X11_MAX_WINDOWS 4096
 #define X11_MAX_DEPTH 32

@@ -47,6 +47,31 @@ static bool drain_damage(pg_platform *p, xcb_damage_damage_t d, bool *gone) {
     return hit;
 }
 
+/* Wait on damage object d until quiet_ms without a notify, or timeout_ms. */
+static pg_err wait_quiet(pg_platform *p, xcb_damage_damage_t d, xcb_window_t id,
+                         uint32_t quiet_ms, uint32_t timeout_ms, pg_error *e) {
+    uint64_t start = x11_now_ms(), last = start;
+    bool gone = false;
+    for (;;) {
+        /* Drain first: a notify may already sit in xcb's queue, where poll()
+         * on the socket would not see it. */
+        if (drain_damage(p, d, &gone)) {
+            last = x11_now_ms();
+            /* NonEmpty reports once until the region is emptied again. */
+            xcb_damage_subtract(p->c, d, XCB_NONE, XCB_NONE);
+            xcb_flush(p->c);
+        }
+        if (gone) return pg_error_set(e, PG_E_NOTFOUND, NULL, "window 0x%x vanished", (unsigned)id);
+        if (xcb_connection_has_error(p->c)) return x11_alive(p, e);
+        uint64_t now = x11_now_ms();
+        if (now - last >= quiet_ms) return PG_OK;
+        if (now - start >= timeout_ms) return timed_out(e, id, quiet_ms, timeout_ms);
+        uint64_t until = last + quiet_ms < start + timeout_ms ? last + quiet_ms : start + timeout_ms;
+        struct pollfd pfd = {xcb_get_file_descriptor(p->c), POLLIN, 0};
+        (void)poll(&pfd, 1, (int)(until - now));
+    }
+}
+
 static pg_err settle_damage(pg_platform *p, const x11_win *w, uint32_t quiet_ms,
                             uint32_t timeout_ms, pg_error *e) {
     xcb_damage_damage_t d = xcb_generate_id(p->c);
@@ -58,30 +83,7 @@ static pg_err settle_damage(pg_platform *p, const x11_win *w, uint32_t quiet_ms,
         free(xe);
         return pg_error_set(e, PG_E_NOTFOUND, NULL, "window 0x%x vanished", (unsigned)w->id);
     }
-    uint64_t start = x11_now_ms(), last = start;
-    bool gone = false;
-    for (;;) {
-        uint64_t now = x11_now_ms();
-        if (now - last >= quiet_ms) break;
-        if (now - start >= timeout_ms) {
-            rc = timed_out(e, w->id, quiet_ms, timeout_ms);
-            break;
-        }
-        uint64_t until = last + quiet_ms < start + timeout_ms ? last + quiet_ms : start + timeout_ms;
-        struct pollfd pfd = {xcb_get_file_descriptor(p->c), POLLIN, 0};
-        (void)poll(&pfd, 1, (int)(until - now));
-        if (drain_damage(p, d, &gone)) {
-            last = x11_now_ms();
-            /* NonEmpty reports once until the region is emptied again. */
-            xcb_damage_subtract(p->c, d, XCB_NONE, XCB_NONE);
-            xcb_flush(p->c);
-        }
-        if (gone) {
-            rc = pg_error_set(e, PG_E_NOTFOUND, NULL, "window 0x%x vanished", (unsigned)w->id);
-            break;
-        }
-        if (xcb_connection_has_error(p->c)) return x11_alive(p, e);
-    }
+    rc = wait_quiet(p, d, w->id, quiet_ms, timeout_ms, e);
     xcb_damage_destroy(p->c, d);
     xcb_flush(p->c);
     return rc;
