@@ -2,6 +2,7 @@
 #include "pg_token.h"
 
 #include <dirent.h>
+#include <stdbool.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -16,6 +17,7 @@
 
 typedef struct {
     pg_tok_meta meta;
+    uint8_t *mem;  /* pixels in memory, or NULL when spooled */
     char file[40]; /* random spool name, never shown */
     uint64_t bytes;
 } entry;
@@ -23,7 +25,8 @@ typedef struct {
 struct pg_tok_store {
     pthread_mutex_t lock;
     int dirfd;
-    uint64_t quota, used;
+    uint64_t quota, used;          /* memory + spool */
+    uint64_t mem_budget, mem_used;
     uint32_t ttl_s;
     entry *v;
     size_t n, cap;
@@ -48,8 +51,8 @@ static void empty_spool(int dirfd) {
     closedir(d);
 }
 
-pg_err pg_tok_store_new(pg_tok_store **out, const char *spool_dir, uint64_t quota_bytes, uint32_t ttl_s,
-                        pg_error *e) {
+pg_err pg_tok_store_new(pg_tok_store **out, const char *spool_dir, uint64_t quota_bytes, uint64_t memory_budget,
+                        uint32_t ttl_s, pg_error *e) {
     pg_tok_store *s = calloc(1, sizeof *s);
     if (!s) return pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory");
     s->dirfd = open(spool_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
@@ -60,6 +63,7 @@ pg_err pg_tok_store_new(pg_tok_store **out, const char *spool_dir, uint64_t quot
     }
     pthread_mutex_init(&s->lock, NULL);
     s->quota = quota_bytes;
+    s->mem_budget = memory_budget;
     s->ttl_s = ttl_s;
     empty_spool(s->dirfd);
     *out = s;
@@ -68,7 +72,10 @@ pg_err pg_tok_store_new(pg_tok_store **out, const char *spool_dir, uint64_t quot
 
 void pg_tok_store_free(pg_tok_store *s) {
     if (!s) return;
-    for (size_t i = 0; i < s->n; i++) unlinkat(s->dirfd, s->v[i].file, 0);
+    for (size_t i = 0; i < s->n; i++) {
+        free(s->v[i].mem);
+        if (!s->v[i].mem) unlinkat(s->dirfd, s->v[i].file, 0);
+    }
     close(s->dirfd);
     pthread_mutex_destroy(&s->lock);
     free(s->v);
@@ -79,7 +86,12 @@ void pg_tok_redact(const char *token, char out[16]) { snprintf(out, 16, "%.8s...
 
 /* Drops entry i (file and slot). Caller holds the lock. */
 static void drop(pg_tok_store *s, size_t i) {
-    unlinkat(s->dirfd, s->v[i].file, 0);
+    if (s->v[i].mem) {
+        free(s->v[i].mem);
+        s->mem_used -= s->v[i].bytes;
+    } else {
+        unlinkat(s->dirfd, s->v[i].file, 0);
+    }
     s->used -= s->v[i].bytes;
     s->v[i] = s->v[--s->n];
 }
@@ -104,9 +116,10 @@ unsigned pg_tok_sweep(pg_tok_store *s) {
     return n;
 }
 
-void pg_tok_usage(pg_tok_store *s, uint64_t *bytes, unsigned *count) {
+void pg_tok_usage(pg_tok_store *s, uint64_t *bytes, uint64_t *in_memory, unsigned *count) {
     pthread_mutex_lock(&s->lock);
     *bytes = s->used;
+    *in_memory = s->mem_used;
     *count = (unsigned)s->n;
     pthread_mutex_unlock(&s->lock);
 }
@@ -166,28 +179,50 @@ static pg_err append_locked(pg_tok_store *s, const entry *ent, pg_error *e) {
     }
     s->v[s->n++] = *ent;
     s->used += ent->bytes;
+    if (ent->mem) s->mem_used += ent->bytes;
     return PG_OK;
 }
 
-pg_err pg_tok_put(pg_tok_store *s, pg_tok_meta *meta, const uint8_t *rgba, pg_error *e) {
+/* Reserves memory budget for bytes; false when it does not fit. */
+static bool reserve_memory(pg_tok_store *s, uint64_t bytes) {
+    pthread_mutex_lock(&s->lock);
+    bool fits = s->mem_used + bytes <= s->mem_budget;
+    if (fits) s->mem_used += bytes; /* released again by append or by the caller */
+    pthread_mutex_unlock(&s->lock);
+    return fits;
+}
+
+pg_err pg_tok_put(pg_tok_store *s, pg_tok_meta *meta, uint8_t *rgba, pg_error *e) {
     uint64_t bytes = (uint64_t)meta->width * meta->height * 4;
     uint8_t digest[PG_SHA256_LEN];
     pg_err rc = pg_sha256(rgba, bytes, digest, e);
     if (!rc) rc = new_token(meta->token, e);
-    if (rc) return rc;
+    if (rc) {
+        free(rgba);
+        return rc;
+    }
     pg_hex(digest, sizeof digest, meta->sha256);
     meta->created_ms = wall_ms();
     meta->expires_ms = meta->created_ms + (int64_t)s->ttl_s * 1000;
 
-    /* The file is written outside the lock (it can take milliseconds); the
-     * quota is checked when the entry is published, atomically. */
     entry ent = {.meta = *meta, .bytes = bytes};
-    rc = spool_write(s, rgba, bytes, ent.file, e);
-    if (rc) return rc;
+    bool in_memory = reserve_memory(s, bytes);
+    if (in_memory) {
+        ent.mem = rgba; /* the fast path: the capture buffer itself is kept */
+    } else {
+        /* Spill: written outside the lock (it can take milliseconds). */
+        rc = spool_write(s, rgba, bytes, ent.file, e);
+        free(rgba);
+        if (rc) return rc;
+    }
     pthread_mutex_lock(&s->lock);
+    if (in_memory) s->mem_used -= bytes; /* append_locked accounts it for good */
     rc = append_locked(s, &ent, e);
     pthread_mutex_unlock(&s->lock);
-    if (rc) unlinkat(s->dirfd, ent.file, 0);
+    if (rc) {
+        if (in_memory) free(ent.mem);
+        else unlinkat(s->dirfd, ent.file, 0);
+    }
     return rc;
 }
 
@@ -240,13 +275,26 @@ pg_err pg_tok_load(pg_tok_store *s, const char *token, uint32_t uid, pg_tok_meta
     long i = find_locked(s, token, uid);
     int fd = -1;
     entry ent;
+    uint8_t *copy = NULL;
     if (i >= 0) {
         ent = s->v[i];
-        /* Open under the lock so a concurrent sweep cannot unlink it first. */
-        fd = openat(s->dirfd, ent.file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+        if (ent.mem) {
+            /* Copy under the lock so a concurrent sweep cannot free it first. */
+            copy = malloc(ent.bytes);
+            if (copy) memcpy(copy, ent.mem, ent.bytes);
+        } else {
+            /* Open under the lock so a concurrent sweep cannot unlink it first. */
+            fd = openat(s->dirfd, ent.file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+        }
     }
     pthread_mutex_unlock(&s->lock);
     if (i < 0) return not_found(token, e);
+    if (ent.mem) {
+        if (!copy) return pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory");
+        *meta = ent.meta;
+        *rgba = copy;
+        return PG_OK;
+    }
     if (fd < 0) return pg_error_set(e, PG_E_INTERNAL, NULL, "spool file vanished: %s", strerror(errno));
     uint8_t *buf = malloc(ent.bytes ? ent.bytes : 1);
     pg_err rc = buf ? read_all(fd, buf, ent.bytes, e) : pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory");

@@ -2,9 +2,12 @@
  *
  * A token is "cap:" + 128 random bits in base64url (22 chars). It names a
  * capture; it is not derived from, and never reveals, where the pixels live.
- * Pixels are written to the spool directory (mode 0700, owned by the broker)
- * in files with independent random names (0600); metadata stays in memory, so
- * tokens do not survive a broker restart (the spool is emptied at start-up).
+ * Pixels stay in the broker's memory while a memory budget allows (the fast
+ * path: no copy, no disk); beyond it they are written to the spool directory
+ * (mode 0700, owned by the broker) in files with independent random names
+ * (0600). Metadata stays in memory, so tokens do not survive a broker restart
+ * (the spool is emptied at start-up). Memory and spool both count towards the
+ * quota.
  * Every lookup is bound to the uid that created the token: another uid, an
  * expired token and an unknown token all answer PG_E_NOTFOUND alike.
  * The store enforces a total-bytes quota (expired tokens are purged first;
@@ -42,20 +45,21 @@ typedef struct pg_tok_store pg_tok_store;
 
 /* spool_dir must exist, owned by us, mode 0700 (checked by the caller). Files
  * already in it are removed (orphans of an earlier run). */
-pg_err pg_tok_store_new(pg_tok_store **out, const char *spool_dir, uint64_t quota_bytes, uint32_t ttl_s,
-                        pg_error *e);
+pg_err pg_tok_store_new(pg_tok_store **out, const char *spool_dir, uint64_t quota_bytes, uint64_t memory_budget,
+                        uint32_t ttl_s, pg_error *e);
 void pg_tok_store_free(pg_tok_store *s);
 
-/* Stores tightly packed RGBA rows (width*4 bytes each). Fills meta->token,
- * created_ms, expires_ms, sha256. */
-pg_err pg_tok_put(pg_tok_store *s, pg_tok_meta *meta, const uint8_t *rgba, pg_error *e);
+/* Stores tightly packed RGBA rows (width*4 bytes each), taking ownership of
+ * the malloc'd rgba in every case (kept, or written to the spool and freed).
+ * Fills meta->token, created_ms, expires_ms, sha256. */
+pg_err pg_tok_put(pg_tok_store *s, pg_tok_meta *meta, uint8_t *rgba, pg_error *e);
 pg_err pg_tok_get(pg_tok_store *s, const char *token, uint32_t uid, pg_tok_meta *out, pg_error *e);
 /* *rgba is malloc'd tightly packed pixels; caller frees. */
 pg_err pg_tok_load(pg_tok_store *s, const char *token, uint32_t uid, pg_tok_meta *meta, uint8_t **rgba, pg_error *e);
 /* Removes expired tokens and their files; returns how many. */
 unsigned pg_tok_sweep(pg_tok_store *s);
-/* Bytes currently held and the number of live tokens. */
-void pg_tok_usage(pg_tok_store *s, uint64_t *bytes, unsigned *count);
+/* Bytes currently held (memory + spool), of which in memory, and live tokens. */
+void pg_tok_usage(pg_tok_store *s, uint64_t *bytes, uint64_t *in_memory, unsigned *count);
 /* "cap:AbCd…" - first 8 chars, for logs. */
 void pg_tok_redact(const char *token, char out[16]);
 

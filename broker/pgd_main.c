@@ -25,6 +25,7 @@ typedef struct {
     unsigned max_conns;
     uint32_t ttl_s;
     uint64_t quota_bytes;
+    uint64_t memory_budget;
     uint32_t io_timeout_ms;
     bool debug;
 } options;
@@ -42,7 +43,8 @@ static void usage(FILE *f) {
             "  --foreground         stay in the foreground (systemd); otherwise detach once listening\n"
             "  --socket-mode OCTAL  socket permissions (default 0666; admission is policy's job)\n"
             "  --token-ttl SECONDS  token lifetime (default 3600)\n"
-            "  --spool-quota MIB    spool size limit (default 1024)\n"
+            "  --spool-quota MIB    limit on all held captures, memory + spool (default 1024)\n"
+            "  --memory-budget MIB  captures kept in memory before spilling to the spool (default 256)\n"
             "  --max-conns N        concurrent connections (default 32)\n"
             "  --io-timeout MS      per-request read/write deadline (default 30000)\n"
             "  --debug              log every request\n"
@@ -91,6 +93,7 @@ static int parse_args(int argc, char **argv, options *o) {
         else if (!strcmp(a, "--socket-mode")) NUMBER(8, 0777, o->socket_mode);
         else if (!strcmp(a, "--token-ttl")) NUMBER(10, 30 * 86400, o->ttl_s);
         else if (!strcmp(a, "--spool-quota")) { NUMBER(10, 1 << 20, o->quota_bytes); o->quota_bytes <<= 20; }
+        else if (!strcmp(a, "--memory-budget")) { NUMBER(10, 1 << 20, o->memory_budget); o->memory_budget <<= 20; }
         else if (!strcmp(a, "--max-conns")) NUMBER(10, 4096, o->max_conns);
         else if (!strcmp(a, "--io-timeout")) NUMBER(10, 3600000, o->io_timeout_ms);
         else if (!strcmp(a, "--version")) { printf("pixelgated %s\n", PG_VERSION); return 1; }
@@ -173,7 +176,7 @@ static void signal_ready(void) {
 int main(int argc, char **argv) {
     options o = {.socket_path = "/run/pixelgate/broker.sock", .state_dir = "/var/lib/pixelgate",
                  .display = getenv("DISPLAY"), .socket_mode = 0666, .max_conns = 32, .ttl_s = 3600,
-                 .quota_bytes = 1024ull << 20, .io_timeout_ms = 30000};
+                 .quota_bytes = 1024ull << 20, .memory_budget = 256ull << 20, .io_timeout_ms = 30000};
     int pr = parse_args(argc, argv, &o);
     if (pr) return pr == 1 ? 0 : PG_E_USAGE;
     setlocale(LC_ALL, "C.UTF-8"); /* regexes over UTF-8 titles */
@@ -203,7 +206,7 @@ int main(int argc, char **argv) {
     pg_broker b = {.plat_ops = pg_platform_default(), .settle_quiet_ms = 60, .settle_timeout_ms = 1000};
     snprintf(b.display, sizeof b.display, "%s", o.display ? o.display : "");
     pthread_mutex_init(&b.plat_lock, NULL);
-    if (pg_tok_store_new(&b.tokens, spool, o.quota_bytes, o.ttl_s, &e)) {
+    if (pg_tok_store_new(&b.tokens, spool, o.quota_bytes, o.memory_budget, o.ttl_s, &e)) {
         fprintf(stderr, "pixelgated: %s\n", e.message);
         return e.code;
     }

@@ -2,8 +2,10 @@
  * and answer an opaque token. Pixels never leave the broker here. */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "pg_img.h"
+#include "pg_log.h"
 #include "pg_ops.h"
 
 const pg_arg_spec pg_op_snapshot_args[7] = {
@@ -89,7 +91,14 @@ static void fill_meta(pg_tok_meta *m, const pg_call *c, const snap_args *a, cons
     }
 }
 
+static double mono_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
 pg_err pg_op_snapshot(pg_call *c, pg_error *e) {
+    double t0 = mono_ms();
     snap_args a;
     pg_err rc = read_args(c->req->args, &a, e);
     if (rc) return rc;
@@ -101,6 +110,7 @@ pg_err pg_op_snapshot(pg_call *c, pg_error *e) {
         cJSON_Delete(settled);
         return rc;
     }
+    double t1 = mono_ms();
     pg_img *img = NULL;
     rc = pg_img_wrap(&img, cap.rgba, cap.width, cap.height, cap.stride, e);
     if (rc) free(cap.rgba);
@@ -117,15 +127,20 @@ pg_err pg_op_snapshot(pg_call *c, pg_error *e) {
         img = tight;
     }
     pg_tok_meta m;
+    double t2 = mono_ms();
     if (!rc) {
         fill_meta(&m, c, &a, &w, &cap, img);
-        rc = pg_tok_put(c->b->tokens, &m, img->px, e);
+        uint8_t *px = img->px; /* the store takes the pixels over */
+        img->px = NULL;
+        rc = pg_tok_put(c->b->tokens, &m, px, e);
     }
     pg_img_free(img);
     if (rc) {
         cJSON_Delete(settled);
         return rc;
     }
+    pg_log(PG_LOG_DEBUG, "snapshot %ux%u via %s: capture %.2f ms, scale/pack %.2f ms, store %.2f ms", m.width,
+           m.height, m.method, t1 - t0, t2 - t1, mono_ms() - t2);
     cJSON *r = pg_tok_meta_json(&m);
     if (!a.screen) cJSON_ReplaceItemInObject(r, "window", pg_window_json(&w));
     cJSON_AddItemToObject(r, "settled", settled ? settled : cJSON_CreateNull());

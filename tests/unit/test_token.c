@@ -1,0 +1,133 @@
+/* Token store: uid binding, expiry, quota, memory budget and spill, load. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "pg_test.h"
+#include "pg_token.h"
+
+static char *make_spool(void) {
+    char tmpl[] = "/tmp/pg-token-test.XXXXXX";
+    char *d = mkdtemp(tmpl);
+    return d ? strdup(d) : NULL;
+}
+
+static uint8_t *pixels(uint32_t w, uint32_t h, uint8_t v) {
+    uint8_t *p = malloc((size_t)w * h * 4);
+    memset(p, v, (size_t)w * h * 4);
+    return p;
+}
+
+static pg_tok_meta meta_for(uint32_t uid, uint32_t w, uint32_t h) {
+    pg_tok_meta m;
+    memset(&m, 0, sizeof m);
+    m.uid = uid;
+    m.width = w;
+    m.height = h;
+    return m;
+}
+
+static unsigned spool_files(const char *dir) {
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "ls -A %s | wc -l", dir);
+    FILE *f = popen(cmd, "r");
+    unsigned n = 0;
+    if (f) {
+        if (fscanf(f, "%u", &n) != 1) n = 0;
+        pclose(f);
+    }
+    return n;
+}
+
+static void rm_dir(const char *dir) {
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    if (system(cmd) != 0) fprintf(stderr, "cleanup of %s failed\n", dir);
+}
+
+PG_TEST(tokens_are_bound_to_their_uid) {
+    char *dir = make_spool();
+    pg_tok_store *s;
+    REQUIRE(pg_tok_store_new(&s, dir, 1 << 20, 1 << 20, 60, NULL) == PG_OK);
+    pg_tok_meta m = meta_for(1000, 4, 4);
+    REQUIRE(pg_tok_put(s, &m, pixels(4, 4, 7), NULL) == PG_OK);
+    CHECK_EQ_INT(strlen(m.token), PG_TOKEN_LEN);
+    CHECK(strncmp(m.token, "cap:", 4) == 0);
+    pg_tok_meta got;
+    CHECK_EQ_INT(pg_tok_get(s, m.token, 1000, &got, NULL), PG_OK);
+    pg_error e;
+    CHECK_EQ_INT(pg_tok_get(s, m.token, 1001, &got, &e), PG_E_NOTFOUND);
+    CHECK_EQ_INT(pg_tok_get(s, "cap:AAAAAAAAAAAAAAAAAAAAAA", 1000, &got, &e), PG_E_NOTFOUND);
+    CHECK(strstr(e.message, dir) == NULL); /* never names the spool */
+    uint8_t *px;
+    REQUIRE(pg_tok_load(s, m.token, 1000, &got, &px, NULL) == PG_OK);
+    CHECK(px[0] == 7 && px[63] == 7);
+    free(px);
+    CHECK_EQ_INT(pg_tok_load(s, m.token, 0, &got, &px, NULL), PG_E_NOTFOUND);
+    pg_tok_store_free(s);
+    rm_dir(dir);
+    free(dir);
+}
+
+PG_TEST(memory_budget_then_spill_then_quota) {
+    char *dir = make_spool();
+    pg_tok_store *s;
+    /* budget holds one 10x10 capture (400 B); quota holds two */
+    REQUIRE(pg_tok_store_new(&s, dir, 800, 400, 60, NULL) == PG_OK);
+    pg_tok_meta a = meta_for(1, 10, 10), b = meta_for(1, 10, 10), c = meta_for(1, 10, 10);
+    REQUIRE(pg_tok_put(s, &a, pixels(10, 10, 1), NULL) == PG_OK);
+    CHECK_EQ_INT(spool_files(dir), 0);
+    REQUIRE(pg_tok_put(s, &b, pixels(10, 10, 2), NULL) == PG_OK);
+    CHECK_EQ_INT(spool_files(dir), 1);
+    uint64_t bytes, mem;
+    unsigned n;
+    pg_tok_usage(s, &bytes, &mem, &n);
+    CHECK(bytes == 800 && mem == 400 && n == 2);
+    pg_error e;
+    CHECK_EQ_INT(pg_tok_put(s, &c, pixels(10, 10, 3), &e), PG_E_POLICY);
+    CHECK(strstr(e.message, "quota") != NULL);
+    CHECK_EQ_INT(spool_files(dir), 1); /* the refused capture left nothing */
+    uint8_t *px;
+    pg_tok_meta got;
+    REQUIRE(pg_tok_load(s, b.token, 1, &got, &px, NULL) == PG_OK);
+    CHECK(px[0] == 2 && px[399] == 2);
+    free(px);
+    pg_tok_store_free(s);
+    CHECK_EQ_INT(spool_files(dir), 0); /* freeing the store removes its files */
+    rm_dir(dir);
+    free(dir);
+}
+
+PG_TEST(expired_tokens_are_gone_and_purged) {
+    char *dir = make_spool();
+    pg_tok_store *s;
+    REQUIRE(pg_tok_store_new(&s, dir, 1 << 20, 0, 1, NULL) == PG_OK); /* 1 s TTL, always spool */
+    pg_tok_meta m = meta_for(5, 2, 2);
+    REQUIRE(pg_tok_put(s, &m, pixels(2, 2, 9), NULL) == PG_OK);
+    CHECK_EQ_INT(spool_files(dir), 1);
+    sleep(2);
+    pg_tok_meta got;
+    CHECK_EQ_INT(pg_tok_get(s, m.token, 5, &got, NULL), PG_E_NOTFOUND);
+    CHECK_EQ_INT(pg_tok_sweep(s), 1);
+    CHECK_EQ_INT(spool_files(dir), 0);
+    pg_tok_store_free(s);
+    rm_dir(dir);
+    free(dir);
+}
+
+PG_TEST(startup_empties_orphaned_spool_files) {
+    char *dir = make_spool();
+    char path[256];
+    snprintf(path, sizeof path, "%s/orphan", dir);
+    FILE *f = fopen(path, "w");
+    REQUIRE(f);
+    fputs("old", f);
+    fclose(f);
+    pg_tok_store *s;
+    REQUIRE(pg_tok_store_new(&s, dir, 1 << 20, 0, 60, NULL) == PG_OK);
+    CHECK_EQ_INT(spool_files(dir), 0);
+    pg_tok_store_free(s);
+    rm_dir(dir);
+    free(dir);
+}
