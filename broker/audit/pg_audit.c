@@ -1,0 +1,1018 @@
+/* pg_audit.c - the hash-chained audit log; see pg_audit.h and docs/audit.md. */
+#include "pg_audit.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <pthread.h>
+#include <pwd.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cJSON.h>
+
+#include "pg_crypto.h"
+
+#define NAME_LEN 256   /* file names inside the log's directory */
+#define OP_MAX 64
+#define STR_MAX 256
+#define TITLE_MAX 1024
+#define EXE_MAX 4096
+#define OP_ROTATE "audit.rotate"
+#define OP_REPAIR "audit.repair"
+
+struct pg_audit {
+    pthread_mutex_t mu;
+    int dirfd;
+    int fd;                 /* the live file, O_APPEND, flock'd */
+    char path[PATH_MAX];    /* as given, for messages */
+    char base[NAME_LEN];    /* live file's name in dirfd */
+    uint64_t rotate_bytes;
+    uint64_t size;          /* bytes of whole records in the live file */
+    uint64_t seq;           /* seq of the last record; 0: none yet */
+    uint8_t last[PG_SHA256_LEN]; /* hash of the last record; genesis: zeros */
+    bool need_header;       /* live file is new: its audit.rotate record is due */
+    bool pending_create;    /* rotated away, but the new live file is not created yet */
+    bool broken;            /* a failed write could not be cut back yet */
+    /* the broker itself, principal of the audit.* records */
+    uid_t self_uid;
+    pid_t self_pid;
+    char self_user[64];
+    char self_exe[PATH_MAX];
+};
+
+/* ---- small helpers ---------------------------------------------------- */
+
+static bool is_hex64(const char *s) {
+    if (!s) return false;
+    for (int i = 0; i < 64; i++)
+        if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f'))) return false;
+    return s[64] == 0;
+}
+
+/* Splits PATH into directory and base name. */
+static pg_err split_path(const char *path, char *dir, size_t dn, char *base, size_t bn, pg_error *e) {
+    if (!path || !*path) return pg_error_set(e, PG_E_USAGE, NULL, "no audit log path given");
+    const char *slash = strrchr(path, '/');
+    const char *b = slash ? slash + 1 : path;
+    size_t dlen = slash ? (size_t)(slash - path) : 1;
+    if (slash && dlen == 0) dlen = 1; /* "/file" */
+    /* room for ".torn.<seq>.<n>" after the base name */
+    if (!*b || strcmp(b, ".") == 0 || strcmp(b, "..") == 0 || strlen(b) + 32 >= bn || dlen >= dn)
+        return pg_error_set(e, PG_E_USAGE, "give a file path such as /var/lib/pixelgate/audit.jsonl",
+                            "audit log path %s does not name a file (or is too long)", path);
+    if (slash) {
+        memcpy(dir, path, dlen);
+        dir[dlen] = 0;
+    } else {
+        strcpy(dir, ".");
+    }
+    snprintf(base, bn, "%s", b);
+    return PG_OK;
+}
+
+static void rotated_name(char *out, size_t n, const char *base, int i) { snprintf(out, n, "%s.%d", base, i); }
+
+static pg_err sys_err(pg_error *e, pg_err code, const char *what, const char *name, int err) {
+    return pg_error_set(e, code, NULL, "audit log: %s %s: %s", what, name, strerror(err));
+}
+
+static pg_err pread_all(int fd, void *buf, size_t n, off_t off, pg_error *e) {
+    uint8_t *p = buf;
+    while (n) {
+        ssize_t r = pread(fd, p, n, off);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) return pg_error_set(e, PG_E_INTERNAL, NULL, "audit log: read failed: %s", r ? strerror(errno) : "short file");
+        p += r;
+        n -= (size_t)r;
+        off += r;
+    }
+    return PG_OK;
+}
+
+/* Copy of s as valid UTF-8 of at most max bytes: invalid bytes become U+FFFD,
+ * the cut falls on a character boundary. */
+static char *clean_str(const char *s, size_t max) {
+    char *out = malloc(max + 1);
+    if (!out) return NULL;
+    const unsigned char *p = (const unsigned char *)s;
+    size_t o = 0;
+    while (*p) {
+        unsigned c = p[0];
+        size_t len = 0;
+        if (c < 0x80) len = 1;
+        else if (c >= 0xC2 && c <= 0xDF) len = 2;
+        else if (c >= 0xE0 && c <= 0xEF) len = 3;
+        else if (c >= 0xF0 && c <= 0xF4) len = 4;
+        bool ok = len > 0;
+        if (ok && len > 1) {
+            unsigned lo = 0x80, hi = 0xBF;
+            if (c == 0xE0) lo = 0xA0;
+            else if (c == 0xED) hi = 0x9F;
+            else if (c == 0xF0) lo = 0x90;
+            else if (c == 0xF4) hi = 0x8F;
+            if (p[1] < lo || p[1] > hi) ok = false;
+            for (size_t k = 2; ok && k < len; k++)
+                if (p[k] < 0x80 || p[k] > 0xBF) ok = false;
+        }
+        const unsigned char *src = p;
+        size_t n = len;
+        if (!ok) {
+            src = (const unsigned char *)"\xEF\xBF\xBD";
+            n = 3;
+            len = 1;
+        }
+        if (o + n > max) break;
+        memcpy(out + o, src, n);
+        o += n;
+        p += len;
+    }
+    out[o] = 0;
+    return out;
+}
+
+static bool add_str(cJSON *o, const char *key, const char *val, size_t max) {
+    if (!val) return cJSON_AddNullToObject(o, key) != NULL;
+    char *c = clean_str(val, max);
+    bool ok = c && cJSON_AddStringToObject(o, key, c) != NULL;
+    free(c);
+    return ok;
+}
+
+static bool add_u64(cJSON *o, const char *key, uint64_t v) {
+    char buf[24];
+    snprintf(buf, sizeof buf, "%" PRIu64, v);
+    return cJSON_AddRawToObject(o, key, buf) != NULL;
+}
+
+static bool add_i64(cJSON *o, const char *key, int64_t v) {
+    char buf[24];
+    snprintf(buf, sizeof buf, "%" PRId64, v);
+    return cJSON_AddRawToObject(o, key, buf) != NULL;
+}
+
+static void now_iso(char out[40]) {
+    struct timespec ts;
+    struct tm tm;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    gmtime_r(&ts.tv_sec, &tm);
+    size_t n = strftime(out, 40, "%Y-%m-%dT%H:%M:%S", &tm);
+    snprintf(out + n, 40 - n, ".%03uZ", (unsigned)(ts.tv_nsec / 1000000) % 1000u);
+}
+
+/* ---- record parsing (open's tail and verify) -------------------------- */
+
+typedef struct {
+    uint64_t seq;
+    char prev[65];
+    char op[OP_MAX];
+} rec_info;
+
+/* line is NUL-terminated at len. */
+static bool parse_record(const char *line, size_t len, rec_info *ri, const char **why) {
+    if (len == 0) return *why = "empty line", false;
+    if (memchr(line, 0, len)) return *why = "NUL bytes in the line", false;
+    const char *end = NULL;
+    cJSON *j = cJSON_ParseWithOpts(line, &end, 1);
+    if (!j || !cJSON_IsObject(j)) {
+        cJSON_Delete(j);
+        return *why = "not a JSON object", false;
+    }
+    bool ok = false;
+    const cJSON *seq = cJSON_GetObjectItemCaseSensitive(j, "seq");
+    const cJSON *prev = cJSON_GetObjectItemCaseSensitive(j, "prev");
+    const cJSON *op = cJSON_GetObjectItemCaseSensitive(j, "op");
+    if (!cJSON_IsNumber(seq) || seq->valuedouble < 1 || seq->valuedouble > 9007199254740992.0 ||
+        seq->valuedouble != (double)(uint64_t)seq->valuedouble)
+        *why = "no valid \"seq\"";
+    else if (!cJSON_IsString(prev) || !is_hex64(prev->valuestring))
+        *why = "no valid \"prev\"";
+    else if (!cJSON_IsString(op))
+        *why = "no \"op\"";
+    else {
+        ri->seq = (uint64_t)seq->valuedouble;
+        memcpy(ri->prev, prev->valuestring, 65);
+        snprintf(ri->op, sizeof ri->op, "%s", op->valuestring);
+        ok = true;
+    }
+    cJSON_Delete(j);
+    return ok;
+}
+
+/* ---- open: tail recovery ---------------------------------------------- */
+
+typedef struct {
+    uint64_t size;   /* file size */
+    uint64_t good;   /* end of the last whole line */
+    bool have;       /* a whole record exists */
+    uint64_t seq;
+    uint8_t hash[PG_SHA256_LEN];
+} tail_state;
+
+static pg_err scan_tail(int fd, const char *name, tail_state *t, pg_error *e) {
+    memset(t, 0, sizeof *t);
+    struct stat st;
+    if (fstat(fd, &st) != 0) return sys_err(e, PG_E_INTERNAL, "cannot stat", name, errno);
+    t->size = (uint64_t)st.st_size;
+    if (t->size == 0) return PG_OK;
+    size_t win = t->size > PG_AUDIT_LINE_MAX + 1 ? PG_AUDIT_LINE_MAX + 1 : (size_t)t->size;
+    uint64_t off = t->size - win;
+    char *buf = malloc(win + 1);
+    if (!buf) return pg_error_set(e, PG_E_INTERNAL, NULL, "audit log: out of memory");
+    pg_err rc = pread_all(fd, buf, win, (off_t)off, e);
+    if (rc) goto out;
+    const char *tip = "check it with pixelgated --verify-audit, then move it aside to start a new log";
+    char *nl = memrchr(buf, '\n', win);
+    if (!nl) {
+        if (off == 0) goto out; /* only a torn first line: no whole record */
+        rc = pg_error_set(e, PG_E_BADINPUT, tip, "audit log %s: no line end in its last %zu bytes", name, win);
+        goto out;
+    }
+    t->good = off + (uint64_t)(nl - buf) + 1;
+    char *start = memrchr(buf, '\n', (size_t)(nl - buf));
+    if (!start && off != 0) {
+        rc = pg_error_set(e, PG_E_BADINPUT, tip, "audit log %s: its last record is longer than %u bytes", name,
+                          PG_AUDIT_LINE_MAX);
+        goto out;
+    }
+    start = start ? start + 1 : buf;
+    size_t len = (size_t)(nl - start);
+    *nl = 0;
+    rec_info ri;
+    const char *why = NULL;
+    if (!parse_record(start, len, &ri, &why)) {
+        rc = pg_error_set(e, PG_E_BADINPUT, tip, "audit log %s: its last record is unreadable (%s)", name, why);
+        goto out;
+    }
+    rc = pg_sha256(start, len, t->hash, e);
+    t->have = rc == PG_OK;
+    t->seq = ri.seq;
+out:
+    free(buf);
+    return rc;
+}
+
+/* ---- writing ---------------------------------------------------------- */
+
+static void fsync_dir(pg_audit *a) { (void)fsync(a->dirfd); }
+
+/* Cuts the live file back to its last whole record after a failed write. */
+static void cut_back(pg_audit *a) {
+    if (ftruncate(a->fd, (off_t)a->size) != 0 || fdatasync(a->fd) != 0) a->broken = true;
+}
+
+/* One write(2) of the whole line (with its newline), then fdatasync. */
+static pg_err write_line(pg_audit *a, const char *line, size_t len, pg_error *e) {
+    ssize_t n;
+    do n = write(a->fd, line, len);
+    while (n < 0 && errno == EINTR);
+    if (n != (ssize_t)len) {
+        int err = n < 0 ? errno : ENOSPC;
+        cut_back(a);
+        return pg_error_set(e, PG_E_INTERNAL, "free space on the broker's state filesystem; the operation was refused",
+                            "audit log %s: write failed: %s", a->path, n < 0 ? strerror(err) : "short write (disk full?)");
+    }
+    if (fdatasync(a->fd) != 0) {
+        int err = errno;
+        cut_back(a);
+        return pg_error_set(e, PG_E_INTERNAL, "check the broker's state filesystem; the operation was refused",
+                            "audit log %s: fdatasync failed: %s", a->path, strerror(err));
+    }
+    uint8_t h[PG_SHA256_LEN];
+    pg_err rc = pg_sha256(line, len - 1, h, e);
+    if (rc) return rc; /* cannot happen after the write; the next open recovers the state */
+    a->size += len;
+    a->seq++;
+    memcpy(a->last, h, sizeof h);
+    return PG_OK;
+}
+
+/* Stamps obj with the next seq, the time and prev, and prints it as a line. */
+static pg_err stamp(pg_audit *a, cJSON *obj, char **line, size_t *len, pg_error *e) {
+    char seq[24], t[40], prev[65];
+    snprintf(seq, sizeof seq, "%" PRIu64, a->seq + 1);
+    now_iso(t);
+    pg_hex(a->last, sizeof a->last, prev);
+    if (!cJSON_ReplaceItemInObjectCaseSensitive(obj, "seq", cJSON_CreateRaw(seq)) ||
+        !cJSON_ReplaceItemInObjectCaseSensitive(obj, "time", cJSON_CreateString(t)) ||
+        !cJSON_ReplaceItemInObjectCaseSensitive(obj, "prev", cJSON_CreateString(prev)))
+        return pg_error_set(e, PG_E_INTERNAL, NULL, "audit log: out of memory");
+    char *s = cJSON_PrintUnformatted(obj);
+    if (!s) return pg_error_set(e, PG_E_INTERNAL, NULL, "audit log: out of memory");
+    size_t n = strlen(s);
+    char *l = realloc(s, n + 2);
+    if (!l) {
+        free(s);
+        return pg_error_set(e, PG_E_INTERNAL, NULL, "audit log: out of memory");
+    }
+    l[n] = '\n';
+    l[n + 1] = 0;
+    *line = l;
+    *len = n + 1;
+    return PG_OK;
+}
+
+/* A record skeleton in the fixed key order; seq, time and prev are stamped
+ * at write time. Takes ownership of principal, window and disposition (NULL
+ * principal or disposition: out of memory). */
+static cJSON *record_obj(cJSON *principal, const char *op, cJSON *window, const char *image, cJSON *disposition,
+                         pg_err outcome) {
+    cJSON *o = cJSON_CreateObject();
+    bool ok = o && principal && disposition && cJSON_AddRawToObject(o, "seq", "0") &&
+              cJSON_AddStringToObject(o, "time", "");
+    if (ok && (ok = cJSON_AddItemToObject(o, "principal", principal))) principal = NULL;
+    ok = ok && add_str(o, "op", op, OP_MAX);
+    if (ok && window) {
+        if ((ok = cJSON_AddItemToObject(o, "window", window))) window = NULL;
+    } else if (ok) {
+        ok = cJSON_AddNullToObject(o, "window") != NULL;
+    }
+    ok = ok && add_str(o, "image_sha256", image, 64);
+    if (ok && (ok = cJSON_AddItemToObject(o, "disposition", disposition))) disposition = NULL;
+    ok = ok && cJSON_AddStringToObject(o, "outcome", pg_err_name(outcome)) &&
+         cJSON_AddStringToObject(o, "prev", PG_AUDIT_GENESIS);
+    cJSON_Delete(principal);
+    cJSON_Delete(window);
+    cJSON_Delete(disposition);
+    if (!ok) {
+        cJSON_Delete(o);
+        return NULL;
+    }
+    return o;
+}
+
+static cJSON *self_principal(const pg_audit *a) {
+    cJSON *p = cJSON_CreateObject();
+    if (p && add_u64(p, "uid", a->self_uid) && add_str(p, "user", a->self_user, STR_MAX) &&
+        add_i64(p, "pid", a->self_pid) && add_str(p, "exe", a->self_exe, EXE_MAX))
+        return p;
+    cJSON_Delete(p);
+    return NULL;
+}
+
+static pg_err write_obj_locked(pg_audit *a, cJSON *obj, bool may_rotate, pg_error *e);
+
+/* Writes an audit.* record of the broker itself; takes disposition. */
+static pg_err write_internal(pg_audit *a, const char *op, cJSON *disposition, pg_error *e) {
+    cJSON *obj = record_obj(self_principal(a), op, NULL, NULL, disposition, PG_OK);
+    if (!obj) return pg_error_set(e, PG_E_INTERNAL, NULL, "audit log: out of memory");
+    pg_err rc = write_obj_locked(a, obj, false, e);
+    cJSON_Delete(obj);
+    return rc;
+}
+
+static pg_err write_header(pg_audit *a, pg_error *e) {
+    char from[NAME_LEN + 8];
+    rotated_name(from, sizeof from, a->base, 1);
+    cJSON *d = cJSON_CreateObject();
+    if (!d || !cJSON_AddStringToObject(d, "kind", "rotate") || !add_str(d, "rotated_from", from, STR_MAX) ||
+        !add_u64(d, "last_seq", a->seq)) {
+        cJSON_Delete(d);
+        return pg_error_set(e, PG_E_INTERNAL, NULL, "audit log: out of memory");
+    }
+    pg_err rc = write_internal(a, OP_ROTATE, d, e);
+    if (rc == PG_OK) a->need_header = false;
+    return rc;
+}
+
+/* Opens the live file (creating it 0600 with create) and locks it. */
+static pg_err open_live(pg_audit *a, bool exclusive, pg_error *e) {
+    int flags = O_RDWR | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC | (exclusive ? O_EXCL : 0);
+    int fd = openat(a->dirfd, a->base, flags, 0600);
+    if (fd < 0) {
+        int err = errno;
+        if (err == ELOOP)
+            return pg_error_set(e, PG_E_BADINPUT, "replace the symlink by the log file itself",
+                                "audit log %s is a symlink; it is never followed", a->path);
+        return sys_err(e, err == EACCES || err == EROFS ? PG_E_BADINPUT : PG_E_INTERNAL, "cannot open", a->path, err);
+    }
+    struct stat st;
+    const char *bad = NULL;
+    if (fstat(fd, &st) != 0) bad = "cannot be examined";
+    else if (!S_ISREG(st.st_mode)) bad = "is not a regular file";
+    else if (st.st_uid != geteuid()) bad = "is not owned by the broker's user";
+    else if (st.st_mode & 077) bad = "is readable or writable by group or others (chmod 0600 it)";
+    if (bad) {
+        close(fd);
+        return pg_error_set(e, PG_E_BADINPUT, NULL, "audit log %s %s", a->path, bad);
+    }
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        int err = errno;
+        close(fd);
+        return pg_error_set(e, PG_E_BADINPUT, "stop the other broker, or give this one its own --state-dir",
+                            "audit log %s is in use by another process (%s)", a->path, strerror(err));
+    }
+    if (a->fd >= 0) close(a->fd);
+    a->fd = fd;
+    return PG_OK;
+}
+
+/* Rotation: PATH.9 -> PATH.10 (dropping the old .10) ... PATH -> PATH.1, then
+ * a new PATH whose first record (audit.rotate) chains from PATH.1's last. */
+static pg_err rotate_locked(pg_audit *a, pg_error *e) {
+    char from[NAME_LEN + 8], to[NAME_LEN + 8];
+    if (!a->pending_create) {
+        rotated_name(to, sizeof to, a->base, PG_AUDIT_KEEP);
+        if (unlinkat(a->dirfd, to, 0) != 0 && errno != ENOENT) return sys_err(e, PG_E_INTERNAL, "cannot remove", to, errno);
+        for (int i = PG_AUDIT_KEEP - 1; i >= 1; i--) {
+            rotated_name(from, sizeof from, a->base, i);
+            rotated_name(to, sizeof to, a->base, i + 1);
+            if (renameat(a->dirfd, from, a->dirfd, to) != 0 && errno != ENOENT)
+                return sys_err(e, PG_E_INTERNAL, "cannot rotate", from, errno);
+        }
+        rotated_name(to, sizeof to, a->base, 1);
+        if (renameat(a->dirfd, a->base, a->dirfd, to) != 0) return sys_err(e, PG_E_INTERNAL, "cannot rotate", a->path, errno);
+        fsync_dir(a);
+        a->pending_create = true; /* from here the old fd is PATH.1: no more records into it */
+    }
+    pg_err rc = open_live(a, true, e);
+    if (rc) return rc;
+    fsync_dir(a);
+    a->pending_create = false;
+    a->size = 0;
+    a->need_header = true;
+    return write_header(a, e);
+}
+
+/* Brings the log to a writable state after an earlier failure. */
+static pg_err ready_locked(pg_audit *a, pg_error *e) {
+    if (a->broken) {
+        if (ftruncate(a->fd, (off_t)a->size) != 0 || fdatasync(a->fd) != 0)
+            return pg_error_set(e, PG_E_INTERNAL, "check the broker's state filesystem",
+                                "audit log %s: cannot cut back a failed write: %s", a->path, strerror(errno));
+        a->broken = false;
+    }
+    if (a->pending_create) return rotate_locked(a, e);
+    if (a->need_header) return write_header(a, e);
+    return PG_OK;
+}
+
+static pg_err write_obj_locked(pg_audit *a, cJSON *obj, bool may_rotate, pg_error *e) {
+    char *line = NULL;
+    size_t len = 0;
+    pg_err rc = stamp(a, obj, &line, &len, e);
+    if (rc) return rc;
+    if (may_rotate && a->rotate_bytes && a->size > 0 && a->size + len > a->rotate_bytes) {
+        free(line);
+        line = NULL;
+        rc = rotate_locked(a, e);
+        if (rc == PG_OK) rc = stamp(a, obj, &line, &len, e);
+    }
+    if (rc == PG_OK) rc = write_line(a, line, len, e);
+    free(line);
+    return rc;
+}
+
+/* ---- open ------------------------------------------------------------- */
+
+static void fill_self(pg_audit *a) {
+    a->self_uid = geteuid();
+    a->self_pid = getpid();
+    struct passwd pw, *res = NULL;
+    char buf[4096];
+    if (getpwuid_r(a->self_uid, &pw, buf, sizeof buf, &res) == 0 && res)
+        snprintf(a->self_user, sizeof a->self_user, "%s", pw.pw_name);
+    else
+        snprintf(a->self_user, sizeof a->self_user, "%u", (unsigned)a->self_uid);
+    ssize_t n = readlink("/proc/self/exe", a->self_exe, sizeof a->self_exe - 1);
+    a->self_exe[n > 0 ? n : 0] = 0;
+    if (n <= 0) snprintf(a->self_exe, sizeof a->self_exe, "pixelgated");
+}
+
+/* Saves the torn bytes next to the log, cuts them off, records the repair. */
+static pg_err repair_locked(pg_audit *a, const tail_state *t, pg_error *e) {
+    size_t torn = (size_t)(t->size - t->good);
+    char *buf = malloc(torn);
+    if (!buf) return pg_error_set(e, PG_E_INTERNAL, NULL, "audit log: out of memory");
+    uint8_t h[PG_SHA256_LEN];
+    char hex[65], name[NAME_LEN + 48];
+    pg_err rc = pread_all(a->fd, buf, torn, (off_t)t->good, e);
+    if (rc == PG_OK) rc = pg_sha256(buf, torn, h, e);
+    int fd = -1;
+    for (int k = 0; rc == PG_OK && fd < 0 && k < 100; k++) {
+        if (k == 0) snprintf(name, sizeof name, "%s.torn.%" PRIu64, a->base, a->seq + 1);
+        else snprintf(name, sizeof name, "%s.torn.%" PRIu64 ".%d", a->base, a->seq + 1, k);
+        fd = openat(a->dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        if (fd < 0 && errno != EEXIST) rc = sys_err(e, PG_E_INTERNAL, "cannot save the torn tail to", name, errno);
+    }
+    if (rc == PG_OK && fd < 0) rc = pg_error_set(e, PG_E_INTERNAL, NULL, "audit log: no free name to save the torn tail");
+    if (rc == PG_OK) {
+        ssize_t n = write(fd, buf, torn);
+        if (n != (ssize_t)torn || fsync(fd) != 0)
+            rc = sys_err(e, PG_E_INTERNAL, "cannot save the torn tail to", name, n < 0 ? errno : EIO);
+    }
+    if (fd >= 0) close(fd);
+    free(buf);
+    if (rc) return rc;
+    fsync_dir(a);
+    if (ftruncate(a->fd, (off_t)t->good) != 0 || fdatasync(a->fd) != 0)
+        return sys_err(e, PG_E_INTERNAL, "cannot cut the torn tail off", a->path, errno);
+    a->size = t->good;
+    if (a->need_header && (rc = write_header(a, e))) return rc;
+    pg_hex(h, sizeof h, hex);
+    cJSON *d = cJSON_CreateObject();
+    if (!d || !cJSON_AddStringToObject(d, "kind", "repair") || !add_u64(d, "torn_bytes", torn) ||
+        !cJSON_AddStringToObject(d, "torn_sha256", hex) || !add_str(d, "saved_as", name, STR_MAX)) {
+        cJSON_Delete(d);
+        return pg_error_set(e, PG_E_INTERNAL, NULL, "audit log: out of memory");
+    }
+    return write_internal(a, OP_REPAIR, d, e);
+}
+
+/* The chain state from PATH.1, for a live file without records. */
+static pg_err state_from_rotated(pg_audit *a, bool *found, pg_error *e) {
+    char name[NAME_LEN + 8];
+    rotated_name(name, sizeof name, a->base, 1);
+    *found = false;
+    int fd = openat(a->dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return errno == ENOENT ? PG_OK : sys_err(e, PG_E_BADINPUT, "cannot open", name, errno);
+    tail_state t;
+    struct stat st;
+    pg_err rc = fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)
+                    ? pg_error_set(e, PG_E_BADINPUT, NULL, "audit log %s is not a regular file", name)
+                    : scan_tail(fd, name, &t, e);
+    close(fd);
+    if (rc) return rc;
+    if (!t.have)
+        return pg_error_set(e, PG_E_BADINPUT, "check it with pixelgated --verify-audit",
+                            "audit log %s (the newest rotated file) holds no whole record", name);
+    a->seq = t.seq;
+    memcpy(a->last, t.hash, sizeof a->last);
+    *found = true;
+    return PG_OK;
+}
+
+pg_err pg_audit_open(pg_audit **out, const char *path, uint64_t rotate_bytes, pg_error *e) {
+    *out = NULL;
+    pg_audit *a = calloc(1, sizeof *a);
+    if (!a) return pg_error_set(e, PG_E_INTERNAL, NULL, "audit log: out of memory");
+    a->fd = -1;
+    a->dirfd = -1;
+    a->rotate_bytes = rotate_bytes;
+    char dir[PATH_MAX];
+    pg_err rc = split_path(path, dir, sizeof dir, a->base, sizeof a->base, e);
+    if (rc) goto fail;
+    snprintf(a->path, sizeof a->path, "%s", path);
+    a->dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (a->dirfd < 0) {
+        int err = errno;
+        rc = err == ENOENT ? pg_error_set(e, PG_E_NOTFOUND, "create the broker's state directory (mode 0700)",
+                                          "audit log directory %s does not exist", dir)
+                           : sys_err(e, PG_E_BADINPUT, "cannot open the directory", dir, err);
+        goto fail;
+    }
+    struct stat st;
+    if (fstat(a->dirfd, &st) != 0) {
+        rc = sys_err(e, PG_E_INTERNAL, "cannot stat", dir, errno);
+        goto fail;
+    }
+    if (st.st_uid != geteuid() || (st.st_mode & 022)) {
+        rc = pg_error_set(e, PG_E_BADINPUT, "chown it to the broker's user and chmod 0700 it",
+                          "audit log directory %s must be owned by uid %u and not writable by others (owner %u, mode %04o)",
+                          dir, (unsigned)geteuid(), (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
+        goto fail;
+    }
+    fill_self(a);
+    if ((rc = open_live(a, false, e))) goto fail;
+    tail_state t;
+    if ((rc = scan_tail(a->fd, a->path, &t, e))) goto fail;
+    if (t.have) {
+        a->seq = t.seq;
+        memcpy(a->last, t.hash, sizeof a->last);
+    } else {
+        bool found;
+        if ((rc = state_from_rotated(a, &found, e))) goto fail;
+        a->need_header = found;
+    }
+    a->size = t.size;
+    if (pthread_mutex_init(&a->mu, NULL) != 0) {
+        rc = pg_error_set(e, PG_E_INTERNAL, NULL, "audit log: cannot create its mutex");
+        goto fail;
+    }
+    if (t.good < t.size) rc = repair_locked(a, &t, e);
+    else if (a->need_header) rc = write_header(a, e);
+    if (rc) {
+        pthread_mutex_destroy(&a->mu);
+        goto fail;
+    }
+    *out = a;
+    return PG_OK;
+fail:
+    if (a->fd >= 0) close(a->fd);
+    if (a->dirfd >= 0) close(a->dirfd);
+    free(a);
+    return rc;
+}
+
+/* ---- append ----------------------------------------------------------- */
+
+static pg_err event_obj(const pg_audit_event *ev, cJSON **out, pg_error *e) {
+    *out = NULL;
+    if (!ev->op || !*ev->op || !ev->disposition.kind || !*ev->disposition.kind)
+        return pg_error_set(e, PG_E_USAGE, NULL, "audit event without op or disposition kind");
+    if (strncmp(ev->op, "audit.", 6) == 0)
+        return pg_error_set(e, PG_E_USAGE, NULL, "audit op %s is reserved for the log itself", ev->op);
+    if (ev->image_sha256 && !is_hex64(ev->image_sha256))
+        return pg_error_set(e, PG_E_USAGE, NULL, "audit event: image_sha256 is not 64 lower-case hex digits");
+    const pg_audit_principal *p = &ev->principal;
+    cJSON *pr = cJSON_CreateObject(), *w = NULL, *d = cJSON_CreateObject();
+    bool ok = pr && d && add_u64(pr, "uid", p->uid) && add_str(pr, "user", p->user, STR_MAX) &&
+              add_i64(pr, "pid", p->pid) &&
+              (p->exe || !p->comm ? add_str(pr, "exe", p->exe, EXE_MAX) : add_str(pr, "comm", p->comm, STR_MAX));
+    if (ok && ev->window) {
+        w = cJSON_CreateObject();
+        ok = w && add_u64(w, "id", ev->window->id) && add_str(w, "title", ev->window->title, TITLE_MAX) &&
+             add_str(w, "class", ev->window->cls, STR_MAX);
+    }
+    const pg_audit_disposition *ds = &ev->disposition;
+    ok = ok && add_str(d, "kind", ds->kind, OP_MAX);
+    if (ok && ds->token) ok = add_str(d, "token_prefix", ds->token, PG_AUDIT_TOKEN_PREFIX);
+    if (ok && ds->endpoint) ok = add_str(d, "endpoint", ds->endpoint, STR_MAX);
+    if (ok && ds->mode) ok = add_str(d, "mode", ds->mode, STR_MAX);
+    if (ok && ds->request_id) ok = add_str(d, "request_id", ds->request_id, STR_MAX);
+    if (ok && ds->reason) ok = add_str(d, "reason", ds->reason, TITLE_MAX);
+    if (ok && ds->detail) ok = add_str(d, "detail", ds->detail, TITLE_MAX);
+    if (!ok) {
+        cJSON_Delete(pr);
+        cJSON_Delete(w);
+        cJSON_Delete(d);
+        return pg_error_set(e, PG_E_INTERNAL, NULL, "audit log: out of memory");
+    }
+    *out = record_obj(pr, ev->op, w, ev->image_sha256, d, ev->outcome);
+    return *out ? PG_OK : pg_error_set(e, PG_E_INTERNAL, NULL, "audit log: out of memory");
+}
+
+pg_err pg_audit_append(pg_audit *a, const pg_audit_event *ev, pg_error *e) {
+    if (!a || !ev) return pg_error_set(e, PG_E_INTERNAL, NULL, "audit log is not open");
+    cJSON *obj;
+    pg_err rc = event_obj(ev, &obj, e);
+    if (rc) return rc;
+    pthread_mutex_lock(&a->mu);
+    rc = ready_locked(a, e);
+    if (rc == PG_OK) rc = write_obj_locked(a, obj, true, e);
+    pthread_mutex_unlock(&a->mu);
+    cJSON_Delete(obj);
+    return rc;
+}
+
+void pg_audit_anchor(pg_audit *a, char out[PG_AUDIT_ANCHOR_MAX]) {
+    char hex[65];
+    pthread_mutex_lock(&a->mu);
+    uint64_t seq = a->seq;
+    pg_hex(a->last, sizeof a->last, hex);
+    pthread_mutex_unlock(&a->mu);
+    snprintf(out, PG_AUDIT_ANCHOR_MAX, "%" PRIu64 ":%s", seq, hex);
+}
+
+void pg_audit_close(pg_audit *a) {
+    if (!a) return;
+    pthread_mutex_destroy(&a->mu);
+    if (a->fd >= 0) close(a->fd);
+    if (a->dirfd >= 0) close(a->dirfd);
+    free(a);
+}
+
+/* ---- verify ----------------------------------------------------------- */
+
+typedef struct {
+    int fd;
+    char *buf;       /* PG_AUDIT_LINE_MAX + 2 */
+    size_t beg, end;
+    bool eof;
+} lreader;
+
+/* 1: a line (NUL-terminated in place), 0: end, -1: read error, -2: too long. */
+static int lr_next(lreader *r, char **line, size_t *len, bool *terminated) {
+    const size_t cap = PG_AUDIT_LINE_MAX + 2;
+    for (;;) {
+        char *nl = memchr(r->buf + r->beg, '\n', r->end - r->beg);
+        if (nl) {
+            *line = r->buf + r->beg;
+            *len = (size_t)(nl - *line);
+            *nl = 0;
+            *terminated = true;
+            r->beg = (size_t)(nl - r->buf) + 1;
+            return 1;
+        }
+        if (r->end - r->beg > PG_AUDIT_LINE_MAX) return -2;
+        if (r->eof) {
+            if (r->beg == r->end) return 0;
+            *line = r->buf + r->beg;
+            *len = r->end - r->beg;
+            r->buf[r->end] = 0;
+            *terminated = false;
+            r->beg = r->end;
+            return 1;
+        }
+        memmove(r->buf, r->buf + r->beg, r->end - r->beg);
+        r->end -= r->beg;
+        r->beg = 0;
+        ssize_t n = read(r->fd, r->buf + r->end, cap - 1 - r->end);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) return -1;
+        if (n == 0) r->eof = true;
+        r->end += (size_t)n;
+    }
+}
+
+typedef struct {
+    char *s;
+    size_t len;
+    bool terminated;
+    int file;
+    uint64_t lineno;
+} vline;
+
+typedef struct {
+    int dirfd;
+    char names[PG_AUDIT_KEEP + 1][NAME_LEN + 8];
+    int nfiles, cur;
+    uint64_t lineno;
+    lreader lr;
+    int err;   /* errno of a failed read */
+} chain_iter;
+
+/* 1: a line, 0: end of the last file, -1: read error, -2: line too long,
+ * -3: cannot open a file (it->err). */
+static int it_next(chain_iter *it, vline *v) {
+    for (;;) {
+        if (it->lr.fd < 0) {
+            if (it->cur >= it->nfiles) return 0;
+            it->lr.fd = openat(it->dirfd, it->names[it->cur], O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+            struct stat st;
+            if (it->lr.fd < 0 || fstat(it->lr.fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+                it->err = it->lr.fd < 0 ? errno : EINVAL;
+                return -3;
+            }
+            it->lr.beg = it->lr.end = 0;
+            it->lr.eof = false;
+            it->lineno = 0;
+        }
+        int rc = lr_next(&it->lr, &v->s, &v->len, &v->terminated);
+        if (rc == 0) {
+            close(it->lr.fd);
+            it->lr.fd = -1;
+            it->cur++;
+            continue;
+        }
+        it->lineno++;
+        v->file = it->cur;
+        v->lineno = it->lineno;
+        if (rc == -1) it->err = errno;
+        return rc;
+    }
+}
+
+typedef struct {
+    int file;
+    uint64_t lineno, seq;
+    uint8_t hash[PG_SHA256_LEN];
+} vpos;
+
+static pg_err fail_at(pg_audit_report *r, const char *dir, const chain_iter *it, int file, uint64_t lineno,
+                      uint64_t seq, pg_error *e, const char *fmt, ...) __attribute__((format(printf, 8, 9)));
+
+static pg_err fail_at(pg_audit_report *r, const char *dir, const chain_iter *it, int file, uint64_t lineno,
+                      uint64_t seq, pg_error *e, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->reason, sizeof r->reason, fmt, ap);
+    va_end(ap);
+    size_t dl = strlen(dir);
+    if (strcmp(dir, ".") == 0) snprintf(r->bad_file, sizeof r->bad_file, "%s", it->names[file]);
+    else snprintf(r->bad_file, sizeof r->bad_file, "%s%s%s", dir, dir[dl - 1] == '/' ? "" : "/", it->names[file]);
+    r->first_bad_line = lineno;
+    r->first_bad_seq = seq;
+    return pg_error_set(e, PG_E_ASSERT, "compare with a backup or the journal's audit anchors; the records before it hold",
+                        "audit log broken at %s line %" PRIu64 " (seq %" PRIu64 "): %s", r->bad_file, lineno, seq,
+                        r->reason);
+}
+
+static pg_err parse_anchor(const char *s, uint64_t *seq, char hex[65], pg_error *e) {
+    char *end = NULL;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || end == s || *end != ':' || s[0] == '-' || strlen(end + 1) != 64)
+        return pg_error_set(e, PG_E_USAGE, "an anchor is SEQ:HASH as the broker logs it", "malformed audit anchor \"%s\"", s);
+    for (int i = 0; i < 64; i++) {
+        char c = end[1 + i];
+        if (c >= 'A' && c <= 'F') c = (char)(c - 'A' + 'a');
+        if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')))
+            return pg_error_set(e, PG_E_USAGE, "an anchor is SEQ:HASH as the broker logs it", "malformed audit anchor \"%s\"", s);
+        hex[i] = c;
+    }
+    hex[64] = 0;
+    *seq = v;
+    return PG_OK;
+}
+
+pg_err pg_audit_verify(const char *path, const pg_audit_verify_opts *o, pg_audit_report *r, pg_error *e) {
+    static const pg_audit_verify_opts defaults = {0};
+    if (!o) o = &defaults;
+    memset(r, 0, sizeof *r);
+    char dir[PATH_MAX], base[NAME_LEN];
+    pg_err rc = split_path(path, dir, sizeof dir, base, sizeof base, e);
+    if (rc) return rc;
+    uint64_t anchor_seq = 0;
+    char anchor_hex[65] = "";
+    if (o->anchor && (rc = parse_anchor(o->anchor, &anchor_seq, anchor_hex, e))) return rc;
+    if (o->anchor && anchor_seq == 0 && strcmp(anchor_hex, PG_AUDIT_GENESIS) != 0)
+        return pg_error_set(e, PG_E_USAGE, NULL, "audit anchor 0 must carry the genesis value");
+    r->anchor_given = o->anchor != NULL;
+
+    chain_iter it = {.dirfd = -1, .lr = {.fd = -1}};
+    it.dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (it.dirfd < 0)
+        return errno == ENOENT ? pg_error_set(e, PG_E_NOTFOUND, NULL, "no audit log at %s", path)
+                               : sys_err(e, PG_E_INTERNAL, "cannot open the directory", dir, errno);
+    struct stat st;
+    for (int i = o->single_file ? 0 : PG_AUDIT_KEEP; i >= 1; i--) {
+        rotated_name(it.names[it.nfiles], sizeof it.names[0], base, i);
+        if (fstatat(it.dirfd, it.names[it.nfiles], &st, AT_SYMLINK_NOFOLLOW) == 0) it.nfiles++;
+    }
+    if (fstatat(it.dirfd, base, &st, AT_SYMLINK_NOFOLLOW) == 0 || o->single_file)
+        snprintf(it.names[it.nfiles++], sizeof it.names[0], "%s", base);
+    if (it.nfiles == 0) {
+        close(it.dirfd);
+        return pg_error_set(e, PG_E_NOTFOUND, NULL, "no audit log at %s", path);
+    }
+    it.lr.buf = malloc(PG_AUDIT_LINE_MAX + 2);
+    if (!it.lr.buf) {
+        close(it.dirfd);
+        return pg_error_set(e, PG_E_INTERNAL, NULL, "audit verify: out of memory");
+    }
+
+    bool have = false;
+    uint64_t expect = 1;
+    vpos prev = {0}, prev2 = {0}; /* the last two records that verified */
+    vline v;
+    int got;
+    while ((got = it_next(&it, &v)) == 1) {
+        bool last_file = v.file == it.nfiles - 1;
+        if (!v.terminated) {
+            if (last_file) {
+                r->torn_tail_bytes = v.len;
+                break;
+            }
+            rc = fail_at(r, dir, &it, v.file, v.lineno, expect, e, "unterminated line in a rotated file");
+            goto done;
+        }
+        rec_info ri;
+        const char *why = NULL;
+        if (!parse_record(v.s, v.len, &ri, &why)) {
+            rc = fail_at(r, dir, &it, v.file, v.lineno, expect, e, "not a valid record (%s)", why);
+            goto done;
+        }
+        uint8_t h[PG_SHA256_LEN];
+        char want[65];
+        if ((rc = pg_sha256(v.s, v.len, h, e))) goto done;
+        if (!have) {
+            if (ri.seq == 1) {
+                if (strcmp(ri.prev, PG_AUDIT_GENESIS) != 0) {
+                    rc = fail_at(r, dir, &it, v.file, v.lineno, 1, e, "record 1 does not chain from the genesis value");
+                    goto done;
+                }
+                r->from_genesis = true;
+            } else if (strcmp(ri.op, OP_ROTATE) != 0) {
+                rc = fail_at(r, dir, &it, v.file, v.lineno, ri.seq, e,
+                             "the log starts at seq %" PRIu64 " without a rotation header: the records before it were removed",
+                             ri.seq);
+                goto done;
+            }
+            r->first_seq = ri.seq;
+        } else {
+            if (ri.seq != expect) {
+                if (ri.seq > expect)
+                    rc = fail_at(r, dir, &it, v.file, v.lineno, expect, e,
+                                 "seq jumps from %" PRIu64 " to %" PRIu64 ": record %" PRIu64 "%s missing (deleted or moved)",
+                                 expect - 1, ri.seq, expect, ri.seq - expect > 1 ? " and following" : "");
+                else
+                    rc = fail_at(r, dir, &it, v.file, v.lineno, expect, e,
+                                 "seq %" PRIu64 " where %" PRIu64 " was due: records reordered or duplicated", ri.seq, expect);
+                goto done;
+            }
+            pg_hex(prev.hash, sizeof prev.hash, want);
+            if (strcmp(ri.prev, want) != 0) {
+                /* Which one changed: if the next record chains from this one,
+                 * this one is intact and the record before it was edited. */
+                char mine[65];
+                pg_hex(h, sizeof h, mine);
+                vpos cur = {v.file, v.lineno, ri.seq, {0}};
+                vline nx;
+                rec_info nri;
+                int g2 = it_next(&it, &nx);
+                bool next_ok = g2 == 1 && nx.terminated && parse_record(nx.s, nx.len, &nri, &why);
+                if (next_ok && strcmp(nri.prev, mine) != 0) {
+                    rc = fail_at(r, dir, &it, cur.file, cur.lineno, cur.seq, e,
+                                 "its prev does not match the record before it: this record was altered");
+                    goto done;
+                }
+                rc = fail_at(r, dir, &it, prev.file, prev.lineno, prev.seq, e,
+                             next_ok ? "this record was altered: its hash no longer matches the prev of the next record"
+                                     : "this record, or the prev of the next (last) record, was altered");
+                /* the culprit is the previous record: it does not count */
+                r->records--;
+                r->last_seq = prev2.seq;
+                if (prev2.seq) pg_hex(prev2.hash, sizeof prev2.hash, r->last_hash);
+                else r->last_hash[0] = 0;
+                if (r->records == 0) r->first_seq = 0;
+                goto done;
+            }
+        }
+        if (anchor_seq && ri.seq == anchor_seq) {
+            pg_hex(h, sizeof h, want);
+            if (strcmp(want, anchor_hex) != 0) {
+                rc = fail_at(r, dir, &it, v.file, v.lineno, ri.seq, e,
+                             "record %" PRIu64 " differs from the anchor (the log was rewritten from here or earlier)", ri.seq);
+                goto done;
+            }
+            r->anchor_checked = true;
+        }
+        if (strcmp(ri.op, OP_REPAIR) == 0) r->repairs++;
+        have = true;
+        r->records++;
+        r->last_seq = ri.seq;
+        pg_hex(h, sizeof h, r->last_hash);
+        prev2 = prev;
+        prev = (vpos){v.file, v.lineno, ri.seq, {0}};
+        memcpy(prev.hash, h, sizeof h);
+        expect = ri.seq + 1;
+    }
+    if (got == -3) {
+        rc = it.err == ELOOP || it.err == EINVAL
+                 ? pg_error_set(e, PG_E_BADINPUT, NULL, "audit log %s is a symlink or not a regular file", it.names[it.cur])
+                 : it.err == ENOENT ? pg_error_set(e, PG_E_NOTFOUND, NULL, "no audit log at %s", path)
+                                    : sys_err(e, PG_E_INTERNAL, "cannot open", it.names[it.cur], it.err);
+        goto done;
+    }
+    if (got == -2) {
+        rc = fail_at(r, dir, &it, it.cur, it.lineno, expect, e, "line longer than %u bytes", PG_AUDIT_LINE_MAX);
+        goto done;
+    }
+    if (got == -1) {
+        rc = sys_err(e, PG_E_INTERNAL, "cannot read", it.names[it.cur], it.err);
+        goto done;
+    }
+    if (anchor_seq) {
+        if (anchor_seq > r->last_seq) {
+            int lastf = it.nfiles - 1;
+            rc = fail_at(r, dir, &it, lastf, prev.file == lastf ? prev.lineno + 1 : 1, r->last_seq + 1, e,
+                         "the log ends at seq %" PRIu64 " but the anchor names seq %" PRIu64
+                         ": records were cut from the end",
+                         r->last_seq, anchor_seq);
+            goto done;
+        }
+    } else if (o->anchor) {
+        r->anchor_checked = true; /* "0:genesis" holds for any log */
+    }
+    rc = PG_OK;
+done:
+    if (it.lr.fd >= 0) close(it.lr.fd);
+    free(it.lr.buf);
+    close(it.dirfd);
+    r->files = (unsigned)it.nfiles;
+    return rc;
+}
+
+pg_err pg_audit_verify_file(const char *path, pg_audit_report *r, pg_error *e) { return pg_audit_verify(path, NULL, r, e); }
+
+void pg_audit_report_format(const pg_audit_report *r, pg_err rc, char *buf, size_t n) {
+    if (!n) return;
+    buf[0] = 0;
+    size_t o = 0;
+#define OUT(...)                                                                  \
+    do {                                                                          \
+        if (o < n) {                                                              \
+            int k_ = snprintf(buf + o, n - o, __VA_ARGS__);                       \
+            if (k_ > 0) o += (size_t)k_;                                          \
+        }                                                                         \
+    } while (0)
+    if (rc == PG_OK) OUT("audit log intact: ");
+    else if (rc == PG_E_ASSERT) OUT("audit log BROKEN at %s line %" PRIu64 " (seq %" PRIu64 "): %s.\n", r->bad_file,
+                                    r->first_bad_line, r->first_bad_seq, r->reason);
+    else {
+        OUT("audit log not verified (%s)", pg_err_name(rc));
+        return;
+    }
+    if (r->records)
+        OUT("%s%" PRIu64 " record%s (seq %" PRIu64 "..%" PRIu64 ") in %u file%s%s; last %" PRIu64 ":%s", rc ? "Before it, " : "",
+            r->records, r->records == 1 ? "" : "s", r->first_seq, r->last_seq, r->files, r->files == 1 ? "" : "s",
+            r->from_genesis ? " from genesis" : " (older records rotated out)", r->last_seq, r->last_hash);
+    else
+        OUT("%sno records", rc ? "Before it, " : "");
+    if (r->anchor_checked) OUT("; anchor matches");
+    else if (r->anchor_given && rc == PG_OK) OUT("; the anchor names a record older than the oldest kept (not compared)");
+    if (r->repairs) OUT("; %" PRIu64 " torn tail%s cut off at broker start (audit.repair)", r->repairs, r->repairs == 1 ? "" : "s");
+    if (r->torn_tail_bytes)
+        OUT("; %" PRIu64 " unterminated bytes at the end (a write cut short; the broker sets them aside at its next start)",
+            r->torn_tail_bytes);
+    OUT(rc ? "\n" : ".\n");
+#undef OUT
+}

@@ -1,0 +1,150 @@
+/* pg_audit.h - the tamper-evident audit log (docs/audit.md).
+ *
+ * Append-only JSON Lines, one record per capture, analysis, OCR, judgement,
+ * release, approval, refusal and input injection. Every record carries, in
+ * this fixed key order:
+ *   seq           1, 2, 3 ... continuous for the life of the log, across rotations
+ *   time          ISO 8601 UTC with milliseconds, "2025-06-01T12:34:56.789Z"
+ *   principal     {uid, user, pid, exe} (or "comm" in place of "exe")
+ *   op            the operation ("snapshot", "analyze", ...; "audit.*" is ours)
+ *   window        {id, title, class} or null
+ *   image_sha256  64 hex or null
+ *   disposition   {kind, then whichever of token (first 8 chars only),
+ *                 endpoint, mode, request_id, reason, detail were given}
+ *   outcome       "OK" or the pg_err name ("POLICY_REFUSED", ...)
+ *   prev          SHA-256 hex of the previous record's exact bytes (its line
+ *                 without the newline); the first record of a fresh log chains
+ *                 from PG_AUDIT_GENESIS (64 zeros).
+ *
+ * Files: PATH is the live log; rotated files are PATH.1 (newest) .. PATH.10
+ * (oldest, PG_AUDIT_KEEP); the oldest is deleted on rotation. A new live file
+ * starts with an "audit.rotate" header record whose prev is the hash of the
+ * last record of PATH.1, so the chain runs unbroken across files. A torn last
+ * line found at open (crash mid-write) is saved to PATH.torn.SEQ, cut off, and
+ * an "audit.repair" record (size and SHA-256 of the torn bytes) is appended.
+ *
+ * Contract: pg_audit_append returns only after the record is written with one
+ * write(2) and fdatasync'd; on any failure it returns an error (PG_E_INTERNAL,
+ * e.g. disk full), the file is cut back to its last whole record, and the
+ * broker must refuse the operation. Thread-safe (one mutex per log; appends
+ * are serialised, fsync included). One process per log (flock).
+ * Files are created 0600 and never through a symlink (O_NOFOLLOW, openat on
+ * the directory); the directory must be owned by the broker and not writable
+ * by group or others (the broker's 0700 state dir).
+ * Never: records a whole token, follows a symlink, rewrites a record, or
+ * reports success for a record that is not on disk.
+ */
+#ifndef PG_AUDIT_H
+#define PG_AUDIT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "pg_error.h"
+
+#define PG_AUDIT_KEEP 10           /* rotated files kept: PATH.1 .. PATH.10 */
+#define PG_AUDIT_TOKEN_PREFIX 8    /* chars of a token that are recorded */
+#define PG_AUDIT_LINE_MAX (1u << 20) /* verify refuses longer lines */
+#define PG_AUDIT_ANCHOR_MAX 96     /* "SEQ:HASH" + NUL */
+#define PG_AUDIT_GENESIS "0000000000000000000000000000000000000000000000000000000000000000"
+
+typedef struct pg_audit pg_audit;
+
+/* Who asked: from the kernel (pg_peer), never from the request. */
+typedef struct {
+    uid_t uid;
+    const char *user;      /* NULL: null */
+    pid_t pid;
+    const char *exe;       /* executable path; NULL: "comm" is recorded instead */
+    const char *comm;      /* /proc/PID/comm */
+} pg_audit_principal;
+
+typedef struct {
+    uint64_t id;
+    const char *title;     /* NULL: null */
+    const char *cls;       /* recorded as "class"; NULL: null */
+} pg_audit_window;
+
+typedef struct {
+    const char *kind;      /* required: token analyze ocr judge release refused input approve ... */
+    const char *token;     /* only the first PG_AUDIT_TOKEN_PREFIX chars are recorded */
+    const char *endpoint;  /* endpoint name (analyze, ocr, judge) */
+    const char *mode;      /* release mode ("png", "base64") */
+    const char *request_id;/* approval request */
+    const char *reason;    /* refusal reason */
+    const char *detail;    /* free text: judgement verdict, input action ... */
+} pg_audit_disposition;
+
+/* Strings are copied; invalid UTF-8 becomes U+FFFD and long strings are cut
+ * (title 1024 bytes, others 256, exe 4096). Optional fields NULL. */
+typedef struct {
+    pg_audit_principal principal;
+    const char *op;                 /* required; may not start with "audit." */
+    const pg_audit_window *window;  /* NULL: "window":null */
+    const char *image_sha256;       /* 64 lower-case hex, or NULL */
+    pg_audit_disposition disposition;
+    pg_err outcome;                 /* PG_OK: "OK" */
+} pg_audit_event;
+
+/* Opens or creates PATH (0600, O_APPEND, O_NOFOLLOW) and recovers seq and
+ * prev from its tail (from PATH.1 if PATH is missing or empty, writing the
+ * rotation header). A torn last line is moved aside and the repair recorded.
+ * rotate_bytes: rotate before a record would take the file past it; 0 never.
+ * Errors: PG_E_BADINPUT (symlink, not a regular file, wrong owner or mode,
+ * unsafe directory, unreadable last record, log in use by another process),
+ * PG_E_NOTFOUND (directory missing), PG_E_INTERNAL (I/O). */
+pg_err pg_audit_open(pg_audit **out, const char *path, uint64_t rotate_bytes, pg_error *e);
+
+/* Appends one record; see the contract above. PG_E_USAGE: event misses op or
+ * kind, uses an "audit." op, or has a malformed image_sha256 (a caller bug). */
+pg_err pg_audit_append(pg_audit *a, const pg_audit_event *ev, pg_error *e);
+
+/* The current anchor "SEQ:HASH" (seq and hash of the last record; "0:" +
+ * genesis for an empty log). The broker writes it to its journal after every
+ * append, so a verifier holding a later anchor can detect whole records cut
+ * from the end, which the chain alone cannot. */
+void pg_audit_anchor(pg_audit *a, char out[PG_AUDIT_ANCHOR_MAX]);
+
+void pg_audit_close(pg_audit *a); /* NULL is fine */
+
+typedef struct {
+    /* what verified */
+    uint64_t records;          /* whole records whose chain checked */
+    uint64_t first_seq;        /* 0 when empty */
+    uint64_t last_seq;
+    char last_hash[65];        /* hash of record last_seq (anchor form: last_seq:last_hash) */
+    unsigned files;            /* files walked, oldest first */
+    bool from_genesis;         /* first record is seq 1; else older files were rotated out */
+    uint64_t repairs;          /* audit.repair records: torn tails cut off at an open */
+    uint64_t torn_tail_bytes;  /* unterminated bytes at the end of the live file (crash
+                                  since the last open); not counted, not an error */
+    bool anchor_given;
+    bool anchor_checked;       /* the anchor's record was found and compared */
+    /* the first broken or missing record (PG_E_ASSERT) */
+    char bad_file[512];
+    uint64_t first_bad_line;   /* 1-based line in bad_file; 0: none */
+    uint64_t first_bad_seq;    /* the seq expected there */
+    char reason[256];
+} pg_audit_report;
+
+typedef struct {
+    const char *anchor;        /* "SEQ:HASH" from the journal, or NULL */
+    bool single_file;          /* check PATH alone, without PATH.1 .. PATH.10 */
+} pg_audit_verify_opts;
+
+/* Walks the chain through PATH.10 .. PATH.1 (those present) then PATH.
+ * PG_OK: intact (r says how far and any torn tail or repairs);
+ * PG_E_ASSERT: broken - r->bad_file/first_bad_line/reason name the first
+ * edited, deleted, reordered or (against the anchor) truncated record;
+ * PG_E_NOTFOUND: no such log; PG_E_USAGE: malformed anchor;
+ * PG_E_BADINPUT: a symlink or non-regular file; PG_E_INTERNAL: read error.
+ * r is filled in every case. Opens read-only, never through a symlink. */
+pg_err pg_audit_verify(const char *path, const pg_audit_verify_opts *o, pg_audit_report *r, pg_error *e);
+/* pg_audit_verify with default options (rotated files, no anchor). */
+pg_err pg_audit_verify_file(const char *path, pg_audit_report *r, pg_error *e);
+
+/* One-paragraph human report of r for `pixelgated --verify-audit`. */
+void pg_audit_report_format(const pg_audit_report *r, pg_err rc, char *buf, size_t n);
+
+#endif
