@@ -22,6 +22,9 @@
 #include "pg_platform.h"
 #include "pg_proto.h"
 #include "pg_token.h"
+#include "pg_approval.h"
+
+typedef struct pg_audit pg_audit;
 
 typedef struct {
     uid_t uid;
@@ -29,6 +32,7 @@ typedef struct {
     pid_t pid;
     char user[64];   /* from the passwd database, or the uid in decimal */
     char comm[64];   /* /proc/PID/comm */
+    char exe[256];   /* /proc/PID/exe when readable (same uid), else empty */
 } pg_peer;
 
 typedef struct {
@@ -38,9 +42,26 @@ typedef struct {
     char display[128];
     pthread_mutex_t plat_lock;
     pg_tok_store *tokens;
+    pg_approvals *approvals;
+    pg_audit *audit;             /* every audited op is on disk before its reply */
     uint32_t settle_quiet_ms;    /* repaint quiet period before a snapshot */
     uint32_t settle_timeout_ms;
 } pg_broker;
+
+/* What a handler tells the audit log about its request (all optional). */
+typedef struct {
+    bool has_window;
+    uint64_t window_id;
+    char window_title[256];
+    char window_class[128];
+    char image_sha256[65];
+    const char *kind;           /* "token", "analyze", "ocr", "release", "input", ... */
+    char token[PG_TOKEN_LEN + 1]; /* recorded as a prefix only */
+    char endpoint[64];
+    char mode[32];
+    char request_id[32];
+    char detail[256];
+} pg_call_audit;
 
 typedef struct {
     pg_broker *b;
@@ -49,18 +70,28 @@ typedef struct {
     const pg_msg *msg;           /* request attachments */
     cJSON *result;               /* set by the handler on success */
     cJSON *details;              /* optional structured detail on failure */
+    pg_blob reply_att;           /* optional bytes released with the reply (owned) */
+    char created_token[PG_TOKEN_LEN + 1]; /* dropped again if the audit write fails */
+    pg_call_audit audit;
 } pg_call;
 
 typedef pg_err (*pg_op_fn)(pg_call *c, pg_error *e);
+
+/* PG_OP_AUDIT: every outcome is audited. Without it only refusals are. */
+#define PG_OP_AUDIT 1u
 
 typedef struct {
     const char *name;
     pg_op_fn fn;
     const pg_arg_spec *args;
     size_t n_args;
+    unsigned flags;
 } pg_op;
 
-/* Dispatch one parsed request: look up op, check args, run handler. */
+/* Dispatch one parsed request: look up op, check args, run handler, then
+ * write the audit record (when the op is audited, or was refused) before the
+ * caller replies. A failed audit write turns the outcome into PG_E_INTERNAL
+ * and undoes a created token: nothing happens that is not on record. */
 pg_err pg_dispatch(pg_call *c, pg_error *e);
 const pg_op *pg_ops_find(const char *name);
 

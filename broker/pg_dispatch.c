@@ -3,22 +3,26 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <stdlib.h>
+
+#include "audit/pg_audit.h"
 #include "ops/pg_ops.h"
+#include "pg_log.h"
 #include "pg_broker.h"
 
-#define OP(name, fn, spec) {name, fn, spec, sizeof(spec) / sizeof(spec[0])}
-#define OP_NOARGS(name, fn) {name, fn, NULL, 0}
+#define OP(name, fn, spec, flags) {name, fn, spec, sizeof(spec) / sizeof(spec[0]), flags}
+#define OP_NOARGS(name, fn) {name, fn, NULL, 0, 0}
 
 static const pg_op ops_table[] = {
     OP_NOARGS("ping", pg_op_ping),
     OP_NOARGS("caps", pg_op_caps),
-    OP("windows", pg_op_windows, pg_op_windows_args),
-    OP("snapshot", pg_op_snapshot, pg_op_snapshot_args),
-    OP("info", pg_op_info, pg_op_info_args),
-    OP("focus", pg_op_focus, pg_op_target_args),
-    OP("click", pg_op_click, pg_op_click_args),
-    OP("key", pg_op_key, pg_op_key_args),
-    OP("type", pg_op_type, pg_op_type_args),
+    OP("windows", pg_op_windows, pg_op_windows_args, 0),
+    OP("snapshot", pg_op_snapshot, pg_op_snapshot_args, PG_OP_AUDIT),
+    OP("info", pg_op_info, pg_op_info_args, 0),
+    OP("focus", pg_op_focus, pg_op_target_args, PG_OP_AUDIT),
+    OP("click", pg_op_click, pg_op_click_args, PG_OP_AUDIT),
+    OP("key", pg_op_key, pg_op_key_args, PG_OP_AUDIT),
+    OP("type", pg_op_type, pg_op_type_args, PG_OP_AUDIT),
 };
 
 const pg_op *pg_ops_find(const char *name) {
@@ -27,17 +31,53 @@ const pg_op *pg_ops_find(const char *name) {
     return NULL;
 }
 
+static pg_err write_audit(pg_call *c, pg_err outcome, const pg_error *why, pg_error *e) {
+    const pg_call_audit *a = &c->audit;
+    pg_audit_window win = {a->window_id, a->window_title, a->window_class};
+    const char *kind = outcome == PG_E_POLICY ? "refused" : a->kind ? a->kind : c->req->op;
+#define OPT(field) (a->field[0] ? a->field : NULL)
+    pg_audit_event ev = {
+        .principal = {c->peer->uid, c->peer->user, c->peer->pid, c->peer->exe[0] ? c->peer->exe : NULL, c->peer->comm},
+        .op = c->req->op,
+        .window = a->has_window ? &win : NULL,
+        .image_sha256 = OPT(image_sha256),
+        .disposition = {kind, OPT(token), OPT(endpoint), OPT(mode), OPT(request_id),
+                        outcome != PG_OK ? why->message : NULL, OPT(detail)},
+        .outcome = outcome,
+    };
+#undef OPT
+    pg_err rc = pg_audit_append(c->b->audit, &ev, e);
+    if (!rc) {
+        char anchor[PG_AUDIT_ANCHOR_MAX];
+        pg_audit_anchor(c->b->audit, anchor);
+        pg_log(PG_LOG_INFO, "audit %s uid=%u op=%s -> %s", anchor, (unsigned)c->peer->uid, c->req->op,
+               pg_err_name(outcome));
+    }
+    return rc;
+}
+
 pg_err pg_dispatch(pg_call *c, pg_error *e) {
     const pg_op *op = pg_ops_find(c->req->op);
     if (!op)
         return pg_error_set(e, PG_E_USAGE, "upgrade the broker or check the client version", "unknown operation \"%s\"",
                             c->req->op);
     pg_err rc = pg_args_check(c->req->args, op->args, op->n_args, e);
-    if (rc) return rc;
-    return op->fn(c, e);
+    if (!rc) rc = op->fn(c, e);
+    if (!c->b->audit || !((op->flags & PG_OP_AUDIT) || rc == PG_E_POLICY)) return rc;
+    pg_error ae;
+    pg_error_clear(&ae);
+    if (write_audit(c, rc, e, &ae) == PG_OK) return rc;
+    /* Not on record, so it did not happen: undo and refuse. */
+    pg_log(PG_LOG_ERROR, "audit write failed, refusing %s: %s", c->req->op, ae.message);
+    if (c->created_token[0]) pg_tok_drop(c->b->tokens, c->created_token);
+    cJSON_Delete(c->result);
+    c->result = NULL;
+    free(c->reply_att.data);
+    c->reply_att = (pg_blob){0};
+    return pg_error_set(e, PG_E_INTERNAL, "the administrator must fix the audit log (disk full?)",
+                        "refused: the audit record could not be written (%s)", ae.message);
 }
 
-#include "pg_log.h"
 
 void pg_broker_open_platform(pg_broker *b) {
     pg_error e;

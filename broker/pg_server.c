@@ -43,6 +43,9 @@ pg_err pg_peer_from_socket(int fd, pg_peer *p, pg_error *e) {
     else
         snprintf(p->user, sizeof p->user, "%u", (unsigned)cr.uid);
     char path[64];
+    snprintf(path, sizeof path, "/proc/%d/exe", (int)cr.pid);
+    ssize_t n = readlink(path, p->exe, sizeof p->exe - 1); /* readable only for our own uid */
+    p->exe[n > 0 ? n : 0] = '\0';
     snprintf(path, sizeof path, "/proc/%d/comm", (int)cr.pid);
     FILE *f = fopen(path, "re");
     if (f) {
@@ -92,9 +95,10 @@ static bool serve_one(worker_arg *w, const pg_proto_limits *lim) {
                (long long)(mono_us() - t0));
         cJSON_Delete(call.details);
         cJSON *resp = pg_proto_response_ok(req.id, call.result);
-        keep = resp && pg_proto_write(w->conn, resp, NULL, 0, &e) == PG_OK;
+        keep = resp && pg_proto_write(w->conn, resp, &call.reply_att, call.reply_att.data ? 1 : 0, &e) == PG_OK;
         cJSON_Delete(resp);
     }
+    free(call.reply_att.data);
     pg_msg_fini(&msg);
     return keep;
 }

@@ -109,6 +109,16 @@ static unsigned sweep_locked(pg_tok_store *s, int64_t now) {
     return dropped;
 }
 
+void pg_tok_drop(pg_tok_store *s, const char *token) {
+    pthread_mutex_lock(&s->lock);
+    for (size_t i = 0; i < s->n; i++)
+        if (!strcmp(s->v[i].meta.token, token)) {
+            drop(s, i);
+            break;
+        }
+    pthread_mutex_unlock(&s->lock);
+}
+
 unsigned pg_tok_sweep(pg_tok_store *s) {
     pthread_mutex_lock(&s->lock);
     unsigned n = sweep_locked(s, wall_ms());

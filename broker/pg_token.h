@@ -56,6 +56,8 @@ pg_err pg_tok_put(pg_tok_store *s, pg_tok_meta *meta, uint8_t *rgba, pg_error *e
 pg_err pg_tok_get(pg_tok_store *s, const char *token, uint32_t uid, pg_tok_meta *out, pg_error *e);
 /* *rgba is malloc'd tightly packed pixels; caller frees. */
 pg_err pg_tok_load(pg_tok_store *s, const char *token, uint32_t uid, pg_tok_meta *meta, uint8_t **rgba, pg_error *e);
+/* Removes one token (whoever owns it) and its pixels; no-op when unknown. */
+void pg_tok_drop(pg_tok_store *s, const char *token);
 /* Removes expired tokens and their files; returns how many. */
 unsigned pg_tok_sweep(pg_tok_store *s);
 /* Bytes currently held (memory + spool), of which in memory, and live tokens. */

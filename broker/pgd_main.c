@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "audit/pg_audit.h"
 #include "pg_broker.h"
 #include "pg_log.h"
 #include "pg_server.h"
@@ -28,6 +29,8 @@ typedef struct {
     uint64_t memory_budget;
     uint32_t io_timeout_ms;
     bool debug;
+    const char *verify_audit; /* --verify-audit FILE: check and exit */
+    const char *anchor;
 } options;
 
 static volatile sig_atomic_t stop_flag;
@@ -48,6 +51,8 @@ static void usage(FILE *f) {
             "  --max-conns N        concurrent connections (default 32)\n"
             "  --io-timeout MS      per-request read/write deadline (default 30000)\n"
             "  --debug              log every request\n"
+            "  --verify-audit FILE  check the audit log's hash chain (and rotated files), report, exit\n"
+            "  --anchor SEQ:HASH    with --verify-audit: also check the log still reaches this record\n"
             "  --allow-root         permit running as root (testing only)\n"
             "  --version, --help\n");
 }
@@ -96,6 +101,8 @@ static int parse_args(int argc, char **argv, options *o) {
         else if (!strcmp(a, "--memory-budget")) { NUMBER(10, 1 << 20, o->memory_budget); o->memory_budget <<= 20; }
         else if (!strcmp(a, "--max-conns")) NUMBER(10, 4096, o->max_conns);
         else if (!strcmp(a, "--io-timeout")) NUMBER(10, 3600000, o->io_timeout_ms);
+        else if (!strcmp(a, "--verify-audit")) { NEED_VALUE(); o->verify_audit = v; }
+        else if (!strcmp(a, "--anchor")) { NEED_VALUE(); o->anchor = v; }
         else if (!strcmp(a, "--version")) { printf("pixelgated %s\n", PG_VERSION); return 1; }
         else if (!strcmp(a, "--help") || !strcmp(a, "-h")) { usage(stdout); return 1; }
         else {
@@ -173,12 +180,34 @@ static void signal_ready(void) {
     }
 }
 
+/* --verify-audit: an administrator's check, no broker started. Exit 0 when the
+ * chain is whole, 1 (ASSERTION_FAILED) naming the first bad record. */
+static int verify_audit(const char *path, const char *anchor) {
+    pg_audit_report r;
+    pg_error e;
+    pg_error_clear(&e);
+    pg_audit_verify_opts vo = {.anchor = anchor};
+    pg_err rc = pg_audit_verify(path, &vo, &r, &e);
+    char text[2048];
+    pg_audit_report_format(&r, rc, text, sizeof text);
+    printf("%s\n", text);
+    if (rc && rc != PG_E_ASSERT) fprintf(stderr, "pixelgated: %s\n", e.message);
+    return rc;
+}
+
+static pg_err open_audit(pg_broker *b, const char *state_dir, pg_error *e) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/audit.jsonl", state_dir);
+    return pg_audit_open(&b->audit, path, 64ull << 20, e);
+}
+
 int main(int argc, char **argv) {
     options o = {.socket_path = "/run/pixelgate/broker.sock", .state_dir = "/var/lib/pixelgate",
                  .display = getenv("DISPLAY"), .socket_mode = 0666, .max_conns = 32, .ttl_s = 3600,
                  .quota_bytes = 1024ull << 20, .memory_budget = 256ull << 20, .io_timeout_ms = 30000};
     int pr = parse_args(argc, argv, &o);
     if (pr) return pr == 1 ? 0 : PG_E_USAGE;
+    if (o.verify_audit) return verify_audit(o.verify_audit, o.anchor);
     setlocale(LC_ALL, "C.UTF-8"); /* regexes over UTF-8 titles */
     umask(0077);
     pg_log_set_level(o.debug ? PG_LOG_DEBUG : PG_LOG_INFO);
@@ -206,7 +235,8 @@ int main(int argc, char **argv) {
     pg_broker b = {.plat_ops = pg_platform_default(), .settle_quiet_ms = 60, .settle_timeout_ms = 1000};
     snprintf(b.display, sizeof b.display, "%s", o.display ? o.display : "");
     pthread_mutex_init(&b.plat_lock, NULL);
-    if (pg_tok_store_new(&b.tokens, spool, o.quota_bytes, o.memory_budget, o.ttl_s, &e)) {
+    if (pg_tok_store_new(&b.tokens, spool, o.quota_bytes, o.memory_budget, o.ttl_s, &e) ||
+        pg_appr_new(&b.approvals, &e) || open_audit(&b, o.state_dir, &e)) {
         fprintf(stderr, "pixelgated: %s\n", e.message);
         return e.code;
     }
@@ -219,6 +249,8 @@ int main(int argc, char **argv) {
     else pg_log(PG_LOG_INFO, "stopped (signal %d)", (int)stop_flag);
     if (b.plat) b.plat_ops->close(b.plat);
     pg_tok_store_free(b.tokens);
+    pg_appr_free(b.approvals);
+    pg_audit_close(b.audit);
     pthread_mutex_destroy(&b.plat_lock);
     return rc;
 }

@@ -14,4 +14,10 @@ pg_err pg_cmd_click(int argc, char **argv, pg_cli_request *out, pg_error *e);
 pg_err pg_cmd_key(int argc, char **argv, pg_cli_request *out, pg_error *e);
 pg_err pg_cmd_type(int argc, char **argv, pg_cli_request *out, pg_error *e);
 
+pg_err pg_cmd_release(int argc, char **argv, pg_cli_request *out, pg_error *e);
+pg_err pg_cmd_approve(int argc, char **argv, pg_cli_request *out, pg_error *e);
+pg_err pg_cmd_analyze(int argc, char **argv, pg_cli_request *out, pg_error *e);
+pg_err pg_cmd_ocr(int argc, char **argv, pg_cli_request *out, pg_error *e);
+pg_err pg_cmd_judge(int argc, char **argv, pg_cli_request *out, pg_error *e);
+
 #endif

@@ -47,6 +47,26 @@ static const pg_cmd commands[] = {
     {"type", pg_cmd_type, "pixelgate type (--window REGEX | --id ID) TEXT",
      "Types TEXT (any Unicode) into the focused widget of the window.\n"
      "Prints: {\"typed_chars\":N,\"window\":{...}}"},
+    {"ocr", pg_cmd_ocr, "pixelgate ocr TOKEN [--region X,Y,W,H]",
+     "Reads the text in a capture inside the broker (Tesseract). Only text comes back.\n"
+     "Prints: {\"text\":\"...\",\"words\":[{\"text\":\"...\",\"x\":N,\"y\":N,\"w\":N,\"h\":N,\"conf\":F}],...}"},
+    {"analyze", pg_cmd_analyze, "pixelgate analyze TOKEN --prompt TEXT [--endpoint NAME]",
+     "Sends the capture to a vision endpoint the administrator approved, by NAME (never a URL),\n"
+     "and prints only its text answer. Refused (exit 3) when the policy forbids it.\n"
+     "Prints: {\"answer\":\"...\",\"endpoint\":\"NAME\",\"token\":\"cap:...\"}"},
+    {"judge", pg_cmd_judge, "pixelgate judge TOKEN --expect TEXT [--samples N] [--endpoint NAME]",
+     "Asks an approved endpoint N times whether the capture shows what you expect; majority vote.\n"
+     "Exit 0 on CONTENT_MATCH, 1 on CONTENT_MISMATCH or CONTENT_UNCERTAIN; an endpoint failure\n"
+     "blocks (never passes).\n"
+     "Prints: {\"outcome\":\"CONTENT_MATCH\",\"reason_code\":\"...\",\"votes\":{...},\"samples\":[...],\"cached\":bool}"},
+    {"release", pg_cmd_release, "pixelgate release TOKEN (--png PATH | --base64)",
+     "Gets the raw image, only where the policy allows it (expose_pixels: allow), or once after an\n"
+     "approver approved the request. Refused: exit 3 with details.request_id to hand to an approver.\n"
+     "The client writes PATH itself, as you.\n"
+     "Prints: {\"token\":\"cap:...\",\"width\":N,\"height\":N,\"mode\":\"allow\"|\"approved\",\"written\":PATH,\"bytes\":N}"},
+    {"approve", pg_cmd_approve, "pixelgate approve REQUEST_ID",
+     "Run by an approver (named in the policy, or root; never the requester): allows one release.\n"
+     "Prints: {\"approved\":\"rel:...\",\"requester\":\"user\",\"token\":\"cap:xxxx...\"}"},
     {"run", NULL, "pixelgate run FILE|-",
      "Script mode: one subcommand per line, same syntax as above; $last is the token of the\n"
      "last snapshot; stops at the first failure and exits with its code. # starts a comment.\n"

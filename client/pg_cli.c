@@ -2,13 +2,48 @@
 #include "pg_cli.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#ifndef _WIN32
+#include <unistd.h>
+#endif
+
+#include "pg_crypto.h"
 
 void pg_cli_request_fini(pg_cli_request *r) {
     cJSON_Delete(r->args);
     for (size_t i = 0; i < r->n_att; i++) free(r->att[i].data);
     memset(r, 0, sizeof *r);
+}
+
+/* Writes released bytes where the user asked, as the user. */
+static pg_err deliver_released(const pg_cli_request *req, const pg_blob *b, cJSON *result, pg_error *e) {
+    if (req->out_base64) {
+        char *b64 = malloc(pg_b64_len(b->len) + 1);
+        if (!b64) return pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory");
+        pg_b64_encode(b->data, b->len, b64);
+        cJSON_AddStringToObject(result, "png_base64", b64);
+        free(b64);
+        return PG_OK;
+    }
+    if (!req->out_path) return pg_error_set(e, PG_E_INTERNAL, NULL, "broker sent bytes nobody asked for");
+#ifdef _WIN32
+    FILE *f = fopen(req->out_path, "wb");
+#else
+    int fd = open(req->out_path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+    FILE *f = fd >= 0 ? fdopen(fd, "wb") : NULL;
+    if (!f && fd >= 0) close(fd);
+#endif
+    if (!f) return pg_error_set(e, PG_E_BADINPUT, NULL, "cannot write %s: %s", req->out_path, strerror(errno));
+    size_t w = fwrite(b->data, 1, b->len, f);
+    if (fclose(f) != 0 || w != b->len) {
+        remove(req->out_path);
+        return pg_error_set(e, PG_E_INTERNAL, "free some space", "writing %s failed: %s", req->out_path, strerror(errno));
+    }
+    cJSON_AddStringToObject(result, "written", req->out_path);
+    cJSON_AddNumberToObject(result, "bytes", (double)b->len);
+    return PG_OK;
 }
 
 static pg_err ensure_conn(pg_session *s, pg_error *e) {
@@ -40,6 +75,7 @@ pg_err pg_session_call(pg_session *s, pg_cli_request *req, cJSON **result, cJSON
         if (!rc) *result = cJSON_Duplicate(res, 1);
         else if (details && det) *details = cJSON_Duplicate(det, 1);
     }
+    if (!rc && msg.n_att > 0) rc = deliver_released(req, &msg.att[0], *result, e);
     pg_msg_fini(&msg);
     pg_cli_request_fini(req);
     return rc;
@@ -202,5 +238,60 @@ pg_err pg_add_target(const pg_opt *opts, size_t n, cJSON *args, bool required, p
         cJSON_AddNumberToObject(args, "id", v);
     }
     if (pg_opt_get(opts, n, "--first")) cJSON_AddBoolToObject(args, "first", 1);
+    return PG_OK;
+}
+
+#define PG_CLI_MAX_FILE ((size_t)64 << 20)
+
+/* Reads a whole local file (the client's own, as the client's user). */
+static pg_err read_file(const char *path, pg_blob *out, pg_error *e) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return pg_error_set(e, PG_E_NOTFOUND, NULL, "cannot open %s: %s", path, strerror(errno));
+    uint8_t *buf = NULL;
+    size_t len = 0, cap = 0;
+    pg_err rc = PG_OK;
+    for (;;) {
+        if (len == cap) {
+            cap = cap ? cap * 2 : 65536;
+            if (cap > PG_CLI_MAX_FILE + 1) cap = PG_CLI_MAX_FILE + 1;
+            uint8_t *nb = realloc(buf, cap);
+            if (!nb) {
+                rc = pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory reading %s", path);
+                break;
+            }
+            buf = nb;
+        }
+        size_t r = fread(buf + len, 1, cap - len, f);
+        len += r;
+        if (len > PG_CLI_MAX_FILE) {
+            rc = pg_error_set(e, PG_E_BADINPUT, "downscale or crop the image first", "%s is over %zu bytes", path,
+                              PG_CLI_MAX_FILE);
+            break;
+        }
+        if (r == 0) break;
+    }
+    if (!rc && ferror(f)) rc = pg_error_set(e, PG_E_BADINPUT, NULL, "reading %s failed", path);
+    fclose(f);
+    if (rc) {
+        free(buf);
+        return rc;
+    }
+    out->data = buf;
+    out->len = len;
+    return PG_OK;
+}
+
+pg_err pg_cli_image_arg(pg_cli_request *req, const char *name, const char *value, pg_error *e) {
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddItemToObject(req->args, name, o);
+    if (!strncmp(value, "cap:", 4)) {
+        cJSON_AddStringToObject(o, "token", value);
+        return PG_OK;
+    }
+    if (req->n_att == PG_PROTO_MAX_ATTACH) return pg_error_set(e, PG_E_USAGE, NULL, "too many image files in one call");
+    pg_err rc = read_file(value, &req->att[req->n_att], e);
+    if (rc) return rc;
+    cJSON_AddNumberToObject(o, "attachment", (double)req->n_att);
+    req->n_att++;
     return PG_OK;
 }

@@ -24,6 +24,11 @@ typedef struct {
     cJSON *args;    /* owned */
     pg_blob att[PG_PROTO_MAX_ATTACH];
     size_t n_att;
+    /* What to do with bytes the broker releases (attachment 0), if any:
+     * write them to out_path as the client's own user, or put them in the
+     * result as base64. Pixels reach the client only this way. */
+    const char *out_path;
+    bool out_base64;
 } pg_cli_request;
 
 typedef pg_err (*pg_cmd_build_fn)(int argc, char **argv, pg_cli_request *out, pg_error *e);
@@ -76,6 +81,10 @@ pg_err pg_parse_region(const char *s, cJSON **out, pg_error *e);
 pg_err pg_parse_point(const char *s, long *x, long *y, pg_error *e);
 pg_err pg_parse_size(const char *s, cJSON **out, pg_error *e);
 pg_err pg_parse_window_id(const char *s, double *out, pg_error *e);
+/* An IMAGE argument: "cap:..." becomes {"token": ...}; anything else is a
+ * local file that the client reads itself and attaches (the broker never
+ * opens a client's path): {"attachment": N}. */
+pg_err pg_cli_image_arg(pg_cli_request *req, const char *name, const char *value, pg_error *e);
 /* Adds window/id/first to args from --window/--id/--first. */
 pg_err pg_add_target(const pg_opt *opts, size_t n, cJSON *args, bool required, pg_error *e);
 

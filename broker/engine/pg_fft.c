@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pg_simd.h"
+
 #define PG_PI 3.14159265358979323846
 
 static int smooth(uint32_t n) {
@@ -59,8 +61,10 @@ void pg_fft_plan_fini(pg_fft_plan *p) {
     p->tw_re = p->tw_im = NULL;
 }
 
-/* One radix-q butterfly column: inputs at x + t*step_in, outputs at
- * y + u*step_out, V contiguous lanes, twiddles wr/wi[u-1] for u >= 1. */
+/* One radix-q butterfly column: inputs at x + t*in_step, outputs at
+ * y + u*out_step, V contiguous lanes, twiddles wr/wi[u-1] for u >= 1. Every
+ * stream reaches its kernel as its own restrict parameter: with a shared base
+ * pointer the compiler cannot prove the streams apart and will not vectorise. */
 typedef struct {
     const float *xr, *xi;
     float *yr, *yi;
@@ -68,89 +72,126 @@ typedef struct {
     const float *wr, *wi;
 } bfly;
 
-static inline void twiddle_store(float *restrict yr, float *restrict yi, size_t v, float ar, float ai, float wr,
-                                 float wi) {
-    yr[v] = ar * wr - ai * wi;
-    yi[v] = ar * wi + ai * wr;
+#define CMUL_RE(ar, ai, wr, wi) ((ar) * (wr) - (ai) * (wi))
+#define CMUL_IM(ar, ai, wr, wi) ((ar) * (wi) + (ai) * (wr))
+
+PG_CLONES static void k2(size_t V, const float *restrict x0r, const float *restrict x0i, const float *restrict x1r,
+               const float *restrict x1i, float *restrict y0r, float *restrict y0i, float *restrict y1r,
+               float *restrict y1i, float w1r, float w1i) {
+    for (size_t v = 0; v < V; v++) {
+        float dr = x0r[v] - x1r[v], di = x0i[v] - x1i[v];
+        y0r[v] = x0r[v] + x1r[v];
+        y0i[v] = x0i[v] + x1i[v];
+        y1r[v] = CMUL_RE(dr, di, w1r, w1i);
+        y1i[v] = CMUL_IM(dr, di, w1r, w1i);
+    }
 }
 
 static void radix2(const bfly *b) {
-    const float *restrict x0r = b->xr, *restrict x0i = b->xi;
-    const float *restrict x1r = b->xr + b->in_step, *restrict x1i = b->xi + b->in_step;
-    float *restrict y0r = b->yr, *restrict y0i = b->yi;
-    float *restrict y1r = b->yr + b->out_step, *restrict y1i = b->yi + b->out_step;
-    const float w1r = b->wr[0], w1i = b->wi[0];
-    for (size_t v = 0; v < b->V; v++) {
-        y0r[v] = x0r[v] + x1r[v];
-        y0i[v] = x0i[v] + x1i[v];
-        twiddle_store(y1r, y1i, v, x0r[v] - x1r[v], x0i[v] - x1i[v], w1r, w1i);
+    size_t is = b->in_step, os = b->out_step;
+    k2(b->V, b->xr, b->xi, b->xr + is, b->xi + is, b->yr, b->yi, b->yr + os, b->yi + os, b->wr[0], b->wi[0]);
+}
+
+PG_CLONES static void k3(size_t V, const float *restrict x0r, const float *restrict x0i, const float *restrict x1r,
+               const float *restrict x1i, const float *restrict x2r, const float *restrict x2i, float *restrict y0r,
+               float *restrict y0i, float *restrict y1r, float *restrict y1i, float *restrict y2r,
+               float *restrict y2i, const float *w) {
+    const float h = 0.86602540378443864676f; /* sin(2 pi / 3) */
+    const float w1r = w[0], w1i = w[1], w2r = w[2], w2i = w[3];
+    for (size_t v = 0; v < V; v++) {
+        float sr = x1r[v] + x2r[v], si = x1i[v] + x2i[v];
+        float dr = x1r[v] - x2r[v], di = x1i[v] - x2i[v];
+        float tr = x0r[v] - 0.5f * sr, ti = x0i[v] - 0.5f * si;
+        float ar = tr + h * di, ai = ti - h * dr; /* t - i*h*d */
+        float br = tr - h * di, bi = ti + h * dr; /* t + i*h*d */
+        y0r[v] = x0r[v] + sr;
+        y0i[v] = x0i[v] + si;
+        y1r[v] = CMUL_RE(ar, ai, w1r, w1i);
+        y1i[v] = CMUL_IM(ar, ai, w1r, w1i);
+        y2r[v] = CMUL_RE(br, bi, w2r, w2i);
+        y2i[v] = CMUL_IM(br, bi, w2r, w2i);
     }
 }
 
 static void radix3(const bfly *b) {
-    const float h = 0.86602540378443864676f; /* sin(2 pi / 3) */
-    const size_t is = b->in_step, os = b->out_step;
-    const float *restrict xr = b->xr, *restrict xi = b->xi;
-    float *restrict yr = b->yr, *restrict yi = b->yi;
-    const float w1r = b->wr[0], w1i = b->wi[0], w2r = b->wr[1], w2i = b->wi[1];
-    for (size_t v = 0; v < b->V; v++) {
-        float sr = xr[is + v] + xr[2 * is + v], si = xi[is + v] + xi[2 * is + v];
-        float dr = xr[is + v] - xr[2 * is + v], di = xi[is + v] - xi[2 * is + v];
-        float tr = xr[v] - 0.5f * sr, ti = xi[v] - 0.5f * si;
-        yr[v] = xr[v] + sr;
-        yi[v] = xi[v] + si;
-        /* -i*h*d = h*di - i*h*dr */
-        twiddle_store(yr + os, yi + os, v, tr + h * di, ti - h * dr, w1r, w1i);
-        twiddle_store(yr + 2 * os, yi + 2 * os, v, tr - h * di, ti + h * dr, w2r, w2i);
+    size_t is = b->in_step, os = b->out_step;
+    const float w[4] = {b->wr[0], b->wi[0], b->wr[1], b->wi[1]};
+    k3(b->V, b->xr, b->xi, b->xr + is, b->xi + is, b->xr + 2 * is, b->xi + 2 * is, b->yr, b->yi, b->yr + os,
+       b->yi + os, b->yr + 2 * os, b->yi + 2 * os, w);
+}
+
+PG_CLONES static void k4(size_t V, const float *restrict x0r, const float *restrict x0i, const float *restrict x1r,
+               const float *restrict x1i, const float *restrict x2r, const float *restrict x2i,
+               const float *restrict x3r, const float *restrict x3i, float *restrict y0r, float *restrict y0i,
+               float *restrict y1r, float *restrict y1i, float *restrict y2r, float *restrict y2i,
+               float *restrict y3r, float *restrict y3i, const float *w) {
+    const float w1r = w[0], w1i = w[1], w2r = w[2], w2i = w[3], w3r = w[4], w3i = w[5];
+    for (size_t v = 0; v < V; v++) {
+        float b0r = x0r[v] + x2r[v], b0i = x0i[v] + x2i[v];
+        float b1r = x0r[v] - x2r[v], b1i = x0i[v] - x2i[v];
+        float b2r = x1r[v] + x3r[v], b2i = x1i[v] + x3i[v];
+        float b3r = x1i[v] - x3i[v], b3i = x3r[v] - x1r[v]; /* -i (x1 - x3) */
+        float c1r = b1r + b3r, c1i = b1i + b3i, c2r = b0r - b2r, c2i = b0i - b2i;
+        float c3r = b1r - b3r, c3i = b1i - b3i;
+        y0r[v] = b0r + b2r;
+        y0i[v] = b0i + b2i;
+        y1r[v] = CMUL_RE(c1r, c1i, w1r, w1i);
+        y1i[v] = CMUL_IM(c1r, c1i, w1r, w1i);
+        y2r[v] = CMUL_RE(c2r, c2i, w2r, w2i);
+        y2i[v] = CMUL_IM(c2r, c2i, w2r, w2i);
+        y3r[v] = CMUL_RE(c3r, c3i, w3r, w3i);
+        y3i[v] = CMUL_IM(c3r, c3i, w3r, w3i);
     }
 }
 
 static void radix4(const bfly *b) {
-    const size_t is = b->in_step, os = b->out_step;
-    const float *restrict xr = b->xr, *restrict xi = b->xi;
-    float *restrict yr = b->yr, *restrict yi = b->yi;
-    const float w1r = b->wr[0], w1i = b->wi[0], w2r = b->wr[1], w2i = b->wi[1], w3r = b->wr[2], w3i = b->wi[2];
-    for (size_t v = 0; v < b->V; v++) {
-        float b0r = xr[v] + xr[2 * is + v], b0i = xi[v] + xi[2 * is + v];
-        float b1r = xr[v] - xr[2 * is + v], b1i = xi[v] - xi[2 * is + v];
-        float b2r = xr[is + v] + xr[3 * is + v], b2i = xi[is + v] + xi[3 * is + v];
-        /* b3 = -i * (x1 - x3) */
-        float b3r = xi[is + v] - xi[3 * is + v], b3i = xr[3 * is + v] - xr[is + v];
-        yr[v] = b0r + b2r;
-        yi[v] = b0i + b2i;
-        twiddle_store(yr + os, yi + os, v, b1r + b3r, b1i + b3i, w1r, w1i);
-        twiddle_store(yr + 2 * os, yi + 2 * os, v, b0r - b2r, b0i - b2i, w2r, w2i);
-        twiddle_store(yr + 3 * os, yi + 3 * os, v, b1r - b3r, b1i - b3i, w3r, w3i);
-    }
+    size_t is = b->in_step, os = b->out_step;
+    const float w[6] = {b->wr[0], b->wi[0], b->wr[1], b->wi[1], b->wr[2], b->wi[2]};
+    k4(b->V, b->xr, b->xi, b->xr + is, b->xi + is, b->xr + 2 * is, b->xi + 2 * is, b->xr + 3 * is, b->xi + 3 * is,
+       b->yr, b->yi, b->yr + os, b->yi + os, b->yr + 2 * os, b->yi + 2 * os, b->yr + 3 * os, b->yi + 3 * os, w);
 }
 
-static void radix5(const bfly *b) {
+PG_CLONES static void k5(size_t V, const float *restrict x0r, const float *restrict x0i, const float *restrict x1r,
+               const float *restrict x1i, const float *restrict x2r, const float *restrict x2i,
+               const float *restrict x3r, const float *restrict x3i, const float *restrict x4r,
+               const float *restrict x4i, float *restrict y0r, float *restrict y0i, float *restrict y1r,
+               float *restrict y1i, float *restrict y2r, float *restrict y2i, float *restrict y3r,
+               float *restrict y3i, float *restrict y4r, float *restrict y4i, const float *w) {
     const float c1 = 0.30901699437494742410f, c2 = -0.80901699437494742410f; /* cos 2pi/5, cos 4pi/5 */
     const float s1 = 0.95105651629515357212f, s2 = 0.58778525229247312917f; /* sin 2pi/5, sin 4pi/5 */
-    const size_t is = b->in_step, os = b->out_step;
-    const float *restrict xr = b->xr, *restrict xi = b->xi;
-    float *restrict yr = b->yr, *restrict yi = b->yi;
-    const float *w_r = b->wr, *w_i = b->wi;
-    const float w1r = w_r[0], w1i = w_i[0], w2r = w_r[1], w2i = w_i[1];
-    const float w3r = w_r[2], w3i = w_i[2], w4r = w_r[3], w4i = w_i[3];
-    for (size_t v = 0; v < b->V; v++) {
-        float a0r = xr[v], a0i = xi[v];
-        float s1r = xr[is + v] + xr[4 * is + v], s1i = xi[is + v] + xi[4 * is + v];
-        float d1r = xr[is + v] - xr[4 * is + v], d1i = xi[is + v] - xi[4 * is + v];
-        float s2r = xr[2 * is + v] + xr[3 * is + v], s2i = xi[2 * is + v] + xi[3 * is + v];
-        float d2r = xr[2 * is + v] - xr[3 * is + v], d2i = xi[2 * is + v] - xi[3 * is + v];
+    const float w1r = w[0], w1i = w[1], w2r = w[2], w2i = w[3], w3r = w[4], w3i = w[5], w4r = w[6], w4i = w[7];
+    for (size_t v = 0; v < V; v++) {
+        float a0r = x0r[v], a0i = x0i[v];
+        float s1r = x1r[v] + x4r[v], s1i = x1i[v] + x4i[v];
+        float d1r = x1r[v] - x4r[v], d1i = x1i[v] - x4i[v];
+        float s2r = x2r[v] + x3r[v], s2i = x2i[v] + x3i[v];
+        float d2r = x2r[v] - x3r[v], d2i = x2i[v] - x3i[v];
         float t1r = a0r + c1 * s1r + c2 * s2r, t1i = a0i + c1 * s1i + c2 * s2i;
         float t2r = a0r + c2 * s1r + c1 * s2r, t2i = a0i + c2 * s1i + c1 * s2i;
         /* u1 = -i (s1 d1 + s2 d2), u2 = -i (s2 d1 - s1 d2); -i z = (z.im, -z.re) */
         float e1r = s1 * d1r + s2 * d2r, e1i = s1 * d1i + s2 * d2i;
         float e2r = s2 * d1r - s1 * d2r, e2i = s2 * d1i - s1 * d2i;
-        yr[v] = a0r + s1r + s2r;
-        yi[v] = a0i + s1i + s2i;
-        twiddle_store(yr + os, yi + os, v, t1r + e1i, t1i - e1r, w1r, w1i);
-        twiddle_store(yr + 4 * os, yi + 4 * os, v, t1r - e1i, t1i + e1r, w4r, w4i);
-        twiddle_store(yr + 2 * os, yi + 2 * os, v, t2r + e2i, t2i - e2r, w2r, w2i);
-        twiddle_store(yr + 3 * os, yi + 3 * os, v, t2r - e2i, t2i + e2r, w3r, w3i);
+        float o1r = t1r + e1i, o1i = t1i - e1r, o4r = t1r - e1i, o4i = t1i + e1r;
+        float o2r = t2r + e2i, o2i = t2i - e2r, o3r = t2r - e2i, o3i = t2i + e2r;
+        y0r[v] = a0r + s1r + s2r;
+        y0i[v] = a0i + s1i + s2i;
+        y1r[v] = CMUL_RE(o1r, o1i, w1r, w1i);
+        y1i[v] = CMUL_IM(o1r, o1i, w1r, w1i);
+        y2r[v] = CMUL_RE(o2r, o2i, w2r, w2i);
+        y2i[v] = CMUL_IM(o2r, o2i, w2r, w2i);
+        y3r[v] = CMUL_RE(o3r, o3i, w3r, w3i);
+        y3i[v] = CMUL_IM(o3r, o3i, w3r, w3i);
+        y4r[v] = CMUL_RE(o4r, o4i, w4r, w4i);
+        y4i[v] = CMUL_IM(o4r, o4i, w4r, w4i);
     }
+}
+
+static void radix5(const bfly *b) {
+    size_t is = b->in_step, os = b->out_step;
+    const float w[8] = {b->wr[0], b->wi[0], b->wr[1], b->wi[1], b->wr[2], b->wi[2], b->wr[3], b->wi[3]};
+    k5(b->V, b->xr, b->xi, b->xr + is, b->xi + is, b->xr + 2 * is, b->xi + 2 * is, b->xr + 3 * is, b->xi + 3 * is,
+       b->xr + 4 * is, b->xi + 4 * is, b->yr, b->yi, b->yr + os, b->yi + os, b->yr + 2 * os, b->yi + 2 * os,
+       b->yr + 3 * os, b->yi + 3 * os, b->yr + 4 * os, b->yi + 4 * os, w);
 }
 
 void pg_fft_vec(const pg_fft_plan *p, float *re, float *im, float *sr, float *si, size_t L) {

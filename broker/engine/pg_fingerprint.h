@@ -10,7 +10,8 @@
  *      1. grey value of each pixel composited over white:
  *         c' = (c*a + 255*(255-a) + 127) / 255 (integer division; c' = c
  *         when a = 255) for c in R,G,B, then Y = 4899*R' + 9617*G' + 1868*B'
- *         (OpenCV's RGB2GRAY weights, scaled by 16384, kept unrounded);
+ *         (BT.601 luma in 14-bit fixed point, kept unrounded: no ties are
+         rounded away before the comparison);
  *      2. reduce to 9 columns x 8 rows by exact area averaging (each cell the
  *         mean of the source area it covers, fractional pixels weighted by
  *         coverage; computed in integers, no rounding);

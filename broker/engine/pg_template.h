@@ -3,9 +3,11 @@
  * Does: the score of OpenCV's matchTemplate with TM_CCOEFF_NORMED on grey
  * images: for a window W at position (x,y),
  *     score = sum((T - mean T)(W - mean W)) / sqrt(sum (T - mean T)^2 * sum (W - mean W)^2)
- * and 0 where the window is flat (as OpenCV). Grey is OpenCV's
- * cvtColor(RGB2GRAY) on 8 bits: Y = (4899 R + 9617 G + 1868 B + 8192) >> 14;
- * alpha is ignored (OpenCV's imread drops it the same way).
+ * and 0 where the window is flat (as OpenCV). Grey is OpenCV 4's
+ * cvtColor(RGB2GRAY) on 8 bits, byte for byte (its 15-bit fixed point,
+ * checked against OpenCV 4.6 by the oracle test):
+ * Y = (9798 R + 19235 G + 3735 B + 16384) >> 15; alpha is ignored
+ * (OpenCV's imread drops it the same way).
  * Exactness: candidates come from a single-precision FFT correlation with a
  * guaranteed error bound; every position whose score the bound could move
  * to the top (or across the threshold) is recomputed exactly with integer
@@ -48,13 +50,13 @@ typedef struct {
 typedef struct {
     pg_img_rect box; /* where the template's top-left lands, image coordinates */
     double score;    /* -1..1 */
-} pg_tmpl_match;
+} pg_tmpl_hit;
 
 typedef struct {
     bool found;         /* best.score >= threshold */
-    pg_tmpl_match best; /* centre: box.x + box.w/2, box.y + box.h/2 */
+    pg_tmpl_hit best;   /* centre: box.x + box.w/2, box.y + box.h/2 */
     size_t n_matches;   /* with opts.all */
-    pg_tmpl_match matches[PG_TMPL_MAX_MATCHES];
+    pg_tmpl_hit matches[PG_TMPL_MAX_MATCHES];
     uint64_t verified;  /* positions recomputed exactly (diagnostics) */
 } pg_tmpl_result;
 

@@ -16,7 +16,7 @@
 #include "pg_fft.h"
 
 #define LY 32 /* lanes of the column passes */
-#define LX 16 /* lanes of the row pass */
+#define LX 8 /* lanes of the row pass */
 #define PG_PI 3.14159265358979323846
 
 typedef struct {
@@ -24,15 +24,17 @@ typedef struct {
     uint32_t Hf, Wf, M, ow, oh, n_strips;
     pg_fft_plan py, px;
     float *wr, *wi;   /* exp(-2 pi i k / Hf), k = 0..M */
-    float *sr, *si;   /* S: (M+1) x Wf */
-    float *tr, *ti;   /* template spectrum, n_strips blocks of Wf x LX */
+    float *sr, *si;   /* image after (a): (M+1) x Wf */
+    float *qr, *qi;   /* template after (a): (M+1) x wq, only its wq = w rounded up to LY columns */
+    uint32_t wq;
+    float *tr, *ti;   /* template spectrum of the current row strip: Wf x LX */
     float *ar, *ai, *br, *bi; /* scratch, max(M*LY, (M+1)*LY, Wf*LX) each */
 } xc;
 
 static void xc_free(xc *c) {
     pg_fft_plan_fini(&c->py);
     pg_fft_plan_fini(&c->px);
-    free(c->wr), free(c->wi), free(c->sr), free(c->si), free(c->tr), free(c->ti);
+    free(c->wr), free(c->wi), free(c->sr), free(c->si), free(c->qr), free(c->qi), free(c->tr), free(c->ti);
     free(c->ar), free(c->ai), free(c->br), free(c->bi);
 }
 
@@ -48,19 +50,23 @@ static pg_err xc_init(xc *c, const pg_xcorr_in *in, pg_error *e) {
     pg_err rc = pg_fft_plan_init(&c->py, c->M, e);
     if (!rc) rc = pg_fft_plan_init(&c->px, c->Wf, e);
     if (rc) return rc;
-    size_t spec = (size_t)(c->M + 1) * c->Wf, tspec = (size_t)c->n_strips * c->Wf * LX;
+    c->wq = (in->w + LY - 1) / LY * LY;
+    if (c->wq > c->Wf) c->wq = c->Wf;
+    size_t spec = (size_t)(c->M + 1) * c->Wf, tspec = (size_t)c->Wf * LX, qspec = (size_t)(c->M + 1) * c->wq;
     size_t scratch = (size_t)(c->M + 1) * LY > (size_t)c->Wf * LX ? (size_t)(c->M + 1) * LY : (size_t)c->Wf * LX;
     c->wr = malloc(sizeof(float) * (c->M + 1));
     c->wi = malloc(sizeof(float) * (c->M + 1));
-    c->sr = calloc(spec, sizeof(float));
-    c->si = calloc(spec, sizeof(float));
+    c->sr = malloc(sizeof(float) * spec);
+    c->si = malloc(sizeof(float) * spec);
+    c->qr = malloc(sizeof(float) * qspec);
+    c->qi = malloc(sizeof(float) * qspec);
     c->tr = malloc(sizeof(float) * tspec);
     c->ti = malloc(sizeof(float) * tspec);
     c->ar = malloc(sizeof(float) * scratch);
     c->ai = malloc(sizeof(float) * scratch);
     c->br = malloc(sizeof(float) * scratch);
     c->bi = malloc(sizeof(float) * scratch);
-    if (!c->wr || !c->wi || !c->sr || !c->si || !c->tr || !c->ti || !c->ar || !c->ai || !c->br || !c->bi)
+    if (!c->wr || !c->wi || !c->sr || !c->si || !c->qr || !c->qi || !c->tr || !c->ti || !c->ar || !c->ai || !c->br || !c->bi)
         return pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory for template matching");
     for (uint32_t k = 0; k <= c->M; k++) {
         double a = -2.0 * PG_PI * k / c->Hf;
@@ -73,20 +79,19 @@ static pg_err xc_init(xc *c, const pg_xcorr_in *in, pg_error *e) {
 /* (a) input: rows 2m and 2m+1 of columns x0.. as one complex vector each. */
 static void load_grey_strip(const xc *c, uint32_t x0, float mean) {
     const pg_xcorr_in *in = c->in;
-    uint32_t nv = in->W - x0 < LY ? in->W - x0 : LY;
+    uint32_t nv = x0 >= in->W ? 0 : in->W - x0 < LY ? in->W - x0 : LY;
     for (uint32_t y = 0; y < c->Hf; y++) {
         float *dst = (y % 2 ? c->ai : c->ar) + (size_t)(y / 2) * LY;
-        const uint8_t *src = in->g + (size_t)y * in->W + x0;
         uint32_t v = 0;
         if (y < in->H)
-            for (; v < nv; v++) dst[v] = (float)src[v] - mean;
+            for (const uint8_t *src = in->g + (size_t)y * in->W + x0; v < nv; v++) dst[v] = (float)src[v] - mean;
         for (; v < LY; v++) dst[v] = 0;
     }
 }
 
 static void load_tmpl_strip(const xc *c, uint32_t x0) {
     const pg_xcorr_in *in = c->in;
-    uint32_t nv = in->w - x0 < LY ? in->w - x0 : LY;
+    uint32_t nv = x0 >= in->w ? 0 : in->w - x0 < LY ? in->w - x0 : LY;
     for (uint32_t y = 0; y < c->Hf; y++) {
         float *dst = (y % 2 ? c->ai : c->ar) + (size_t)(y / 2) * LY;
         uint32_t v = 0;
@@ -96,14 +101,15 @@ static void load_tmpl_strip(const xc *c, uint32_t x0) {
     }
 }
 
-/* (a) FFT along y of the loaded strip and the real-input unpacking into S. */
-static void forward_y(xc *c, uint32_t x0) {
+/* (a) FFT along y of the loaded strip and the real-input unpacking into the
+ * spectrum (dr, di) with row length stride, columns x0... */
+static void forward_y(xc *c, uint32_t x0, float *dr, float *di, uint32_t stride) {
     pg_fft_vec(&c->py, c->ar, c->ai, c->br, c->bi, LY);
-    uint32_t M = c->M, nv = c->Wf - x0 < LY ? c->Wf - x0 : LY;
+    uint32_t M = c->M, nv = stride - x0 < LY ? stride - x0 : LY;
     for (uint32_t k = 0; k <= M; k++) {
         const float *za = c->ar + (size_t)(k % M) * LY, *zai = c->ai + (size_t)(k % M) * LY;
         const float *zb = c->ar + (size_t)((M - k) % M) * LY, *zbi = c->ai + (size_t)((M - k) % M) * LY;
-        float *xr = c->sr + (size_t)k * c->Wf + x0, *xi = c->si + (size_t)k * c->Wf + x0;
+        float *xr = dr + (size_t)k * stride + x0, *xi = di + (size_t)k * stride + x0;
         float wr = c->wr[k], wi = c->wi[k];
         for (uint32_t v = 0; v < nv; v++) {
             float fer = 0.5f * (za[v] + zb[v]), fei = 0.5f * (zai[v] - zbi[v]);
@@ -114,14 +120,22 @@ static void forward_y(xc *c, uint32_t x0) {
     }
 }
 
-/* (b) transpose LX rows of S (from k0) into the row-pass layout [x][lane]. */
-static void gather_rows(xc *c, uint32_t k0) {
+/* (b) transpose LX rows (from k0) of a spectrum with `cols` columns into the
+ * row-pass layout [x][lane] of Wf x LX, zero beyond. */
+static void gather_rows(xc *c, const float *sr, const float *si, uint32_t cols, uint32_t k0) {
     uint32_t nl = c->M + 1 - k0 < LX ? c->M + 1 - k0 : LX;
-    for (uint32_t l = 0; l < LX; l++) {
-        const float *sr = c->sr + (size_t)(k0 + l) * c->Wf, *si = c->si + (size_t)(k0 + l) * c->Wf;
-        for (uint32_t x = 0; x < c->Wf; x++) {
-            c->ar[(size_t)x * LX + l] = l < nl ? sr[x] : 0;
-            c->ai[(size_t)x * LX + l] = l < nl ? si[x] : 0;
+    if (cols < c->Wf || nl < LX) {
+        memset(c->ar, 0, sizeof(float) * c->Wf * LX);
+        memset(c->ai, 0, sizeof(float) * c->Wf * LX);
+    }
+    for (uint32_t x0 = 0; x0 < cols; x0 += 64) { /* 64-column tiles keep both sides in cache */
+        uint32_t x1 = cols - x0 < 64 ? cols : x0 + 64;
+        for (uint32_t l = 0; l < nl; l++) {
+            const float *r = sr + (size_t)(k0 + l) * cols, *i = si + (size_t)(k0 + l) * cols;
+            for (uint32_t x = x0; x < x1; x++) {
+                c->ar[(size_t)x * LX + l] = r[x];
+                c->ai[(size_t)x * LX + l] = i[x];
+            }
         }
     }
 }
@@ -137,23 +151,18 @@ static void scatter_rows(xc *c, uint32_t k0) {
     }
 }
 
-/* (b) for the template: its spectrum, kept in the row-pass layout. */
-static void template_rows(xc *c) {
-    for (uint32_t s = 0; s < c->n_strips; s++) {
-        gather_rows(c, s * LX);
-        pg_fft_vec(&c->px, c->ar, c->ai, c->br, c->bi, LX);
-        memcpy(c->tr + (size_t)s * c->Wf * LX, c->ar, sizeof(float) * c->Wf * LX);
-        memcpy(c->ti + (size_t)s * c->Wf * LX, c->ai, sizeof(float) * c->Wf * LX);
-    }
-}
-
-/* (b) for the image: FFT along x, times conj(template), inverse along x. */
+/* (b) per strip of LX ky-rows: the template's spectrum along x, then the
+ * image's, their product with the template conjugated, inverse along x. */
 static void image_rows(xc *c) {
     size_t n = (size_t)c->Wf * LX;
     for (uint32_t s = 0; s < c->n_strips; s++) {
-        gather_rows(c, s * LX);
+        gather_rows(c, c->qr, c->qi, c->wq, s * LX);
         pg_fft_vec(&c->px, c->ar, c->ai, c->br, c->bi, LX);
-        const float *restrict tr = c->tr + s * n, *restrict ti = c->ti + s * n;
+        memcpy(c->tr, c->ar, sizeof(float) * n);
+        memcpy(c->ti, c->ai, sizeof(float) * n);
+        gather_rows(c, c->sr, c->si, c->Wf, s * LX);
+        pg_fft_vec(&c->px, c->ar, c->ai, c->br, c->bi, LX);
+        const float *restrict tr = c->tr, *restrict ti = c->ti;
         float *restrict ar = c->ar, *restrict ai = c->ai;
         for (size_t i = 0; i < n; i++) {
             float r = tr[i] * ar[i] + ti[i] * ai[i], im = tr[i] * ai[i] - ti[i] * ar[i];
@@ -217,16 +226,13 @@ pg_err pg_xcorr_fft(const pg_xcorr_in *in, float *num, double *err_bound, pg_err
     for (size_t i = 0; i < np; i++) sum += in->g[i];
     float mean = (float)(sum / np);
     for (size_t i = 0; i < np; i++) sq += ((double)in->g[i] - mean) * ((double)in->g[i] - mean);
-    for (uint32_t x0 = 0; x0 < in->w; x0 += LY) {
+    for (uint32_t x0 = 0; x0 < c.wq; x0 += LY) {
         load_tmpl_strip(&c, x0);
-        forward_y(&c, x0);
+        forward_y(&c, x0, c.qr, c.qi, c.wq);
     }
-    template_rows(&c);
-    memset(c.sr, 0, sizeof(float) * (size_t)(c.M + 1) * c.Wf);
-    memset(c.si, 0, sizeof(float) * (size_t)(c.M + 1) * c.Wf);
-    for (uint32_t x0 = 0; x0 < in->W; x0 += LY) {
+    for (uint32_t x0 = 0; x0 < c.Wf; x0 += LY) { /* columns W..Wf are zero padding */
         load_grey_strip(&c, x0, mean);
-        forward_y(&c, x0);
+        forward_y(&c, x0, c.sr, c.si, c.Wf);
     }
     image_rows(&c);
     float scale = 1.0f / ((float)c.M * (float)c.Wf);

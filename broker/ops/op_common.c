@@ -25,6 +25,13 @@ cJSON *pg_window_json(const pg_window *w) {
     return o;
 }
 
+void pg_audit_window_set(pg_call *c, const pg_window *w) {
+    c->audit.has_window = true;
+    c->audit.window_id = w->id;
+    pg_copy_utf8(c->audit.window_title, sizeof c->audit.window_title, w->title);
+    pg_copy_utf8(c->audit.window_class, sizeof c->audit.window_class, w->class_name);
+}
+
 void pg_copy_utf8(char *dst, size_t cap, const char *src) {
     size_t n = strnlen(src, cap - 1);
     if (src[n] != '\0')

@@ -1,5 +1,6 @@
 /* focus, click, key, type: input through the platform backend, always aimed
  * at a window the broker resolved itself. */
+#include <stdio.h>
 #include <string.h>
 
 #include "pg_ops.h"
@@ -23,7 +24,9 @@ static pg_err with_target(pg_call *c, input_fn fn, pg_error *e) {
     if (rc) return rc;
     rc = pg_resolve_window(c, &w, e);
     cJSON *r = NULL;
+    c->audit.kind = "input";
     if (!rc) {
+        pg_audit_window_set(c, &w);
         r = cJSON_CreateObject();
         rc = fn(c, &w, r, e);
     }
@@ -62,6 +65,8 @@ static pg_err do_click(pg_call *c, const pg_window *w, cJSON *r, pg_error *e) {
                             "point %lld,%lld is outside the %ux%u window", (long long)x, (long long)y, w->width,
                             w->height);
     int count = pg_args_bool(c->req->args, "double", false) ? 2 : 1;
+    snprintf(c->audit.detail, sizeof c->audit.detail, "click %lld,%lld %s x%d", (long long)x, (long long)y, bname,
+             count);
     rc = c->b->plat_ops->click(c->b->plat, w->id, (int32_t)x, (int32_t)y, b, count, e);
     if (rc) return rc;
     cJSON *k = cJSON_AddObjectToObject(r, "clicked");
@@ -74,6 +79,7 @@ static pg_err do_click(pg_call *c, const pg_window *w, cJSON *r, pg_error *e) {
 
 static pg_err do_key(pg_call *c, const pg_window *w, cJSON *r, pg_error *e) {
     const char *chord = pg_args_str(c->req->args, "chord", "");
+    snprintf(c->audit.detail, sizeof c->audit.detail, "key %.200s", chord);
     pg_err rc = c->b->plat_ops->key(c->b->plat, w->id, chord, e);
     if (!rc) cJSON_AddStringToObject(r, "key", chord);
     return rc;
@@ -81,6 +87,8 @@ static pg_err do_key(pg_call *c, const pg_window *w, cJSON *r, pg_error *e) {
 
 static pg_err do_type(pg_call *c, const pg_window *w, cJSON *r, pg_error *e) {
     const char *text = pg_args_str(c->req->args, "text", "");
+    /* The text itself may be a secret (a password): record only its size. */
+    snprintf(c->audit.detail, sizeof c->audit.detail, "type %zu bytes", strlen(text));
     pg_err rc = c->b->plat_ops->type_text(c->b->plat, w->id, text, e);
     if (rc) return rc;
     size_t chars = 0; /* code points: count bytes that do not continue a UTF-8 sequence */

@@ -1,5 +1,6 @@
 /* snapshot: capture a window, a region of it, or the screen into the spool
  * and answer an opaque token. Pixels never leave the broker here. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -56,6 +57,7 @@ static pg_err capture(pg_call *c, const snap_args *a, pg_capture *cap, pg_window
         rc = ops->capture_screen(c->b->plat, region, cap, e);
     } else {
         rc = pg_resolve_window(c, w, e);
+        if (!rc) pg_audit_window_set(c, w);
         if (!rc && a->settle) {
             /* Repaint lag after input: wait for quiet, but a busy window still gets captured. */
             pg_error se;
@@ -141,6 +143,12 @@ pg_err pg_op_snapshot(pg_call *c, pg_error *e) {
     }
     pg_log(PG_LOG_DEBUG, "snapshot %ux%u via %s: capture %.2f ms, scale/pack %.2f ms, store %.2f ms", m.width,
            m.height, m.method, t1 - t0, t2 - t1, mono_ms() - t2);
+    memcpy(c->created_token, m.token, sizeof c->created_token);
+    c->audit.kind = "token";
+    memcpy(c->audit.token, m.token, sizeof c->audit.token);
+    memcpy(c->audit.image_sha256, m.sha256, sizeof c->audit.image_sha256);
+    snprintf(c->audit.detail, sizeof c->audit.detail, "%s %ux%u via %s", a.screen ? "screen" : "window", m.width,
+             m.height, m.method);
     cJSON *r = pg_tok_meta_json(&m);
     if (!a.screen) cJSON_ReplaceItemInObject(r, "window", pg_window_json(&w));
     cJSON_AddItemToObject(r, "settled", settled ? settled : cJSON_CreateNull());

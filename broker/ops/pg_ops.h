@@ -33,6 +33,8 @@ extern const pg_arg_spec pg_op_type_args[4];
  * c->details = {"candidates":[...]}. */
 pg_err pg_resolve_window(pg_call *c, pg_window *out, pg_error *e);
 cJSON *pg_window_json(const pg_window *w);
+/* Records the target window in the call's audit record. */
+void pg_audit_window_set(pg_call *c, const pg_window *w);
 /* Reads args.region {"x","y","w","h"}; *has = false when absent. */
 pg_err pg_region_arg(const cJSON *args, const char *name, pg_rect *r, bool *has, pg_error *e);
 /* Copies src into dst[cap], cutting at a UTF-8 character boundary. */

@@ -155,6 +155,22 @@ check "...with a message that says why" grep -q "writable by group or others" "$
 check "the broker refuses to run as root" \
     bash -c '"$1" --socket "$2" --state-dir "$3" 2>&1 | grep -q "refusing to run as root"' _ "$PG_TMP/bin/pixelgated" "$PG_TMP/run/r2.sock" "$PG_TMP/state"
 
+# --- every capture and input is on record, in a chain only the broker writes
+AUDIT=$PG_TMP/state/audit.jsonl
+check "audit log records the snapshots" test "$(jq -s '[.[] | select(.op=="snapshot" and .outcome=="OK")] | length' "$AUDIT")" -ge 5
+check "audit log records the input (type without its text)" \
+    test "$(jq -s -r '[.[] | select(.op=="type")][0].disposition.detail' "$AUDIT")" = "type 25 bytes"
+check "audit log holds no whole token" bash -c '! grep -qF "$1" "$2"' _ "$TOKEN" "$AUDIT"
+check "audit records carry the snapshot's image sha256" grep -qF "$SHA1" "$AUDIT"
+err=$(pg_as "$PG_AGENT" cat "$AUDIT" 2>&1 >/dev/null)
+check "agent cannot read the audit log (EACCES)" grep -q "Permission denied" <<<"$err"
+out=$("$PG_TMP/bin/pixelgated" --verify-audit "$AUDIT")
+check "the audit chain verifies" test $? = 0
+cp "$AUDIT" "$PG_TMP/edited.jsonl"
+sed -i '3s/"op":"[a-z]*"/"op":"ping"/' "$PG_TMP/edited.jsonl"
+out=$("$PG_TMP/bin/pixelgated" --verify-audit "$PG_TMP/edited.jsonl")
+check "an edited record fails verification (exit 1) at line 3" test $? = 1 -a -n "$(grep -E 'line 3\b' <<<"$out")"
+
 # --- clean shutdown
 pg_stop_broker
 check "broker removed its socket on SIGTERM" test ! -e "$PG_SOCK"

@@ -1,0 +1,277 @@
+#include "pg_template.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pg_xcorr.h"
+
+#define DIRECT_CHUNK 16384 /* pixels per uint32 partial sum: 16384 * 255 * 255 < 2^32 */
+
+void pg_tmpl_opts_init(pg_tmpl_opts *o) {
+    memset(o, 0, sizeof *o);
+    o->threshold = 0.8;
+}
+
+void pg_tmpl_grey(const pg_img *img, uint8_t *out) {
+    for (uint32_t y = 0; y < img->height; y++) {
+        const uint8_t *p = pg_img_row(img, y);
+        uint8_t *o = out + (size_t)y * img->width;
+        for (uint32_t x = 0; x < img->width; x++)
+            o[x] = (uint8_t)((p[4 * x] * 9798u + p[4 * x + 1] * 19235u + p[4 * x + 2] * 3735u + 16384u) >> 15);
+    }
+}
+
+typedef struct {
+    uint8_t *g, *t; /* grey search area and template */
+    uint32_t W, H, w, h, ow, oh;
+    int64_t n, sum_t, var_t; /* var_t = n*sum(T^2) - sum(T)^2 */
+    float *num, *inv;        /* approximate numerator; n / sqrt(var_t * var_w) or 0 */
+    double err;              /* |num - exact| bound */
+    uint64_t verified, budget;
+} tm;
+
+typedef struct {
+    float ub;
+    uint32_t pos;
+} cand;
+
+static void tm_free(tm *m) {
+    free(m->g), free(m->t), free(m->num), free(m->inv);
+}
+
+/* Exact score of the window at pos, from integer sums. */
+static double exact_score(tm *m, uint32_t pos) {
+    uint32_t x = pos % m->ow, y = pos / m->ow;
+    uint64_t st = 0, si = 0, sii = 0;
+    for (uint32_t j = 0; j < m->h; j++) {
+        const uint8_t *t = m->t + (size_t)j * m->w, *g = m->g + (size_t)(y + j) * m->W + x;
+        for (uint32_t i0 = 0; i0 < m->w; i0 += DIRECT_CHUNK) {
+            uint32_t end = m->w - i0 < DIRECT_CHUNK ? m->w : i0 + DIRECT_CHUNK;
+            uint32_t a = 0, b = 0, c = 0;
+            for (uint32_t i = i0; i < end; i++) {
+                a += (uint32_t)t[i] * g[i];
+                b += g[i];
+                c += (uint32_t)g[i] * g[i];
+            }
+            st += a, si += b, sii += c;
+        }
+    }
+    m->verified++;
+    int64_t var_w = m->n * (int64_t)sii - (int64_t)si * (int64_t)si;
+    if (var_w <= 0) return 0;
+    int64_t num = m->n * (int64_t)st - m->sum_t * (int64_t)si;
+    return (double)num / sqrt((double)m->var_t * (double)var_w);
+}
+
+/* One output row of window variances (n * sum W^2 - (sum W)^2, as float)
+ * by sliding the column sums cs/cq across. */
+static void row_variances(const tm *m, const uint32_t *cs, const uint64_t *cq, float *var) {
+    uint64_t s = 0, q = 0;
+    for (uint32_t x = 0; x < m->w; x++) s += cs[x], q += cq[x];
+    for (uint32_t x = 0; x < m->ow; x++) {
+        var[x] = (float)(m->n * (int64_t)q - (int64_t)s * (int64_t)s);
+        if (x + 1 < m->ow) s = s + cs[x + m->w] - cs[x], q = q + cq[x + m->w] - cq[x];
+    }
+}
+
+/* inv[p] = n / sqrt(var_t * var_w(p)), 0 for flat windows; single precision
+ * is enough: inv only scales approximate scores whose bounds carry slack. */
+static pg_err window_norms(tm *m, pg_error *e) {
+    uint32_t *cs = calloc(m->W, sizeof *cs);
+    uint64_t *cq = calloc(m->W, sizeof *cq);
+    if (!cs || !cq) {
+        free(cs), free(cq);
+        return pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory for template matching");
+    }
+    for (uint32_t j = 0; j < m->h; j++)
+        for (uint32_t x = 0; x < m->W; x++) {
+            uint32_t v = m->g[(size_t)j * m->W + x];
+            cs[x] += v, cq[x] += v * v;
+        }
+    const float k = (float)((double)m->n / sqrt((double)m->var_t));
+    for (uint32_t y = 0; y < m->oh; y++) {
+        float *inv = m->inv + (size_t)y * m->ow;
+        row_variances(m, cs, cq, inv);
+        for (uint32_t x = 0; x < m->ow; x++) { /* arithmetic instead of branches: it vectorises */
+            float v = inv[x], pos = (float)(v > 0);
+            inv[x] = pos * (k / sqrtf(v + (1.0f - pos)));
+        }
+        if (y + 1 < m->oh)
+            for (uint32_t x = 0; x < m->W; x++) {
+                uint32_t a = m->g[(size_t)y * m->W + x], b = m->g[(size_t)(y + m->h) * m->W + x];
+                cs[x] += b - a, cq[x] += (uint64_t)b * b - (uint64_t)a * a;
+            }
+    }
+    free(cs), free(cq);
+    return PG_OK;
+}
+
+static pg_err tm_prepare(tm *m, const pg_img *area, const pg_img *tmpl, pg_tmpl_method method, pg_error *e) {
+    m->W = area->width, m->H = area->height, m->w = tmpl->width, m->h = tmpl->height;
+    m->ow = m->W - m->w + 1, m->oh = m->H - m->h + 1;
+    m->n = (int64_t)m->w * m->h;
+    size_t np = (size_t)m->ow * m->oh;
+    m->g = malloc((size_t)m->W * m->H);
+    m->t = malloc((size_t)m->n);
+    float *tz = malloc(sizeof *tz * (size_t)m->n);
+    m->num = malloc(sizeof *m->num * np);
+    m->inv = malloc(sizeof *m->inv * np);
+    if (!m->g || !m->t || !tz || !m->num || !m->inv) {
+        free(tz);
+        return pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory for template matching");
+    }
+    pg_tmpl_grey(area, m->g);
+    pg_tmpl_grey(tmpl, m->t);
+    int64_t s = 0, q = 0;
+    for (int64_t i = 0; i < m->n; i++) s += m->t[i], q += (int64_t)m->t[i] * m->t[i];
+    m->sum_t = s;
+    m->var_t = m->n * q - s * s;
+    if (m->var_t == 0) {
+        free(tz);
+        return pg_error_set(e, PG_E_USAGE, "crop the template to include some detail",
+                            "the template is a single flat colour: normalised correlation is undefined");
+    }
+    double mean = (double)s / (double)m->n;
+    for (int64_t i = 0; i < m->n; i++) tz[i] = (float)(m->t[i] - mean);
+    pg_xcorr_in in = {m->g, m->W, m->H, tz, m->w, m->h};
+    if (method == PG_TMPL_AUTO) method = pg_xcorr_direct_cost(&in) < pg_xcorr_fft_cost(&in) ? PG_TMPL_DIRECT : PG_TMPL_FFT;
+    pg_err rc = method == PG_TMPL_DIRECT ? pg_xcorr_direct(&in, m->num, &m->err, e) : pg_xcorr_fft(&in, m->num, &m->err, e);
+    free(tz);
+    if (!rc) rc = window_norms(m, e);
+    return rc;
+}
+
+static int cand_cmp(const void *pa, const void *pb) {
+    const cand *a = pa, *b = pb;
+    if (a->ub != b->ub) return a->ub > b->ub ? -1 : 1;
+    return a->pos < b->pos ? -1 : a->pos > b->pos;
+}
+
+/* Positions whose upper bound reaches `floor`, best bound first. inv is 0 for
+ * flat windows, so their bounds are exactly 0 without a branch. */
+static cand *candidates(const tm *m, double floor, size_t *count) {
+    size_t np = (size_t)m->ow * m->oh, k = 0;
+    const float e = (float)m->err, f = (float)floor;
+    for (size_t p = 0; p < np; p++) k += (m->num[p] + e) * m->inv[p] >= f;
+    cand *c = malloc(sizeof *c * (k ? k : 1));
+    if (!c) return NULL;
+    k = 0;
+    for (size_t p = 0; p < np; p++) {
+        float ub = (m->num[p] + e) * m->inv[p];
+        if (ub >= f) c[k++] = (cand){ub + 1e-6f, (uint32_t)p}; /* widened: float rounding */
+    }
+    qsort(c, k, sizeof *c, cand_cmp);
+    *count = k;
+    return c;
+}
+
+/* Highest lower bound over all positions (flat windows: exactly 0), eight
+ * independent maxima so the loop vectorises. */
+static double best_lower_bound(const tm *m) {
+    size_t np = (size_t)m->ow * m->oh, p = 0;
+    const float e = (float)m->err;
+    float acc[8] = {-1, -1, -1, -1, -1, -1, -1, -1};
+    for (; p + 8 <= np; p += 8)
+        for (int k = 0; k < 8; k++) {
+            float lb = (m->num[p + k] - e) * m->inv[p + k];
+            acc[k] = lb > acc[k] ? lb : acc[k];
+        }
+    float best = -1;
+    for (; p < np; p++) {
+        float lb = (m->num[p] - e) * m->inv[p];
+        best = lb > best ? lb : best;
+    }
+    for (int k = 0; k < 8; k++) best = acc[k] > best ? acc[k] : best;
+    return best > 1 ? 1 : best;
+}
+
+static bool better(double s, uint32_t p, double bs, uint32_t bp) { return s > bs || (s == bs && p < bp); }
+
+static pg_tmpl_hit to_match(const tm *m, const pg_img_rect *off, uint32_t pos, double score) {
+    return (pg_tmpl_hit){{pos % m->ow + off->x, pos / m->ow + off->y, m->w, m->h}, score};
+}
+
+static int match_cmp(const void *pa, const void *pb) {
+    const pg_tmpl_hit *a = pa, *b = pb;
+    if (a->score != b->score) return a->score > b->score ? -1 : 1;
+    if (a->box.y != b->box.y) return a->box.y < b->box.y ? -1 : 1;
+    return a->box.x < b->box.x ? -1 : a->box.x > b->box.x;
+}
+
+static bool overlaps(const pg_img_rect *a, const pg_img_rect *b) {
+    return a->x < b->x + b->w && b->x < a->x + a->w && a->y < b->y + b->h && b->y < a->y + a->h;
+}
+
+/* Greedy non-maximum suppression over matches sorted best first. */
+static size_t suppress(pg_tmpl_hit *all, size_t n, pg_tmpl_hit *out) {
+    size_t k = 0;
+    for (size_t i = 0; i < n && k < PG_TMPL_MAX_MATCHES; i++) {
+        bool free_spot = true;
+        for (size_t j = 0; j < k && free_spot; j++) free_spot = !overlaps(&all[i].box, &out[j].box);
+        if (free_spot) out[k++] = all[i];
+    }
+    return k;
+}
+
+/* Walk candidates best bound first; verify exactly while the bound could
+ * still matter, within the budget (beyond it the approximate score stands). */
+static pg_err search(tm *m, const pg_tmpl_opts *o, const pg_img_rect *off, pg_tmpl_result *r, pg_error *e) {
+    double floor = best_lower_bound(m);
+    if (o->all && o->threshold < floor) floor = o->threshold;
+    size_t nc = 0;
+    cand *c = candidates(m, floor - 1e-6, &nc);
+    pg_tmpl_hit *hits = o->all ? malloc(sizeof *hits * (nc ? nc : 1)) : NULL;
+    if (!c || (o->all && !hits)) {
+        free(c), free(hits);
+        return pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory for template matching");
+    }
+    double best = -2;
+    uint32_t best_pos = 0;
+    size_t nh = 0;
+    for (size_t i = 0; i < nc; i++) {
+        bool useful = c[i].ub >= best || (o->all && c[i].ub >= o->threshold);
+        if (!useful) break;
+        double s = m->verified < m->budget ? exact_score(m, c[i].pos) : m->num[c[i].pos] * m->inv[c[i].pos];
+        if (better(s, c[i].pos, best, best_pos)) best = s, best_pos = c[i].pos;
+        if (o->all && s >= o->threshold) hits[nh++] = to_match(m, off, c[i].pos, s);
+    }
+    if (nc == 0) best = 0, best_pos = 0; /* unreachable: some position always has ub >= its own lb */
+    r->best = to_match(m, off, best_pos, best);
+    r->found = best >= o->threshold;
+    if (o->all) {
+        qsort(hits, nh, sizeof *hits, match_cmp);
+        r->n_matches = suppress(hits, nh, r->matches);
+    }
+    r->verified = m->verified;
+    free(c), free(hits);
+    return PG_OK;
+}
+
+pg_err pg_tmpl_match(const pg_img *img, const pg_img *tmpl, const pg_tmpl_opts *opts, pg_tmpl_result *r,
+                     pg_error *e) {
+    pg_tmpl_opts d;
+    pg_tmpl_opts_init(&d);
+    const pg_tmpl_opts *o = opts ? opts : &d;
+    memset(r, 0, sizeof *r);
+    pg_img area;
+    pg_img_rect off = o->region ? *o->region : (pg_img_rect){0, 0, img->width, img->height};
+    pg_err rc = pg_img_view(img, o->region, &area, e);
+    if (rc) return rc;
+    if (!(o->threshold >= -1 && o->threshold <= 1))
+        return pg_error_set(e, PG_E_USAGE, NULL, "threshold %g is not within -1..1", o->threshold);
+    if (tmpl->width > area.width || tmpl->height > area.height)
+        return pg_error_set(e, PG_E_USAGE, "use a smaller template or a larger region",
+                            "template %ux%u is larger than the searched %ux%u area", tmpl->width, tmpl->height,
+                            area.width, area.height);
+    if ((uint64_t)tmpl->width * tmpl->height > PG_TMPL_MAX_TEMPLATE_PIXELS)
+        return pg_error_set(e, PG_E_USAGE, NULL, "template %ux%u exceeds %u pixels", tmpl->width, tmpl->height,
+                            PG_TMPL_MAX_TEMPLATE_PIXELS);
+    tm m;
+    memset(&m, 0, sizeof m);
+    rc = tm_prepare(&m, &area, tmpl, o->method, e);
+    m.budget = (uint64_t)(4e8 / (double)m.n) + 256; /* exact sums: ~0.4 G multiply-adds at most */
+    if (!rc) rc = search(&m, o, &off, r, e);
+    tm_free(&m);
+    return rc;
+}

@@ -1,0 +1,950 @@
+/* pg_ocr.c - see pg_ocr.h and docs/ocr.md. */
+#include "pg_ocr.h"
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <tesseract/capi.h>
+
+struct pg_ocr {
+    TessBaseAPI *api;
+};
+
+/* Pad around the (scaled) image: Tesseract reads text that touches the edge
+ * of a tight crop badly. In scaled pixels. */
+#define PAD 12
+
+/* ------------------------------------------------------------------ engine */
+
+static bool lang_ok(const char *lang) {
+    size_t n = strlen(lang);
+    if (n == 0 || n > 63 || lang[0] == '+' || lang[n - 1] == '+') return false;
+    for (size_t i = 0; i < n; i++) {
+        char c = lang[i];
+        bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '+';
+        if (!ok || (c == '+' && lang[i + 1] == '+')) return false;
+    }
+    return true;
+}
+
+pg_err pg_ocr_new(pg_ocr **out, const char *lang, const char *datapath, pg_error *e) {
+    if (!out) return pg_error_set(e, PG_E_USAGE, NULL, "pg_ocr_new: no output pointer");
+    *out = NULL;
+    if (!lang) lang = "eng";
+    if (!lang_ok(lang))
+        return pg_error_set(e, PG_E_BADINPUT, "name installed languages like eng or eng+deu",
+                            "OCR language \"%.64s\" is malformed (letters, digits, '_' and '+' only)", lang);
+    pg_ocr *o = calloc(1, sizeof *o);
+    if (!o) return pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory");
+    o->api = TessBaseAPICreate();
+    if (!o->api) {
+        free(o);
+        return pg_error_set(e, PG_E_INTERNAL, NULL, "Tesseract could not create an engine");
+    }
+    /* debug_file is a global parameter read by every tprintf: set it before
+     * Init so that even Init's own complaints go nowhere. */
+    TessBaseAPISetVariable(o->api, "debug_file", "/dev/null");
+    if (TessBaseAPIInit2(o->api, datapath, lang, OEM_LSTM_ONLY) != 0) {
+        TessBaseAPIDelete(o->api);
+        free(o);
+        return pg_error_set(e, PG_E_NOTFOUND, "install the language data (Debian: tesseract-ocr-<lang>) or fix the datapath",
+                            "Tesseract could not load language \"%s\" from %s", lang,
+                            datapath ? datapath : "its default tessdata directory");
+    }
+    /* Quiet and deterministic: no per-page files, no adaptation between calls
+     * (a result must not depend on what the engine read before). */
+    TessBaseAPISetVariable(o->api, "debug_file", "/dev/null");
+    TessBaseAPISetVariable(o->api, "classify_enable_learning", "0");
+    *out = o;
+    return PG_OK;
+}
+
+void pg_ocr_free(pg_ocr *o) {
+    if (!o) return;
+    TessBaseAPIEnd(o->api);
+    TessBaseAPIDelete(o->api);
+    free(o);
+}
+
+int pg_ocr_thread_limit(void) {
+    void *sym = dlsym(RTLD_DEFAULT, "omp_get_thread_limit");
+    if (!sym) return 0;
+    int (*fn)(void);
+    memcpy(&fn, &sym, sizeof fn); /* object pointer -> function pointer, as POSIX allows */
+    return fn();
+}
+
+const char *pg_ocr_tesseract_version(void) { return TessVersion(); }
+
+/* --------------------------------------------------------- preprocessing */
+
+static double now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* RGBA (straight alpha) over white -> BT.601 luma, 8 bits. Returns the sum. */
+static uint64_t to_gray(const pg_img *v, uint8_t *g) {
+    uint64_t sum = 0;
+    for (uint32_t y = 0; y < v->height; y++) {
+        const uint8_t *p = pg_img_row(v, y);
+        uint8_t *q = g + (size_t)y * v->width;
+        uint32_t rs = 0;
+        for (uint32_t x = 0; x < v->width; x++) {
+            uint32_t l = (77u * p[4 * x] + 150u * p[4 * x + 1] + 29u * p[4 * x + 2] + 128u) >> 8;
+            uint32_t a = p[4 * x + 3];
+            l = (l * a + 255u * (255u - a) + 127u) / 255u;
+            q[x] = (uint8_t)l;
+            rs += l;
+        }
+        sum += rs;
+    }
+    return sum;
+}
+
+/* The most common value on the outer ring of a w x h gray window (stride gs):
+ * the colour to pad with. */
+static uint8_t border_colour(const uint8_t *g, size_t gs, uint32_t w, uint32_t h) {
+    uint32_t hist[256] = {0};
+    for (uint32_t x = 0; x < w; x++) {
+        hist[g[x]]++;
+        hist[g[(size_t)(h - 1) * gs + x]]++;
+    }
+    for (uint32_t y = 0; y < h; y++) {
+        hist[g[(size_t)y * gs]]++;
+        hist[g[(size_t)y * gs + w - 1]]++;
+    }
+    int best = 255;
+    for (int i = 255; i >= 0; i--)
+        if (hist[i] > hist[best]) best = i;
+    return (uint8_t)best;
+}
+
+/* Source index and weight (1/256) of output sample o for an s-fold bilinear
+ * upscale of n samples, centres aligned: source position (o + 0.5)/s - 0.5. */
+static void bilinear_tap(uint32_t o, int s, uint32_t n, uint32_t *i0, uint32_t *wt) {
+    int64_t num = 2 * (int64_t)o + 1 - s, den = 2 * (int64_t)s;
+    int64_t i = num >= 0 ? num / den : -1;
+    int64_t frac = num - i * den;
+    uint32_t w = (uint32_t)((frac * 256 + den / 2) / den);
+    if (i < 0) i = 0, w = 0;
+    if (i >= (int64_t)n - 1) i = (int64_t)n - 1, w = 0;
+    *i0 = (uint32_t)i;
+    *wt = w;
+}
+
+/* Bilinear upscale of the w x h gray window g (stride gs) by integer s into
+ * dst (stride ds); inv: 255 - value. False when out of memory. */
+static bool upscale(const uint8_t *g, size_t gs, uint32_t w, uint32_t h, int s, bool inv, uint8_t *dst, size_t ds) {
+    uint8_t x = inv ? 255 : 0;
+    if (s == 1) {
+        for (uint32_t y = 0; y < h; y++) {
+            const uint8_t *p = g + y * gs;
+            uint8_t *q = dst + y * ds;
+            for (uint32_t i = 0; i < w; i++) q[i] = p[i] ^ x;
+        }
+        return true;
+    }
+    uint32_t ow = w * (uint32_t)s, oh = h * (uint32_t)s;
+    uint32_t *x0 = malloc(sizeof(uint32_t) * ow * 2);
+    if (!x0) return false;
+    uint32_t *wx = x0 + ow;
+    for (uint32_t i = 0; i < ow; i++) bilinear_tap(i, s, w, &x0[i], &wx[i]);
+    for (uint32_t y = 0; y < oh; y++) {
+        uint32_t i, wy;
+        bilinear_tap(y, s, h, &i, &wy);
+        const uint8_t *r0 = g + (size_t)i * gs;
+        const uint8_t *r1 = wy ? r0 + gs : r0;
+        uint8_t *q = dst + y * ds;
+        for (uint32_t o = 0; o < ow; o++) {
+            uint32_t a = x0[o], b = a + (wx[o] ? 1 : 0);
+            uint32_t top = r0[a] * (256u - wx[o]) + r0[b] * wx[o];
+            uint32_t bot = r1[a] * (256u - wx[o]) + r1[b] * wx[o];
+            q[o] = (uint8_t)(((top * (256u - wy) + bot * wy + 32768u) >> 16) ^ x);
+        }
+    }
+    free(x0);
+    return true;
+}
+
+static int auto_scale(uint32_t w, uint32_t h) {
+    if (h < PG_OCR_UPSCALE_BELOW_H && (uint64_t)w * h <= PG_OCR_UPSCALE_MAX_PIXELS) return 2;
+    return 1;
+}
+
+/* A pixel is ink when it is this much darker than the window's most common
+ * value (its background). Catches mid-grey widget frames (153 on 255) that a
+ * global Otsu threshold, pulled down by dark panels, would miss. */
+#define INK_CONTRAST 40
+
+typedef struct {
+    uint32_t x, y, w, h;
+} box32;
+
+/* Is this component (pixels q[0..qn), marked 2 in m, box x0..x1 x y0..y1) a
+ * widget frame? Each of its four sides is covered along 70 % of its length
+ * (by ink in the outer 2 px band), and 80 % of its pixels lie in that band. */
+static bool frame_like(const uint8_t *g, const uint8_t *m, uint32_t w, int t, uint32_t x0, uint32_t y0, uint32_t x1,
+                       uint32_t y1, const uint32_t *q, size_t qn) {
+    size_t in_band = 0;
+    for (size_t i = 0; i < qn; i++) {
+        uint32_t x = q[i] % w, y = q[i] / w;
+        if (x - x0 < 2 || x1 - x < 2 || y - y0 < 2 || y1 - y < 2) in_band++;
+    }
+    if (in_band * 2 < qn) return false;
+#define INK(x, y) (m[(size_t)(y) * w + (x)] == 2 && g[(size_t)(y) * w + (x)] < t)
+    uint32_t top = 0, bot = 0, left = 0, right = 0;
+    for (uint32_t x = x0; x <= x1; x++) top += INK(x, y0), bot += INK(x, y1);
+    for (uint32_t y = y0; y <= y1; y++) left += INK(x0, y), right += INK(x1, y);
+#undef INK
+    uint32_t bw = x1 - x0 + 1, bh = y1 - y0 + 1;
+    bool ht = top * 10 >= bw * 9, hb = bot * 10 >= bw * 9, vl = left * 10 >= bh * 9, vr = right * 10 >= bh * 9;
+    if (ht && hb && vl && vr) return true;
+    /* Sunken or raised reliefs draw two or three sides in this colour. */
+    return (ht || hb) && (vl || vr) && bw >= 24 && bh >= 12;
+}
+
+/* How many pixels inside the box x0,y0 bw x bh that are not in the component
+ * (marked 3 in m) cannot reach the box's edge without crossing it: the text
+ * cut out of a button, not the gaps of a bold glyph. -1: out of memory. */
+static int64_t enclosed(const uint8_t *m, uint32_t w, uint32_t x0, uint32_t y0, uint32_t bw, uint32_t bh) {
+    size_t n = (size_t)bw * bh;
+    uint8_t *out = calloc(n, 1);
+    uint32_t *st = malloc(n * sizeof *st);
+    if (!out || !st) {
+        free(out);
+        free(st);
+        return -1;
+    }
+    size_t sn = 0;
+#define FREE_AT(x, y) (m[(size_t)(y0 + (y)) * w + x0 + (x)] != 3)
+#define SEED(x, y)                                                          \
+    do {                                                                    \
+        size_t i_ = (size_t)(y) * bw + (x);                                 \
+        if (!out[i_] && FREE_AT(x, y)) out[i_] = 1, st[sn++] = (uint32_t)i_; \
+    } while (0)
+    for (uint32_t x = 0; x < bw; x++) {
+        SEED(x, 0);
+        SEED(x, bh - 1);
+    }
+    for (uint32_t y = 0; y < bh; y++) {
+        SEED(0, y);
+        SEED(bw - 1, y);
+    }
+    while (sn) {
+        uint32_t p = st[--sn], x = p % bw, y = p / bw;
+        if (x > 0) SEED(x - 1, y);
+        if (x + 1 < bw) SEED(x + 1, y);
+        if (y > 0) SEED(x, y - 1);
+        if (y + 1 < bh) SEED(x, y + 1);
+    }
+    int64_t cnt = 0;
+    for (uint32_t y = 0; y < bh; y++)
+        for (uint32_t x = 0; x < bw; x++) cnt += !out[(size_t)y * bw + x] && FREE_AT(x, y);
+#undef SEED
+#undef FREE_AT
+    free(out);
+    free(st);
+    return cnt;
+}
+
+
+/* Layout clean-up on the gray image (light background after the global
+ * inversion), at input scale, with one pass of 4-connected components over
+ * the pixels darker than Otsu's threshold:
+ *  - widget frames (entry, list and check boxes: a component with 3+ dark
+ *    corners whose pixels lie in a 2 px band along its box and cover 60 % of
+ *    the box's edge) and long thin rules (<= 3 px thick, >= 40 px long
+ *    across, >= 60 px down) are painted with the background, so they cannot
+ *    merge with the text next to them ("[Ada", "ravel");
+ *  - filled dark panels (>= 16x10, >= 50 % filled, with light pixels inside,
+ *    smaller than the image: coloured buttons, dark title bars) are listed in
+ *    *panels (largest first, at most max_panels) to be re-read inverted.
+ * Returns false when out of memory. */
+static bool analyse(uint8_t *g, uint32_t w, uint32_t h, box32 *panels, size_t max_panels, size_t *n_panels,
+                    uint8_t *bg_out) {
+    size_t n = (size_t)w * h;
+    *n_panels = 0;
+    uint32_t hist[256] = {0};
+    for (size_t i = 0; i < n; i++) hist[g[i]]++;
+    int bg = 255;
+    for (int i = 255; i >= 0; i--)
+        if (hist[i] > hist[bg]) bg = i;
+    *bg_out = (uint8_t)bg;
+    int t = bg - INK_CONTRAST; /* ink: clearly darker than the background */
+    if (t < 1) t = 1;
+    uint8_t *m = malloc(n);
+    size_t qcap = 4096;
+    uint32_t *q = malloc(qcap * sizeof *q);
+    if (!m || !q) {
+        free(m);
+        free(q);
+        return false;
+    }
+    for (size_t i = 0; i < n; i++) m[i] = g[i] < t;
+    for (size_t start = 0; start < n; start++) {
+        if (m[start] != 1) continue;
+        size_t qn = 0, head = 0;
+        q[qn++] = (uint32_t)start;
+        m[start] = 2;
+        uint32_t x0 = w, y0 = h, x1 = 0, y1 = 0;
+        while (head < qn) {
+            uint32_t p = q[head++];
+            uint32_t x = p % w, y = p / w;
+            x0 = x < x0 ? x : x0, x1 = x > x1 ? x : x1;
+            y0 = y < y0 ? y : y0, y1 = y > y1 ? y : y1;
+            uint32_t nb[4];
+            int k = 0;
+            if (x > 0) nb[k++] = p - 1;
+            if (x + 1 < w) nb[k++] = p + 1;
+            if (y > 0) nb[k++] = p - w;
+            if (y + 1 < h) nb[k++] = p + w;
+            for (int j = 0; j < k; j++) {
+                if (m[nb[j]] != 1) continue;
+                if (qn == qcap) {
+                    uint32_t *nq = realloc(q, qcap * 2 * sizeof *nq);
+                    if (!nq) {
+                        free(m);
+                        free(q);
+                        return false;
+                    }
+                    q = nq, qcap *= 2;
+                }
+                m[nb[j]] = 2;
+                q[qn++] = nb[j];
+            }
+        }
+        uint32_t bw = x1 - x0 + 1, bh = y1 - y0 + 1;
+        uint64_t area = (uint64_t)bw * bh;
+        if ((bh <= 3 && bw >= 40) || (bw <= 3 && bh >= 60)) { /* a rule */
+            for (size_t i = 0; i < qn; i++) g[q[i]] = (uint8_t)bg;
+            continue;
+        }
+        if (bw >= 8 && bh >= 8 && getenv("PG_OCR_DUMP") && bw > 0) fprintf(stderr, "comp %u,%u %ux%u n %zu frame %d\n", x0, y0, bw, bh, qn, frame_like(g, m, w, t, x0, y0, x1, y1, q, qn));
+        if (bw >= 8 && bh >= 8 && frame_like(g, m, w, t, x0, y0, x1, y1, q, qn)) {
+            for (size_t i = 0; i < qn; i++) {
+                uint32_t x = q[i] % w, y = q[i] / w;
+                if (x - x0 < 2 || x1 - x < 2 || y - y0 < 2 || y1 - y < 2) g[q[i]] = (uint8_t)bg;
+            }
+            continue;
+        }
+        if (max_panels && bw >= 24 && bh >= 14 && qn * 10 >= area * 7 && area - qn >= 16 &&
+            area * 10 <= (uint64_t)n * 9) {
+            for (size_t i = 0; i < qn; i++) m[q[i]] = 3;
+            int64_t holes = enclosed(m, w, x0, y0, bw, bh);
+            for (size_t i = 0; i < qn; i++) m[q[i]] = 2;
+            if (holes < 0) {
+                free(m);
+                free(q);
+                return false;
+            }
+            if (getenv("PG_OCR_DUMP")) fprintf(stderr, "panel? %u,%u %ux%u fill %.2f t %d holes %lld of %llu\n", x0, y0, bw, bh, (double)qn / (double)area, t, (long long)holes, (unsigned long long)(area-qn));
+            if (holes < 16 || (uint64_t)holes * 2 < area - qn) continue;
+            box32 b = {x0, y0, bw, bh};
+            size_t k = *n_panels;
+            if (k < max_panels) (*n_panels)++;
+            else if ((uint64_t)panels[k - 1].w * panels[k - 1].h >= area) continue;
+            else k--;
+            while (k > 0 && (uint64_t)panels[k - 1].w * panels[k - 1].h < area) {
+                panels[k] = panels[k - 1];
+                k--;
+            }
+            panels[k] = b;
+        }
+    }
+    free(m);
+    free(q);
+    return true;
+}
+
+/* ---------------------------------------------------------------- reading */
+
+typedef struct {
+    char *text;
+    int x0, y0, x1, y1; /* in region coordinates, right/bottom exclusive */
+    float conf;
+    int group; /* Tesseract line, unique over all passes of a call */
+    bool dead;
+} rword;
+
+typedef struct {
+    rword *v;
+    size_t n, cap;
+    int groups;
+} rwords;
+
+static void rwords_fini(rwords *r) {
+    for (size_t i = 0; i < r->n; i++) free(r->v[i].text);
+    free(r->v);
+    memset(r, 0, sizeof *r);
+}
+
+typedef struct {
+    TessBaseAPI *api;
+    int s, psm;
+    double deadline; /* 0: none, else now_ms() limit */
+    int timeout_ms;
+    pg_error *e;
+} rctx;
+
+static bool trim_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+/* Read words from Tesseract's current page into out; the page was a w x h
+ * window (at input scale) placed at (offx, offy) in the region. */
+static pg_err collect(rctx *c, uint32_t w, uint32_t h, int offx, int offy, rwords *out) {
+    TessResultIterator *it = TessBaseAPIGetIterator(c->api);
+    if (!it) return PG_OK;
+    const TessPageIterator *pi = TessResultIteratorGetPageIteratorConst(it);
+    int s = c->s, sw = (int)w * s, sh = (int)h * s;
+    pg_err rc = PG_OK;
+    int group = out->groups - 1;
+    do {
+        if (TessPageIteratorIsAtBeginningOf(pi, RIL_TEXTLINE)) group++;
+        int l, t, r, b;
+        if (!TessPageIteratorBoundingBox(pi, RIL_WORD, &l, &t, &r, &b)) continue;
+        char *txt = TessResultIteratorGetUTF8Text(it, RIL_WORD);
+        if (!txt) continue;
+        char *p = txt, *z;
+        while (trim_space(*p)) p++;
+        z = p + strlen(p);
+        while (z > p && trim_space(z[-1])) z--;
+        if (z == p) {
+            TessDeleteText(txt);
+            continue;
+        }
+        if (out->n == out->cap) {
+            size_t nc = out->cap ? out->cap * 2 : 64;
+            rword *nv = realloc(out->v, nc * sizeof *nv);
+            if (!nv) {
+                TessDeleteText(txt);
+                rc = pg_error_set(c->e, PG_E_INTERNAL, NULL, "out of memory for OCR words");
+                break;
+            }
+            out->v = nv, out->cap = nc;
+        }
+        rword *wd = &out->v[out->n];
+        memset(wd, 0, sizeof *wd);
+        wd->text = malloc((size_t)(z - p) + 1);
+        if (!wd->text) {
+            TessDeleteText(txt);
+            rc = pg_error_set(c->e, PG_E_INTERNAL, NULL, "out of memory for OCR words");
+            break;
+        }
+        memcpy(wd->text, p, (size_t)(z - p));
+        wd->text[z - p] = 0;
+        TessDeleteText(txt);
+        /* Padded, scaled box -> the window's input pixels, then the region's. */
+        l -= PAD, r -= PAD, t -= PAD, b -= PAD;
+        l = l < 0 ? 0 : l > sw ? sw : l;
+        r = r < 0 ? 0 : r > sw ? sw : r;
+        t = t < 0 ? 0 : t > sh ? sh : t;
+        b = b < 0 ? 0 : b > sh ? sh : b;
+        int x0 = l / s, x1 = (r + s - 1) / s, y0 = t / s, y1 = (b + s - 1) / s;
+        if (x1 <= x0) x1 = x0 + 1;
+        if (y1 <= y0) y1 = y0 + 1;
+        if (x1 > (int)w) x1 = (int)w, x0 = x0 < x1 ? x0 : x1 - 1;
+        if (y1 > (int)h) y1 = (int)h, y0 = y0 < y1 ? y0 : y1 - 1;
+        wd->x0 = offx + x0, wd->x1 = offx + x1, wd->y0 = offy + y0, wd->y1 = offy + y1;
+        float cf = TessResultIteratorConfidence(it, RIL_WORD);
+        wd->conf = cf < 0 ? 0 : cf > 100 ? 100 : cf;
+        wd->group = group < out->groups ? out->groups : group;
+        out->n++;
+    } while (TessResultIteratorNext(it, RIL_WORD));
+    TessResultIteratorDelete(it);
+    out->groups = group + 1 > out->groups ? group + 1 : out->groups;
+    return rc;
+}
+
+/* Recognise the w x h gray window g (stride gs; inverted when inv) placed at
+ * (offx, offy) in the region; words are appended to out. */
+static pg_err recognise(rctx *c, const uint8_t *g, size_t gs, uint32_t w, uint32_t h, bool inv, int offx, int offy,
+                        rwords *out) {
+    size_t W = (size_t)w * (size_t)c->s + 2 * PAD, H = (size_t)h * (size_t)c->s + 2 * PAD;
+    uint8_t *buf = malloc(W * H);
+    if (!buf) return pg_error_set(c->e, PG_E_INTERNAL, NULL, "out of memory for a %zux%zu OCR page", W, H);
+    uint8_t bc = border_colour(g, gs, w, h);
+    memset(buf, inv ? 255 - bc : bc, W * H);
+    if (!upscale(g, gs, w, h, c->s, inv, buf + PAD * W + PAD, W)) {
+        free(buf);
+        return pg_error_set(c->e, PG_E_INTERNAL, NULL, "out of memory for the OCR upscale");
+    }
+    if (getenv("PG_OCR_DUMP")) { /* DEBUG */
+        static int nd;
+        char fn[64];
+        snprintf(fn, sizeof fn, "/tmp/ocrx/dump%d.pgm", nd++);
+        FILE *f = fopen(fn, "wb");
+        fprintf(f, "P5 %zu %zu 255\n", W, H);
+        fwrite(buf, 1, W * H, f);
+        fclose(f);
+    }
+    if (getenv("PG_VARS")) { /* DEBUG */
+        char tmp[512];
+        snprintf(tmp, sizeof tmp, "%s", getenv("PG_VARS"));
+        for (char *tok = strtok(tmp, ","); tok; tok = strtok(NULL, ",")) {
+            char *eq = strchr(tok, '=');
+            if (eq) *eq = 0, TessBaseAPISetVariable(c->api, tok, eq + 1);
+        }
+    }
+    TessBaseAPISetPageSegMode(c->api, (TessPageSegMode)c->psm);
+    TessBaseAPISetImage(c->api, buf, (int)W, (int)H, 1, (int)W);
+    TessBaseAPISetSourceResolution(c->api, getenv("PG_DPI") ? atoi(getenv("PG_DPI")) : 96 * c->s);
+    ETEXT_DESC *mon = NULL;
+    if (c->deadline > 0) {
+        double left = c->deadline - now_ms();
+        mon = left >= 1 ? TessMonitorCreate() : NULL;
+        if (!mon) {
+            TessBaseAPIClear(c->api);
+            free(buf);
+            return left >= 1 ? pg_error_set(c->e, PG_E_INTERNAL, NULL, "out of memory")
+                             : pg_error_set(c->e, PG_E_TIMEOUT, "OCR a smaller region or allow more time",
+                                            "OCR ran out of its %d ms", c->timeout_ms);
+        }
+        TessMonitorSetDeadlineMSecs(mon, (int)left);
+    }
+    int trc = TessBaseAPIRecognize(c->api, mon);
+    if (mon) TessMonitorDelete(mon);
+    pg_err rc = PG_OK;
+    if (c->deadline > 0 && now_ms() >= c->deadline)
+        rc = pg_error_set(c->e, PG_E_TIMEOUT, "OCR a smaller region or allow more time", "OCR ran out of its %d ms",
+                          c->timeout_ms);
+    else if (trc != 0)
+        rc = pg_error_set(c->e, PG_E_INTERNAL, NULL, "Tesseract failed to recognise a %ux%u image", w, h);
+    else
+        rc = collect(c, w, h, offx, offy, out);
+    TessBaseAPIClear(c->api);
+    free(buf);
+    return rc;
+}
+
+#define MAX_PANELS 32
+#define MAX_DEPTH 2 /* a panel inside a panel inside the page */
+
+/* Read the w x h gray window g (tight, owned by the caller, modified here)
+ * at (offx, offy) in the region: clean up frames, cut out the opposite-
+ * polarity panels (painted with the background), read the rest, then read
+ * each panel inverted, recursively. */
+static pg_err read_window(rctx *c, uint8_t *g, uint32_t w, uint32_t h, int offx, int offy, int depth, rwords *out,
+                          unsigned *n_read) {
+    box32 panels[MAX_PANELS];
+    size_t np = 0;
+    uint8_t bg;
+    if (!analyse(g, w, h, panels, depth < MAX_DEPTH ? MAX_PANELS : 0, &np, &bg))
+        return pg_error_set(c->e, PG_E_INTERNAL, NULL, "out of memory for the OCR layout pass");
+    uint8_t *crop[MAX_PANELS] = {0};
+    pg_err rc = PG_OK;
+    for (size_t i = 0; i < np; i++) {
+        const box32 *b = &panels[i];
+        crop[i] = malloc((size_t)b->w * b->h);
+        if (!crop[i]) {
+            rc = pg_error_set(c->e, PG_E_INTERNAL, NULL, "out of memory for an OCR panel");
+            break;
+        }
+        for (uint32_t y = 0; y < b->h; y++) {
+            uint8_t *row = g + (size_t)(b->y + y) * w + b->x, *d = crop[i] + (size_t)y * b->w;
+            for (uint32_t x = 0; x < b->w; x++) d[x] = (uint8_t)(255 - row[x]);
+        }
+    }
+    if (rc == PG_OK) {
+        for (size_t i = 0; i < np; i++)
+            for (uint32_t y = 0; y < panels[i].h; y++)
+                memset(g + (size_t)(panels[i].y + y) * w + panels[i].x, bg, panels[i].w);
+        rc = recognise(c, g, w, w, h, false, offx, offy, out);
+    }
+    for (size_t i = 0; i < np && rc == PG_OK; i++) {
+        size_t before = out->n;
+        rc = read_window(c, crop[i], panels[i].w, panels[i].h, offx + (int)panels[i].x, offy + (int)panels[i].y,
+                         depth + 1, out, n_read);
+        *n_read += out->n > before;
+    }
+    for (size_t i = 0; i < np; i++) free(crop[i]);
+    return rc;
+}
+
+/* Reading order: Tesseract's lines are grouped into visual rows (vertical
+ * overlap of at least half the smaller height, in order of their middles);
+ * rows go top to bottom, words in a row left to right. */
+typedef struct {
+    int top, bot, row;
+} gbox;
+
+typedef struct {
+    int mid2, g;
+} gkey;
+
+static int cmp_gkey(const void *a, const void *b) {
+    const gkey *p = a, *q = b;
+    if (p->mid2 != q->mid2) return p->mid2 < q->mid2 ? -1 : 1;
+    return p->g < q->g ? -1 : p->g > q->g;
+}
+
+typedef struct {
+    int row, x0, y0;
+    size_t idx;
+} wkey;
+
+static int cmp_wkey(const void *a, const void *b) {
+    const wkey *p = a, *q = b;
+    if (p->row != q->row) return p->row < q->row ? -1 : 1;
+    if (p->x0 != q->x0) return p->x0 < q->x0 ? -1 : 1;
+    if (p->y0 != q->y0) return p->y0 < q->y0 ? -1 : 1;
+    return p->idx < q->idx ? -1 : p->idx > q->idx;
+}
+
+static pg_err finish(rwords *all, const pg_img_rect *reg, pg_ocr_result *out, pg_error *e) {
+    size_t n = 0;
+    for (size_t i = 0; i < all->n; i++) n += !all->v[i].dead;
+    int ng = all->groups;
+    gbox *gb = calloc((size_t)ng + 1, sizeof *gb);
+    gkey *gi = calloc((size_t)ng + 1, sizeof *gi);
+    wkey *keys = calloc(n + 1, sizeof *keys);
+    out->words = calloc(n + 1, sizeof *out->words);
+    if (!gb || !gi || !keys || !out->words) {
+        free(gb), free(gi), free(keys);
+        return pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory for OCR words");
+    }
+    for (int g = 0; g < ng; g++) gb[g].top = INT_MAX, gb[g].bot = INT_MIN, gb[g].row = -1;
+    for (size_t i = 0; i < all->n; i++) {
+        rword *wd = &all->v[i];
+        if (wd->dead) continue;
+        gbox *b = &gb[wd->group];
+        b->top = wd->y0 < b->top ? wd->y0 : b->top;
+        b->bot = wd->y1 > b->bot ? wd->y1 : b->bot;
+    }
+    int nlive = 0;
+    for (int g = 0; g < ng; g++)
+        if (gb[g].top != INT_MAX) gi[nlive++] = (gkey){gb[g].top + gb[g].bot, g};
+    qsort(gi, (size_t)nlive, sizeof *gi, cmp_gkey);
+    int rows = 0, rtop = 0, rbot = 0;
+    for (int k = 0; k < nlive; k++) {
+        gbox *b = &gb[gi[k].g];
+        int gh = b->bot - b->top, rh = rbot - rtop;
+        int ov = (b->bot < rbot ? b->bot : rbot) - (b->top > rtop ? b->top : rtop);
+        if (rows == 0 || 2 * ov < (gh < rh ? gh : rh)) {
+            rows++;
+            rtop = b->top, rbot = b->bot;
+        } else {
+            rtop = b->top < rtop ? b->top : rtop;
+            rbot = b->bot > rbot ? b->bot : rbot;
+        }
+        b->row = rows - 1;
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < all->n; i++)
+        if (!all->v[i].dead) keys[k++] = (wkey){gb[all->v[i].group].row, all->v[i].x0, all->v[i].y0, i};
+    qsort(keys, n, sizeof *keys, cmp_wkey);
+    size_t len = 1;
+    double csum = 0;
+    for (size_t i = 0; i < n; i++) {
+        rword *wd = &all->v[keys[i].idx];
+        pg_ocr_word *o = &out->words[i];
+        o->text = wd->text;
+        wd->text = NULL;
+        o->x = (int)reg->x + wd->x0;
+        o->y = (int)reg->y + wd->y0;
+        o->w = wd->x1 - wd->x0;
+        o->h = wd->y1 - wd->y0;
+        o->conf = wd->conf;
+        o->line = keys[i].row;
+        len += strlen(o->text) + 1;
+        csum += o->conf;
+    }
+    out->n_words = n;
+    free(gb), free(gi), free(keys);
+    /* Renumber rows 0.. over the rows that kept words. */
+    int line = -1, last = INT_MIN;
+    for (size_t i = 0; i < n; i++) {
+        if (out->words[i].line != last) line++, last = out->words[i].line;
+        out->words[i].line = line;
+    }
+    out->n_lines = (size_t)(line + 1);
+    out->mean_conf = n ? csum / (double)n : 0.0;
+    out->text = malloc(len);
+    if (!out->text) return pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory for OCR text");
+    char *d = out->text;
+    for (size_t i = 0; i < n; i++) {
+        if (i) *d++ = out->words[i].line != out->words[i - 1].line ? '\n' : ' ';
+        size_t kk = strlen(out->words[i].text);
+        memcpy(d, out->words[i].text, kk);
+        d += kk;
+    }
+    *d = 0;
+    return PG_OK;
+}
+
+void pg_ocr_result_fini(pg_ocr_result *r) {
+    if (!r) return;
+    for (size_t i = 0; i < r->n_words; i++) free(r->words[i].text);
+    free(r->words);
+    free(r->text);
+    memset(r, 0, sizeof *r);
+}
+
+pg_err pg_ocr_run(pg_ocr *o, const pg_img *img, const pg_img_rect *region, pg_ocr_result *out, pg_error *e) {
+    return pg_ocr_run_opts(o, img, region, NULL, out, e);
+}
+
+pg_err pg_ocr_run_opts(pg_ocr *o, const pg_img *img, const pg_img_rect *region, const pg_ocr_opts *opts,
+                       pg_ocr_result *out, pg_error *e) {
+    if (!out) return pg_error_set(e, PG_E_USAGE, NULL, "pg_ocr_run: no result");
+    memset(out, 0, sizeof *out);
+    if (!o || !img) return pg_error_set(e, PG_E_USAGE, NULL, "pg_ocr_run: no engine or no image");
+    if (!img->px || img->width == 0 || img->height == 0 || img->width > PG_IMG_MAX_SIDE ||
+        img->height > PG_IMG_MAX_SIDE || img->stride < (size_t)img->width * 4)
+        return pg_error_set(e, PG_E_BADINPUT, NULL, "not an image: %ux%u, stride %llu%s", img->width, img->height,
+                            (unsigned long long)img->stride, img->px ? "" : ", no pixels");
+    pg_ocr_opts d = {0};
+    if (!opts) opts = &d;
+    int psm = opts->psm ? opts->psm : PG_OCR_PSM_SPARSE_TEXT;
+    if (psm != PG_OCR_PSM_AUTO && psm != PG_OCR_PSM_SINGLE_BLOCK && psm != PG_OCR_PSM_SINGLE_LINE &&
+        psm != PG_OCR_PSM_SPARSE_TEXT)
+        return pg_error_set(e, PG_E_USAGE, "use 3, 6, 7 or 11", "page segmentation mode %d is not offered", psm);
+    if (opts->scale < 0 || opts->scale > PG_OCR_MAX_SCALE)
+        return pg_error_set(e, PG_E_USAGE, NULL, "scale %d is outside 0..%d", opts->scale, PG_OCR_MAX_SCALE);
+    if (opts->invert < -1 || opts->invert > 1 || opts->timeout_ms < 0)
+        return pg_error_set(e, PG_E_USAGE, NULL, "invert %d / timeout %d ms out of range", opts->invert,
+                            opts->timeout_ms);
+
+    pg_img v;
+    pg_err rc = pg_img_view(img, region, &v, e);
+    if (rc) return rc;
+    pg_img_rect reg = region ? *region : (pg_img_rect){0, 0, img->width, img->height};
+    uint64_t maxpx = opts->max_pixels ? opts->max_pixels : PG_OCR_DEFAULT_MAX_PIXELS;
+    uint64_t npx = (uint64_t)v.width * v.height;
+    if (npx > maxpx)
+        return pg_error_set(e, PG_E_BADINPUT, "OCR a region of the image (--region)",
+                            "image %ux%u (%llu pixels) exceeds the OCR limit of %llu pixels", v.width, v.height,
+                            (unsigned long long)npx, (unsigned long long)maxpx);
+    int s = opts->scale ? opts->scale : auto_scale(v.width, v.height);
+    if (!opts->scale && s > 1 &&
+        ((uint64_t)v.width * 2 + 2 * PAD > PG_OCR_MAX_SIDE || (uint64_t)v.height * 2 + 2 * PAD > PG_OCR_MAX_SIDE))
+        s = 1;
+    if ((uint64_t)v.width * (unsigned)s + 2 * PAD > PG_OCR_MAX_SIDE ||
+        (uint64_t)v.height * (unsigned)s + 2 * PAD > PG_OCR_MAX_SIDE)
+        return pg_error_set(e, PG_E_BADINPUT, "OCR a region of the image (--region)",
+                            "image %ux%u at scale %d is wider or taller than Tesseract's %u pixels", v.width,
+                            v.height, s, PG_OCR_MAX_SIDE);
+
+    rctx c = {o->api, s, psm, opts->timeout_ms ? now_ms() + opts->timeout_ms : 0, opts->timeout_ms, e};
+    uint8_t *g = malloc(npx);
+    if (!g) return pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory for a %ux%u OCR page", v.width, v.height);
+    uint64_t sum = to_gray(&v, g);
+    bool inv = opts->invert == 1 || (opts->invert == 0 && sum < (uint64_t)128 * npx);
+    if (inv)
+        for (uint64_t i = 0; i < npx; i++) g[i] = (uint8_t)(255 - g[i]);
+    rwords all = {0};
+    unsigned used = 0;
+    rc = read_window(&c, g, v.width, v.height, 0, 0, 0, &all, &used);
+    free(g);
+    if (rc == PG_OK) {
+        out->scale = s;
+        out->inverted = inv;
+        out->psm = psm;
+        out->panels = used;
+        out->region = reg;
+        rc = finish(&all, &reg, out, e);
+    }
+    rwords_fini(&all);
+    if (rc) pg_ocr_result_fini(out);
+    return rc;
+}
+
+/* ------------------------------------------------------------------- find */
+
+/* Next code point of a UTF-8 string; *bad set on a malformed sequence (which
+ * then counts as U+FFFD, one byte). Returns bytes consumed (0 at the end). */
+static size_t utf8_next(const unsigned char *s, uint32_t *cp, bool *bad) {
+    unsigned c = s[0];
+    if (!c) return 0;
+    if (c < 0x80) {
+        *cp = c;
+        return 1;
+    }
+    int n = (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
+    uint32_t v = n == 2 ? (c & 0x1F) : n == 3 ? (c & 0x0F) : (c & 0x07);
+    for (int i = 1; i < n; i++) {
+        if ((s[i] & 0xC0) != 0x80) {
+            n = 0;
+            break;
+        }
+        v = (v << 6) | (s[i] & 0x3F);
+    }
+    static const uint32_t min[5] = {0, 0, 0x80, 0x800, 0x10000};
+    if (n == 0 || v < min[n] || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF)) {
+        *bad = true;
+        *cp = 0xFFFD;
+        return 1;
+    }
+    *cp = v;
+    return (size_t)n;
+}
+
+static bool is_space(uint32_t c) { return c == ' ' || (c >= '\t' && c <= '\r') || c == 0xA0; }
+
+static uint32_t fold_case(uint32_t c) {
+    if (c >= 'A' && c <= 'Z') return c + 32;
+    if (c >= 0xC0 && c <= 0xDE && c != 0xD7) return c + 32;
+    return c;
+}
+
+/* Appends the normalised form of one code point (0-3 code points). */
+typedef struct {
+    uint32_t *cp;
+    size_t *owner; /* word index per code point (haystack only) */
+    size_t n, cap;
+    bool oom;
+} cpbuf;
+
+static void cp_push(cpbuf *b, uint32_t c, size_t owner) {
+    if (b->oom) return;
+    if (b->n == b->cap) {
+        size_t nc = b->cap ? b->cap * 2 : 128;
+        uint32_t *ncp = realloc(b->cp, nc * sizeof *ncp);
+        if (!ncp) {
+            b->oom = true;
+            return;
+        }
+        b->cp = ncp;
+        size_t *no = realloc(b->owner, nc * sizeof *no);
+        if (!no) {
+            b->oom = true;
+            return;
+        }
+        b->owner = no;
+        b->cap = nc;
+    }
+    b->cp[b->n] = c;
+    b->owner[b->n] = owner;
+    b->n++;
+}
+
+/* Normalise UTF-8 text into b: look-alikes folded, case folded unless cs,
+ * whitespace collapsed to one space (a leading space is never emitted; the
+ * caller trims the end). */
+static bool push_text(cpbuf *b, const char *text, bool cs, size_t owner) {
+    const unsigned char *s = (const unsigned char *)text;
+    bool bad = false;
+    uint32_t c;
+    size_t k;
+    while ((k = utf8_next(s, &c, &bad)) > 0) {
+        s += k;
+        if (is_space(c)) {
+            if (b->n && b->cp[b->n - 1] != ' ') cp_push(b, ' ', owner);
+            continue;
+        }
+        if (c == 0x2018 || c == 0x2019 || c == 0x201A || c == 0x2032) c = '\'';
+        else if (c == 0x201C || c == 0x201D || c == 0x201E || c == 0x2033) c = '"';
+        else if ((c >= 0x2010 && c <= 0x2015) || c == 0x2212) c = '-';
+        else if (c == 0x2026) {
+            cp_push(b, '.', owner);
+            cp_push(b, '.', owner);
+            c = '.';
+        }
+        cp_push(b, cs ? c : fold_case(c), owner);
+    }
+    return !bad;
+}
+
+static void trim_end(cpbuf *b) {
+    while (b->n && b->cp[b->n - 1] == ' ') b->n--;
+}
+
+static void quote_read(const pg_ocr_result *r, char *q, size_t qn) {
+    size_t n = 0;
+    const char *t = r->text ? r->text : "";
+    for (; t[n] && n < qn - 1; n++) q[n] = t[n] == '\n' ? ' ' : t[n];
+    while (n > 0 && t[n] && ((unsigned char)t[n] & 0xC0) == 0x80) n--; /* cut at a code point */
+    q[n] = 0;
+}
+
+pg_err pg_ocr_find(const pg_ocr_result *r, const char *phrase, unsigned flags, size_t start_word, pg_ocr_match *m,
+                   pg_error *e) {
+    if (!r || !phrase || !m) return pg_error_set(e, PG_E_USAGE, NULL, "pg_ocr_find: missing argument");
+    memset(m, 0, sizeof *m);
+    bool cs = flags & PG_OCR_FIND_CASE;
+    if (flags & ~(PG_OCR_FIND_CASE | PG_OCR_FIND_WORDS | PG_OCR_FIND_EXACT))
+        return pg_error_set(e, PG_E_USAGE, NULL, "unknown find flags 0x%x", flags);
+    cpbuf nb = {0}, hb = {0};
+    pg_err rc = PG_OK;
+    if (!push_text(&nb, phrase, cs, 0)) {
+        rc = pg_error_set(e, PG_E_USAGE, NULL, "the text to find is not valid UTF-8");
+        goto done;
+    }
+    trim_end(&nb);
+    if (nb.oom) goto oom;
+    if (nb.n == 0) {
+        rc = pg_error_set(e, PG_E_USAGE, "give the text to look for", "the text to find is empty");
+        goto done;
+    }
+    if ((flags & PG_OCR_FIND_EXACT) && start_word != 0) {
+        rc = pg_error_set(e, PG_E_USAGE, NULL, "an exact match covers every word: start_word must be 0");
+        goto done;
+    }
+    /* Haystack: words joined by one space; word i spans [wstart[i], wend[i]). */
+    size_t *wstart = malloc((2 * r->n_words + 1) * sizeof *wstart);
+    if (!wstart) goto oom;
+    size_t *wend = wstart + r->n_words;
+    for (size_t i = 0; i < r->n_words; i++) {
+        if (hb.n && hb.cp[hb.n - 1] != ' ') cp_push(&hb, ' ', i);
+        wstart[i] = hb.n;
+        push_text(&hb, r->words[i].text, cs, i);
+        trim_end(&hb);
+        wend[i] = hb.n;
+    }
+    if (hb.oom) {
+        free(wstart);
+        goto oom;
+    }
+    size_t found = SIZE_MAX;
+    if (flags & PG_OCR_FIND_EXACT) {
+        if (hb.n == nb.n && memcmp(hb.cp, nb.cp, nb.n * sizeof *nb.cp) == 0) found = 0;
+    } else if (start_word < r->n_words && hb.n >= nb.n) {
+        for (size_t a = wstart[start_word]; a + nb.n <= hb.n; a++) {
+            if (memcmp(hb.cp + a, nb.cp, nb.n * sizeof *nb.cp) != 0) continue;
+            if (flags & PG_OCR_FIND_WORDS) {
+                if (wstart[hb.owner[a]] != a || wend[hb.owner[a + nb.n - 1]] != a + nb.n) continue;
+            }
+            found = a;
+            break;
+        }
+    }
+    if (found == SIZE_MAX) {
+        char q[201];
+        quote_read(r, q, sizeof q);
+        char want[121];
+        snprintf(want, sizeof want, "%s", phrase);
+        rc = pg_error_set(e, PG_E_NOTFOUND, "check the region, or read the text with `ocr` to see what is there",
+                          "text \"%s\" not found%s; read: \"%s\"", want,
+                          (flags & PG_OCR_FIND_EXACT) ? " as the whole text" : (flags & PG_OCR_FIND_WORDS) ? " as whole words" : "",
+                          q);
+        free(wstart);
+        goto done;
+    }
+    size_t fw = hb.owner[found], lw = hb.owner[found + nb.n - 1];
+    if (flags & PG_OCR_FIND_EXACT) fw = 0, lw = r->n_words - 1;
+    int x0 = INT_MAX, y0 = INT_MAX, x1 = INT_MIN, y1 = INT_MIN;
+    for (size_t i = fw; i <= lw; i++) {
+        const pg_ocr_word *w = &r->words[i];
+        x0 = w->x < x0 ? w->x : x0;
+        y0 = w->y < y0 ? w->y : y0;
+        x1 = w->x + w->w > x1 ? w->x + w->w : x1;
+        y1 = w->y + w->h > y1 ? w->y + w->h : y1;
+    }
+    m->box = (pg_img_rect){(uint32_t)x0, (uint32_t)y0, (uint32_t)(x1 - x0), (uint32_t)(y1 - y0)};
+    m->first_word = fw;
+    m->n_words = lw - fw + 1;
+    free(wstart);
+    goto done;
+oom:
+    rc = pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory");
+done:
+    free(nb.cp);
+    free(nb.owner);
+    free(hb.cp);
+    free(hb.owner);
+    return rc;
+}

@@ -1,0 +1,363 @@
+/* pg_relay_dest.c - URL parsing and the destination check (see pg_relay.h). */
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/un.h>
+
+#include "pg_relay.h"
+#include "pg_relay_int.h"
+
+static const char *const TIP_URL = "fix the endpoint URL in the policy (http/https, no user:password@, no fragment)";
+static const char *const TIP_DEST = "only administrator-approved destinations are reachable; see docs/analysis.md";
+
+static bool ci_prefix(const char *s, const char *p) {
+    for (; *p; s++, p++)
+        if (tolower((unsigned char)*s) != *p) return false;
+    return true;
+}
+
+static bool host_char_ok(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.' || c == '_';
+}
+
+/* WHATWG "ends in a number": the last label is all digits or 0x-hex. Such
+ * hosts are IPv4 in some parser's eyes (inet_aton takes "127.1", "0x7f.1",
+ * "2130706433"); we admit only the canonical dotted quad so that every parser
+ * in the chain sees the same address. */
+static bool ends_in_number(const char *host) {
+    const char *last = strrchr(host, '.');
+    last = last ? last + 1 : host;
+    if (!*last) return false;
+    if (last[0] == '0' && (last[1] == 'x' || last[1] == 'X')) return true;
+    for (const char *p = last; *p; p++)
+        if (!isdigit((unsigned char)*p)) return false;
+    return true;
+}
+
+pg_err pg_relay_parse_url(const char *url, pg_relay_url *out, pg_error *e) {
+    memset(out, 0, sizeof *out);
+    if (!url || !*url) return pg_error_set(e, PG_E_POLICY, TIP_URL, "endpoint URL is empty");
+    size_t n = strlen(url);
+    if (n >= PG_RELAY_URL_MAX) return pg_error_set(e, PG_E_POLICY, TIP_URL, "endpoint URL is too long");
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)url[i];
+        if (c <= 0x20 || c >= 0x7f || c == '\\')
+            return pg_error_set(e, PG_E_POLICY, TIP_URL,
+                                "endpoint URL contains a space, control, backslash or non-ASCII character");
+    }
+    if (strchr(url, '#')) return pg_error_set(e, PG_E_POLICY, TIP_URL, "endpoint URL has a fragment");
+    const char *p;
+    if (ci_prefix(url, "https://")) {
+        out->https = true;
+        p = url + 8;
+    } else if (ci_prefix(url, "http://")) {
+        p = url + 7;
+    } else {
+        return pg_error_set(e, PG_E_POLICY, TIP_URL, "endpoint URL scheme must be http or https");
+    }
+    size_t alen = strcspn(p, "/?");
+    const char *rest = p + alen;
+    if (alen == 0) return pg_error_set(e, PG_E_POLICY, TIP_URL, "endpoint URL has no host");
+    if (memchr(p, '@', alen)) return pg_error_set(e, PG_E_POLICY, TIP_URL, "endpoint URL carries user info (user@host)");
+    if (memchr(p, '%', alen)) return pg_error_set(e, PG_E_POLICY, TIP_URL, "percent-encoding in the URL host is refused");
+
+    const char *port_s = NULL;
+    size_t port_len = 0;
+    if (p[0] == '[') {
+        const char *rb = memchr(p, ']', alen);
+        if (!rb) return pg_error_set(e, PG_E_POLICY, TIP_URL, "endpoint URL: unterminated IPv6 literal");
+        size_t hl = (size_t)(rb - p - 1);
+        if (hl == 0 || hl >= 46) return pg_error_set(e, PG_E_POLICY, TIP_URL, "endpoint URL: bad IPv6 literal");
+        char tmp[48];
+        memcpy(tmp, p + 1, hl);
+        tmp[hl] = 0;
+        struct in6_addr a6;
+        if (inet_pton(AF_INET6, tmp, &a6) != 1)
+            return pg_error_set(e, PG_E_POLICY, TIP_URL, "endpoint URL: bad IPv6 literal");
+        inet_ntop(AF_INET6, &a6, out->host, sizeof out->host); /* canonical, lower-case */
+        out->host_is_ipv6 = out->host_is_literal = true;
+        const char *after = rb + 1;
+        size_t left = alen - (size_t)(after - p);
+        if (left > 0) {
+            if (after[0] != ':') return pg_error_set(e, PG_E_POLICY, TIP_URL, "endpoint URL: junk after IPv6 literal");
+            port_s = after + 1;
+            port_len = left - 1;
+        }
+    } else {
+        const char *colon = memchr(p, ':', alen);
+        size_t hl = colon ? (size_t)(colon - p) : alen;
+        if (colon) {
+            port_s = colon + 1;
+            port_len = alen - hl - 1;
+        }
+        if (hl == 0) return pg_error_set(e, PG_E_POLICY, TIP_URL, "endpoint URL has no host");
+        if (hl > 253) return pg_error_set(e, PG_E_POLICY, TIP_URL, "endpoint URL host is too long");
+        for (size_t i = 0; i < hl; i++) {
+            char c = (char)tolower((unsigned char)p[i]);
+            if (!host_char_ok(c)) return pg_error_set(e, PG_E_POLICY, TIP_URL, "endpoint URL host has a forbidden character");
+            out->host[i] = c;
+        }
+        out->host[hl] = 0;
+        /* labels: non-empty, <= 63; no leading/trailing dot */
+        size_t lab = 0;
+        for (size_t i = 0; i <= hl; i++) {
+            if (i == hl || out->host[i] == '.') {
+                if (lab == 0 || lab > 63)
+                    return pg_error_set(e, PG_E_POLICY, TIP_URL,
+                                        "endpoint URL host has an empty or over-long label (or a trailing dot)");
+                lab = 0;
+            } else {
+                lab++;
+            }
+        }
+        if (ends_in_number(out->host)) {
+            struct in_addr a4;
+            if (inet_pton(AF_INET, out->host, &a4) != 1)
+                return pg_error_set(e, PG_E_POLICY, TIP_URL,
+                                    "endpoint URL host '%s' looks numeric but is not a canonical dotted-quad IPv4 address",
+                                    out->host);
+            out->host_is_literal = true;
+        }
+    }
+    if (port_s) {
+        if (port_len == 0 || port_len > 5) return pg_error_set(e, PG_E_POLICY, TIP_URL, "endpoint URL has a bad port");
+        unsigned long v = 0;
+        for (size_t i = 0; i < port_len; i++) {
+            if (!isdigit((unsigned char)port_s[i])) return pg_error_set(e, PG_E_POLICY, TIP_URL, "endpoint URL has a bad port");
+            v = v * 10 + (unsigned long)(port_s[i] - '0');
+        }
+        if (v == 0 || v > 65535) return pg_error_set(e, PG_E_POLICY, TIP_URL, "endpoint URL port out of range");
+        out->port = (uint16_t)v;
+    } else {
+        out->port = out->https ? 443 : 80;
+    }
+    snprintf(out->origin, sizeof out->origin, "%s://%s%s%s:%u", out->https ? "https" : "http",
+             out->host_is_ipv6 ? "[" : "", out->host, out->host_is_ipv6 ? "]" : "", (unsigned)out->port);
+    if (*rest == '?') snprintf(out->path, sizeof out->path, "/%s", rest);
+    else if (*rest) snprintf(out->path, sizeof out->path, "%s", rest);
+    else snprintf(out->path, sizeof out->path, "/");
+    return PG_OK;
+}
+
+/* ---- address classes --------------------------------------------------------- */
+
+typedef enum { C_PUBLIC, C_LOOPBACK, C_PRIVATE, C_FORBIDDEN } addr_class;
+
+static const char *class_name(addr_class c) {
+    switch (c) {
+    case C_PUBLIC: return "public";
+    case C_LOOPBACK: return "loopback";
+    case C_PRIVATE: return "private";
+    default: return "unspecified/link-local/multicast/reserved";
+    }
+}
+
+static addr_class class_v4(uint32_t a) { /* host order */
+    uint8_t b0 = (uint8_t)(a >> 24), b1 = (uint8_t)(a >> 16);
+    if (b0 == 127) return C_LOOPBACK;
+    if (b0 == 0) return C_FORBIDDEN;                       /* "this network", 0.0.0.0 */
+    if (b0 == 169 && b1 == 254) return C_FORBIDDEN;        /* link-local, cloud metadata */
+    if (b0 >= 224) return C_FORBIDDEN;                     /* multicast, reserved, broadcast */
+    if (b0 == 10) return C_PRIVATE;
+    if (b0 == 172 && (b1 & 0xf0) == 16) return C_PRIVATE;
+    if (b0 == 192 && b1 == 168) return C_PRIVATE;
+    if (b0 == 100 && (b1 & 0xc0) == 64) return C_PRIVATE;  /* CGNAT 100.64/10 */
+    if (b0 == 198 && (b1 & 0xfe) == 18) return C_PRIVATE;  /* benchmarking 198.18/15 */
+    if (b0 == 192 && b1 == 0 && (uint8_t)(a >> 8) == 0) return C_PRIVATE; /* 192.0.0/24 IETF */
+    return C_PUBLIC;
+}
+
+static uint32_t v4_at(const uint8_t *b) {
+    return ((uint32_t)b[0] << 24) | ((uint32_t)b[1] << 16) | ((uint32_t)b[2] << 8) | b[3];
+}
+
+static addr_class classify(const struct sockaddr_storage *ss) {
+    if (ss->ss_family == AF_INET) {
+        const struct sockaddr_in *s4 = (const struct sockaddr_in *)ss;
+        return class_v4(ntohl(s4->sin_addr.s_addr));
+    }
+    if (ss->ss_family != AF_INET6) return C_FORBIDDEN;
+    const uint8_t *b = ((const struct sockaddr_in6 *)ss)->sin6_addr.s6_addr;
+    static const uint8_t zero12[12] = {0};
+    static const uint8_t mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+    static const uint8_t nat64[12] = {0, 0x64, 0xff, 0x9b, 0, 0, 0, 0, 0, 0, 0, 0};
+    if (memcmp(b, mapped, 12) == 0) return class_v4(v4_at(b + 12)); /* the kernel sends it as IPv4 */
+    if (memcmp(b, zero12, 12) == 0) {
+        uint32_t low = v4_at(b + 12);
+        if (low == 1) return C_LOOPBACK;                   /* ::1 */
+        return C_FORBIDDEN;                                /* :: and deprecated ::a.b.c.d */
+    }
+    if (b[0] == 0xff) return C_FORBIDDEN;                  /* multicast */
+    if (b[0] == 0xfe && (b[1] & 0xc0) == 0x80) return C_FORBIDDEN; /* fe80::/10 link-local */
+    if (b[0] == 0xfe && (b[1] & 0xc0) == 0xc0) return C_PRIVATE;   /* fec0::/10 site-local */
+    if ((b[0] & 0xfe) == 0xfc) return C_PRIVATE;           /* fc00::/7 ULA */
+    /* IPv4 embedded by translation: NAT64 64:ff9b::/96, 6to4 2002::/16. A
+     * non-public embedded address is a way around the IPv4 rules: refuse. */
+    if (memcmp(b, nat64, 12) == 0) return class_v4(v4_at(b + 12)) == C_PUBLIC ? C_PUBLIC : C_FORBIDDEN;
+    if (b[0] == 0x20 && b[1] == 0x02) return class_v4(v4_at(b + 2)) == C_PUBLIC ? C_PUBLIC : C_FORBIDDEN;
+    return C_PUBLIC;
+}
+
+static void addr_to_text(const struct sockaddr_storage *ss, char out[48]) {
+    out[0] = 0;
+    if (ss->ss_family == AF_INET)
+        inet_ntop(AF_INET, &((const struct sockaddr_in *)ss)->sin_addr, out, 48);
+    else if (ss->ss_family == AF_INET6)
+        inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)ss)->sin6_addr, out, 48);
+    else
+        snprintf(out, 48, "(family %d)", (int)ss->ss_family);
+}
+
+bool pg_relay_addr_equal(const struct sockaddr *a, const struct sockaddr_storage *b) {
+    if (a->sa_family != b->ss_family) return false;
+    if (a->sa_family == AF_INET)
+        return memcmp(&((const struct sockaddr_in *)a)->sin_addr, &((const struct sockaddr_in *)b)->sin_addr,
+                      sizeof(struct in_addr)) == 0;
+    if (a->sa_family == AF_INET6)
+        return memcmp(&((const struct sockaddr_in6 *)a)->sin6_addr, &((const struct sockaddr_in6 *)b)->sin6_addr,
+                      sizeof(struct in6_addr)) == 0;
+    return false;
+}
+
+/* Every address the resolver returns for host. Returns the count, -1 when the
+ * name does not resolve, -2 when there are more than we can check. */
+typedef struct {
+    struct sockaddr_storage a[64];
+    int n;
+} addr_list;
+
+static int resolve_all(const pg_dest_policy *pol, const char *host, addr_list *out) {
+    out->n = 0;
+    if (pol->resolver) {
+        int n = pol->resolver(pol->resolver_ctx, host, out->a, 64);
+        if (n <= 0) return -1;
+        if (n > 64) return -2;
+        out->n = n;
+        return out->n;
+    }
+    struct addrinfo hints, *res = NULL;
+    memset(&hints, 0, sizeof hints);
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    if (getaddrinfo(host, NULL, &hints, &res) != 0 || !res) return -1;
+    for (struct addrinfo *ai = res; ai; ai = ai->ai_next) {
+        if (out->n == 64) {
+            /* More than we can track: refuse rather than check a subset. */
+            freeaddrinfo(res);
+            return -2;
+        }
+        if (ai->ai_addrlen > sizeof(struct sockaddr_storage)) continue;
+        memset(&out->a[out->n], 0, sizeof out->a[0]);
+        memcpy(&out->a[out->n], ai->ai_addr, ai->ai_addrlen);
+        out->n++;
+    }
+    freeaddrinfo(res);
+    return out->n;
+}
+
+static bool literal_addr(const pg_relay_url *u, struct sockaddr_storage *ss) {
+    memset(ss, 0, sizeof *ss);
+    if (u->host_is_ipv6) {
+        struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
+        s6->sin6_family = AF_INET6;
+        return inet_pton(AF_INET6, u->host, &s6->sin6_addr) == 1;
+    }
+    struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
+    s4->sin_family = AF_INET;
+    return inet_pton(AF_INET, u->host, &s4->sin_addr) == 1;
+}
+
+pg_err pg_relay_check_destination(const pg_endpoint *ep, const pg_dest_policy *pol, pg_relay_dest *out,
+                                  pg_error *e) {
+    memset(out, 0, sizeof *out);
+    if (!ep || !pol) return pg_error_set(e, PG_E_BADINPUT, NULL, "no endpoint or destination policy");
+    if (ep->kind != PG_EP_OPENAI)
+        return pg_error_set(e, PG_E_BADINPUT, NULL, "endpoint '%s' is not a URL endpoint", ep->name ? ep->name : "?");
+    if (pol->mode != PG_DEST_LOCAL_ONLY && pol->mode != PG_DEST_ALLOWLIST)
+        return pg_error_set(e, PG_E_BADINPUT, NULL, "unknown destination mode %d", (int)pol->mode);
+    const char *nm = ep->name ? ep->name : "?";
+    pg_error ue;
+    pg_err rc = pg_relay_parse_url(ep->url, &out->url, &ue);
+    if (rc != PG_OK) return pg_error_set(e, rc, ue.recovery_tip, "endpoint '%s' refused: %s", nm, ue.message);
+    if (ep->unix_socket) {
+        /* A Unix socket is local by construction; the admin named its path. */
+        if (ep->unix_socket[0] != '/' || strlen(ep->unix_socket) >= sizeof(((struct sockaddr_un *)0)->sun_path))
+            return pg_error_set(e, PG_E_BADINPUT, NULL, "endpoint '%s': unix_socket must be an absolute path shorter than 108 bytes", nm);
+        out->unix_socket = true;
+        return PG_OK;
+    }
+
+    bool listed_literal = false;
+    if (pol->mode == PG_DEST_ALLOWLIST) {
+        bool found = false;
+        for (size_t i = 0; i < pol->n_allow_origins; i++) {
+            pg_relay_url o;
+            pg_error oe;
+            const char *s = pol->allow_origins[i];
+            if (pg_relay_parse_url(s, &o, &oe) != PG_OK)
+                return pg_error_set(e, PG_E_BADINPUT, "fix analysis.allowlist in the policy",
+                                    "allowlisted origin '%s' is malformed: %s", s ? s : "(null)", oe.message);
+            const char *auth = strstr(s, "://") + 3; /* parse succeeded: present */
+            const char *tail = auth + strcspn(auth, "/?");
+            if (!(tail[0] == 0 || (tail[0] == '/' && tail[1] == 0)))
+                return pg_error_set(e, PG_E_BADINPUT, "fix analysis.allowlist in the policy",
+                                    "allowlisted origin '%s' has a path or query (write scheme://host:port)", s);
+            if (strcmp(o.origin, out->url.origin) == 0) found = true;
+        }
+        if (!found)
+            return pg_error_set(e, PG_E_POLICY, TIP_DEST, "endpoint '%s' refused: origin %s is not on the allowlist", nm,
+                                out->url.origin);
+        listed_literal = out->url.host_is_literal;
+    }
+
+    addr_list al;
+    if (out->url.host_is_literal) {
+        if (!literal_addr(&out->url, &al.a[0]))
+            return pg_error_set(e, PG_E_POLICY, TIP_URL, "endpoint '%s': bad address literal", nm);
+        al.n = 1;
+    } else {
+        int n = resolve_all(pol, out->url.host, &al);
+        if (n == -2)
+            return pg_error_set(e, PG_E_POLICY, TIP_DEST, "endpoint '%s' refused: %s resolves to too many addresses", nm,
+                                out->url.host);
+        if (n <= 0)
+            return pg_error_set(e, PG_E_UNREACHABLE, "check the host name in the policy",
+                                "endpoint '%s': host %s does not resolve", nm, out->url.host);
+    }
+    for (int i = 0; i < al.n; i++) {
+        char txt[48];
+        addr_to_text(&al.a[i], txt);
+        addr_class c = classify(&al.a[i]);
+        bool ok;
+        if (pol->mode == PG_DEST_LOCAL_ONLY) ok = (c == C_LOOPBACK);
+        else ok = (c == C_PUBLIC) || ((c == C_LOOPBACK || c == C_PRIVATE) && listed_literal);
+        if (!ok) {
+            if (pol->mode == PG_DEST_LOCAL_ONLY)
+                return pg_error_set(e, PG_E_POLICY, TIP_DEST,
+                                    "endpoint '%s' refused: %s%s%s is %s, and analysis is local-only (loopback only)", nm,
+                                    out->url.host_is_literal ? "" : out->url.host,
+                                    out->url.host_is_literal ? "" : " resolves to ", txt, class_name(c));
+            return pg_error_set(e, PG_E_POLICY, TIP_DEST,
+                                "endpoint '%s' refused: %s%s%s is a %s address%s", nm,
+                                out->url.host_is_literal ? "" : out->url.host,
+                                out->url.host_is_literal ? "" : " resolves to ", txt, class_name(c),
+                                c == C_FORBIDDEN ? " (never allowed)"
+                                                 : " (allowed only when the allowlist names the address literally)");
+        }
+        /* keep (deduplicated) */
+        bool dup = false;
+        for (int j = 0; j < out->naddrs; j++)
+            if (pg_relay_addr_equal((const struct sockaddr *)&al.a[i], &out->addrs[j])) dup = true;
+        if (!dup && out->naddrs < PG_RELAY_MAX_ADDRS) {
+            out->addrs[out->naddrs] = al.a[i];
+            snprintf(out->addr_text[out->naddrs], sizeof out->addr_text[0], "%s", txt);
+            out->naddrs++;
+        }
+    }
+    if (out->naddrs == 0)
+        return pg_error_set(e, PG_E_UNREACHABLE, NULL, "endpoint '%s': no usable address", nm);
+    return PG_OK;
+}
