@@ -91,6 +91,22 @@ pg_err pg_appr_check(pg_approvals *a, const char *token, uint32_t uid, const cha
     return rc;
 }
 
+pg_err pg_appr_requester(pg_approvals *a, const char *id, uint32_t *uid, char user[64], pg_error *e) {
+    pthread_mutex_lock(&a->lock);
+    expire_locked(a, time(NULL));
+    size_t i = 0;
+    while (i < a->n && strcmp(a->v[i].id, id) != 0) i++;
+    bool found = i < a->n;
+    if (found) {
+        *uid = a->v[i].uid;
+        memcpy(user, a->v[i].user, 64);
+    }
+    pthread_mutex_unlock(&a->lock);
+    return found ? PG_OK
+                 : pg_error_set(e, PG_E_NOTFOUND, "the agent's release attempt prints the current request id",
+                                "no pending release request %.20s (unknown or expired)", id);
+}
+
 pg_err pg_appr_approve(pg_approvals *a, const char *id, uint32_t approver_uid, char requester[64],
                        char token_redacted[16], pg_error *e) {
     pthread_mutex_lock(&a->lock);

@@ -31,6 +31,9 @@ void pg_appr_free(pg_approvals *a);
 pg_err pg_appr_check(pg_approvals *a, const char *token, uint32_t uid, const char *user,
                      char id_out[PG_APPR_ID_LEN + 1], bool *approved, pg_error *e);
 
+/* Who asked for request id (PG_E_NOTFOUND when unknown or expired). */
+pg_err pg_appr_requester(pg_approvals *a, const char *id, uint32_t *uid, char user[64], pg_error *e);
+
 /* Approves request id as approver_uid. PG_E_NOTFOUND for an unknown or
  * expired id; PG_E_POLICY when the approver is the requester. Fills the
  * requester's user name and a redacted token for the approver's reply. */

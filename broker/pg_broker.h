@@ -25,6 +25,7 @@
 #include "pg_approval.h"
 
 typedef struct pg_audit pg_audit;
+#include "pg_policy.h"
 
 typedef struct {
     uid_t uid;
@@ -44,6 +45,9 @@ typedef struct {
     pg_tok_store *tokens;
     pg_approvals *approvals;
     pg_audit *audit;             /* every audited op is on disk before its reply */
+    pthread_mutex_t policy_lock; /* guards the pointer only; a policy is immutable */
+    pg_policy *policy;           /* swapped on SIGHUP; requests hold a reference */
+    char policy_path[4096];
     uint32_t settle_quiet_ms;    /* repaint quiet period before a snapshot */
     uint32_t settle_timeout_ms;
 } pg_broker;
@@ -71,6 +75,8 @@ typedef struct {
     cJSON *result;               /* set by the handler on success */
     cJSON *details;              /* optional structured detail on failure */
     pg_blob reply_att;           /* optional bytes released with the reply (owned) */
+    pg_policy *policy;           /* the policy this request runs under (a reference) */
+    const pg_policy_view *view;  /* the peer's effective policy, set by admission */
     char created_token[PG_TOKEN_LEN + 1]; /* dropped again if the audit write fails */
     pg_call_audit audit;
 } pg_call;
@@ -94,6 +100,18 @@ typedef struct {
  * and undoes a created token: nothing happens that is not on record. */
 pg_err pg_dispatch(pg_call *c, pg_error *e);
 const pg_op *pg_ops_find(const char *name);
+
+/* The current policy, with a reference the caller drops (pg_policy_free). */
+pg_policy *pg_broker_policy(pg_broker *b);
+/* Loads the policy file again; on success swaps it in, otherwise keeps the
+ * old one and says why. */
+pg_err pg_broker_reload_policy(pg_broker *b, pg_error *e);
+/* Fills a policy principal for a uid (name and group names from the system
+ * databases); strings live in buf. */
+void pg_broker_principal(uint32_t uid, const char *user, pg_principal *p, const char **groups, size_t max_groups,
+                         char *buf, size_t buflen);
+/* Does the process pid run as uid (real uid, from /proc)? False when unknown. */
+bool pg_broker_pid_owned_by(int64_t pid, uint32_t uid);
 
 /* Platform access for handlers: lock, and PG_E_UNREACHABLE if no display. */
 pg_err pg_broker_plat_lock(pg_broker *b, pg_error *e);

@@ -1,5 +1,7 @@
 /* The operation table: one line per op, the handler and its argument schema.
  * Handlers live in broker/ops/op_*.c. */
+#include <grp.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -23,6 +25,8 @@ static const pg_op ops_table[] = {
     OP("click", pg_op_click, pg_op_click_args, PG_OP_AUDIT),
     OP("key", pg_op_key, pg_op_key_args, PG_OP_AUDIT),
     OP("type", pg_op_type, pg_op_type_args, PG_OP_AUDIT),
+    OP("release", pg_op_release, pg_op_release_args, PG_OP_AUDIT),
+    OP("approve", pg_op_approve, pg_op_approve_args, PG_OP_AUDIT),
 };
 
 const pg_op *pg_ops_find(const char *name) {
@@ -56,12 +60,22 @@ static pg_err write_audit(pg_call *c, pg_err outcome, const pg_error *why, pg_er
     return rc;
 }
 
+/* Admission: is the peer one of the policy's clients? Sets c->view. */
+static pg_err admit(pg_call *c, pg_error *e) {
+    const char *groups[64];
+    char buf[4096];
+    pg_principal who;
+    pg_broker_principal(c->peer->uid, c->peer->user, &who, groups, 64, buf, sizeof buf);
+    return pg_policy_admit(c->policy, &who, &c->view, e);
+}
+
 pg_err pg_dispatch(pg_call *c, pg_error *e) {
     const pg_op *op = pg_ops_find(c->req->op);
     if (!op)
         return pg_error_set(e, PG_E_USAGE, "upgrade the broker or check the client version", "unknown operation \"%s\"",
                             c->req->op);
-    pg_err rc = pg_args_check(c->req->args, op->args, op->n_args, e);
+    pg_err rc = admit(c, e);
+    if (!rc) rc = pg_args_check(c->req->args, op->args, op->n_args, e);
     if (!rc) rc = op->fn(c, e);
     if (!c->b->audit || !((op->flags & PG_OP_AUDIT) || rc == PG_E_POLICY)) return rc;
     pg_error ae;
@@ -105,3 +119,65 @@ pg_err pg_broker_plat_lock(pg_broker *b, pg_error *e) {
 }
 
 void pg_broker_plat_unlock(pg_broker *b) { pthread_mutex_unlock(&b->plat_lock); }
+
+pg_policy *pg_broker_policy(pg_broker *b) {
+    pthread_mutex_lock(&b->policy_lock);
+    pg_policy *p = pg_policy_ref(b->policy);
+    pthread_mutex_unlock(&b->policy_lock);
+    return p;
+}
+
+pg_err pg_broker_reload_policy(pg_broker *b, pg_error *e) {
+    pg_policy *fresh = NULL;
+    pg_err rc = pg_policy_load(b->policy_path, &fresh, e);
+    if (rc) return rc;
+    pthread_mutex_lock(&b->policy_lock);
+    pg_policy *old = b->policy;
+    b->policy = fresh;
+    pthread_mutex_unlock(&b->policy_lock);
+    pg_policy_free(old); /* requests still running keep their own reference */
+    return PG_OK;
+}
+
+void pg_broker_principal(uint32_t uid, const char *user, pg_principal *p, const char **groups, size_t max_groups,
+                         char *buf, size_t buflen) {
+    memset(p, 0, sizeof *p);
+    p->user = user;
+    p->uid = uid;
+    p->groups = groups;
+    struct passwd pw, *pwr = NULL;
+    char pwbuf[1024];
+    if (getpwuid_r(uid, &pw, pwbuf, sizeof pwbuf, &pwr) != 0 || !pwr) return;
+    gid_t gids[64];
+    int ng = 64;
+    if (getgrouplist(pw.pw_name, pw.pw_gid, gids, &ng) < 0) ng = 64;
+    size_t used = 0;
+    for (int i = 0; i < ng && p->n_groups < max_groups; i++) {
+        struct group gr, *grr = NULL;
+        char grbuf[1024];
+        if (getgrgid_r(gids[i], &gr, grbuf, sizeof grbuf, &grr) != 0 || !grr) continue;
+        size_t len = strlen(gr.gr_name) + 1;
+        if (used + len > buflen) break;
+        memcpy(buf + used, gr.gr_name, len);
+        groups[p->n_groups++] = buf + used;
+        used += len;
+    }
+}
+
+bool pg_broker_pid_owned_by(int64_t pid, uint32_t uid) {
+    if (pid <= 0) return false;
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/%lld/status", (long long)pid);
+    FILE *f = fopen(path, "re");
+    if (!f) return false;
+    bool owned = false;
+    while (fgets(line, sizeof line, f)) {
+        unsigned real;
+        if (sscanf(line, "Uid: %u", &real) == 1) {
+            owned = real == uid;
+            break;
+        }
+    }
+    fclose(f);
+    return owned;
+}

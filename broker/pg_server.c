@@ -81,9 +81,10 @@ static bool serve_one(worker_arg *w, const pg_proto_limits *lim) {
     }
     int64_t t0 = mono_us();
     pg_request req;
-    pg_call call = {.b = w->b, .peer = &w->peer, .req = &req, .msg = &msg};
+    pg_call call = {.b = w->b, .peer = &w->peer, .req = &req, .msg = &msg, .policy = pg_broker_policy(w->b)};
     rc = pg_proto_parse_request(msg.header, &req, &e);
     if (!rc) rc = pg_dispatch(&call, &e);
+    pg_policy_free(call.policy);
     bool keep = true;
     if (rc) {
         pg_log(PG_LOG_INFO, "uid=%u pid=%d op=%s -> %s: %s", (unsigned)w->peer.uid, (int)w->peer.pid,
@@ -200,8 +201,8 @@ static void drain(unsigned wait_ms) {
     if (left) pg_log(PG_LOG_WARN, "%u connections still open at shutdown", left);
 }
 
-pg_err pg_server_run(pg_broker *b, const pg_server_opts *o, volatile sig_atomic_t *stop, void (*on_listening)(void),
-                     pg_error *e) {
+pg_err pg_server_run(pg_broker *b, const pg_server_opts *o, volatile sig_atomic_t *stop, volatile sig_atomic_t *hup,
+                     void (*on_hup)(pg_broker *b), void (*on_listening)(void), pg_error *e) {
     int lfd;
     pg_err rc = bind_socket(o, &lfd, e);
     if (rc) return rc;
@@ -212,6 +213,10 @@ pg_err pg_server_run(pg_broker *b, const pg_server_opts *o, volatile sig_atomic_
     while (!*stop) {
         struct pollfd p = {.fd = lfd, .events = POLLIN};
         int r = poll(&p, 1, 250);
+        if (*hup) {
+            *hup = 0;
+            if (on_hup) on_hup(b);
+        }
         if (time(NULL) - last_sweep >= 10) {
             pg_tok_sweep(b->tokens);
             last_sweep = time(NULL);

@@ -23,8 +23,10 @@ typedef struct {
 } pg_server_opts;
 
 /* on_listening (may be NULL) is called once the socket accepts connections. */
-pg_err pg_server_run(pg_broker *b, const pg_server_opts *o, volatile sig_atomic_t *stop, void (*on_listening)(void),
-                     pg_error *e);
+/* When *hup becomes non-zero it is cleared and on_hup(b) runs on the listener
+ * thread (policy reload). */
+pg_err pg_server_run(pg_broker *b, const pg_server_opts *o, volatile sig_atomic_t *stop, volatile sig_atomic_t *hup,
+                     void (*on_hup)(pg_broker *b), void (*on_listening)(void), pg_error *e);
 
 /* Fills p from the connected socket (SO_PEERCRED, passwd, /proc/PID/comm). */
 pg_err pg_peer_from_socket(int fd, pg_peer *p, pg_error *e);

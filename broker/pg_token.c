@@ -173,8 +173,23 @@ static pg_err new_token(char out[PG_TOKEN_LEN + 1], pg_error *e) {
 }
 
 /* Appends ent under the lock, after the quota check. Caller holds the lock. */
-static pg_err append_locked(pg_tok_store *s, const entry *ent, pg_error *e) {
+static uint64_t uid_bytes_locked(const pg_tok_store *s, uint32_t uid) {
+    uint64_t sum = 0;
+    for (size_t i = 0; i < s->n; i++)
+        if (s->v[i].meta.uid == uid) sum += s->v[i].bytes;
+    return sum;
+}
+
+static pg_err append_locked(pg_tok_store *s, const entry *ent, uint64_t uid_quota, pg_error *e) {
     sweep_locked(s, ent->meta.created_ms);
+    if (uid_quota) {
+        uint64_t mine = uid_bytes_locked(s, ent->meta.uid);
+        if (mine + ent->bytes > uid_quota)
+            return pg_error_set(e, PG_E_POLICY, "wait for your older tokens to expire, or snapshot smaller",
+                                "your spool quota is reached (%llu of %llu bytes; this capture needs %llu)",
+                                (unsigned long long)mine, (unsigned long long)uid_quota,
+                                (unsigned long long)ent->bytes);
+    }
     if (s->used + ent->bytes > s->quota)
         return pg_error_set(e, PG_E_POLICY, "wait for older tokens to expire, or snapshot a region or with --max-size",
                             "spool quota reached (%llu of %llu bytes in use; this capture needs %llu)",
@@ -202,7 +217,7 @@ static bool reserve_memory(pg_tok_store *s, uint64_t bytes) {
     return fits;
 }
 
-pg_err pg_tok_put(pg_tok_store *s, pg_tok_meta *meta, uint8_t *rgba, pg_error *e) {
+pg_err pg_tok_put(pg_tok_store *s, pg_tok_meta *meta, uint8_t *rgba, uint32_t ttl_s, uint64_t uid_quota, pg_error *e) {
     uint64_t bytes = (uint64_t)meta->width * meta->height * 4;
     uint8_t digest[PG_SHA256_LEN];
     pg_err rc = pg_sha256(rgba, bytes, digest, e);
@@ -213,7 +228,7 @@ pg_err pg_tok_put(pg_tok_store *s, pg_tok_meta *meta, uint8_t *rgba, pg_error *e
     }
     pg_hex(digest, sizeof digest, meta->sha256);
     meta->created_ms = wall_ms();
-    meta->expires_ms = meta->created_ms + (int64_t)s->ttl_s * 1000;
+    meta->expires_ms = meta->created_ms + (int64_t)(ttl_s ? ttl_s : s->ttl_s) * 1000;
 
     entry ent = {.meta = *meta, .bytes = bytes};
     bool in_memory = reserve_memory(s, bytes);
@@ -227,7 +242,7 @@ pg_err pg_tok_put(pg_tok_store *s, pg_tok_meta *meta, uint8_t *rgba, pg_error *e
     }
     pthread_mutex_lock(&s->lock);
     if (in_memory) s->mem_used -= bytes; /* append_locked accounts it for good */
-    rc = append_locked(s, &ent, e);
+    rc = append_locked(s, &ent, uid_quota, e);
     pthread_mutex_unlock(&s->lock);
     if (rc) {
         if (in_memory) free(ent.mem);

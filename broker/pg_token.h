@@ -52,7 +52,9 @@ void pg_tok_store_free(pg_tok_store *s);
 /* Stores tightly packed RGBA rows (width*4 bytes each), taking ownership of
  * the malloc'd rgba in every case (kept, or written to the spool and freed).
  * Fills meta->token, created_ms, expires_ms, sha256. */
-pg_err pg_tok_put(pg_tok_store *s, pg_tok_meta *meta, uint8_t *rgba, pg_error *e);
+/* ttl_s 0: the store's TTL. uid_quota 0: no per-user limit; otherwise the
+ * owner's tokens together may hold at most that many bytes (PG_E_POLICY). */
+pg_err pg_tok_put(pg_tok_store *s, pg_tok_meta *meta, uint8_t *rgba, uint32_t ttl_s, uint64_t uid_quota, pg_error *e);
 pg_err pg_tok_get(pg_tok_store *s, const char *token, uint32_t uid, pg_tok_meta *out, pg_error *e);
 /* *rgba is malloc'd tightly packed pixels; caller frees. */
 pg_err pg_tok_load(pg_tok_store *s, const char *token, uint32_t uid, pg_tok_meta *meta, uint8_t **rgba, pg_error *e);

@@ -29,12 +29,14 @@ typedef struct {
     uint64_t memory_budget;
     uint32_t io_timeout_ms;
     bool debug;
+    const char *policy_path;
     const char *verify_audit; /* --verify-audit FILE: check and exit */
     const char *anchor;
 } options;
 
-static volatile sig_atomic_t stop_flag;
+static volatile sig_atomic_t stop_flag, hup_flag;
 static void on_signal(int sig) { stop_flag = sig; }
+static void on_hup(int sig) { hup_flag = sig; }
 
 static void usage(FILE *f) {
     fprintf(f,
@@ -43,6 +45,8 @@ static void usage(FILE *f) {
             "  --state-dir DIR      spool and state (default /var/lib/pixelgate); must not be\n"
             "                       writable by group or others\n"
             "  --display NAME       X display (default $DISPLAY)\n"
+            "  --policy FILE        the administrator's policy (default " PG_POLICY_DEFAULT_PATH ");\n"
+            "                       must be owned by root and writable by nobody else; SIGHUP reloads it\n"
             "  --foreground         stay in the foreground (systemd); otherwise detach once listening\n"
             "  --socket-mode OCTAL  socket permissions (default 0666; admission is policy's job)\n"
             "  --token-ttl SECONDS  token lifetime (default 3600)\n"
@@ -92,6 +96,7 @@ static int parse_args(int argc, char **argv, options *o) {
         if (!strcmp(a, "--socket")) { NEED_VALUE(); o->socket_path = v; }
         else if (!strcmp(a, "--state-dir")) { NEED_VALUE(); o->state_dir = v; }
         else if (!strcmp(a, "--display")) { NEED_VALUE(); o->display = v; }
+        else if (!strcmp(a, "--policy")) { NEED_VALUE(); o->policy_path = v; }
         else if (!strcmp(a, "--foreground")) o->foreground = true;
         else if (!strcmp(a, "--allow-root")) o->allow_root = true;
         else if (!strcmp(a, "--debug")) o->debug = true;
@@ -196,9 +201,45 @@ static int verify_audit(const char *path, const char *anchor) {
 }
 
 static pg_err open_audit(pg_broker *b, const char *state_dir, pg_error *e) {
+    const pg_policy_settings *ps = pg_policy_settings_get(b->policy);
     char path[4096];
-    snprintf(path, sizeof path, "%s/audit.jsonl", state_dir);
-    return pg_audit_open(&b->audit, path, 64ull << 20, e);
+    if (ps->audit_path) snprintf(path, sizeof path, "%s", ps->audit_path);
+    else snprintf(path, sizeof path, "%s/audit.jsonl", state_dir);
+    return pg_audit_open(&b->audit, path, ps->audit_rotate_bytes, e);
+}
+
+static void log_policy(const pg_policy *p) {
+    const pg_policy_settings *ps = pg_policy_settings_get(p);
+    pg_log(PG_LOG_INFO, "policy %s sha256=%.16s...", ps->source, ps->sha256);
+    for (size_t i = 0; i < pg_policy_warning_count(p); i++)
+        pg_log(PG_LOG_WARN, "policy: %s", pg_policy_warning(p, i));
+}
+
+/* The broker's own records (not a client's request), e.g. a policy reload. */
+static void audit_self(pg_broker *b, const char *op, pg_err outcome, const char *detail, const char *reason) {
+    pg_audit_event ev = {.principal = {geteuid(), "pixelgate", getpid(), NULL, "pixelgated"},
+                         .op = op,
+                         .disposition = {.kind = "policy", .detail = detail, .reason = reason},
+                         .outcome = outcome};
+    pg_error e;
+    if (pg_audit_append(b->audit, &ev, &e)) pg_log(PG_LOG_ERROR, "audit: %s", e.message);
+}
+
+/* SIGHUP: reload the policy; a bad file keeps the old policy. */
+static void reload_policy(pg_broker *b) {
+    pg_error e;
+    pg_error_clear(&e);
+    if (pg_broker_reload_policy(b, &e) != PG_OK) {
+        pg_log(PG_LOG_ERROR, "policy reload refused, keeping the old policy: %s", e.message);
+        audit_self(b, "policy.reload", e.code, NULL, e.message);
+        return;
+    }
+    pg_policy *p = pg_broker_policy(b);
+    log_policy(p);
+    char detail[128];
+    snprintf(detail, sizeof detail, "sha256 %s", pg_policy_settings_get(p)->sha256);
+    audit_self(b, "policy.reload", PG_OK, detail, NULL);
+    pg_policy_free(p);
 }
 
 int main(int argc, char **argv) {
@@ -224,9 +265,10 @@ int main(int argc, char **argv) {
         return e.code;
     }
     signal(SIGPIPE, SIG_IGN);
-    struct sigaction sa = {.sa_handler = on_signal};
+    struct sigaction sa = {.sa_handler = on_signal}, sh = {.sa_handler = on_hup};
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGHUP, &sh, NULL);
     if (!o.foreground && daemonize() != 0) {
         perror("pixelgated: fork");
         return PG_E_INTERNAL;
@@ -234,8 +276,18 @@ int main(int argc, char **argv) {
 
     pg_broker b = {.plat_ops = pg_platform_default(), .settle_quiet_ms = 60, .settle_timeout_ms = 1000};
     snprintf(b.display, sizeof b.display, "%s", o.display ? o.display : "");
+    snprintf(b.policy_path, sizeof b.policy_path, "%s", o.policy_path ? o.policy_path : PG_POLICY_DEFAULT_PATH);
     pthread_mutex_init(&b.plat_lock, NULL);
-    if (pg_tok_store_new(&b.tokens, spool, o.quota_bytes, o.memory_budget, o.ttl_s, &e) ||
+    pthread_mutex_init(&b.policy_lock, NULL);
+    if (pg_policy_load(b.policy_path, &b.policy, &e)) {
+        fprintf(stderr, "pixelgated: policy %s: %s%s%s\n", b.policy_path, e.message, e.recovery_tip[0] ? "; " : "",
+                e.recovery_tip);
+        return e.code;
+    }
+    log_policy(b.policy);
+    uint64_t quota = pg_policy_settings_get(b.policy)->spool_quota_bytes;
+    if (quota > o.quota_bytes) quota = o.quota_bytes; /* --spool-quota is a hard cap */
+    if (pg_tok_store_new(&b.tokens, spool, quota, o.memory_budget, o.ttl_s, &e) ||
         pg_appr_new(&b.approvals, &e) || open_audit(&b, o.state_dir, &e)) {
         fprintf(stderr, "pixelgated: %s\n", e.message);
         return e.code;
@@ -244,13 +296,15 @@ int main(int argc, char **argv) {
     pg_server_opts so = {o.socket_path, o.socket_mode, o.max_conns, o.io_timeout_ms};
     pg_log(PG_LOG_INFO, "pixelgated %s uid=%u display=%s backend=%s state=%s", PG_VERSION, (unsigned)geteuid(),
            b.display, b.plat_ops->name, o.state_dir);
-    pg_err rc = pg_server_run(&b, &so, &stop_flag, signal_ready, &e);
+    pg_err rc = pg_server_run(&b, &so, &stop_flag, &hup_flag, reload_policy, signal_ready, &e);
     if (rc) fprintf(stderr, "pixelgated: %s\n", e.message);
     else pg_log(PG_LOG_INFO, "stopped (signal %d)", (int)stop_flag);
     if (b.plat) b.plat_ops->close(b.plat);
     pg_tok_store_free(b.tokens);
     pg_appr_free(b.approvals);
     pg_audit_close(b.audit);
+    pg_policy_free(b.policy);
+    pthread_mutex_destroy(&b.policy_lock);
     pthread_mutex_destroy(&b.plat_lock);
     return rc;
 }

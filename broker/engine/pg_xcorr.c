@@ -15,8 +15,8 @@
 
 #include "pg_fft.h"
 
-#define LY 32 /* lanes of the column passes */
-#define LX 8 /* lanes of the row pass */
+#define LY 64 /* lanes of the column passes */
+#define LX 16 /* lanes of the row pass */
 #define PG_PI 3.14159265358979323846
 
 typedef struct {
@@ -222,10 +222,11 @@ pg_err pg_xcorr_fft(const pg_xcorr_in *in, float *num, double *err_bound, pg_err
         return rc;
     }
     size_t np = (size_t)in->W * in->H;
-    double sum = 0, sq = 0;
-    for (size_t i = 0; i < np; i++) sum += in->g[i];
-    float mean = (float)(sum / np);
-    for (size_t i = 0; i < np; i++) sq += ((double)in->g[i] - mean) * ((double)in->g[i] - mean);
+    uint64_t sum = 0, sum2 = 0; /* integer sums: exact, and they vectorise */
+    for (size_t i = 0; i < np; i++) sum += in->g[i], sum2 += (uint32_t)in->g[i] * in->g[i];
+    float mean = (float)((double)sum / np);
+    double sq = (double)sum2 - 2.0 * mean * (double)sum + (double)np * mean * mean;
+    if (sq < 0) sq = 0;
     for (uint32_t x0 = 0; x0 < c.wq; x0 += LY) {
         load_tmpl_strip(&c, x0);
         forward_y(&c, x0, c.qr, c.qi, c.wq);

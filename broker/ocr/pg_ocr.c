@@ -209,6 +209,77 @@ static bool frame_like(const uint8_t *g, const uint8_t *m, uint32_t w, int t, ui
     return (ht || hb) && (vl || vr) && bw >= 24 && bh >= 12;
 }
 
+/* Box-drawing inside a large, sparse component (frames that touch each other
+ * or the text they hold): horizontal strokes at most 3 px thick and at least
+ * 24 px long, and vertical strokes at most 3 px thick and 8 px long whose
+ * both ends meet such a horizontal stroke (a box side; a letter's stem
+ * standing on an underline has a free top). Those pixels are painted bg.
+ * Returns how many, or -1 when out of memory. */
+static int64_t remove_box_lines(uint8_t *g, uint32_t w, uint32_t x0, uint32_t y0, uint32_t bw, uint32_t bh,
+                                const uint32_t *q, size_t qn, uint8_t bg) {
+    size_t n = (size_t)bw * bh;
+    uint8_t *b = calloc(n, 1); /* bit 1: component, 2: horizontal line, 4: vertical line */
+    if (!b) return -1;
+    for (size_t i = 0; i < qn; i++) b[(size_t)(q[i] / w - y0) * bw + (q[i] % w - x0)] = 1;
+#define B(x, y) b[(size_t)(y) * bw + (x)]
+    for (uint32_t y = 0; y < bh; y++) {
+        uint32_t run = 0;
+        for (uint32_t x = 0; x <= bw; x++) {
+            bool thin = false;
+            if (x < bw && (B(x, y) & 1)) {
+                uint32_t t = 1;
+                for (uint32_t k = y; k > 0 && (B(x, k - 1) & 1) && t <= 3; k--) t++;
+                for (uint32_t k = y + 1; k < bh && (B(x, k) & 1) && t <= 3; k++) t++;
+                thin = t <= 3;
+            }
+            if (thin) {
+                run++;
+                continue;
+            }
+            if (run >= 24)
+                for (uint32_t k = x - run; k < x; k++) B(k, y) |= 2;
+            run = 0;
+        }
+    }
+    for (uint32_t x = 0; x < bw; x++) {
+        uint32_t run = 0;
+        for (uint32_t y = 0; y <= bh; y++) {
+            bool thin = false;
+            if (y < bh && (B(x, y) & 1) && !(B(x, y) & 2)) {
+                uint32_t t = 1;
+                for (uint32_t k = x; k > 0 && (B(k - 1, y) & 1) && t <= 3; k--) t++;
+                for (uint32_t k = x + 1; k < bw && (B(k, y) & 1) && t <= 3; k++) t++;
+                thin = t <= 3;
+            }
+            if (thin) {
+                run++;
+                continue;
+            }
+            if (run >= 8) {
+                uint32_t ys = y - run, ye = y - 1;
+                bool top = false, bot = false;
+                for (int64_t dy = -3; dy <= 3; dy++)
+                    for (int64_t dx = -3; dx <= 3; dx++) {
+                        int64_t xx = (int64_t)x + dx, yt = (int64_t)ys + dy, yb = (int64_t)ye + dy;
+                        if (xx < 0 || xx >= bw) continue;
+                        if (yt >= 0 && yt < bh && (B(xx, yt) & 2)) top = true;
+                        if (yb >= 0 && yb < bh && (B(xx, yb) & 2)) bot = true;
+                    }
+                if (top && bot)
+                    for (uint32_t k = ys; k <= ye; k++) B(x, k) |= 4;
+            }
+            run = 0;
+        }
+    }
+    int64_t erased = 0;
+    for (uint32_t y = 0; y < bh; y++)
+        for (uint32_t x = 0; x < bw; x++)
+            if (B(x, y) & 6) g[(size_t)(y0 + y) * w + x0 + x] = bg, erased++;
+#undef B
+    free(b);
+    return erased;
+}
+
 /* How many pixels inside the box x0,y0 bw x bh that are not in the component
  * (marked 3 in m) cannot reach the box's edge without crossing it: the text
  * cut out of a button, not the gaps of a bold glyph. -1: out of memory. */
@@ -325,7 +396,6 @@ static bool analyse(uint8_t *g, uint32_t w, uint32_t h, box32 *panels, size_t ma
             for (size_t i = 0; i < qn; i++) g[q[i]] = (uint8_t)bg;
             continue;
         }
-        if (bw >= 8 && bh >= 8 && getenv("PG_OCR_DUMP") && bw > 0) fprintf(stderr, "comp %u,%u %ux%u n %zu frame %d\n", x0, y0, bw, bh, qn, frame_like(g, m, w, t, x0, y0, x1, y1, q, qn));
         if (bw >= 8 && bh >= 8 && frame_like(g, m, w, t, x0, y0, x1, y1, q, qn)) {
             for (size_t i = 0; i < qn; i++) {
                 uint32_t x = q[i] % w, y = q[i] / w;
@@ -333,8 +403,28 @@ static bool analyse(uint8_t *g, uint32_t w, uint32_t h, box32 *panels, size_t ma
             }
             continue;
         }
+        if (bw >= 24 && bh >= 8 && qn * 2 < area) {
+            int64_t er = remove_box_lines(g, w, x0, y0, bw, bh, q, qn, (uint8_t)bg);
+            if (er < 0) {
+                free(m);
+                free(q);
+                return false;
+            }
+            if (er > 0) continue;
+        }
         if (max_panels && bw >= 24 && bh >= 14 && qn * 10 >= area * 7 && area - qn >= 16 &&
             area * 10 <= (uint64_t)n * 9) {
+            /* A panel is one fill colour with lighter text cut out; ink much
+             * darker than the fill means dark text on a mid-tone panel, which
+             * reads as it is. */
+            uint32_t ph[256] = {0};
+            for (size_t i = 0; i < qn; i++) ph[g[q[i]]]++;
+            int mode = 0;
+            for (int i = 1; i < 256; i++)
+                if (ph[i] > ph[mode]) mode = i;
+            size_t darker = 0;
+            for (int i = 0; i < mode - INK_CONTRAST; i++) darker += ph[i];
+            if (darker * 100 > qn * 3) continue;
             for (size_t i = 0; i < qn; i++) m[q[i]] = 3;
             int64_t holes = enclosed(m, w, x0, y0, bw, bh);
             for (size_t i = 0; i < qn; i++) m[q[i]] = 2;
@@ -343,7 +433,6 @@ static bool analyse(uint8_t *g, uint32_t w, uint32_t h, box32 *panels, size_t ma
                 free(q);
                 return false;
             }
-            if (getenv("PG_OCR_DUMP")) fprintf(stderr, "panel? %u,%u %ux%u fill %.2f t %d holes %lld of %llu\n", x0, y0, bw, bh, (double)qn / (double)area, t, (long long)holes, (unsigned long long)(area-qn));
             if (holes < 16 || (uint64_t)holes * 2 < area - qn) continue;
             box32 b = {x0, y0, bw, bh};
             size_t k = *n_panels;
@@ -473,26 +562,9 @@ static pg_err recognise(rctx *c, const uint8_t *g, size_t gs, uint32_t w, uint32
         free(buf);
         return pg_error_set(c->e, PG_E_INTERNAL, NULL, "out of memory for the OCR upscale");
     }
-    if (getenv("PG_OCR_DUMP")) { /* DEBUG */
-        static int nd;
-        char fn[64];
-        snprintf(fn, sizeof fn, "/tmp/ocrx/dump%d.pgm", nd++);
-        FILE *f = fopen(fn, "wb");
-        fprintf(f, "P5 %zu %zu 255\n", W, H);
-        fwrite(buf, 1, W * H, f);
-        fclose(f);
-    }
-    if (getenv("PG_VARS")) { /* DEBUG */
-        char tmp[512];
-        snprintf(tmp, sizeof tmp, "%s", getenv("PG_VARS"));
-        for (char *tok = strtok(tmp, ","); tok; tok = strtok(NULL, ",")) {
-            char *eq = strchr(tok, '=');
-            if (eq) *eq = 0, TessBaseAPISetVariable(c->api, tok, eq + 1);
-        }
-    }
     TessBaseAPISetPageSegMode(c->api, (TessPageSegMode)c->psm);
     TessBaseAPISetImage(c->api, buf, (int)W, (int)H, 1, (int)W);
-    TessBaseAPISetSourceResolution(c->api, getenv("PG_DPI") ? atoi(getenv("PG_DPI")) : 96 * c->s);
+    TessBaseAPISetSourceResolution(c->api, 96 * c->s);
     ETEXT_DESC *mon = NULL;
     if (c->deadline > 0) {
         double left = c->deadline - now_ms();
@@ -595,8 +667,10 @@ static int cmp_wkey(const void *a, const void *b) {
     return p->idx < q->idx ? -1 : p->idx > q->idx;
 }
 
-static pg_err finish(rwords *all, const pg_img_rect *reg, pg_ocr_result *out, pg_error *e) {
+static pg_err finish(rwords *all, float min_conf, const pg_img_rect *reg, pg_ocr_result *out, pg_error *e) {
     size_t n = 0;
+    for (size_t i = 0; i < all->n; i++)
+        if (all->v[i].conf < min_conf) all->v[i].dead = true;
     for (size_t i = 0; i < all->n; i++) n += !all->v[i].dead;
     int ng = all->groups;
     gbox *gb = calloc((size_t)ng + 1, sizeof *gb);
@@ -705,9 +779,9 @@ pg_err pg_ocr_run_opts(pg_ocr *o, const pg_img *img, const pg_img_rect *region, 
         return pg_error_set(e, PG_E_USAGE, "use 3, 6, 7 or 11", "page segmentation mode %d is not offered", psm);
     if (opts->scale < 0 || opts->scale > PG_OCR_MAX_SCALE)
         return pg_error_set(e, PG_E_USAGE, NULL, "scale %d is outside 0..%d", opts->scale, PG_OCR_MAX_SCALE);
-    if (opts->invert < -1 || opts->invert > 1 || opts->timeout_ms < 0)
-        return pg_error_set(e, PG_E_USAGE, NULL, "invert %d / timeout %d ms out of range", opts->invert,
-                            opts->timeout_ms);
+    if (opts->invert < -1 || opts->invert > 1 || opts->timeout_ms < 0 || opts->min_conf < -1 || opts->min_conf > 100)
+        return pg_error_set(e, PG_E_USAGE, NULL, "invert %d / timeout %d ms / min_conf %d out of range", opts->invert,
+                            opts->timeout_ms, opts->min_conf);
 
     pg_img v;
     pg_err rc = pg_img_view(img, region, &v, e);
@@ -746,7 +820,8 @@ pg_err pg_ocr_run_opts(pg_ocr *o, const pg_img *img, const pg_img_rect *region, 
         out->psm = psm;
         out->panels = used;
         out->region = reg;
-        rc = finish(&all, &reg, out, e);
+        rc = finish(&all, opts->min_conf < 0 ? -1.0f : opts->min_conf ? (float)opts->min_conf : PG_OCR_DEFAULT_MIN_CONF,
+                    &reg, out, e);
     }
     rwords_fini(&all);
     if (rc) pg_ocr_result_fini(out);

@@ -60,7 +60,13 @@ typedef struct {
     int invert;          /* 0: auto (mean luma < 128); 1: always; -1: never */
     uint64_t max_pixels; /* 0: PG_OCR_DEFAULT_MAX_PIXELS */
     int timeout_ms;      /* 0: none; else PG_E_TIMEOUT when recognition runs longer */
+    int min_conf;        /* 0: PG_OCR_DEFAULT_MIN_CONF; -1: keep every word; 1..100 */
 } pg_ocr_opts;
+
+/* Words Tesseract itself gives less than this confidence (0..100) are
+ * dropped by default: they are the marks of check boxes, radio buttons and
+ * icons ("(—", conf 0-8), not text. */
+#define PG_OCR_DEFAULT_MIN_CONF 15
 
 /* One engine for lang ("eng", or "eng+deu": letters, digits, '_' and '+'
  * only), with traineddata from datapath (NULL: Tesseract's default, or

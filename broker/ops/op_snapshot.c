@@ -46,18 +46,60 @@ static pg_err read_args(const cJSON *args, snap_args *a, pg_error *e) {
     return rc ? rc : read_max_size(args, a, e);
 }
 
-/* Captures under the platform lock; fills cap, w (window case) and settled. */
+/* Blacks out every visible window the policy denies that lies inside the
+ * screen capture; returns how many. Caller holds the platform lock. */
+static unsigned redact_denied(pg_call *c, const snap_args *a, pg_capture *cap) {
+    pg_window *all = NULL;
+    size_t n = 0;
+    pg_error ignored;
+    if (c->b->plat_ops->list_windows(c->b->plat, &all, &n, &ignored) != PG_OK) return 0;
+    int64_t ox = a->has_region ? a->region.x : 0, oy = a->has_region ? a->region.y : 0;
+    unsigned hits = 0;
+    for (size_t i = 0; i < n; i++) {
+        const pg_window *w = &all[i];
+        if (!w->visible || !pg_policy_capture_denied(c->view, w->title, w->class_name, w->instance, NULL, 0)) continue;
+        int64_t x0 = w->x - ox, y0 = w->y - oy, x1 = x0 + w->width, y1 = y0 + w->height;
+        if (x0 < 0) x0 = 0;
+        if (y0 < 0) y0 = 0;
+        if (x1 > cap->width) x1 = cap->width;
+        if (y1 > cap->height) y1 = cap->height;
+        if (x0 >= x1 || y0 >= y1) continue;
+        for (int64_t y = y0; y < y1; y++) {
+            uint8_t *row = cap->rgba + (size_t)y * cap->stride;
+            for (int64_t x = x0; x < x1; x++) {
+                row[4 * x] = row[4 * x + 1] = row[4 * x + 2] = 0;
+                row[4 * x + 3] = 255;
+            }
+        }
+        hits++;
+    }
+    free(all);
+    return hits;
+}
+
+/* Refuses a window the policy says is never captured. */
+static pg_err check_denied(pg_call *c, const pg_window *w, pg_error *e) {
+    char pattern[256];
+    if (!pg_policy_capture_denied(c->view, w->title, w->class_name, w->instance, pattern, sizeof pattern)) return PG_OK;
+    return pg_error_set(e, PG_E_POLICY, "this window is private by the administrator's policy",
+                        "window \"%.200s\" is never captured (capture.deny_windows: %.200s)", w->title, pattern);
+}
+
+/* Captures under the platform lock; fills cap, w (window case), settled and
+ * the number of denied windows blacked out of a screen capture. */
 static pg_err capture(pg_call *c, const snap_args *a, pg_capture *cap, pg_window *w, cJSON **settled,
-                      pg_error *e) {
+                      unsigned *redacted, pg_error *e) {
     pg_err rc = pg_broker_plat_lock(c->b, e);
     if (rc) return rc;
     const pg_platform_ops *ops = c->b->plat_ops;
     const pg_rect *region = a->has_region ? &a->region : NULL;
     if (a->screen) {
         rc = ops->capture_screen(c->b->plat, region, cap, e);
+        if (!rc) *redacted = redact_denied(c, a, cap);
     } else {
         rc = pg_resolve_window(c, w, e);
         if (!rc) pg_audit_window_set(c, w);
+        if (!rc) rc = check_denied(c, w, e);
         if (!rc && a->settle) {
             /* Repaint lag after input: wait for quiet, but a busy window still gets captured. */
             pg_error se;
@@ -107,7 +149,8 @@ pg_err pg_op_snapshot(pg_call *c, pg_error *e) {
     pg_capture cap = {0};
     pg_window w = {0};
     cJSON *settled = NULL;
-    rc = capture(c, &a, &cap, &w, &settled, e);
+    unsigned redacted = 0;
+    rc = capture(c, &a, &cap, &w, &settled, &redacted, e);
     if (rc) {
         cJSON_Delete(settled);
         return rc;
@@ -134,7 +177,7 @@ pg_err pg_op_snapshot(pg_call *c, pg_error *e) {
         fill_meta(&m, c, &a, &w, &cap, img);
         uint8_t *px = img->px; /* the store takes the pixels over */
         img->px = NULL;
-        rc = pg_tok_put(c->b->tokens, &m, px, e);
+        rc = pg_tok_put(c->b->tokens, &m, px, c->view->token_ttl_s, c->view->spool_quota_bytes, e);
     }
     pg_img_free(img);
     if (rc) {
@@ -147,11 +190,12 @@ pg_err pg_op_snapshot(pg_call *c, pg_error *e) {
     c->audit.kind = "token";
     memcpy(c->audit.token, m.token, sizeof c->audit.token);
     memcpy(c->audit.image_sha256, m.sha256, sizeof c->audit.image_sha256);
-    snprintf(c->audit.detail, sizeof c->audit.detail, "%s %ux%u via %s", a.screen ? "screen" : "window", m.width,
-             m.height, m.method);
+    snprintf(c->audit.detail, sizeof c->audit.detail, "%s %ux%u via %s%s", a.screen ? "screen" : "window", m.width,
+             m.height, m.method, redacted ? ", denied windows blacked out" : "");
     cJSON *r = pg_tok_meta_json(&m);
     if (!a.screen) cJSON_ReplaceItemInObject(r, "window", pg_window_json(&w));
     cJSON_AddItemToObject(r, "settled", settled ? settled : cJSON_CreateNull());
+    if (a.screen) cJSON_AddNumberToObject(r, "redacted_windows", redacted);
     c->result = r;
     return PG_OK;
 }

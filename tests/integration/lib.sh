@@ -50,6 +50,29 @@ pg_setup_dirs() {
     chown "$PG_AGENT": "$PG_TMP/app"
     PG_SOCK=$PG_TMP/run/broker.sock
     PG_STATE_FILE=$PG_TMP/app/state.json
+    # The administrator's policy: root-owned file in a root-owned dir.
+    mkdir -p "$PG_TMP/etc"
+    chmod 0755 "$PG_TMP/etc"
+    PG_POLICY=$PG_TMP/etc/policy.json
+    pg_write_policy "${PG_POLICY_JSON:-$(pg_default_policy)}"
+}
+
+# The policy tests start from: the agent and the other user admitted, pixels
+# analyze-only, one denied window pattern.
+pg_default_policy() {
+    cat <<JSON
+{"version": 1,
+ "clients": {"users": ["$PG_AGENT", "$PG_OTHER"]},
+ "expose_pixels": "analyze-only",
+ "capture": {"deny_windows": ["^secret vault\$"]}}
+JSON
+}
+
+# pg_write_policy JSON: replace the policy file (0644 root) atomically.
+pg_write_policy() {
+    printf '%s\n' "$1" >"$PG_POLICY.tmp"
+    chmod 0644 "$PG_POLICY.tmp"
+    mv -f "$PG_POLICY.tmp" "$PG_POLICY"
 }
 
 # Starts Xvfb on a free display with a root-only cookie; sets DISPLAY_NUM, PG_DISPLAY.
@@ -90,7 +113,7 @@ pg_start_wm() {
 # Starts the broker as `pixelgate`; returns once it listens (it detaches when ready).
 pg_start_broker() {
     runuser -u pixelgate -- env -i PATH=/usr/bin:/bin "$PG_TMP/bin/pixelgated" --socket "$PG_SOCK" \
-        --state-dir "$PG_TMP/state" --display "$PG_DISPLAY" "$@" 2>>"$PG_TMP/broker.log" ||
+        --state-dir "$PG_TMP/state" --policy "$PG_POLICY" --display "$PG_DISPLAY" "$@" 2>>"$PG_TMP/broker.log" ||
         pg_die "broker failed to start: $(cat "$PG_TMP/broker.log")"
     PG_BROKER_PID=$(pgrep -u pixelgate -f "pixelgated --socket $PG_SOCK" | head -1)
     [ -n "$PG_BROKER_PID" ] || pg_die "broker not running: $(cat "$PG_TMP/broker.log")"

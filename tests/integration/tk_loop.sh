@@ -149,7 +149,7 @@ check "...and names the failing step and line" test "$(jq -c '[.error.step, .err
 # --- the broker refuses a state dir that others could write
 mkdir -p "$PG_TMP/badstate" && chown pixelgate: "$PG_TMP/badstate" && chmod 0777 "$PG_TMP/badstate"
 runuser -u pixelgate -- "$PG_TMP/bin/pixelgated" --foreground --socket "$PG_TMP/run/bad.sock" \
-    --state-dir "$PG_TMP/badstate" --display "$PG_DISPLAY" 2>"$PG_TMP/bad.err"
+    --state-dir "$PG_TMP/badstate" --policy "$PG_POLICY" --display "$PG_DISPLAY" 2>"$PG_TMP/bad.err"
 check "a world-writable state dir is refused (exit 8)" test $? = 8
 check "...with a message that says why" grep -q "writable by group or others" "$PG_TMP/bad.err"
 check "the broker refuses to run as root" \

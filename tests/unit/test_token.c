@@ -51,7 +51,7 @@ PG_TEST(tokens_are_bound_to_their_uid) {
     pg_tok_store *s;
     REQUIRE(pg_tok_store_new(&s, dir, 1 << 20, 1 << 20, 60, NULL) == PG_OK);
     pg_tok_meta m = meta_for(1000, 4, 4);
-    REQUIRE(pg_tok_put(s, &m, pixels(4, 4, 7), NULL) == PG_OK);
+    REQUIRE(pg_tok_put(s, &m, pixels(4, 4, 7), 0, 0, NULL) == PG_OK);
     CHECK_EQ_INT(strlen(m.token), PG_TOKEN_LEN);
     CHECK(strncmp(m.token, "cap:", 4) == 0);
     pg_tok_meta got;
@@ -76,16 +76,16 @@ PG_TEST(memory_budget_then_spill_then_quota) {
     /* budget holds one 10x10 capture (400 B); quota holds two */
     REQUIRE(pg_tok_store_new(&s, dir, 800, 400, 60, NULL) == PG_OK);
     pg_tok_meta a = meta_for(1, 10, 10), b = meta_for(1, 10, 10), c = meta_for(1, 10, 10);
-    REQUIRE(pg_tok_put(s, &a, pixels(10, 10, 1), NULL) == PG_OK);
+    REQUIRE(pg_tok_put(s, &a, pixels(10, 10, 1), 0, 0, NULL) == PG_OK);
     CHECK_EQ_INT(spool_files(dir), 0);
-    REQUIRE(pg_tok_put(s, &b, pixels(10, 10, 2), NULL) == PG_OK);
+    REQUIRE(pg_tok_put(s, &b, pixels(10, 10, 2), 0, 0, NULL) == PG_OK);
     CHECK_EQ_INT(spool_files(dir), 1);
     uint64_t bytes, mem;
     unsigned n;
     pg_tok_usage(s, &bytes, &mem, &n);
     CHECK(bytes == 800 && mem == 400 && n == 2);
     pg_error e;
-    CHECK_EQ_INT(pg_tok_put(s, &c, pixels(10, 10, 3), &e), PG_E_POLICY);
+    CHECK_EQ_INT(pg_tok_put(s, &c, pixels(10, 10, 3), 0, 0, &e), PG_E_POLICY);
     CHECK(strstr(e.message, "quota") != NULL);
     CHECK_EQ_INT(spool_files(dir), 1); /* the refused capture left nothing */
     uint8_t *px;
@@ -99,12 +99,28 @@ PG_TEST(memory_budget_then_spill_then_quota) {
     free(dir);
 }
 
+PG_TEST(per_user_quota_and_ttl) {
+    char *dir = make_spool();
+    pg_tok_store *s;
+    REQUIRE(pg_tok_store_new(&s, dir, 1 << 20, 1 << 20, 60, NULL) == PG_OK);
+    pg_tok_meta a = meta_for(1, 10, 10), b = meta_for(1, 10, 10), c = meta_for(2, 10, 10);
+    REQUIRE(pg_tok_put(s, &a, pixels(10, 10, 1), 5, 500, NULL) == PG_OK);
+    CHECK_EQ_INT(a.expires_ms - a.created_ms, 5000);
+    pg_error e;
+    CHECK_EQ_INT(pg_tok_put(s, &b, pixels(10, 10, 1), 0, 500, &e), PG_E_POLICY); /* uid 1 over 500 B */
+    CHECK(strstr(e.message, "your spool quota") != NULL);
+    CHECK_EQ_INT(pg_tok_put(s, &c, pixels(10, 10, 1), 0, 500, NULL), PG_OK); /* uid 2 has its own */
+    pg_tok_store_free(s);
+    rm_dir(dir);
+    free(dir);
+}
+
 PG_TEST(expired_tokens_are_gone_and_purged) {
     char *dir = make_spool();
     pg_tok_store *s;
     REQUIRE(pg_tok_store_new(&s, dir, 1 << 20, 0, 1, NULL) == PG_OK); /* 1 s TTL, always spool */
     pg_tok_meta m = meta_for(5, 2, 2);
-    REQUIRE(pg_tok_put(s, &m, pixels(2, 2, 9), NULL) == PG_OK);
+    REQUIRE(pg_tok_put(s, &m, pixels(2, 2, 9), 0, 0, NULL) == PG_OK);
     CHECK_EQ_INT(spool_files(dir), 1);
     sleep(2);
     pg_tok_meta got;

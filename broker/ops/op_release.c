@@ -1,0 +1,105 @@
+/* release and approve: the only way pixels reach a client, and only where the
+ * administrator's policy says so (expose_pixels), or once after a human
+ * approver - another OS user, identified by the kernel - said yes. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pg_img.h"
+#include "pg_img_codec.h"
+#include "pg_ops.h"
+
+const pg_arg_spec pg_op_release_args[1] = {{"token", PG_ARG_STRING, true}};
+const pg_arg_spec pg_op_approve_args[1] = {{"request", PG_ARG_STRING, true}};
+
+static void audit_token(pg_call *c, const pg_tok_meta *m) {
+    memcpy(c->audit.token, m->token, sizeof c->audit.token);
+    memcpy(c->audit.image_sha256, m->sha256, sizeof c->audit.image_sha256);
+    if (!m->screen) {
+        c->audit.has_window = true;
+        c->audit.window_id = m->window_id;
+        memcpy(c->audit.window_title, m->window_title, sizeof c->audit.window_title);
+        memcpy(c->audit.window_class, m->window_class, sizeof c->audit.window_class);
+    }
+}
+
+/* Decides whether this release may go ahead; fills the mode it goes under. */
+static pg_err decide(pg_call *c, const pg_tok_meta *m, const char **mode, pg_error *e) {
+    if (pg_policy_check_release(c->view, false, e) == PG_OK) {
+        *mode = "allow";
+        return PG_OK;
+    }
+    if (c->view->expose_pixels != PG_EXPOSE_ANALYZE_ONLY) return e->code; /* never: the message says so */
+    char id[PG_APPR_ID_LEN + 1];
+    bool approved = false;
+    pg_err rc = pg_appr_check(c->b->approvals, m->token, (uint32_t)c->peer->uid, c->peer->user, id, &approved, e);
+    if (rc) return rc;
+    snprintf(c->audit.request_id, sizeof c->audit.request_id, "%s", id);
+    if (approved && pg_policy_check_release(c->view, true, e) == PG_OK) {
+        *mode = "approved";
+        return PG_OK;
+    }
+    c->details = cJSON_CreateObject();
+    cJSON_AddStringToObject(c->details, "request_id", id);
+    return pg_error_set(e, PG_E_POLICY, "ask an approver to run: pixelgate approve <request_id>, then release again",
+                        "release needs an approver under expose_pixels analyze-only (request %s)", id);
+}
+
+pg_err pg_op_release(pg_call *c, pg_error *e) {
+    c->audit.kind = "release";
+    pg_tok_meta m;
+    uint8_t *px = NULL;
+    pg_err rc = pg_tok_load(c->b->tokens, pg_args_str(c->req->args, "token", ""), (uint32_t)c->peer->uid, &m, &px, e);
+    if (rc) return rc;
+    audit_token(c, &m);
+    const char *mode = NULL;
+    rc = decide(c, &m, &mode, e);
+    pg_img *img = NULL;
+    if (!rc) rc = pg_img_wrap(&img, px, m.width, m.height, (size_t)m.width * 4, e);
+    if (rc) {
+        free(px);
+        return rc;
+    }
+    snprintf(c->audit.mode, sizeof c->audit.mode, "%s", mode);
+    uint8_t *png = NULL;
+    size_t png_len = 0;
+    rc = pg_img_encode_png(img, NULL, &png, &png_len, e);
+    pg_img_free(img);
+    if (rc) return rc;
+    c->reply_att = (pg_blob){png, png_len};
+    cJSON *r = cJSON_CreateObject();
+    cJSON_AddStringToObject(r, "token", m.token);
+    cJSON_AddNumberToObject(r, "width", m.width);
+    cJSON_AddNumberToObject(r, "height", m.height);
+    cJSON_AddStringToObject(r, "sha256", m.sha256);
+    cJSON_AddStringToObject(r, "mode", mode);
+    cJSON_AddStringToObject(r, "format", "png");
+    c->result = r;
+    return PG_OK;
+}
+
+pg_err pg_op_approve(pg_call *c, pg_error *e) {
+    c->audit.kind = "approve";
+    const char *id = pg_args_str(c->req->args, "request", "");
+    snprintf(c->audit.request_id, sizeof c->audit.request_id, "%.31s", id);
+    uint32_t req_uid;
+    char req_user[64];
+    pg_err rc = pg_appr_requester(c->b->approvals, id, &req_uid, req_user, e);
+    if (rc) return rc;
+    const char *g1[64], *g2[64];
+    char b1[4096], b2[4096];
+    pg_principal approver, requester;
+    pg_broker_principal((uint32_t)c->peer->uid, c->peer->user, &approver, g1, 64, b1, sizeof b1);
+    pg_broker_principal(req_uid, req_user, &requester, g2, 64, b2, sizeof b2);
+    rc = pg_policy_may_approve(c->policy, &approver, &requester, e);
+    char requester_name[64], token[16];
+    if (!rc) rc = pg_appr_approve(c->b->approvals, id, (uint32_t)c->peer->uid, requester_name, token, e);
+    if (rc) return rc;
+    snprintf(c->audit.detail, sizeof c->audit.detail, "approved release of %s for %s", token, requester_name);
+    cJSON *r = cJSON_CreateObject();
+    cJSON_AddStringToObject(r, "approved", id);
+    cJSON_AddStringToObject(r, "requester", requester_name);
+    cJSON_AddStringToObject(r, "token", token);
+    c->result = r;
+    return PG_OK;
+}
