@@ -25,6 +25,7 @@
 #include "pg_approval.h"
 
 typedef struct pg_audit pg_audit;
+typedef struct pg_judge_cache pg_judge_cache;
 #include "pg_policy.h"
 
 typedef struct {
@@ -45,6 +46,7 @@ typedef struct {
     pg_tok_store *tokens;
     pg_approvals *approvals;
     pg_audit *audit;             /* every audited op is on disk before its reply */
+    pg_judge_cache *judge_cache; /* content judgements by image + expectation + endpoint */
     pthread_mutex_t policy_lock; /* guards the pointer only; a policy is immutable */
     pg_policy *policy;           /* swapped on SIGHUP; requests hold a reference */
     char policy_path[4096];

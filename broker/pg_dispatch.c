@@ -27,6 +27,8 @@ static const pg_op ops_table[] = {
     OP("type", pg_op_type, pg_op_type_args, PG_OP_AUDIT),
     OP("release", pg_op_release, pg_op_release_args, PG_OP_AUDIT),
     OP("approve", pg_op_approve, pg_op_approve_args, PG_OP_AUDIT),
+    OP("analyze", pg_op_analyze, pg_op_analyze_args, PG_OP_AUDIT),
+    OP("judge", pg_op_judge, pg_op_judge_args, PG_OP_AUDIT),
 };
 
 const pg_op *pg_ops_find(const char *name) {
@@ -60,8 +62,13 @@ static pg_err write_audit(pg_call *c, pg_err outcome, const pg_error *why, pg_er
     return rc;
 }
 
-/* Admission: is the peer one of the policy's clients? Sets c->view. */
+/* Admission: is the peer one of the policy's clients? Sets c->view.
+ * Approvers need not be clients: for "approve" pg_policy_may_approve is the gate. */
 static pg_err admit(pg_call *c, pg_error *e) {
+    if (!strcmp(c->req->op, "approve")) {
+        c->view = pg_policy_view_for(c->policy, c->peer->user);
+        return PG_OK;
+    }
     const char *groups[64];
     char buf[4096];
     pg_principal who;

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "audit/pg_audit.h"
+#include "relay/pg_relay.h"
 #include "pg_broker.h"
 #include "pg_log.h"
 #include "pg_server.h"
@@ -234,6 +235,7 @@ static void reload_policy(pg_broker *b) {
         audit_self(b, "policy.reload", e.code, NULL, e.message);
         return;
     }
+    pg_judge_cache_clear(b->judge_cache); /* endpoints may have changed */
     pg_policy *p = pg_broker_policy(b);
     log_policy(p);
     char detail[128];
@@ -259,6 +261,14 @@ int main(int argc, char **argv) {
     }
     pg_error e;
     pg_error_clear(&e);
+    /* The administrator's policy first: a broker with a bad policy does nothing. */
+    pg_policy *policy = NULL;
+    const char *policy_path = o.policy_path ? o.policy_path : PG_POLICY_DEFAULT_PATH;
+    if (pg_policy_load(policy_path, &policy, &e)) {
+        fprintf(stderr, "pixelgated: policy %s: %s%s%s\n", policy_path, e.message, e.recovery_tip[0] ? "; " : "",
+                e.recovery_tip);
+        return e.code;
+    }
     char spool[4096];
     if (check_state_dir(o.state_dir, &e) || make_spool(o.state_dir, spool, sizeof spool, &e)) {
         fprintf(stderr, "pixelgated: %s%s%s\n", e.message, e.recovery_tip[0] ? ": " : "", e.recovery_tip);
@@ -276,19 +286,16 @@ int main(int argc, char **argv) {
 
     pg_broker b = {.plat_ops = pg_platform_default(), .settle_quiet_ms = 60, .settle_timeout_ms = 1000};
     snprintf(b.display, sizeof b.display, "%s", o.display ? o.display : "");
-    snprintf(b.policy_path, sizeof b.policy_path, "%s", o.policy_path ? o.policy_path : PG_POLICY_DEFAULT_PATH);
+    snprintf(b.policy_path, sizeof b.policy_path, "%s", policy_path);
+    b.policy = policy;
     pthread_mutex_init(&b.plat_lock, NULL);
     pthread_mutex_init(&b.policy_lock, NULL);
-    if (pg_policy_load(b.policy_path, &b.policy, &e)) {
-        fprintf(stderr, "pixelgated: policy %s: %s%s%s\n", b.policy_path, e.message, e.recovery_tip[0] ? "; " : "",
-                e.recovery_tip);
-        return e.code;
-    }
     log_policy(b.policy);
     uint64_t quota = pg_policy_settings_get(b.policy)->spool_quota_bytes;
     if (quota > o.quota_bytes) quota = o.quota_bytes; /* --spool-quota is a hard cap */
     if (pg_tok_store_new(&b.tokens, spool, quota, o.memory_budget, o.ttl_s, &e) ||
-        pg_appr_new(&b.approvals, &e) || open_audit(&b, o.state_dir, &e)) {
+        pg_appr_new(&b.approvals, &e) || open_audit(&b, o.state_dir, &e) || pg_relay_global_init(&e) ||
+        pg_judge_cache_new(&b.judge_cache, 1024, &e)) {
         fprintf(stderr, "pixelgated: %s\n", e.message);
         return e.code;
     }
@@ -302,6 +309,7 @@ int main(int argc, char **argv) {
     if (b.plat) b.plat_ops->close(b.plat);
     pg_tok_store_free(b.tokens);
     pg_appr_free(b.approvals);
+    pg_judge_cache_free(b.judge_cache);
     pg_audit_close(b.audit);
     pg_policy_free(b.policy);
     pthread_mutex_destroy(&b.policy_lock);

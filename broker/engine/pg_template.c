@@ -4,9 +4,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pg_ws.h"
 #include "pg_xcorr.h"
 
-#define DIRECT_CHUNK 16384 /* pixels per uint32 partial sum: 16384 * 255 * 255 < 2^32 */
+#define DIRECT_CHUNK 16384
+/* Workspace slots of this file (pg_xcorr uses PG_XCORR_WS_FIRST and up). */
+enum { WS_GREY, WS_TMPL, WS_TZ, WS_INV };
+
+struct pg_tmpl_ws {
+    pg_ws ws;
+}; /* pixels per uint32 partial sum: 16384 * 255 * 255 < 2^32 */
 
 void pg_tmpl_opts_init(pg_tmpl_opts *o) {
     memset(o, 0, sizeof *o);
@@ -36,19 +43,29 @@ typedef struct {
     uint8_t *g, *t; /* grey search area and template */
     uint32_t W, H, w, h, ow, oh;
     int64_t n, sum_t, var_t; /* var_t = n*sum(T^2) - sum(T)^2 */
-    float *num, *inv;        /* approximate numerator; n / sqrt(var_t * var_w) or 0 */
-    double err;              /* |num - exact| bound */
+    float *inv;              /* n / sqrt(var_t * var_w), 0 for flat windows */
     uint64_t verified, budget;
+    pg_ws *ws;               /* owns g, t, inv */
 } tm;
 
 typedef struct {
-    float ub;
+    float ub, approx; /* upper bound and approximate score */
     uint32_t pos;
 } cand;
 
-static void tm_free(tm *m) {
-    free(m->g), free(m->t), free(m->num), free(m->inv);
-}
+/* Candidates gathered strip by strip while the correlation is made: every
+ * position whose upper bound reaches the best lower bound seen so far (or the
+ * threshold), filtered again against the final bound afterwards. */
+typedef struct {
+    const tm *m;
+    double threshold;
+    bool all;
+    float best_lb;
+    cand *c;
+    size_t n, cap;
+    bool oom;
+} collector;
+
 
 /* Exact score of the window at pos, from integer sums. */
 static double exact_score(tm *m, uint32_t pos) {
@@ -117,20 +134,72 @@ static pg_err window_norms(tm *m, pg_error *e) {
     return PG_OK;
 }
 
-static pg_err tm_prepare(tm *m, const pg_img *area, const pg_img *tmpl, pg_tmpl_method method, pg_error *e) {
+static void push(collector *k, float ub, float approx, uint32_t pos) {
+    if (k->n == k->cap) {
+        size_t cap = k->cap ? k->cap * 2 : 4096;
+        cand *c = realloc(k->c, sizeof *c * cap);
+        if (!c) {
+            k->oom = true;
+            return;
+        }
+        k->c = c, k->cap = cap;
+    }
+    k->c[k->n++] = (cand){ub + 1e-6f, approx, pos}; /* widened: float rounding of the bound */
+}
+
+static float floor_of(const collector *k) {
+    float f = k->best_lb;
+    if (k->all && (float)k->threshold < f) f = (float)k->threshold;
+    return f - 1e-6f;
+}
+
+/* Highest lower bound in one strip row; flat windows (inv 0) score exactly 0,
+ * which the product gives without a branch. Eight maxima: it vectorises. */
+static float row_best_lb(const float *vals, const float *inv, uint32_t nv, float e) {
+    float acc[8] = {-1, -1, -1, -1, -1, -1, -1, -1}, best = -1;
+    uint32_t v = 0;
+    for (; v + 8 <= nv; v += 8)
+        for (int q = 0; q < 8; q++) {
+            float lb = (vals[v + q] - e) * inv[v + q];
+            acc[q] = lb > acc[q] ? lb : acc[q];
+        }
+    for (; v < nv; v++) {
+        float lb = (vals[v] - e) * inv[v];
+        best = lb > best ? lb : best;
+    }
+    for (int q = 0; q < 8; q++) best = acc[q] > best ? acc[q] : best;
+    return best;
+}
+
+static void collect_strip(void *user, uint32_t x0, uint32_t nv, const float *vals, size_t stride, double err) {
+    collector *k = user;
+    const tm *m = k->m;
+    const float e = (float)err;
+    for (uint32_t y = 0; y < m->oh; y++) {
+        float lb = row_best_lb(vals + y * stride, m->inv + (size_t)y * m->ow + x0, nv, e);
+        if (lb > k->best_lb) k->best_lb = lb > 1 ? 1 : lb;
+    }
+    float f = floor_of(k);
+    for (uint32_t y = 0; y < m->oh; y++) {
+        const float *val = vals + y * stride, *inv = m->inv + (size_t)y * m->ow + x0;
+        for (uint32_t v = 0; v < nv; v++) {
+            float ub = (val[v] + e) * inv[v];
+            if (ub >= f) push(k, ub, val[v] * inv[v], (uint32_t)((size_t)y * m->ow + x0 + v));
+        }
+    }
+}
+
+static pg_err tm_prepare(tm *m, const pg_img *area, const pg_img *tmpl, pg_tmpl_method method, collector *k,
+                         pg_error *e) {
     m->W = area->width, m->H = area->height, m->w = tmpl->width, m->h = tmpl->height;
     m->ow = m->W - m->w + 1, m->oh = m->H - m->h + 1;
     m->n = (int64_t)m->w * m->h;
     size_t np = (size_t)m->ow * m->oh;
-    m->g = malloc((size_t)m->W * m->H);
-    m->t = malloc((size_t)m->n);
-    float *tz = malloc(sizeof *tz * (size_t)m->n);
-    m->num = malloc(sizeof *m->num * np);
-    m->inv = malloc(sizeof *m->inv * np);
-    if (!m->g || !m->t || !tz || !m->num || !m->inv) {
-        free(tz);
-        return pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory for template matching");
-    }
+    m->g = pg_ws_get(m->ws, WS_GREY, (size_t)m->W * m->H);
+    m->t = pg_ws_get(m->ws, WS_TMPL, (size_t)m->n);
+    float *tz = pg_ws_get(m->ws, WS_TZ, sizeof *tz * (size_t)m->n);
+    m->inv = pg_ws_get(m->ws, WS_INV, sizeof *m->inv * np);
+    if (!m->g || !m->t || !tz || !m->inv) return pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory for template matching");
     pg_tmpl_grey(area, m->g);
     pg_tmpl_grey(tmpl, m->t);
     int64_t s = 0, q = 0;
@@ -138,7 +207,6 @@ static pg_err tm_prepare(tm *m, const pg_img *area, const pg_img *tmpl, pg_tmpl_
     m->sum_t = s;
     m->var_t = m->n * q - s * s;
     if (m->var_t == 0) {
-        free(tz);
         return pg_error_set(e, PG_E_USAGE, "crop the template to include some detail",
                             "the template is a single flat colour: normalised correlation is undefined");
     }
@@ -146,9 +214,11 @@ static pg_err tm_prepare(tm *m, const pg_img *area, const pg_img *tmpl, pg_tmpl_
     for (int64_t i = 0; i < m->n; i++) tz[i] = (float)(m->t[i] - mean);
     pg_xcorr_in in = {m->g, m->W, m->H, tz, m->w, m->h};
     if (method == PG_TMPL_AUTO) method = pg_xcorr_direct_cost(&in) < pg_xcorr_fft_cost(&in) ? PG_TMPL_DIRECT : PG_TMPL_FFT;
-    pg_err rc = method == PG_TMPL_DIRECT ? pg_xcorr_direct(&in, m->num, &m->err, e) : pg_xcorr_fft(&in, m->num, &m->err, e);
-    free(tz);
-    if (!rc) rc = window_norms(m, e);
+    pg_err rc = window_norms(m, e);
+    if (!rc)
+        rc = method == PG_TMPL_DIRECT ? pg_xcorr_direct(&in, collect_strip, k, e)
+                                      : pg_xcorr_fft(&in, m->ws, collect_strip, k, e);
+    if (!rc && k->oom) rc = pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory for template matching");
     return rc;
 }
 
@@ -156,44 +226,6 @@ static int cand_cmp(const void *pa, const void *pb) {
     const cand *a = pa, *b = pb;
     if (a->ub != b->ub) return a->ub > b->ub ? -1 : 1;
     return a->pos < b->pos ? -1 : a->pos > b->pos;
-}
-
-/* Positions whose upper bound reaches `floor`, best bound first. inv is 0 for
- * flat windows, so their bounds are exactly 0 without a branch. */
-static cand *candidates(const tm *m, double floor, size_t *count) {
-    size_t np = (size_t)m->ow * m->oh, k = 0;
-    const float e = (float)m->err, f = (float)floor;
-    for (size_t p = 0; p < np; p++) k += (m->num[p] + e) * m->inv[p] >= f;
-    cand *c = malloc(sizeof *c * (k ? k : 1));
-    if (!c) return NULL;
-    k = 0;
-    for (size_t p = 0; p < np; p++) {
-        float ub = (m->num[p] + e) * m->inv[p];
-        if (ub >= f) c[k++] = (cand){ub + 1e-6f, (uint32_t)p}; /* widened: float rounding */
-    }
-    qsort(c, k, sizeof *c, cand_cmp);
-    *count = k;
-    return c;
-}
-
-/* Highest lower bound over all positions (flat windows: exactly 0), eight
- * independent maxima so the loop vectorises. */
-static double best_lower_bound(const tm *m) {
-    size_t np = (size_t)m->ow * m->oh, p = 0;
-    const float e = (float)m->err;
-    float acc[8] = {-1, -1, -1, -1, -1, -1, -1, -1};
-    for (; p + 8 <= np; p += 8)
-        for (int k = 0; k < 8; k++) {
-            float lb = (m->num[p + k] - e) * m->inv[p + k];
-            acc[k] = lb > acc[k] ? lb : acc[k];
-        }
-    float best = -1;
-    for (; p < np; p++) {
-        float lb = (m->num[p] - e) * m->inv[p];
-        best = lb > best ? lb : best;
-    }
-    for (int k = 0; k < 8; k++) best = acc[k] > best ? acc[k] : best;
-    return best > 1 ? 1 : best;
 }
 
 static bool better(double s, uint32_t p, double bs, uint32_t bp) { return s > bs || (s == bs && p < bp); }
@@ -224,42 +256,67 @@ static size_t suppress(pg_tmpl_hit *all, size_t n, pg_tmpl_hit *out) {
     return k;
 }
 
+/* Keep the candidates the final bound still admits, best bound first. */
+static void final_candidates(collector *k) {
+    float f = floor_of(k);
+    size_t n = 0;
+    for (size_t i = 0; i < k->n; i++)
+        if (k->c[i].ub >= f) k->c[n++] = k->c[i];
+    k->n = n;
+    qsort(k->c, n, sizeof *k->c, cand_cmp);
+}
+
 /* Walk candidates best bound first; verify exactly while the bound could
  * still matter, within the budget (beyond it the approximate score stands). */
-static pg_err search(tm *m, const pg_tmpl_opts *o, const pg_img_rect *off, pg_tmpl_result *r, pg_error *e) {
-    double floor = best_lower_bound(m);
-    if (o->all && o->threshold < floor) floor = o->threshold;
-    size_t nc = 0;
-    cand *c = candidates(m, floor - 1e-6, &nc);
-    pg_tmpl_hit *hits = o->all ? malloc(sizeof *hits * (nc ? nc : 1)) : NULL;
-    if (!c || (o->all && !hits)) {
-        free(c), free(hits);
-        return pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory for template matching");
-    }
+static pg_err search(tm *m, collector *k, const pg_img_rect *off, pg_tmpl_result *r, pg_error *e) {
+    final_candidates(k);
+    pg_tmpl_hit *hits = k->all ? malloc(sizeof *hits * (k->n ? k->n : 1)) : NULL;
+    if (k->all && !hits) return pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory for template matching");
     double best = -2;
     uint32_t best_pos = 0;
     size_t nh = 0;
-    for (size_t i = 0; i < nc; i++) {
-        bool useful = c[i].ub >= best || (o->all && c[i].ub >= o->threshold);
+    for (size_t i = 0; i < k->n; i++) {
+        const cand *c = &k->c[i];
+        bool useful = c->ub >= best || (k->all && c->ub >= k->threshold);
         if (!useful) break;
-        double s = m->verified < m->budget ? exact_score(m, c[i].pos) : m->num[c[i].pos] * m->inv[c[i].pos];
-        if (better(s, c[i].pos, best, best_pos)) best = s, best_pos = c[i].pos;
-        if (o->all && s >= o->threshold) hits[nh++] = to_match(m, off, c[i].pos, s);
+        double s = m->verified < m->budget ? exact_score(m, c->pos) : c->approx;
+        if (better(s, c->pos, best, best_pos)) best = s, best_pos = c->pos;
+        if (k->all && s >= k->threshold) hits[nh++] = to_match(m, off, c->pos, s);
     }
-    if (nc == 0) best = 0, best_pos = 0; /* unreachable: some position always has ub >= its own lb */
+    if (best < -1) best = 0, best_pos = 0; /* unreachable: some position always has ub >= its own lb */
     r->best = to_match(m, off, best_pos, best);
-    r->found = best >= o->threshold;
-    if (o->all) {
+    r->found = best >= k->threshold;
+    if (k->all) {
         qsort(hits, nh, sizeof *hits, match_cmp);
         r->n_matches = suppress(hits, nh, r->matches);
     }
     r->verified = m->verified;
-    free(c), free(hits);
+    free(hits);
     return PG_OK;
+}
+
+pg_err pg_tmpl_ws_new(pg_tmpl_ws **out, pg_error *e) {
+    *out = calloc(1, sizeof **out);
+    return *out ? PG_OK : pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory");
+}
+
+void pg_tmpl_ws_free(pg_tmpl_ws *ws) {
+    if (!ws) return;
+    pg_ws_release(&ws->ws);
+    free(ws);
 }
 
 pg_err pg_tmpl_match(const pg_img *img, const pg_img *tmpl, const pg_tmpl_opts *opts, pg_tmpl_result *r,
                      pg_error *e) {
+    pg_tmpl_ws ws;
+    memset(&ws, 0, sizeof ws);
+    pg_err rc = pg_tmpl_match_ws(&ws, img, tmpl, opts, r, e);
+    pg_ws_release(&ws.ws);
+    return rc;
+}
+
+pg_err pg_tmpl_match_ws(pg_tmpl_ws *ws, const pg_img *img, const pg_img *tmpl, const pg_tmpl_opts *opts,
+                        pg_tmpl_result *r, pg_error *e) {
     pg_tmpl_opts d;
     pg_tmpl_opts_init(&d);
     const pg_tmpl_opts *o = opts ? opts : &d;
@@ -279,9 +336,11 @@ pg_err pg_tmpl_match(const pg_img *img, const pg_img *tmpl, const pg_tmpl_opts *
                             PG_TMPL_MAX_TEMPLATE_PIXELS);
     tm m;
     memset(&m, 0, sizeof m);
-    rc = tm_prepare(&m, &area, tmpl, o->method, e);
+    m.ws = &ws->ws;
+    collector k = {&m, o->threshold, o->all, -1, NULL, 0, 0, false};
+    rc = tm_prepare(&m, &area, tmpl, o->method, &k, e);
     m.budget = (uint64_t)(4e8 / (double)m.n) + 256; /* exact sums: ~0.4 G multiply-adds at most */
-    if (!rc) rc = search(&m, o, &off, r, e);
-    tm_free(&m);
+    if (!rc) rc = search(&m, &k, &off, r, e);
+    free(k.c);
     return rc;
 }

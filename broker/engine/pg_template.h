@@ -22,8 +22,12 @@
  * A search without any match above the threshold is not an error: found is
  * false and best still holds the highest score.
  * Never: touches the platform, keeps state; memory is a few floats per
- * pixel of the searched area, freed before returning.
- * Ownership: the result is a plain value.
+ * pixel of the searched area, freed before returning - or kept in a
+ * pg_tmpl_ws the caller owns, for loops matching frame after frame (the
+ * kernel's page faults for fresh memory cost a third of a search here).
+ * Ownership: the result is a plain value; a pg_tmpl_ws belongs to its
+ * creator, holds only scratch memory (no result, no state between calls
+ * that could change an answer) and is used by one thread at a time.
  */
 #ifndef PG_TEMPLATE_H
 #define PG_TEMPLATE_H
@@ -64,6 +68,14 @@ void pg_tmpl_opts_init(pg_tmpl_opts *o);
 
 pg_err pg_tmpl_match(const pg_img *img, const pg_img *tmpl, const pg_tmpl_opts *o, pg_tmpl_result *r,
                      pg_error *e);
+
+/* Reusable scratch memory for repeated matches (e.g. wait-for polling). */
+typedef struct pg_tmpl_ws pg_tmpl_ws;
+pg_err pg_tmpl_ws_new(pg_tmpl_ws **out, pg_error *e);
+void pg_tmpl_ws_free(pg_tmpl_ws *ws); /* NULL is fine */
+/* pg_tmpl_match with the scratch memory of ws (same results). */
+pg_err pg_tmpl_match_ws(pg_tmpl_ws *ws, const pg_img *img, const pg_img *tmpl, const pg_tmpl_opts *o,
+                        pg_tmpl_result *r, pg_error *e);
 
 /* OpenCV's RGB2GRAY of one image into w*h bytes (tight). */
 void pg_tmpl_grey(const pg_img *img, uint8_t *out);

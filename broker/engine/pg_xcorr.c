@@ -15,8 +15,8 @@
 
 #include "pg_fft.h"
 
-#define LY 64 /* lanes of the column passes */
-#define LX 16 /* lanes of the row pass */
+#define LY 32 /* lanes of the column passes */
+#define LX 8 /* lanes of the row pass */
 #define PG_PI 3.14159265358979323846
 
 typedef struct {
@@ -29,16 +29,18 @@ typedef struct {
     uint32_t wq;
     float *tr, *ti;   /* template spectrum of the current row strip: Wf x LX */
     float *ar, *ai, *br, *bi; /* scratch, max(M*LY, (M+1)*LY, Wf*LX) each */
+    float *strip;             /* one output strip for the sink: oh x LY */
 } xc;
 
 static void xc_free(xc *c) {
     pg_fft_plan_fini(&c->py);
     pg_fft_plan_fini(&c->px);
-    free(c->wr), free(c->wi), free(c->sr), free(c->si), free(c->qr), free(c->qi), free(c->tr), free(c->ti);
-    free(c->ar), free(c->ai), free(c->br), free(c->bi);
 }
 
-static pg_err xc_init(xc *c, const pg_xcorr_in *in, pg_error *e) {
+/* Scratch buffer number i of n floats from the caller's workspace. */
+static float *buf(pg_ws *ws, int i, size_t n) { return pg_ws_get(ws, PG_XCORR_WS_FIRST + i, sizeof(float) * n); }
+
+static pg_err xc_init(xc *c, const pg_xcorr_in *in, pg_ws *ws, pg_error *e) {
     memset(c, 0, sizeof *c);
     c->in = in;
     c->Hf = pg_fft_good_size(in->H, 1);
@@ -54,19 +56,20 @@ static pg_err xc_init(xc *c, const pg_xcorr_in *in, pg_error *e) {
     if (c->wq > c->Wf) c->wq = c->Wf;
     size_t spec = (size_t)(c->M + 1) * c->Wf, tspec = (size_t)c->Wf * LX, qspec = (size_t)(c->M + 1) * c->wq;
     size_t scratch = (size_t)(c->M + 1) * LY > (size_t)c->Wf * LX ? (size_t)(c->M + 1) * LY : (size_t)c->Wf * LX;
-    c->wr = malloc(sizeof(float) * (c->M + 1));
-    c->wi = malloc(sizeof(float) * (c->M + 1));
-    c->sr = malloc(sizeof(float) * spec);
-    c->si = malloc(sizeof(float) * spec);
-    c->qr = malloc(sizeof(float) * qspec);
-    c->qi = malloc(sizeof(float) * qspec);
-    c->tr = malloc(sizeof(float) * tspec);
-    c->ti = malloc(sizeof(float) * tspec);
-    c->ar = malloc(sizeof(float) * scratch);
-    c->ai = malloc(sizeof(float) * scratch);
-    c->br = malloc(sizeof(float) * scratch);
-    c->bi = malloc(sizeof(float) * scratch);
-    if (!c->wr || !c->wi || !c->sr || !c->si || !c->qr || !c->qi || !c->tr || !c->ti || !c->ar || !c->ai || !c->br || !c->bi)
+    c->wr = buf(ws, 0, c->M + 1);
+    c->wi = buf(ws, 1, c->M + 1);
+    c->sr = buf(ws, 2, spec);
+    c->si = buf(ws, 3, spec);
+    c->qr = buf(ws, 4, qspec);
+    c->qi = buf(ws, 5, qspec);
+    c->tr = buf(ws, 6, tspec);
+    c->ti = buf(ws, 7, tspec);
+    c->ar = buf(ws, 8, scratch);
+    c->ai = buf(ws, 9, scratch);
+    c->br = buf(ws, 10, scratch);
+    c->bi = buf(ws, 11, scratch);
+    c->strip = buf(ws, 12, (size_t)c->oh * LY);
+    if (!c->strip || !c->wr || !c->wi || !c->sr || !c->si || !c->qr || !c->qi || !c->tr || !c->ti || !c->ar || !c->ai || !c->br || !c->bi)
         return pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory for template matching");
     for (uint32_t k = 0; k <= c->M; k++) {
         double a = -2.0 * PG_PI * k / c->Hf;
@@ -174,8 +177,8 @@ static void image_rows(xc *c) {
     }
 }
 
-/* (c) inverse of (a) for columns x0.., valid positions written to num. */
-static void inverse_y(xc *c, uint32_t x0, float *num, float scale) {
+/* (c) inverse of (a) for columns x0..; the valid positions go to the sink. */
+static void inverse_y(xc *c, uint32_t x0, float scale, pg_xcorr_sink sink, void *user, double err) {
     uint32_t M = c->M, nv = c->ow - x0 < LY ? c->ow - x0 : LY;
     for (uint32_t k = 0; k < M; k++) {
         const float *xa = c->sr + (size_t)k * c->Wf + x0, *xai = c->si + (size_t)k * c->Wf + x0;
@@ -195,9 +198,10 @@ static void inverse_y(xc *c, uint32_t x0, float *num, float scale) {
     pg_fft_vec(&c->py, c->ai, c->ar, c->br, c->bi, LY); /* inverse: swapped */
     for (uint32_t y = 0; y < c->oh; y++) {
         const float *src = (y % 2 ? c->ai : c->ar) + (size_t)(y / 2) * LY;
-        float *dst = num + (size_t)y * c->ow + x0;
-        for (uint32_t v = 0; v < nv; v++) dst[v] = src[v] * scale;
+        float *dst = c->strip + (size_t)y * LY;
+        for (uint32_t v = 0; v < LY; v++) dst[v] = src[v] * scale;
     }
+    sink(user, x0, nv, c->strip, LY, err);
 }
 
 /* Error bound: normwise FFT round-off (safety factor 8) plus the float
@@ -214,9 +218,9 @@ static double fft_bound(const xc *c, double img_norm) {
     return 8.0 * eps * lg * sqrt(tn) * img_norm + 2 * eps * 255 * tabs + 255 * fabs(tsum);
 }
 
-pg_err pg_xcorr_fft(const pg_xcorr_in *in, float *num, double *err_bound, pg_error *e) {
+pg_err pg_xcorr_fft(const pg_xcorr_in *in, pg_ws *ws, pg_xcorr_sink sink, void *user, pg_error *e) {
     xc c;
-    pg_err rc = xc_init(&c, in, e);
+    pg_err rc = xc_init(&c, in, ws, e);
     if (rc) {
         xc_free(&c);
         return rc;
@@ -237,16 +241,20 @@ pg_err pg_xcorr_fft(const pg_xcorr_in *in, float *num, double *err_bound, pg_err
     }
     image_rows(&c);
     float scale = 1.0f / ((float)c.M * (float)c.Wf);
-    for (uint32_t x0 = 0; x0 < c.ow; x0 += LY) inverse_y(&c, x0, num, scale);
-    *err_bound = fft_bound(&c, sqrt(sq));
+    double err = fft_bound(&c, sqrt(sq));
+    for (uint32_t x0 = 0; x0 < c.ow; x0 += LY) inverse_y(&c, x0, scale, sink, user, err);
     xc_free(&c);
     return PG_OK;
 }
 
-pg_err pg_xcorr_direct(const pg_xcorr_in *in, float *num, double *err_bound, pg_error *e) {
+pg_err pg_xcorr_direct(const pg_xcorr_in *in, pg_xcorr_sink sink, void *user, pg_error *e) {
     uint32_t ow = in->W - in->w + 1, oh = in->H - in->h + 1;
     double *acc = malloc(sizeof *acc * ow), tabs = 0, worst = 0;
-    if (!acc) return pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory for template matching");
+    float *num = malloc(sizeof *num * (size_t)ow * oh);
+    if (!acc || !num) {
+        free(acc), free(num);
+        return pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory for template matching");
+    }
     for (size_t i = 0; i < (size_t)in->w * in->h; i++) tabs += fabs(in->t[i]);
     for (uint32_t y = 0; y < oh; y++) {
         memset(acc, 0, sizeof *acc * ow);
@@ -262,7 +270,8 @@ pg_err pg_xcorr_direct(const pg_xcorr_in *in, float *num, double *err_bound, pg_
         }
     }
     free(acc);
-    *err_bound = worst * 1.2e-7 + 2 * 5.96e-8 * 255 * tabs + 1e-6;
+    sink(user, 0, ow, num, ow, worst * 1.2e-7 + 2 * 5.96e-8 * 255 * tabs + 1e-6);
+    free(num);
     return PG_OK;
 }
 

@@ -186,6 +186,15 @@ typedef struct {
     uint32_t x, y, w, h;
 } box32;
 
+typedef struct {
+    box32 b;
+    bool inv; /* opposite polarity: read inverted */
+} panel;
+
+/* A region this far from the background but not ink is a tint (a grey
+ * panel on a white page). */
+#define TINT_CONTRAST 12
+
 /* Is this component (pixels q[0..qn), marked 2 in m, box x0..x1 x y0..y1) a
  * widget frame? Each of its four sides is covered along 70 % of its length
  * (by ink in the outer 2 px band), and 80 % of its pixels lie in that band. */
@@ -211,9 +220,10 @@ static bool frame_like(const uint8_t *g, const uint8_t *m, uint32_t w, int t, ui
 
 /* Box-drawing inside a large, sparse component (frames that touch each other
  * or the text they hold): horizontal strokes at most 3 px thick and at least
- * 24 px long, and vertical strokes at most 3 px thick and 8 px long whose
+ * 20 px long, and vertical strokes at most 3 px thick and 8 px long whose
  * both ends meet such a horizontal stroke (a box side; a letter's stem
- * standing on an underline has a free top). Those pixels are painted bg.
+ * standing on an underline has a free top), and the corner and junction pixels
+ * between two such stroke pixels. Those pixels are painted bg.
  * Returns how many, or -1 when out of memory. */
 static int64_t remove_box_lines(uint8_t *g, uint32_t w, uint32_t x0, uint32_t y0, uint32_t bw, uint32_t bh,
                                 const uint32_t *q, size_t qn, uint8_t bg) {
@@ -236,7 +246,7 @@ static int64_t remove_box_lines(uint8_t *g, uint32_t w, uint32_t x0, uint32_t y0
                 run++;
                 continue;
             }
-            if (run >= 24)
+            if (run >= 20)
                 for (uint32_t k = x - run; k < x; k++) B(k, y) |= 2;
             run = 0;
         }
@@ -271,10 +281,18 @@ static int64_t remove_box_lines(uint8_t *g, uint32_t w, uint32_t x0, uint32_t y0
             run = 0;
         }
     }
+    /* Corners and junctions: a pixel between two line pixels goes too. */
+    for (uint32_t y = 0; y < bh; y++)
+        for (uint32_t x = 0; x < bw; x++) {
+            if (B(x, y) != 1) continue;
+            int k = (x > 0 && (B(x - 1, y) & 6)) + (x + 1 < bw && (B(x + 1, y) & 6)) + (y > 0 && (B(x, y - 1) & 6)) +
+                    (y + 1 < bh && (B(x, y + 1) & 6));
+            if (k >= 2) B(x, y) |= 8;
+        }
     int64_t erased = 0;
     for (uint32_t y = 0; y < bh; y++)
         for (uint32_t x = 0; x < bw; x++)
-            if (B(x, y) & 6) g[(size_t)(y0 + y) * w + x0 + x] = bg, erased++;
+            if (B(x, y) & 14) g[(size_t)(y0 + y) * w + x0 + x] = bg, erased++;
 #undef B
     free(b);
     return erased;
@@ -337,7 +355,75 @@ static int64_t enclosed(const uint8_t *m, uint32_t w, uint32_t x0, uint32_t y0, 
  *    smaller than the image: coloured buttons, dark title bars) are listed in
  *    *panels (largest first, at most max_panels) to be re-read inverted.
  * Returns false when out of memory. */
-static bool analyse(uint8_t *g, uint32_t w, uint32_t h, box32 *panels, size_t max_panels, size_t *n_panels,
+/* Breadth-first 4-connected component from start over pixels marked 1 in m
+ * (marked 2 when taken): pixel indices in *q (grown as needed), box out. */
+static bool component(uint8_t *m, uint32_t w, uint32_t h, size_t start, uint32_t **q, size_t *qcap, size_t *qn,
+                      uint32_t bb[4]) {
+    size_t head = 0, n = 0;
+    (*q)[n++] = (uint32_t)start;
+    m[start] = 2;
+    uint32_t x0 = w, y0 = h, x1 = 0, y1 = 0;
+    while (head < n) {
+        uint32_t p = (*q)[head++];
+        uint32_t x = p % w, y = p / w;
+        x0 = x < x0 ? x : x0, x1 = x > x1 ? x : x1;
+        y0 = y < y0 ? y : y0, y1 = y > y1 ? y : y1;
+        uint32_t nb[4];
+        int k = 0;
+        if (x > 0) nb[k++] = p - 1;
+        if (x + 1 < w) nb[k++] = p + 1;
+        if (y > 0) nb[k++] = p - w;
+        if (y + 1 < h) nb[k++] = p + w;
+        for (int j = 0; j < k; j++) {
+            if (m[nb[j]] != 1) continue;
+            if (n == *qcap) {
+                uint32_t *nq = realloc(*q, *qcap * 2 * sizeof *nq);
+                if (!nq) return false;
+                *q = nq, *qcap *= 2;
+            }
+            m[nb[j]] = 2;
+            (*q)[n++] = nb[j];
+        }
+    }
+    *qn = n;
+    bb[0] = x0, bb[1] = y0, bb[2] = x1, bb[3] = y1;
+    return true;
+}
+
+/* Keep panels sorted by area, largest first, at most max. */
+static void add_panel(panel *panels, size_t max, size_t *np, panel pn) {
+    uint64_t area = (uint64_t)pn.b.w * pn.b.h;
+    size_t k = *np;
+    if (k < max) (*np)++;
+    else if ((uint64_t)panels[k - 1].b.w * panels[k - 1].b.h >= area) return;
+    else k--;
+    while (k > 0 && (uint64_t)panels[k - 1].b.w * panels[k - 1].b.h < area) {
+        panels[k] = panels[k - 1];
+        k--;
+    }
+    panels[k] = pn;
+}
+
+/* Layout clean-up and region split of a gray window (light background after
+ * the global inversion), at input scale. bg is the most common value; ink is
+ * anything INK_CONTRAST darker. One pass over the 4-connected ink
+ * components:
+ *  - long thin rules (<= 3 px thick, >= 40 px across or >= 60 px down),
+ *    widget frames (frame_like) and box drawing (remove_box_lines) are
+ *    painted bg, so they cannot merge with the text beside them;
+ *  - an ink panel - a component >= 24x14, >= 70 % filled, of one fill colour
+ *    (<= 3 % of it much darker), whose holes are enclosed (text cut out of a
+ *    coloured button, a dark title bar) - is listed to be read inverted;
+ *    one with 3-50 % much darker than its fill (dark text on a mid-tone
+ *    button) is listed to be read on its own, not inverted.
+ * A second pass over "tinted" pixels (not ink, but >= TINT_CONTRAST from bg)
+ * lists tint panels - a component >= 32x16 that with its enclosed holes fills
+ * >= 90 % of its box and is at least 30 % tint (a light-grey window on a white
+ * page, a toolbar) - to be read on their own, not inverted: Tesseract's one
+ * global threshold would otherwise call the whole grey area ink.
+ * Panels inside another listed panel are dropped (the inner read finds them).
+ * Returns false when out of memory. */
+static bool analyse(uint8_t *g, uint32_t w, uint32_t h, panel *panels, size_t max_panels, size_t *n_panels,
                     uint8_t *bg_out) {
     size_t n = (size_t)w * h;
     *n_panels = 0;
@@ -350,46 +436,15 @@ static bool analyse(uint8_t *g, uint32_t w, uint32_t h, box32 *panels, size_t ma
     int t = bg - INK_CONTRAST; /* ink: clearly darker than the background */
     if (t < 1) t = 1;
     uint8_t *m = malloc(n);
-    size_t qcap = 4096;
+    size_t qcap = 4096, qn;
     uint32_t *q = malloc(qcap * sizeof *q);
-    if (!m || !q) {
-        free(m);
-        free(q);
-        return false;
-    }
-    for (size_t i = 0; i < n; i++) m[i] = g[i] < t;
-    for (size_t start = 0; start < n; start++) {
+    bool ok = m && q;
+    for (size_t i = 0; ok && i < n; i++) m[i] = g[i] < t;
+    uint32_t bb[4];
+    for (size_t start = 0; ok && start < n; start++) {
         if (m[start] != 1) continue;
-        size_t qn = 0, head = 0;
-        q[qn++] = (uint32_t)start;
-        m[start] = 2;
-        uint32_t x0 = w, y0 = h, x1 = 0, y1 = 0;
-        while (head < qn) {
-            uint32_t p = q[head++];
-            uint32_t x = p % w, y = p / w;
-            x0 = x < x0 ? x : x0, x1 = x > x1 ? x : x1;
-            y0 = y < y0 ? y : y0, y1 = y > y1 ? y : y1;
-            uint32_t nb[4];
-            int k = 0;
-            if (x > 0) nb[k++] = p - 1;
-            if (x + 1 < w) nb[k++] = p + 1;
-            if (y > 0) nb[k++] = p - w;
-            if (y + 1 < h) nb[k++] = p + w;
-            for (int j = 0; j < k; j++) {
-                if (m[nb[j]] != 1) continue;
-                if (qn == qcap) {
-                    uint32_t *nq = realloc(q, qcap * 2 * sizeof *nq);
-                    if (!nq) {
-                        free(m);
-                        free(q);
-                        return false;
-                    }
-                    q = nq, qcap *= 2;
-                }
-                m[nb[j]] = 2;
-                q[qn++] = nb[j];
-            }
-        }
+        if (!(ok = component(m, w, h, start, &q, &qcap, &qn, bb))) break;
+        uint32_t x0 = bb[0], y0 = bb[1], x1 = bb[2], y1 = bb[3];
         uint32_t bw = x1 - x0 + 1, bh = y1 - y0 + 1;
         uint64_t area = (uint64_t)bw * bh;
         if ((bh <= 3 && bw >= 40) || (bw <= 3 && bh >= 60)) { /* a rule */
@@ -405,50 +460,67 @@ static bool analyse(uint8_t *g, uint32_t w, uint32_t h, box32 *panels, size_t ma
         }
         if (bw >= 24 && bh >= 8 && qn * 2 < area) {
             int64_t er = remove_box_lines(g, w, x0, y0, bw, bh, q, qn, (uint8_t)bg);
-            if (er < 0) {
-                free(m);
-                free(q);
-                return false;
-            }
+            if (!(ok = er >= 0)) break;
             if (er > 0) continue;
         }
-        if (max_panels && bw >= 24 && bh >= 14 && qn * 10 >= area * 7 && area - qn >= 16 &&
-            area * 10 <= (uint64_t)n * 9) {
-            /* A panel is one fill colour with lighter text cut out; ink much
-             * darker than the fill means dark text on a mid-tone panel, which
-             * reads as it is. */
-            uint32_t ph[256] = {0};
-            for (size_t i = 0; i < qn; i++) ph[g[q[i]]]++;
-            int mode = 0;
-            for (int i = 1; i < 256; i++)
-                if (ph[i] > ph[mode]) mode = i;
-            size_t darker = 0;
-            for (int i = 0; i < mode - INK_CONTRAST; i++) darker += ph[i];
-            if (darker * 100 > qn * 3) continue;
-            for (size_t i = 0; i < qn; i++) m[q[i]] = 3;
-            int64_t holes = enclosed(m, w, x0, y0, bw, bh);
-            for (size_t i = 0; i < qn; i++) m[q[i]] = 2;
-            if (holes < 0) {
-                free(m);
-                free(q);
-                return false;
-            }
-            if (holes < 16 || (uint64_t)holes * 2 < area - qn) continue;
-            box32 b = {x0, y0, bw, bh};
-            size_t k = *n_panels;
-            if (k < max_panels) (*n_panels)++;
-            else if ((uint64_t)panels[k - 1].w * panels[k - 1].h >= area) continue;
-            else k--;
-            while (k > 0 && (uint64_t)panels[k - 1].w * panels[k - 1].h < area) {
-                panels[k] = panels[k - 1];
-                k--;
-            }
-            panels[k] = b;
+        if (!max_panels || bw < 24 || bh < 14 || qn * 10 < area * 7 || area * 10 > (uint64_t)n * 9) continue;
+        /* One fill colour with lighter text cut out: read inverted. Ink
+         * much darker than the fill: dark text on a mid-tone panel (a grey
+         * button): read on its own, where its fill is the background. */
+        uint32_t ph[256] = {0};
+        for (size_t i = 0; i < qn; i++) ph[g[q[i]]]++;
+        int mode = 0;
+        for (int i = 1; i < 256; i++)
+            if (ph[i] > ph[mode]) mode = i;
+        size_t darker = 0;
+        for (int i = 0; i < mode - INK_CONTRAST; i++) darker += ph[i];
+        if (darker * 100 > qn * 3) {
+            if (darker * 100 < qn * 50) add_panel(panels, max_panels, n_panels, (panel){{x0, y0, bw, bh}, false});
+            continue;
         }
+        if (area - qn < 16) continue;
+        for (size_t i = 0; i < qn; i++) m[q[i]] = 3;
+        int64_t holes = enclosed(m, w, x0, y0, bw, bh);
+        for (size_t i = 0; i < qn; i++) m[q[i]] = 2;
+        if (!(ok = holes >= 0)) break;
+        if (holes < 16 || (uint64_t)holes * 2 < area - qn) continue;
+        add_panel(panels, max_panels, n_panels, (panel){{x0, y0, bw, bh}, true});
+    }
+    /* Tint panels. */
+    for (size_t i = 0; ok && max_panels && i < n; i++) {
+        int d = (int)g[i] - bg;
+        m[i] = g[i] >= t && (d >= TINT_CONTRAST || d <= -TINT_CONTRAST);
+    }
+    for (size_t start = 0; ok && max_panels && start < n; start++) {
+        if (m[start] != 1) continue;
+        if (!(ok = component(m, w, h, start, &q, &qcap, &qn, bb))) break;
+        uint32_t x0 = bb[0], y0 = bb[1], bw = bb[2] - bb[0] + 1, bh = bb[3] - bb[1] + 1;
+        uint64_t area = (uint64_t)bw * bh;
+        if (bw < 32 || bh < 16 || qn * 10 < area * 3 || area * 10 > (uint64_t)n * 9) continue;
+        for (size_t i = 0; i < qn; i++) m[q[i]] = 3;
+        int64_t holes = enclosed(m, w, x0, y0, bw, bh);
+        for (size_t i = 0; i < qn; i++) m[q[i]] = 2;
+        if (!(ok = holes >= 0)) break;
+        if ((qn + (uint64_t)holes) * 10 < area * 9) continue;
+        add_panel(panels, max_panels, n_panels, (panel){{x0, y0, bw, bh}, false});
     }
     free(m);
     free(q);
-    return true;
+    /* Drop panels inside other panels. */
+    size_t k = 0;
+    for (size_t i = 0; ok && i < *n_panels; i++) {
+        const box32 *a = &panels[i].b;
+        bool inside = false;
+        for (size_t j = 0; j < *n_panels && !inside; j++) {
+            const box32 *o = &panels[j].b;
+            if (j == i || (uint64_t)o->w * o->h < (uint64_t)a->w * a->h) continue;
+            if ((uint64_t)o->w * o->h == (uint64_t)a->w * a->h && j > i) continue;
+            inside = a->x >= o->x && a->y >= o->y && a->x + a->w <= o->x + o->w && a->y + a->h <= o->y + o->h;
+        }
+        if (!inside) panels[k++] = panels[i];
+    }
+    *n_panels = k;
+    return ok;
 }
 
 /* ---------------------------------------------------------------- reading */
@@ -594,7 +666,7 @@ static pg_err recognise(rctx *c, const uint8_t *g, size_t gs, uint32_t w, uint32
 }
 
 #define MAX_PANELS 32
-#define MAX_DEPTH 2 /* a panel inside a panel inside the page */
+#define MAX_DEPTH 3 /* a button in a toolbar in a window on the screen */
 
 /* Read the w x h gray window g (tight, owned by the caller, modified here)
  * at (offx, offy) in the region: clean up frames, cut out the opposite-
@@ -602,7 +674,7 @@ static pg_err recognise(rctx *c, const uint8_t *g, size_t gs, uint32_t w, uint32
  * each panel inverted, recursively. */
 static pg_err read_window(rctx *c, uint8_t *g, uint32_t w, uint32_t h, int offx, int offy, int depth, rwords *out,
                           unsigned *n_read) {
-    box32 panels[MAX_PANELS];
+    panel panels[MAX_PANELS];
     size_t np = 0;
     uint8_t bg;
     if (!analyse(g, w, h, panels, depth < MAX_DEPTH ? MAX_PANELS : 0, &np, &bg))
@@ -610,7 +682,8 @@ static pg_err read_window(rctx *c, uint8_t *g, uint32_t w, uint32_t h, int offx,
     uint8_t *crop[MAX_PANELS] = {0};
     pg_err rc = PG_OK;
     for (size_t i = 0; i < np; i++) {
-        const box32 *b = &panels[i];
+        const box32 *b = &panels[i].b;
+        uint8_t x = panels[i].inv ? 255 : 0;
         crop[i] = malloc((size_t)b->w * b->h);
         if (!crop[i]) {
             rc = pg_error_set(c->e, PG_E_INTERNAL, NULL, "out of memory for an OCR panel");
@@ -618,19 +691,19 @@ static pg_err read_window(rctx *c, uint8_t *g, uint32_t w, uint32_t h, int offx,
         }
         for (uint32_t y = 0; y < b->h; y++) {
             uint8_t *row = g + (size_t)(b->y + y) * w + b->x, *d = crop[i] + (size_t)y * b->w;
-            for (uint32_t x = 0; x < b->w; x++) d[x] = (uint8_t)(255 - row[x]);
+            for (uint32_t k = 0; k < b->w; k++) d[k] = row[k] ^ x;
         }
     }
     if (rc == PG_OK) {
         for (size_t i = 0; i < np; i++)
-            for (uint32_t y = 0; y < panels[i].h; y++)
-                memset(g + (size_t)(panels[i].y + y) * w + panels[i].x, bg, panels[i].w);
+            for (uint32_t y = 0; y < panels[i].b.h; y++)
+                memset(g + (size_t)(panels[i].b.y + y) * w + panels[i].b.x, bg, panels[i].b.w);
         rc = recognise(c, g, w, w, h, false, offx, offy, out);
     }
     for (size_t i = 0; i < np && rc == PG_OK; i++) {
         size_t before = out->n;
-        rc = read_window(c, crop[i], panels[i].w, panels[i].h, offx + (int)panels[i].x, offy + (int)panels[i].y,
-                         depth + 1, out, n_read);
+        rc = read_window(c, crop[i], panels[i].b.w, panels[i].b.h, offx + (int)panels[i].b.x,
+                         offy + (int)panels[i].b.y, depth + 1, out, n_read);
         *n_read += out->n > before;
     }
     for (size_t i = 0; i < np; i++) free(crop[i]);

@@ -18,6 +18,8 @@ pg_err pg_op_key(pg_call *c, pg_error *e);
 pg_err pg_op_type(pg_call *c, pg_error *e);
 pg_err pg_op_release(pg_call *c, pg_error *e);
 pg_err pg_op_approve(pg_call *c, pg_error *e);
+pg_err pg_op_analyze(pg_call *c, pg_error *e);
+pg_err pg_op_judge(pg_call *c, pg_error *e);
 
 extern const pg_arg_spec pg_op_windows_args[1];
 extern const pg_arg_spec pg_op_snapshot_args[7];
@@ -28,6 +30,8 @@ extern const pg_arg_spec pg_op_key_args[4];
 extern const pg_arg_spec pg_op_type_args[4];
 extern const pg_arg_spec pg_op_release_args[1];
 extern const pg_arg_spec pg_op_approve_args[1];
+extern const pg_arg_spec pg_op_analyze_args[3];
+extern const pg_arg_spec pg_op_judge_args[4];
 
 /* ---- helpers shared by handlers (op_common.c) ---- */
 

@@ -53,7 +53,7 @@
 typedef enum {
     PG_EP_OPENAI = 1,  /* OpenAI-compatible chat-completions URL */
     PG_EP_COMMAND = 2  /* admin-listed local command */
-} pg_endpoint_kind;
+} pg_relay_kind;
 
 #define PG_RELAY_DEFAULT_TIMEOUT_S 60u
 #define PG_RELAY_DEFAULT_MAX_RESPONSE (1024u * 1024u)
@@ -62,7 +62,7 @@ typedef enum {
 
 typedef struct {
     const char *name;                /* policy name, for messages and the cache key */
-    pg_endpoint_kind kind;
+    pg_relay_kind kind;
     /* PG_EP_OPENAI */
     const char *url;                 /* full chat-completions URL */
     const char *model;               /* "model" field; required */
@@ -129,9 +129,9 @@ pg_err pg_relay_parse_url(const char *url, pg_relay_url *out, pg_error *e);
 #define PG_RELAY_MAX_ADDRS 16
 
 typedef struct {
-    pg_relay_url url;                 /* unset when unix_socket is used alone */
-    bool unix_socket;                 /* destination is ep->unix_socket */
-    int naddrs;                       /* checked addresses (all of them) */
+    pg_relay_url url;                 /* the parsed URL (Host: and path) */
+    bool unix_socket;                 /* destination is ep->unix_socket (naddrs 0) */
+    int naddrs;                       /* distinct checked addresses (first 16; all were checked) */
     struct sockaddr_storage addrs[PG_RELAY_MAX_ADDRS];
     char addr_text[PG_RELAY_MAX_ADDRS][48]; /* numeric form, no brackets */
 } pg_relay_dest;

@@ -278,15 +278,11 @@ pg_err pg_relay_cmd_analyze(const pg_endpoint *ep, const uint8_t *png, size_t pn
     /* Wait for the exit (without reaping, so the group id stays ours), then
      * kill whatever is left of the group, then reap. */
     int status = 0;
-    bool exited = false;
     if (rc == PG_OK && !timed_out && !over) {
         for (;;) {
             siginfo_t si;
             memset(&si, 0, sizeof si);
-            if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == pid) {
-                exited = true;
-                break;
-            }
+            if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == pid) break;
             if (now_ms() >= deadline) {
                 timed_out = true;
                 break;
@@ -316,7 +312,6 @@ pg_err pg_relay_cmd_analyze(const pg_endpoint *ep, const uint8_t *png, size_t pn
                           cap);
         goto done;
     }
-    (void)exited;
     fk = PG_RF_COMMAND;
     if (WIFSIGNALED(status)) {
         rc = pg_error_set(e, PG_E_UNREACHABLE, NULL, "endpoint '%s': command killed by signal %d%s%s", nm,

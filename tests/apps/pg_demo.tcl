@@ -1,7 +1,7 @@
 #!/usr/bin/env wish
 # pixelgate's Tk demo and test app. It reports its own state, so tests can
 # check that input through pixelgate really arrived:
-#   wish pg_demo.tcl STATE_FILE [GEOMETRY]     (GEOMETRY default 480x260+40+40)
+#   wish pg_demo.tcl STATE_FILE [GEOMETRY] [TITLE]   (defaults 480x260+40+40, "pixelgate demo")
 # Every change rewrites STATE_FILE (one JSON object, written to a temp file and
 # renamed) with its pid, the click count, the entry's exact text, and where the button
 # and the entry are inside the window ({x,y,w,h}, window-relative), so a test
@@ -12,14 +12,16 @@ set state_file [lindex $argv 0]
 set clicks 0
 set status "Status: idle"
 
-wm title . "pixelgate demo"
+set title [lindex $argv 2]
+if {$title eq ""} { set title "pixelgate demo" }
+wm title . $title
 set geometry [lindex $argv 1]
 if {$geometry eq ""} { set geometry 480x260+40+40 }
 wm geometry . $geometry
 . configure -background "#f4f4f4"
 option add *Font {Helvetica 14}
 
-label .title -text "pixelgate demo" -font {Helvetica 20 bold} -background "#f4f4f4"
+label .title -text $title -font {Helvetica 20 bold} -background "#f4f4f4"
 label .status -textvariable status -background "#f4f4f4" -foreground "#1a4d8f"
 button .press -text "Press me" -command on_press -background "#2e7d32" -foreground white \
     -activebackground "#1b5e20" -activeforeground white

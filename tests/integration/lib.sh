@@ -47,7 +47,7 @@ pg_setup_dirs() {
     chown pixelgate: "$PG_TMP/run" "$PG_TMP/state"
     chmod 0755 "$PG_TMP/run"
     chmod 0700 "$PG_TMP/state"
-    chown "$PG_AGENT": "$PG_TMP/app"
+    chmod 1777 "$PG_TMP/app" # each app user writes its own state file here
     PG_SOCK=$PG_TMP/run/broker.sock
     PG_STATE_FILE=$PG_TMP/app/state.json
     # The administrator's policy: root-owned file in a root-owned dir.
@@ -127,16 +127,22 @@ pg_stop_broker() {
     PG_BROKER_PID=
 }
 
-# Starts the Tk app as the agent (its own program under test); waits for READY.
-pg_start_app() {
-    rm -f "$PG_STATE_FILE"
-    runuser -u "$PG_AGENT" -- env -i PATH=/usr/bin:/bin DISPLAY="$PG_DISPLAY" LANG=C.UTF-8 \
-        wish "$PG_TMP/app/pg_demo.tcl" "$PG_STATE_FILE" ${PG_APP_GEOMETRY:-} >"$PG_TMP/app.out" 2>&1 &
-    PG_APP_PID=$!
-    PG_PIDS+=($PG_APP_PID)
+# pg_launch_app USER STATE_FILE GEOMETRY TITLE: a Tk app run by USER; waits for READY.
+pg_launch_app() {
+    local user=$1 state=$2 geom=$3 title=$4 out
+    out=$PG_TMP/app.$RANDOM.out
+    rm -f "$state"
+    runuser -u "$user" -- env -i PATH=/usr/bin:/bin DISPLAY="$PG_DISPLAY" LANG=C.UTF-8 \
+        wish "$PG_TMP/app/pg_demo.tcl" "$state" "$geom" "$title" >"$out" 2>&1 &
+    PG_PIDS+=($!)
     local i
-    for i in $(seq 100); do grep -q READY "$PG_TMP/app.out" 2>/dev/null && return 0; sleep 0.1; done
-    pg_die "Tk app did not start: $(cat "$PG_TMP/app.out")"
+    for i in $(seq 100); do grep -q READY "$out" 2>/dev/null && return 0; sleep 0.1; done
+    pg_die "Tk app '$title' ($user) did not start: $(cat "$out")"
+}
+
+# Starts the Tk app as the agent (its own program under test).
+pg_start_app() {
+    pg_launch_app "$PG_AGENT" "$PG_STATE_FILE" "${PG_APP_GEOMETRY:-480x260+40+40}" "pixelgate demo"
 }
 
 # pg_as USER CMD...: run the client (or anything) as USER with the socket set.

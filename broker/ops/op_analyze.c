@@ -1,0 +1,157 @@
+/* analyze and judge: a capture goes to an endpoint the administrator named in
+ * the policy - chosen by the agent by name, never by URL - and only text
+ * comes back. The relay resolves, checks and pins the destination itself. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pg_img.h"
+#include "pg_img_codec.h"
+#include "pg_ops.h"
+#include "relay/pg_relay.h"
+
+const pg_arg_spec pg_op_analyze_args[3] = {
+    {"token", PG_ARG_STRING, true}, {"prompt", PG_ARG_STRING, true}, {"endpoint", PG_ARG_STRING, false}};
+const pg_arg_spec pg_op_judge_args[4] = {{"token", PG_ARG_STRING, true},
+                                         {"expect", PG_ARG_STRING, true},
+                                         {"samples", PG_ARG_INT, false},
+                                         {"endpoint", PG_ARG_STRING, false}};
+
+/* An endpoint as the relay wants it, filled from the policy's description. */
+typedef struct {
+    pg_endpoint ep;
+    pg_dest_policy dest;
+    const char *origin[1];
+    char api_key[512];
+} relay_target;
+
+/* Reads the admin's API key file (first line). */
+static pg_err read_api_key(const char *path, char *out, size_t n, pg_error *e) {
+    FILE *f = fopen(path, "re");
+    if (!f) return pg_error_set(e, PG_E_INTERNAL, "the administrator must make the key file readable by pixelgate",
+                                "cannot read the endpoint's api_key_file");
+    out[0] = '\0';
+    if (fgets(out, (int)n, f)) out[strcspn(out, "\r\n")] = '\0';
+    fclose(f);
+    return PG_OK;
+}
+
+static pg_err target_for(pg_call *c, const char *name, relay_target *t, pg_error *e) {
+    const pg_policy_endpoint *pe = NULL;
+    pg_err rc = pg_policy_endpoint_find(c->view, name, &pe, e);
+    if (rc) return rc;
+    memset(t, 0, sizeof *t);
+    snprintf(c->audit.endpoint, sizeof c->audit.endpoint, "%s", pe->name);
+    t->ep.name = pe->name;
+    t->ep.kind = pe->kind == PG_ENDPOINT_OPENAI ? PG_EP_OPENAI : PG_EP_COMMAND;
+    t->ep.url = pe->url;
+    t->ep.model = pe->model;
+    t->ep.unix_socket = pe->unix_socket;
+    t->ep.argv = pe->argv;
+    t->ep.timeout_s = pe->timeout_s;
+    t->ep.max_response_bytes = (size_t)pe->max_response_bytes;
+    if (pe->api_key_file) {
+        rc = read_api_key(pe->api_key_file, t->api_key, sizeof t->api_key, e);
+        if (rc) return rc;
+        t->ep.api_key = t->api_key;
+    }
+    /* The policy already refused any endpoint whose origin is not allowlisted. */
+    t->origin[0] = pe->origin;
+    t->dest.mode = c->view->analysis_mode == PG_ANALYSIS_ALLOWLIST ? PG_DEST_ALLOWLIST : PG_DEST_LOCAL_ONLY;
+    t->dest.allow_origins = t->origin;
+    t->dest.n_allow_origins = pe->origin ? 1 : 0;
+    return PG_OK;
+}
+
+/* The token's pixels as PNG, for the endpoint; records the token for audit. */
+static pg_err token_png(pg_call *c, uint8_t **png, size_t *len, pg_tok_meta *m, pg_error *e) {
+    uint8_t *px = NULL;
+    pg_err rc = pg_tok_load(c->b->tokens, pg_args_str(c->req->args, "token", ""), (uint32_t)c->peer->uid, m, &px, e);
+    if (rc) return rc;
+    memcpy(c->audit.token, m->token, sizeof c->audit.token);
+    memcpy(c->audit.image_sha256, m->sha256, sizeof c->audit.image_sha256);
+    if (!m->screen) {
+        c->audit.has_window = true;
+        c->audit.window_id = m->window_id;
+        memcpy(c->audit.window_title, m->window_title, sizeof c->audit.window_title);
+        memcpy(c->audit.window_class, m->window_class, sizeof c->audit.window_class);
+    }
+    pg_img *img = NULL;
+    rc = pg_img_wrap(&img, px, m->width, m->height, (size_t)m->width * 4, e);
+    if (rc) {
+        free(px);
+        return rc;
+    }
+    rc = pg_img_encode_png(img, NULL, png, len, e);
+    pg_img_free(img);
+    return rc;
+}
+
+pg_err pg_op_analyze(pg_call *c, pg_error *e) {
+    c->audit.kind = "analyze";
+    relay_target t;
+    pg_err rc = target_for(c, pg_args_str(c->req->args, "endpoint", NULL), &t, e);
+    pg_tok_meta m;
+    uint8_t *png = NULL;
+    size_t len = 0;
+    if (!rc) rc = token_png(c, &png, &len, &m, e);
+    char *answer = NULL;
+    if (!rc) rc = pg_relay_analyze(&t.ep, &t.dest, png, len, pg_args_str(c->req->args, "prompt", ""), &answer, e);
+    free(png);
+    if (rc) return rc;
+    cJSON *r = cJSON_CreateObject();
+    cJSON_AddStringToObject(r, "answer", answer);
+    cJSON_AddStringToObject(r, "endpoint", t.ep.name);
+    cJSON_AddStringToObject(r, "token", m.token);
+    free(answer);
+    c->result = r;
+    return PG_OK;
+}
+
+static cJSON *judge_json(const pg_judge_result *j, const char *endpoint, const char *token) {
+    cJSON *r = cJSON_CreateObject();
+    cJSON_AddStringToObject(r, "outcome", pg_content_status_name(j->status));
+    cJSON_AddStringToObject(r, "reason_code", j->reason_code ? j->reason_code : "");
+    cJSON *v = cJSON_AddObjectToObject(r, "votes");
+    cJSON_AddNumberToObject(v, "match", j->votes_match);
+    cJSON_AddNumberToObject(v, "mismatch", j->votes_mismatch);
+    cJSON_AddNumberToObject(v, "uncertain", j->votes_uncertain);
+    cJSON *arr = cJSON_AddArrayToObject(r, "samples");
+    for (unsigned i = 0; i < j->completed && i < 9; i++) {
+        cJSON *s = cJSON_CreateObject();
+        cJSON_AddStringToObject(s, "verdict", pg_verdict_name(j->sample[i].verdict));
+        cJSON_AddStringToObject(s, "reason", j->sample[i].reason);
+        cJSON_AddItemToArray(arr, s);
+    }
+    cJSON_AddBoolToObject(r, "cached", j->cached);
+    cJSON_AddStringToObject(r, "endpoint", endpoint);
+    cJSON_AddStringToObject(r, "token", token);
+    return r;
+}
+
+pg_err pg_op_judge(pg_call *c, pg_error *e) {
+    c->audit.kind = "judge";
+    int64_t samples = pg_args_int(c->req->args, "samples", 3);
+    if (samples < 1 || samples > 9) return pg_error_set(e, PG_E_USAGE, NULL, "--samples takes 1..9");
+    relay_target t;
+    pg_err rc = target_for(c, pg_args_str(c->req->args, "endpoint", NULL), &t, e);
+    pg_tok_meta m;
+    uint8_t *png = NULL;
+    size_t len = 0;
+    if (!rc) rc = token_png(c, &png, &len, &m, e);
+    pg_judge_result j;
+    memset(&j, 0, sizeof j);
+    if (!rc) rc = pg_relay_judge(&t.ep, &t.dest, c->b->judge_cache, png, len, pg_args_str(c->req->args, "expect", ""),
+                                 (unsigned)samples, &j, e);
+    free(png);
+    if (rc) return rc; /* blocked: an endpoint failure never passes */
+    snprintf(c->audit.detail, sizeof c->audit.detail, "%s (%s) %u/%u/%u%s", pg_content_status_name(j.status),
+             j.reason_code ? j.reason_code : "", j.votes_match, j.votes_mismatch, j.votes_uncertain,
+             j.cached ? " cached" : "");
+    c->result = judge_json(&j, t.ep.name, m.token);
+    if (j.status == PG_CONTENT_MATCH) return PG_OK;
+    /* The check ran and said no: exit 1 with the measurements on stdout. */
+    c->details = cJSON_Duplicate(c->result, 1);
+    return pg_error_set(e, PG_E_ASSERT, "look at the samples' reasons; retry when the screen shows what you expect",
+                        "content judgement: %s (%s)", pg_content_status_name(j.status), j.reason_code ? j.reason_code : "");
+}

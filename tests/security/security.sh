@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# One check per privacy guarantee, each attempting the forbidden thing as the
+# agent (or with a bad policy) and failing as it must. Real broker as system
+# user `pixelgate`, real Xvfb, real Tk apps run by their own users.
+# (Spool/audit unreadable, tokens bound to their user and audit tamper
+# detection are proven in tests/integration/tk_loop.sh.)
+set -uo pipefail
+. "$(dirname "$0")/../integration/lib.sh"
+PG_AGENT=pgs-agent
+PG_OTHER=pgs-other
+APPROVER=pgs-approver
+OUTSIDER=pgs-outsider
+
+pg_require_root
+pg_require_tools Xvfb xauth xhost xdpyinfo wish jq runuser useradd convert identify
+trap pg_cleanup EXIT
+pg_user pixelgate system
+for u in "$PG_AGENT" "$PG_OTHER" "$APPROVER" "$OUTSIDER"; do pg_user "$u"; done
+PG_POLICY_JSON=$(cat <<JSON
+{"version": 1,
+ "clients": {"users": ["$PG_AGENT", "$PG_OTHER"]},
+ "approvers": ["$APPROVER"],
+ "expose_pixels": "analyze-only",
+ "capture": {"deny_windows": ["^secret vault\$"]}}
+JSON
+)
+pg_setup_dirs
+pg_start_xvfb
+DISPLAY=$PG_DISPLAY xhost +SI:localuser:"$PG_OTHER" >/dev/null
+pg_start_broker
+pg_start_app
+pg_launch_app "$PG_OTHER" "$PG_TMP/app/other.json" 300x200+600+40 "other user app"
+pg_launch_app "$PG_AGENT" "$PG_TMP/app/vault.json" 300x200+600+400 "secret vault"
+AUDIT=$PG_TMP/state/audit.jsonl
+audited() { jq -s -e "$1" "$AUDIT" >/dev/null; }   # audited JQ_FILTER_ON_ALL_RECORDS
+
+TOKEN=$(pg_as "$PG_AGENT" pixelgate snapshot --window '^pixelgate demo$' | jq -r .token)
+check "setup: the agent has a token" grep -q '^cap:' <<<"$TOKEN"
+
+# --- admission
+pg_as "$OUTSIDER" pixelgate ping >/dev/null 2>"$PG_TMP/e"
+check "a user the policy does not admit is refused (exit 3)" test $? = 3
+check "...and the refusal is audited" audited "map(select(.principal.user==\"$OUTSIDER\" and .outcome==\"POLICY_REFUSED\")) | length == 1"
+
+# --- release under analyze-only: refused, with a request id; nothing written
+pg_as "$PG_AGENT" pixelgate release "$TOKEN" --png "/tmp/pgs-release.png" >/dev/null 2>"$PG_TMP/e"
+check "release under analyze-only exits 3" test $? = 3
+check "...nothing was written" test ! -e /tmp/pgs-release.png
+REQ=$(jq -r .error.details.request_id "$PG_TMP/e")
+check "...and the refusal names a request id" grep -qE '^rel:' <<<"$REQ"
+check "...and is audited with that id" audited "map(select(.op==\"release\" and .disposition.request_id==\"$REQ\" and .outcome==\"POLICY_REFUSED\")) | length >= 1"
+
+# --- approving: never one's own request; not a non-approver; an approver once
+pg_as "$PG_AGENT" pixelgate approve "$REQ" >/dev/null 2>&1
+check "the agent cannot approve its own release (exit 3)" test $? = 3
+pg_as "$PG_OTHER" pixelgate approve "$REQ" >/dev/null 2>&1
+check "a user who is not an approver cannot approve (exit 3)" test $? = 3
+pg_as "$PG_AGENT" pixelgate release "$TOKEN" --png /tmp/pgs-release.png >/dev/null 2>&1
+check "still refused before approval" test $? = 3
+out=$(pg_as "$APPROVER" pixelgate approve "$REQ")
+check "an approver (not a client) approves" test "$(jq -r .requester <<<"$out")" = "$PG_AGENT"
+RELDIR=$(runuser -u "$PG_AGENT" -- mktemp -d)
+out=$(pg_as "$PG_AGENT" pixelgate release "$TOKEN" --png "$RELDIR/shot.png")
+check "after approval the release succeeds once (mode approved)" test "$(jq -r .mode <<<"$out")" = approved
+check "...the client wrote a real PNG of the capture's size, owned by the agent" \
+    test "$(identify -format '%wx%h' "$RELDIR/shot.png")" = "$(jq -r '"\(.width)x\(.height)"' <<<"$out")" -a "$(stat -c %U "$RELDIR/shot.png")" = "$PG_AGENT"
+pg_as "$PG_AGENT" pixelgate release "$TOKEN" --base64 >/dev/null 2>&1
+check "...and only once (a second release exits 3)" test $? = 3
+pg_as "$PG_OTHER" pixelgate release "$TOKEN" --base64 >/dev/null 2>&1
+check "another user cannot release the agent's token (exit 4)" test $? = 4
+
+# --- denied windows
+pg_as "$PG_AGENT" pixelgate snapshot --window '^secret vault$' >/dev/null 2>"$PG_TMP/e"
+check "capturing a denied window exits 3" test $? = 3
+check "...and the refusal is audited" audited 'map(select(.op=="snapshot" and .outcome=="POLICY_REFUSED" and .window.title=="secret vault")) | length == 1'
+pg_as "$PG_AGENT" pixelgate click --window '^secret vault$' --at 10,10 >/dev/null 2>&1
+check "input into a denied window exits 3" test $? = 3
+
+# --- input only into the requester's own windows
+pg_as "$PG_AGENT" pixelgate click --window '^other user app$' --at 150,100 >/dev/null 2>"$PG_TMP/e"
+check "clicking a window owned by another user exits 3" test $? = 3
+pg_as "$PG_AGENT" pixelgate type --window '^other user app$' 'rm -rf ~' >/dev/null 2>&1
+check "typing into a window owned by another user exits 3" test $? = 3
+check "...the other user's app got nothing" test "$(jq .clicks "$PG_TMP/app/other.json"):$(jq -r .entry "$PG_TMP/app/other.json")" = "0:"
+
+# --- release under allow (policy reloaded by SIGHUP); screen capture blacks out the denied window
+ALLOW=$(jq '.expose_pixels = "allow"' "$PG_POLICY")
+pg_write_policy "$ALLOW"
+kill -HUP "$PG_BROKER_PID"; sleep 0.6
+check "SIGHUP reload is audited" audited 'map(select(.op=="policy.reload" and .outcome=="OK")) | length == 1'
+out=$(pg_as "$PG_AGENT" pixelgate snapshot --screen)
+check "a screen capture reports the denied window blacked out" test "$(jq .redacted_windows <<<"$out")" = 1
+STOK=$(jq -r .token <<<"$out")
+pg_as "$PG_AGENT" pixelgate release "$STOK" --png "$RELDIR/screen.png" >/dev/null
+check "under allow the agent releases its screen capture" test -s "$RELDIR/screen.png"
+px() { convert "$RELDIR/screen.png" -format "%[pixel:p{$1}]" info:; }
+check "...where the denied window is black" test "$(px 750,500)" = "srgb(0,0,0)" -o "$(px 750,500)" = "black"
+check "...and the agent's own window is not" test "$(px 100,100)" != "srgb(0,0,0)"
+
+# --- never: no release even after an approval would exist
+pg_write_policy "$(jq '.expose_pixels = "never"' "$PG_POLICY")"
+kill -HUP "$PG_BROKER_PID"; sleep 0.6
+pg_as "$PG_AGENT" pixelgate release "$STOK" --png "$RELDIR/never.png" >/dev/null 2>&1
+check "release under never exits 3" test $? = 3
+check "...and writes nothing" test ! -e "$RELDIR/never.png"
+
+# --- the policy file itself
+chmod 0666 "$PG_POLICY"
+kill -HUP "$PG_BROKER_PID"; sleep 0.6
+check "a world-writable policy is refused on reload, the old one stays" grep -q "policy reload refused" "$PG_TMP/broker.log"
+pg_as "$PG_AGENT" pixelgate release "$STOK" --base64 >/dev/null 2>&1
+check "...(still never: release exits 3)" test $? = 3
+chmod 0664 "$PG_POLICY"
+runuser -u pixelgate -- "$PG_TMP/bin/pixelgated" --foreground --socket "$PG_TMP/run/x.sock" \
+    --state-dir "$PG_TMP/state2" --policy "$PG_POLICY" 2>"$PG_TMP/e"
+check "the broker refuses to start with a group-writable policy (exit 8)" test $? = 8
+check "...saying why" grep -qi "writable" "$PG_TMP/e"
+chmod 0644 "$PG_POLICY"
+chown "$PG_AGENT" "$PG_POLICY"
+runuser -u pixelgate -- "$PG_TMP/bin/pixelgated" --foreground --socket "$PG_TMP/run/x.sock" \
+    --state-dir "$PG_TMP/state2" --policy "$PG_POLICY" 2>"$PG_TMP/e"
+check "...or with a policy owned by the agent (exit 8)" test $? = 8
+chown root "$PG_POLICY"
+
+# --- the audit chain still verifies after all of this
+"$PG_TMP/bin/pixelgated" --verify-audit "$AUDIT" >/dev/null
+check "the audit chain verifies" test $? = 0
+ANCHOR=$(grep -o 'audit [0-9]*:[0-9a-f]*' "$PG_TMP/broker.log" | tail -1 | cut -d' ' -f2)
+head -n -2 "$AUDIT" >"$PG_TMP/truncated.jsonl"
+"$PG_TMP/bin/pixelgated" --verify-audit "$PG_TMP/truncated.jsonl" --anchor "$ANCHOR" >/dev/null
+check "truncating the audit log is caught against the logged anchor (exit 1)" test $? = 1
+
+pg_summary
