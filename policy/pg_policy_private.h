@@ -1,0 +1,102 @@
+/* pg_policy_private.h - the policy's internals, shared by the files of policy/
+ * only. Nothing outside policy/ includes this.
+ */
+#ifndef PG_POLICY_PRIVATE_H
+#define PG_POLICY_PRIVATE_H
+
+#include <stdatomic.h>
+
+#ifndef _WIN32
+#include <regex.h>
+#endif
+
+#include "pg_policy.h"
+
+/* Limits on the policy text itself (beyond PG_POLICY_MAX_BYTES). */
+#define PGP_MAX_MEMBERS 10000   /* members of one object / elements of one array */
+#define PGP_MAX_ENDPOINTS 256
+#define PGP_MAX_PATTERN 1024    /* bytes of one window pattern */
+#define PGP_MAX_PATTERN_COST 10000
+#define PGP_MAX_NAME 256        /* user / group name bytes */
+#define PGP_MAX_EP_NAME 64
+#define PGP_MAX_PATH 4095
+#define PGP_MAX_URL 2048
+#define PGP_MAX_ARGV 64
+#define PGP_MAX_ARG 4096
+
+struct pg_policy_patset {
+    size_t n;
+    const char **src;
+#ifndef _WIN32
+    regex_t *re;
+    size_t n_compiled; /* how many of re[] regfree must release */
+#endif
+    struct pg_policy_patset *next_all; /* every patset of a policy, for freeing */
+};
+
+typedef struct {
+    const char *name;
+    pg_policy_view view;
+} pgp_user_view;
+
+struct pg_policy {
+    atomic_size_t refs;
+    cJSON *tree;   /* the parsed text: names, URLs and patterns point into it */
+    void **allocs; /* every allocation below, freed together */
+    size_t n_allocs, cap_allocs;
+    pg_policy_patset *patsets;
+
+    pg_policy_settings settings;
+    pg_policy_view global;
+    pgp_user_view *users;
+    size_t n_users;
+
+    const pg_policy_endpoint **eps; /* global endpoints in file order */
+    size_t n_eps;
+    const char **allowlist;         /* normalised origins */
+    size_t n_allowlist;
+    bool allowlist_present;
+
+    bool clients_all;               /* clients.users contains "*" */
+    const char **client_users;
+    size_t n_client_users;
+    const char **client_groups;
+    size_t n_client_groups;
+    const char **approvers;
+    size_t n_approvers;
+
+    const char **warnings;
+    size_t n_warnings;
+};
+
+/* Memory owned by p (zeroed); NULL on failure. */
+void *pgp_alloc(pg_policy *p, size_t n);
+char *pgp_strdup(pg_policy *p, const char *s);
+char *pgp_strndup(pg_policy *p, const char *s, size_t n);
+/* Frees every allocation and compiled pattern (refcount ignored). */
+void pgp_destroy(pg_policy *p);
+
+/* Names: case-sensitive on POSIX, ASCII case-insensitive on Windows. */
+bool pgp_name_eq(const char *a, const char *b);
+int pgp_name_cmp(const char *a, const char *b);
+
+/* A parsed http(s) URL or origin. */
+typedef struct {
+    char scheme[6];   /* "http" | "https" */
+    char host[256];   /* lower case; IPv6 canonical (RFC 5952) without brackets */
+    bool ipv6;
+    uint16_t port;
+    char origin[300]; /* scheme://host:port, IPv6 in brackets */
+    const char *rest; /* points into the input: path/query ("" when none) */
+    bool loopback;    /* 127.0.0.0/8, ::1, ::ffff:127.0.0.0/104, "localhost" */
+} pgp_url;
+
+/* Parses s; on failure writes why (no JSON path) and returns false. With
+ * origin_only, a path other than "" or "/" is refused. */
+bool pgp_url_parse(const char *s, bool origin_only, pgp_url *u, char *why, size_t n);
+
+/* A window pattern: checks size, complexity and back-references; on POSIX
+ * compiles it (REG_EXTENDED | REG_ICASE | REG_NOSUB). */
+bool pgp_pattern_check(const char *src, char *why, size_t n);
+
+#endif
