@@ -124,6 +124,22 @@ static bool many_siblings(const pg_img *img, uint32_t x1, uint32_t y1) {
     return false;
 }
 
+/* Brightness deltas of the centre c against its neighbours nb[0..n), in the
+ * order given. When all are opaque no blending applies and the delta is the
+ * plain weighted difference (identical pixels give exactly 0, as pixelmatch's
+ * early return does), computed without branches. */
+static void neighbour_deltas(const uint8_t *c, const uint8_t *const *nb, int n, uint64_t k, bool checker,
+                             double *d) {
+    unsigned opaque = c[3];
+    for (int i = 0; i < n; i++) opaque &= nb[i][3];
+    if (opaque == 255) {
+        for (int i = 0; i < n; i++)
+            d[i] = (double)(c[0] - nb[i][0]) * Y_R + (double)(c[1] - nb[i][1]) * Y_G + (double)(c[2] - nb[i][2]) * Y_B;
+        return;
+    }
+    for (int i = 0; i < n; i++) d[i] = brightness_delta(c, nb[i], k, checker);
+}
+
 /* pixelmatch's antialiasing detector for the pixel of img at (x1,y1); the
  * sibling test looks at both compared images a and b. Neighbours are visited
  * column by column (x outer) because ties keep the first extreme found. */
@@ -131,30 +147,31 @@ static bool antialiased(const pg_img *img, const pg_img *a, const pg_img *b, uin
                         bool checker) {
     uint32_t x0 = x1 ? x1 - 1 : 0, y0 = y1 ? y1 - 1 : 0;
     uint32_t x2 = x1 + 1 < img->width ? x1 + 1 : x1, y2 = y1 + 1 < img->height ? y1 + 1 : y1;
-    const uint8_t *c = px(img, x1, y1);
-    uint64_t k = ((uint64_t)y1 * img->width + x1) * 4;
-    int zeroes = (x1 == x0 || x1 == x2 || y1 == y0 || y1 == y2) ? 1 : 0;
-    double min = 0, max = 0;
-    uint32_t min_x = 0, min_y = 0, max_x = 0, max_y = 0;
+    const uint8_t *nb[8];
+    uint32_t nx[8], ny[8];
+    int n = 0;
     for (uint32_t x = x0; x <= x2; x++)
         for (uint32_t y = y0; y <= y2; y++) {
             if (x == x1 && y == y1) continue;
-            double d = brightness_delta(c, px(img, x, y), k, checker);
-            if (d == 0) {
-                if (++zeroes > 2) return false;
-            } else if (d < min) {
-                min = d;
-                min_x = x;
-                min_y = y;
-            } else if (d > max) {
-                max = d;
-                max_x = x;
-                max_y = y;
-            }
+            nb[n] = px(img, x, y), nx[n] = x, ny[n] = y, n++;
         }
-    if (min == 0 || max == 0) return false;
-    return (many_siblings(a, min_x, min_y) && many_siblings(b, min_x, min_y)) ||
-           (many_siblings(a, max_x, max_y) && many_siblings(b, max_x, max_y));
+    double d[8];
+    neighbour_deltas(px(img, x1, y1), nb, n, ((uint64_t)y1 * img->width + x1) * 4, checker, d);
+    int zeroes = (x1 == x0 || x1 == x2 || y1 == y0 || y1 == y2) ? 1 : 0;
+    double min = 0, max = 0;
+    int imin = -1, imax = -1;
+    for (int i = 0; i < n; i++) {
+        if (d[i] == 0) {
+            if (++zeroes > 2) return false;
+        } else if (d[i] < min) {
+            min = d[i], imin = i;
+        } else if (d[i] > max) {
+            max = d[i], imax = i;
+        }
+    }
+    if (imin < 0 || imax < 0) return false; /* no darker or no brighter neighbour */
+    return (many_siblings(a, nx[imin], ny[imin]) && many_siblings(b, nx[imin], ny[imin])) ||
+           (many_siblings(a, nx[imax], ny[imax]) && many_siblings(b, nx[imax], ny[imax]));
 }
 
 /* ---- diff image ---- */

@@ -2,6 +2,7 @@
  * example a truncated file that libjpeg would pad with grey) is an error, and
  * progressive files may not have more scans than PG_JPEG_MAX_SCANS (a
  * known CPU bomb). Without PG_HAVE_JPEG every entry point is UNSUPPORTED. */
+#include <limits.h>
 #include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -109,6 +110,8 @@ pg_err pg_img_decode_jpeg(const uint8_t *buf, size_t n, const pg_img_limits *lim
     *out = NULL;
     pg_err rc = pg_img_check_input(buf, n, lim, PG_IMG_FMT_JPEG, e);
     if (rc) return rc;
+    if (n > ULONG_MAX) /* libjpeg takes an unsigned long (32 bits on Windows) */
+        return pg_error_set(e, PG_E_BADINPUT, NULL, "JPEG data too large for libjpeg");
     /* On the heap: everything here must survive longjmp unchanged-or-read. */
     jpeg_dec *d = calloc(1, sizeof *d);
     if (!d) return pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory");
@@ -142,6 +145,7 @@ done:
 }
 
 pg_err pg_img_probe_jpeg(const uint8_t *buf, size_t n, uint32_t *w, uint32_t *h, pg_error *e) {
+    if (n > ULONG_MAX) return pg_error_set(e, PG_E_BADINPUT, NULL, "JPEG data too large for libjpeg");
     jpeg_dec *d = calloc(1, sizeof *d);
     if (!d) return pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory");
     pg_err rc = PG_OK;

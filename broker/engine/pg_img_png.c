@@ -119,6 +119,7 @@ pg_err pg_img_decode_png(const uint8_t *buf, size_t n, const pg_img_limits *lim,
 typedef struct {
     uint8_t *buf;
     size_t len, cap;
+    uint8_t *rgb_row; /* scratch row when writing RGB, else NULL */
     char msg[256];
 } png_sink;
 
@@ -162,8 +163,17 @@ static int png_filter_flags(pg_png_filter f) {
     }
 }
 
-static void png_write_all(png_structp png, png_infop info, const pg_img *img, const pg_png_opts *o) {
-    bool rgb = !o->keep_alpha && img_opaque(img);
+static void rgba_to_rgb(const uint8_t *restrict in, uint32_t w, uint8_t *restrict out) {
+    for (uint32_t x = 0; x < w; x++) {
+        out[3 * x] = in[4 * x];
+        out[3 * x + 1] = in[4 * x + 1];
+        out[3 * x + 2] = in[4 * x + 2];
+    }
+}
+
+/* rgb_row: 3*width bytes of scratch, used when the image is written as RGB. */
+static void png_write_all(png_structp png, png_infop info, const pg_img *img, const pg_png_opts *o, bool rgb,
+                          uint8_t *rgb_row) {
     png_set_IHDR(png, info, img->width, img->height, 8, rgb ? PNG_COLOR_TYPE_RGB : PNG_COLOR_TYPE_RGB_ALPHA,
                  PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
     png_set_compression_level(png, o->level);
@@ -171,8 +181,14 @@ static void png_write_all(png_structp png, png_infop info, const pg_img *img, co
     png_set_filter(png, PNG_FILTER_TYPE_BASE, png_filter_flags(o->filter));
     png_set_compression_buffer_size(png, (size_t)1 << 17);
     png_write_info(png, info);
-    if (rgb) png_set_filler(png, 0, PNG_FILLER_AFTER); /* on write: drops the 4th byte */
-    for (uint32_t y = 0; y < img->height; y++) png_write_row(png, pg_img_row(img, y));
+    if (!rgb) {
+        for (uint32_t y = 0; y < img->height; y++) png_write_row(png, pg_img_row(img, y));
+    } else { /* our own RGBA -> RGB copy: faster than libpng's filler transform */
+        for (uint32_t y = 0; y < img->height; y++) {
+            rgba_to_rgb(pg_img_row(img, y), img->width, rgb_row);
+            png_write_row(png, rgb_row);
+        }
+    }
     png_write_end(png, info);
 }
 
@@ -183,11 +199,16 @@ pg_err pg_img_encode_png(const pg_img *img, const pg_png_opts *opts, uint8_t **o
     if (o.level < 0 || o.level > 9) return pg_error_set(e, PG_E_USAGE, NULL, "PNG level %d not in 0..9", o.level);
     /* On the heap: its fields change under libpng and must survive longjmp. */
     png_sink *sink = calloc(1, sizeof *sink);
+    if (sink && !o.keep_alpha && img_opaque(img) && !(sink->rgb_row = malloc((size_t)img->width * 3))) {
+        free(sink);
+        sink = NULL;
+    }
     png_structp png = sink ? png_create_write_struct(PNG_LIBPNG_VER_STRING, sink->msg, png_on_error, png_on_warning)
                            : NULL;
     png_infop info = png ? png_create_info_struct(png) : NULL;
     if (!info) {
         png_destroy_write_struct(&png, NULL);
+        if (sink) free(sink->rgb_row);
         free(sink);
         return pg_error_set(e, PG_E_INTERNAL, NULL, "libpng could not start");
     }
@@ -195,14 +216,16 @@ pg_err pg_img_encode_png(const pg_img *img, const pg_png_opts *opts, uint8_t **o
         png_destroy_write_struct(&png, &info);
         pg_err rc = pg_error_set(e, PG_E_INTERNAL, NULL, "PNG encoding failed: %s", sink->msg);
         free(sink->buf);
+        free(sink->rgb_row);
         free(sink);
         return rc;
     }
     png_set_write_fn(png, sink, png_write_mem, png_flush_mem);
-    png_write_all(png, info, img, &o);
+    png_write_all(png, info, img, &o, sink->rgb_row != NULL, sink->rgb_row);
     png_destroy_write_struct(&png, &info);
     *out = sink->buf;
     *out_len = sink->len;
+    free(sink->rgb_row);
     free(sink);
     return PG_OK;
 }

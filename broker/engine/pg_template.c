@@ -92,8 +92,22 @@ static double exact_score(tm *m, uint32_t pos) {
 }
 
 /* One output row of window variances (n * sum W^2 - (sum W)^2, as float)
- * by sliding the column sums cs/cq across. */
-static void row_variances(const tm *m, const uint32_t *cs, const uint64_t *cq, float *var) {
+ * from prefix sums of the column sums cs/cq: in doubles, which hold every
+ * value exactly while n^2 * 255^2 < 2^53 (the caller checks), so a flat
+ * window still gives exactly 0; the subtractions then vectorise. */
+static void row_variances(const tm *m, const uint32_t *cs, const uint32_t *cq, double *ps, double *pq, float *var) {
+    ps[0] = pq[0] = 0;
+    for (uint32_t x = 0; x < m->W; x++) ps[x + 1] = ps[x] + cs[x], pq[x + 1] = pq[x] + cq[x];
+    const double n = (double)m->n;
+    const uint32_t w = m->w;
+    for (uint32_t x = 0; x < m->ow; x++) {
+        double sw = ps[x + w] - ps[x], qw = pq[x + w] - pq[x];
+        var[x] = (float)(n * qw - sw * sw);
+    }
+}
+
+/* Exact integer fallback for templates too large for the double path. */
+static void row_variances_int(const tm *m, const uint32_t *cs, const uint32_t *cq, float *var) {
     uint64_t s = 0, q = 0;
     for (uint32_t x = 0; x < m->w; x++) s += cs[x], q += cq[x];
     for (uint32_t x = 0; x < m->ow; x++) {
@@ -103,13 +117,17 @@ static void row_variances(const tm *m, const uint32_t *cs, const uint64_t *cq, f
 }
 
 /* inv[p] = n / sqrt(var_t * var_w(p)), 0 for flat windows; single precision
- * is enough: inv only scales approximate scores whose bounds carry slack. */
+ * is enough: inv only scales approximate scores whose bounds carry slack.
+ * Column sums of squares are 32-bit, exact for h * 255^2 < 2^32, i.e. for
+ * templates up to 66051 pixels tall (taller ones are refused up front). */
 static pg_err window_norms(tm *m, pg_error *e) {
-    uint32_t *cs = calloc(m->W, sizeof *cs);
-    uint64_t *cq = calloc(m->W, sizeof *cq);
-    if (!cs || !cq) {
-        free(cs), free(cq);
-        return pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory for template matching");
+    bool fast = (double)m->n * (double)m->n * 65025.0 < 9007199254740992.0 && m->h <= 66051;
+    uint32_t *cs = calloc(m->W, sizeof *cs), *cq = calloc(m->W, sizeof *cq);
+    double *ps = malloc(sizeof *ps * ((size_t)m->W + 1)), *pq = malloc(sizeof *pq * ((size_t)m->W + 1));
+    if (!cs || !cq || !ps || !pq || m->h > 66051) {
+        free(cs), free(cq), free(ps), free(pq);
+        return pg_error_set(e, m->h > 66051 ? PG_E_USAGE : PG_E_INTERNAL, NULL,
+                            m->h > 66051 ? "template taller than 66051 pixels" : "out of memory for template matching");
     }
     for (uint32_t j = 0; j < m->h; j++)
         for (uint32_t x = 0; x < m->W; x++) {
@@ -119,18 +137,21 @@ static pg_err window_norms(tm *m, pg_error *e) {
     const float k = (float)((double)m->n / sqrt((double)m->var_t));
     for (uint32_t y = 0; y < m->oh; y++) {
         float *inv = m->inv + (size_t)y * m->ow;
-        row_variances(m, cs, cq, inv);
+        if (fast) row_variances(m, cs, cq, ps, pq, inv);
+        else row_variances_int(m, cs, cq, inv);
         for (uint32_t x = 0; x < m->ow; x++) { /* arithmetic instead of branches: it vectorises */
             float v = inv[x], pos = (float)(v > 0);
             inv[x] = pos * (k / sqrtf(v + (1.0f - pos)));
         }
-        if (y + 1 < m->oh)
+        if (y + 1 < m->oh) {
+            const uint8_t *ga = m->g + (size_t)y * m->W, *gb = m->g + (size_t)(y + m->h) * m->W;
             for (uint32_t x = 0; x < m->W; x++) {
-                uint32_t a = m->g[(size_t)y * m->W + x], b = m->g[(size_t)(y + m->h) * m->W + x];
-                cs[x] += b - a, cq[x] += (uint64_t)b * b - (uint64_t)a * a;
+                uint32_t a = ga[x], b = gb[x];
+                cs[x] += b - a, cq[x] += b * b - a * a; /* modular: the sums stay exact */
             }
+        }
     }
-    free(cs), free(cq);
+    free(cs), free(cq), free(ps), free(pq);
     return PG_OK;
 }
 

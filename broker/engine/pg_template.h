@@ -16,9 +16,9 @@
  * All matches: every position scoring >= threshold, greedily kept from the
  * highest down while its box overlaps no box already kept (non-maximum
  * suppression), at most PG_TMPL_MAX_MATCHES.
- * Errors: template larger than the searched area, or more than
- * PG_TMPL_MAX_TEMPLATE_PIXELS -> PG_E_USAGE; a single-colour template
- * (no correlation defined; OpenCV would answer 1 everywhere) -> PG_E_USAGE.
+ * Errors (PG_E_USAGE): a template larger than the searched area, with more
+ * than PG_TMPL_MAX_TEMPLATE_PIXELS or taller than 66051 pixels; a
+ * single-colour template (no correlation defined; OpenCV answers 1 everywhere).
  * A search without any match above the threshold is not an error: found is
  * false and best still holds the highest score.
  * Never: touches the platform, keeps state; memory is a few floats per

@@ -47,6 +47,9 @@ def cases(work):
     noisy = np.clip(big.astype(int) + rng.integers(-12, 13, big.shape), 0, 255).astype(np.uint8)
     yield "noise_pm12", big, noisy, {}
     yield "noise_pm12_include_aa", big, noisy, {"includeAA": True}
+    loud = np.clip(big.astype(int) + rng.integers(-60, 61, big.shape), 0, 255).astype(np.uint8)
+    yield "noise_pm60", big, loud, {}
+    yield "noise_pm60_t0", big, loud, {"threshold": 0.0}
     shapes_a = np.full((240, 300, 3), 250, np.uint8)
     shapes_b = shapes_a.copy()
     for i in range(12):
@@ -84,6 +87,26 @@ def cases(work):
     grad2 = grad.copy()
     grad2[20:40, 100:180] = np.clip(grad2[20:40, 100:180].astype(int) + 40, 0, 255)
     yield "gradient_patch", grad, grad2, {}
+    for s in range(40):  # small random scenes: many antialiased edges, ties, alpha
+        r = np.random.default_rng(500 + s)
+        h, w = int(r.integers(8, 70)), int(r.integers(8, 90))
+        a = np.full((h, w, 3), int(r.integers(0, 256)), np.uint8)
+        for _ in range(int(r.integers(1, 6))):
+            p1 = (int(r.integers(0, w)), int(r.integers(0, h)))
+            p2 = (int(r.integers(0, w)), int(r.integers(0, h)))
+            col = tuple(int(c) for c in r.integers(0, 256, 3))
+            cv2.line(a, p1, p2, col, int(r.integers(1, 3)), cv2.LINE_AA)
+        cv2.putText(a, "Ag", (int(r.integers(0, w // 2 + 1)), h - 2), cv2.FONT_HERSHEY_SIMPLEX, 0.4, (0, 0, 0), 1,
+                    cv2.LINE_AA)
+        b = np.roll(a, int(r.integers(-1, 2)), axis=int(r.integers(0, 2))).copy()
+        if s % 3 == 0:
+            a = with_alpha(a, s) if h > 12 and w > 12 else a
+            b = with_alpha(b, s + 1) if h > 12 and w > 12 else b
+        opt = {"threshold": float(r.choice([0.0, 0.05, 0.1, 0.2])), "includeAA": bool(s % 4 == 1),
+               "checkerboard": bool(s % 5 == 2)}
+        if a.shape[2] != b.shape[2]:
+            continue
+        yield f"scene_{s}", a, b, opt
     for s in range(4):
         r = np.random.default_rng(100 + s)
         a = r.integers(0, 256, (37 + s, 53, 3), dtype=np.uint8)

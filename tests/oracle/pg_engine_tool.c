@@ -4,8 +4,9 @@
  *
  *   pg_engine_tool diff A B [--threshold T] [--include-aa] [--checkerboard]
  *                  [--region X,Y,W,H] [--mask X,Y,W,H]... [--out DIFF.png]
- *   pg_engine_tool template IMAGE TEMPLATE [--threshold T] [--all]
- *   pg_engine_tool ssim A B
+ *   pg_engine_tool template IMAGE TEMPLATE [--threshold T] [--all] [--region R] [--fft|--direct]
+ *   pg_engine_tool grey IMAGE OUT.raw                (OpenCV-compatible grey bytes)
+ *   pg_engine_tool ssim A B [REPS]                   (and its median ms)
  *   pg_engine_tool hash IMAGE [--region X,Y,W,H]
  *   pg_engine_tool time-diff A B REPS [diff options]  (median ms of the call only)
  *   pg_engine_tool time-template IMAGE TEMPLATE REPS
@@ -23,6 +24,8 @@
 #include "pg_fingerprint.h"
 #include "pg_img.h"
 #include "pg_img_codec.h"
+#include "pg_ssim.h"
+#include "pg_template.h"
 
 static pg_img *load(const char *path) {
     FILE *f = fopen(path, "rb");
@@ -232,7 +235,105 @@ static int cmd_time_png(int argc, char **argv) {
     return 0;
 }
 
+static void parse_tmpl_args(int argc, char **argv, int i, pg_tmpl_opts *o, pg_img_rect *region) {
+    pg_tmpl_opts_init(o);
+    for (; i < argc; i++) {
+        if (!strcmp(argv[i], "--threshold") && i + 1 < argc) o->threshold = atof(argv[++i]);
+        else if (!strcmp(argv[i], "--all")) o->all = true;
+        else if (!strcmp(argv[i], "--fft")) o->method = PG_TMPL_FFT;
+        else if (!strcmp(argv[i], "--direct")) o->method = PG_TMPL_DIRECT;
+        else if (!strcmp(argv[i], "--region") && i + 1 < argc) {
+            *region = parse_rect(argv[++i]);
+            o->region = region;
+        } else {
+            fprintf(stderr, "unknown template option %s\n", argv[i]);
+            exit(2);
+        }
+    }
+}
+
+static int cmd_template(int argc, char **argv) {
+    pg_tmpl_opts o;
+    pg_img_rect region;
+    parse_tmpl_args(argc, argv, 4, &o, &region);
+    pg_img *img = load(argv[2]), *t = load(argv[3]);
+    static pg_tmpl_result r;
+    pg_error e;
+    if (pg_tmpl_match(img, t, &o, &r, &e)) return fail(&e);
+    printf("{\"found\":%s,\"x\":%u,\"y\":%u,\"score\":%.9f,\"verified\":%llu,\"matches\":[", r.found ? "true" : "false",
+           r.best.box.x, r.best.box.y, r.best.score, (unsigned long long)r.verified);
+    for (size_t i = 0; i < r.n_matches; i++)
+        printf("%s[%u,%u,%.9f]", i ? "," : "", r.matches[i].box.x, r.matches[i].box.y, r.matches[i].score);
+    printf("]}\n");
+    pg_img_free(img);
+    pg_img_free(t);
+    return 0;
+}
+
+static int cmd_time_template(int argc, char **argv) {
+    pg_tmpl_opts o;
+    pg_img_rect region;
+    int reps = atoi(argv[4]);
+    parse_tmpl_args(argc, argv, 5, &o, &region);
+    pg_img *img = load(argv[2]), *t = load(argv[3]);
+    double *ts = malloc(sizeof *ts * (size_t)reps), *tw = malloc(sizeof *tw * (size_t)reps);
+    static pg_tmpl_result r;
+    pg_tmpl_ws *ws;
+    if (pg_tmpl_ws_new(&ws, NULL)) return 9;
+    for (int i = 0; i < reps; i++) {
+        double t0 = now_ms();
+        pg_tmpl_match(img, t, &o, &r, NULL);
+        double t1 = now_ms();
+        pg_tmpl_match_ws(ws, img, t, &o, &r, NULL);
+        ts[i] = t1 - t0;
+        tw[i] = now_ms() - t1;
+    }
+    printf("{\"median_ms\":%.3f,\"median_ws_ms\":%.3f,\"x\":%u,\"y\":%u,\"score\":%.9f}\n", median(ts, reps),
+           median(tw, reps), r.best.box.x, r.best.box.y, r.best.score);
+    pg_tmpl_ws_free(ws);
+    free(ts);
+    free(tw);
+    pg_img_free(img);
+    pg_img_free(t);
+    return 0;
+}
+
+static int cmd_grey(int argc, char **argv) {
+    pg_img *img = load(argv[2]);
+    uint8_t *g = malloc((size_t)img->width * img->height);
+    pg_tmpl_grey(img, g);
+    FILE *f = fopen(argv[3], "wb");
+    if (!f || fwrite(g, 1, (size_t)img->width * img->height, f) != (size_t)img->width * img->height) return 9;
+    fclose(f);
+    free(g);
+    pg_img_free(img);
+    return 0;
+}
+
+static int cmd_ssim(int argc, char **argv) {
+    pg_img *a = load(argv[2]), *b = load(argv[3]);
+    double s;
+    pg_error e;
+    if (pg_ssim(a, b, NULL, &s, &e)) return fail(&e);
+    int reps = argc > 4 ? atoi(argv[4]) : 0;
+    double *t = malloc(sizeof *t * (size_t)(reps > 0 ? reps : 1));
+    for (int i = 0; i < reps; i++) {
+        double t0 = now_ms();
+        pg_ssim(a, b, NULL, &s, NULL);
+        t[i] = now_ms() - t0;
+    }
+    printf("{\"ssim\":%.12f,\"median_ms\":%.3f}\n", s, reps > 0 ? median(t, reps) : 0.0);
+    free(t);
+    pg_img_free(a);
+    pg_img_free(b);
+    return 0;
+}
+
 int main(int argc, char **argv) {
+    if (argc >= 4 && !strcmp(argv[1], "ssim")) return cmd_ssim(argc, argv);
+    if (argc >= 4 && !strcmp(argv[1], "template")) return cmd_template(argc, argv);
+    if (argc >= 5 && !strcmp(argv[1], "time-template")) return cmd_time_template(argc, argv);
+    if (argc >= 4 && !strcmp(argv[1], "grey")) return cmd_grey(argc, argv);
     if (argc >= 4 && !strcmp(argv[1], "diff")) return cmd_diff(argc, argv);
     if (argc >= 5 && !strcmp(argv[1], "time-diff")) return cmd_time_diff(argc, argv);
     if (argc >= 3 && !strcmp(argv[1], "hash")) return cmd_hash(argc, argv);
