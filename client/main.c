@@ -73,6 +73,8 @@ static int run_one(const pg_cmd *cmd, int argc, char **argv, const char *address
         rc = pg_session_call(&s, &req, &result, &details, &e);
         pg_session_close(&s);
     }
+    /* A failed assertion still prints its measurements on stdout. */
+    if (rc == PG_E_ASSERT && details) pg_cli_print_json(details);
     if (rc) pg_cli_print_error(&e, details, 0, 0);
     else pg_cli_print_json(result);
     cJSON_Delete(result);

@@ -12,15 +12,27 @@ APPROVER=pgs-approver
 OUTSIDER=pgs-outsider
 
 pg_require_root
-pg_require_tools Xvfb xauth xhost xdpyinfo wish jq runuser useradd convert identify
+pg_require_tools Xvfb xauth xhost xdpyinfo wish jq runuser useradd convert identify python3 curl
 trap pg_cleanup EXIT
 pg_user pixelgate system
 for u in "$PG_AGENT" "$PG_OTHER" "$APPROVER" "$OUTSIDER"; do pg_user "$u"; done
+# A fake OpenAI-compatible vision server on loopback: it decodes the PNG it
+# receives and answers from the pixels (size, dominant colour).
+FAKE_OUT=$(mktemp)
+python3 "$PG_ROOT/tests/relay/fake_openai.py" --until-killed </dev/null >"$FAKE_OUT" 2>/dev/null &
+PG_PIDS+=($!)
+for i in $(seq 50); do [ -s "$FAKE_OUT" ] && break; sleep 0.1; done
+FAKE_PORT=$(head -1 "$FAKE_OUT")
+[ -n "$FAKE_PORT" ] || pg_die "fake OpenAI server did not start"
+FAKE=http://127.0.0.1:$FAKE_PORT
 PG_POLICY_JSON=$(cat <<JSON
 {"version": 1,
  "clients": {"users": ["$PG_AGENT", "$PG_OTHER"]},
  "approvers": ["$APPROVER"],
  "expose_pixels": "analyze-only",
+ "analysis": {"mode": "local-only", "endpoints": {
+    "local": {"kind": "openai", "url": "$FAKE/ok/v1/chat/completions", "model": "fake"},
+    "judge": {"kind": "openai", "url": "$FAKE/judge/v1/chat/completions", "model": "fake"}}},
  "capture": {"deny_windows": ["^secret vault\$"]}}
 JSON
 )
@@ -83,6 +95,35 @@ pg_as "$PG_AGENT" pixelgate type --window '^other user app$' 'rm -rf ~' >/dev/nu
 check "typing into a window owned by another user exits 3" test $? = 3
 check "...the other user's app got nothing" test "$(jq .clicks "$PG_TMP/app/other.json"):$(jq -r .entry "$PG_TMP/app/other.json")" = "0:"
 
+# --- analysis: by name only, to the endpoint the policy names; only text comes back
+SNAP=$(pg_as "$PG_AGENT" pixelgate snapshot --window '^pixelgate demo$')
+ATOK=$(jq -r .token <<<"$SNAP")
+hits() { curl -s "$FAKE/stats" | jq '[.hits[]] | add // 0'; }
+out=$(pg_as "$PG_AGENT" pixelgate analyze "$ATOK" --prompt "describe" --endpoint local)
+check "analyze answers with the endpoint's text" grep -q "dominant colour" <<<"$(jq -r .answer <<<"$out")"
+check "...computed from the very pixels captured (size matches)" \
+    grep -q "size: $(jq -r '"\(.width)x\(.height)"' <<<"$SNAP")" <<<"$(jq -r .answer <<<"$out")"
+check "...and the analysis is audited with the endpoint" audited 'map(select(.op=="analyze" and .disposition.endpoint=="local" and .outcome=="OK")) | length == 1'
+before=$(hits)
+pg_as "$PG_AGENT" pixelgate analyze "$ATOK" --prompt x --endpoint "$FAKE/ok/v1/chat/completions" >/dev/null 2>&1
+check "an endpoint given as a URL is refused (exit 3)" test $? = 3
+pg_as "$PG_AGENT" pixelgate analyze "$ATOK" --prompt x --endpoint elsewhere >/dev/null 2>&1
+check "an endpoint the policy does not name is refused (exit 3)" test $? = 3
+check "...and no request reached any server" test "$(hits)" = "$before"
+out=$(pg_as "$PG_AGENT" pixelgate judge "$ATOK" --expect "the window is mostly white" --samples 3 --endpoint judge)
+check "judge: a matching expectation passes (exit 0, CONTENT_MATCH)" test $? = 0 -a "$(jq -r .outcome <<<"$out")" = CONTENT_MATCH
+out=$(pg_as "$PG_AGENT" pixelgate judge "$ATOK" --expect "the window is mostly red" --samples 3 --endpoint judge 2>/dev/null)
+check "judge: a wrong expectation fails (exit 1, CONTENT_MISMATCH)" test $? = 1 -a "$(jq -r .outcome <<<"$out")" = CONTENT_MISMATCH
+out=$(pg_as "$PG_AGENT" pixelgate judge "$ATOK" --expect "the window is mostly white" --samples 3 --endpoint judge)
+check "judge: the same question again is answered from the cache" test "$(jq .cached <<<"$out")" = true
+GOOD_POLICY=$(cat "$PG_POLICY")
+pg_write_policy "$(jq '.analysis.endpoints.far = {"kind": "openai", "url": "http://10.20.30.40/v1/chat/completions", "model": "x"}' <<<"$GOOD_POLICY")"
+kill -HUP "$PG_BROKER_PID"; sleep 0.6
+check "a non-loopback endpoint under local-only is refused at reload" grep -q "policy reload refused" "$PG_TMP/broker.log"
+pg_as "$PG_AGENT" pixelgate analyze "$ATOK" --prompt x --endpoint far >/dev/null 2>&1
+check "...so it cannot be used (exit 3)" test $? = 3
+pg_write_policy "$GOOD_POLICY"
+
 # --- release under allow (policy reloaded by SIGHUP); screen capture blacks out the denied window
 ALLOW=$(jq '.expose_pixels = "allow"' "$PG_POLICY")
 pg_write_policy "$ALLOW"
@@ -103,6 +144,8 @@ kill -HUP "$PG_BROKER_PID"; sleep 0.6
 pg_as "$PG_AGENT" pixelgate release "$STOK" --png "$RELDIR/never.png" >/dev/null 2>&1
 check "release under never exits 3" test $? = 3
 check "...and writes nothing" test ! -e "$RELDIR/never.png"
+pg_as "$PG_AGENT" pixelgate analyze "$STOK" --prompt x --endpoint local >/dev/null 2>&1
+check "analyze under never exits 3 (no image leaves the broker)" test $? = 3
 
 # --- the policy file itself
 chmod 0666 "$PG_POLICY"

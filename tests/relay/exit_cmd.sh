@@ -1,0 +1,6 @@
+#!/bin/sh
+# Fake command: prints something, complains on stderr, exits with status $1.
+cat > /dev/null
+echo "partial answer"
+echo "the model server is down" >&2
+exit "$1"

@@ -1,0 +1,3 @@
+#!/bin/sh
+# Fake command that never reads its stdin (the broker must survive EPIPE).
+echo "VERDICT: MATCH - did not even look"
