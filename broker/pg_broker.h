@@ -47,6 +47,8 @@ typedef struct {
     pg_approvals *approvals;
     pg_audit *audit;             /* every audited op is on disk before its reply */
     pg_judge_cache *judge_cache; /* content judgements by image + expectation + endpoint */
+    pthread_mutex_t ocr_lock;    /* one Tesseract engine, made on first use */
+    struct pg_ocr *ocr;
     pthread_mutex_t policy_lock; /* guards the pointer only; a policy is immutable */
     pg_policy *policy;           /* swapped on SIGHUP; requests hold a reference */
     char policy_path[4096];

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "audit/pg_audit.h"
+#include "ocr/pg_ocr.h"
 #include "relay/pg_relay.h"
 #include "pg_broker.h"
 #include "pg_log.h"
@@ -251,6 +252,10 @@ int main(int argc, char **argv) {
     int pr = parse_args(argc, argv, &o);
     if (pr) return pr == 1 ? 0 : PG_E_USAGE;
     if (o.verify_audit) return verify_audit(o.verify_audit, o.anchor);
+    /* Tesseract must run single-threaded (OMP_THREAD_LIMIT=1, read at load):
+     * re-exec with it set when it is not (a no-op otherwise). */
+    pg_error oe;
+    if (pg_ocr_ensure_single_thread(argv, &oe) != PG_OK) fprintf(stderr, "pixelgated: warning: %s\n", oe.message);
     setlocale(LC_ALL, "C.UTF-8"); /* regexes over UTF-8 titles */
     umask(0077);
     pg_log_set_level(o.debug ? PG_LOG_DEBUG : PG_LOG_INFO);
@@ -290,6 +295,7 @@ int main(int argc, char **argv) {
     b.policy = policy;
     pthread_mutex_init(&b.plat_lock, NULL);
     pthread_mutex_init(&b.policy_lock, NULL);
+    pthread_mutex_init(&b.ocr_lock, NULL);
     log_policy(b.policy);
     uint64_t quota = pg_policy_settings_get(b.policy)->spool_quota_bytes;
     if (quota > o.quota_bytes) quota = o.quota_bytes; /* --spool-quota is a hard cap */
@@ -310,6 +316,7 @@ int main(int argc, char **argv) {
     pg_tok_store_free(b.tokens);
     pg_appr_free(b.approvals);
     pg_judge_cache_free(b.judge_cache);
+    pg_ocr_free(b.ocr);
     pg_audit_close(b.audit);
     pg_policy_free(b.policy);
     pthread_mutex_destroy(&b.policy_lock);

@@ -19,5 +19,10 @@ pg_err pg_cmd_approve(int argc, char **argv, pg_cli_request *out, pg_error *e);
 pg_err pg_cmd_analyze(int argc, char **argv, pg_cli_request *out, pg_error *e);
 pg_err pg_cmd_ocr(int argc, char **argv, pg_cli_request *out, pg_error *e);
 pg_err pg_cmd_judge(int argc, char **argv, pg_cli_request *out, pg_error *e);
+pg_err pg_cmd_hash(int argc, char **argv, pg_cli_request *out, pg_error *e);
+pg_err pg_cmd_diff(int argc, char **argv, pg_cli_request *out, pg_error *e);
+pg_err pg_cmd_assert(int argc, char **argv, pg_cli_request *out, pg_error *e);
+pg_err pg_cmd_wait_stable(int argc, char **argv, pg_cli_request *out, pg_error *e);
+pg_err pg_cmd_wait_for(int argc, char **argv, pg_cli_request *out, pg_error *e);
 
 #endif

@@ -23,18 +23,33 @@ pg_err pg_cmd_focus(int argc, char **argv, pg_cli_request *out, pg_error *e) {
 pg_err pg_cmd_click(int argc, char **argv, pg_cli_request *out, pg_error *e) {
     pg_opt opts[] = {PG_TARGET_OPTS,
                      {"--at", true, NULL, false},
+                     {"--text", true, NULL, false},
+                     {"--template", true, NULL, false},
+                     {"--offset", true, NULL, false},
                      {"--button", true, NULL, false},
                      {"--double", false, NULL, false}};
     size_t n = sizeof opts / sizeof opts[0], np;
     char *pos[1];
     pg_err rc = target_cmd("click", argc, argv, opts, n, pos, 0, &np, out, e);
     if (rc) return rc;
-    const pg_opt *at = pg_opt_get(opts, n, "--at");
-    if (!at) return pg_error_set(e, PG_E_USAGE, NULL, "click needs --at X,Y (relative to the window)");
+    const pg_opt *at = pg_opt_get(opts, n, "--at"), *text = pg_opt_get(opts, n, "--text"),
+                 *tmpl = pg_opt_get(opts, n, "--template"), *off = pg_opt_get(opts, n, "--offset");
+    if (!!at + !!text + !!tmpl != 1)
+        return pg_error_set(e, PG_E_USAGE, NULL, "click needs one of --at X,Y, --text TEXT or --template FILE");
     long x, y;
-    if ((rc = pg_parse_point(at->value, &x, &y, e))) return rc;
-    cJSON_AddNumberToObject(out->args, "x", (double)x);
-    cJSON_AddNumberToObject(out->args, "y", (double)y);
+    if (at) {
+        if ((rc = pg_parse_point(at->value, &x, &y, e))) return rc;
+        cJSON_AddNumberToObject(out->args, "x", (double)x);
+        cJSON_AddNumberToObject(out->args, "y", (double)y);
+    }
+    if (text) cJSON_AddStringToObject(out->args, "text", text->value);
+    if (tmpl && (rc = pg_cli_image_arg(out, "template", tmpl->value, e))) return rc;
+    if (off) {
+        if (at) return pg_error_set(e, PG_E_USAGE, NULL, "--offset goes with --text or --template");
+        if ((rc = pg_parse_point(off->value, &x, &y, e))) return rc;
+        cJSON_AddNumberToObject(out->args, "offset_x", (double)x);
+        cJSON_AddNumberToObject(out->args, "offset_y", (double)y);
+    }
     const pg_opt *b = pg_opt_get(opts, n, "--button");
     if (b) cJSON_AddStringToObject(out->args, "button", b->value);
     if (pg_opt_get(opts, n, "--double")) cJSON_AddBoolToObject(out->args, "double", 1);

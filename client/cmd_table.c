@@ -36,10 +36,13 @@ static const pg_cmd commands[] = {
      "Gives the window the input focus (and raises it).\n"
      "Prints: {\"focused\":true,\"window\":{...}}"},
     {"click", pg_cmd_click,
-     "pixelgate click (--window REGEX | --id ID) --at X,Y [--button left|right|middle] [--double]",
-     "Clicks at X,Y relative to the window's top-left. Refused (exit 3) when another window\n"
-     "covers that point, naming it; a point outside the window is BAD_INPUT (exit 8).\n"
-     "Prints: {\"clicked\":{\"x\":N,\"y\":N,\"button\":\"left\",\"count\":1},\"window\":{...}}"},
+     "pixelgate click (--window REGEX | --id ID) (--at X,Y | --text TEXT | --template FILE|TOKEN)\n"
+     "                [--offset X,Y] [--button left|right|middle] [--double]",
+     "Clicks at X,Y relative to the window's top-left, or at the centre (plus --offset) of the\n"
+     "text or template found in a fresh capture of the window (NOT_FOUND, exit 4, if absent).\n"
+     "Refused (exit 3) when another window covers that point, naming it; a point outside the\n"
+     "window is BAD_INPUT (exit 8).\n"
+     "Prints: {\"clicked\":{\"x\":N,\"y\":N,\"button\":\"left\",\"count\":1},\"window\":{...}[,\"found\":{...}]}"},
     {"key", pg_cmd_key, "pixelgate key (--window REGEX | --id ID) CHORD",
      "Presses a key chord in the window: ctrl+a, Return, Tab, shift+Tab, alt+F4, ctrl+shift+z.\n"
      "Key names are X keysym names; modifiers ctrl, shift, alt, super.\n"
@@ -67,6 +70,40 @@ static const pg_cmd commands[] = {
     {"approve", pg_cmd_approve, "pixelgate approve REQUEST_ID",
      "Run by an approver (named in the policy, or root; never the requester): allows one release.\n"
      "Prints: {\"approved\":\"rel:...\",\"requester\":\"user\",\"token\":\"cap:xxxx...\"}"},
+    {"hash", pg_cmd_hash, "pixelgate hash IMAGE [--algo sha256|dhash] [--region X,Y,W,H]",
+     "Fingerprint of an image (a token, or a file you have). sha256 is exact over the RGBA\n"
+     "rows; dhash (64-bit difference hash of a 9x8 grey reduction) tolerates rendering noise:\n"
+     "two dhashes within Hamming distance 5 are \"the same\".\n"
+     "Prints: {\"hash\":\"...\",\"algorithm\":\"dhash\",\"width\":N,\"height\":N}"},
+    {"diff", pg_cmd_diff,
+     "pixelgate diff A B [--threshold 0.1] [--include-aa] [--region R] [--mask R]... [--max-ratio F]",
+     "pixelmatch-style comparison (YIQ colour distance, antialiasing excluded unless\n"
+     "--include-aa, masks excluded from both counts). Images of different sizes are not\n"
+     "compared (exit 1, sizes_match false). The diff image becomes a token (diff_token).\n"
+     "With --max-ratio, exit 1 when more than that fraction changed.\n"
+     "Prints: {\"sizes_match\":true,\"pixels_changed\":N,\"total_pixels\":N,\"changed_pct\":F,\n"
+     "         \"bounds\":{...},\"region_count\":N,\"regions\":[{x,y,w,h,pixels}...],\"diff_token\":\"cap:...\"}"},
+    {"assert", pg_cmd_assert,
+     "pixelgate assert changed   A B [--min-pct 1.0] [--region R] [--mask R]...\n"
+     "       pixelgate assert unchanged A B [--max-pct 0.5] [--region R] [--mask R]...\n"
+     "       pixelgate assert template IMAGE --template FILE|TOKEN [--threshold 0.8] [--all]\n"
+     "       pixelgate assert text IMAGE --expect TEXT [--exact] [--region R]",
+     "Checks that run in the broker. Exit 0 when the check holds; exit 1 when it ran and said\n"
+     "no, with the measurements on stdout (and an evidence bundle of tokens) and the error on\n"
+     "stderr. template: normalized cross-correlation (OpenCV's TM_CCOEFF_NORMED). text: OCR,\n"
+     "case-insensitive substring unless --exact (the whole text read, case-sensitive).\n"
+     "Prints: the measurements plus \"passed\":true|false."},
+    {"wait-stable", pg_cmd_wait_stable,
+     "pixelgate wait-stable (--window REGEX | --id ID) [--region R] [--frames 2] [--interval 0.5]\n"
+     "                      [--timeout 10]",
+     "Captures every --interval seconds until --frames consecutive captures have the same\n"
+     "dhash (distance <= 5). Timeout: exit 6 with the last hash and a token of the last frame.\n"
+     "Prints: {\"stable\":true,\"frames_observed\":N,\"final_hash\":\"...\",\"token\":\"cap:...\",\"elapsed_s\":F}"},
+    {"wait-for", pg_cmd_wait_for,
+     "pixelgate wait-for (--window REGEX | --id ID) (--text TEXT | --template FILE|TOKEN)\n"
+     "                   [--timeout 10] [--interval 0.5]",
+     "Captures until the text (OCR) or template appears. Timeout: exit 6 with the last frame's token.\n"
+     "Prints: {\"found\":true,\"match\":{x,y,w,h,center},\"token\":\"cap:...\",\"elapsed_s\":F}"},
     {"run", NULL, "pixelgate run FILE|-",
      "Script mode: one subcommand per line, same syntax as above; $last is the token of the\n"
      "last snapshot; stops at the first failure and exits with its code. # starts a comment.\n"

@@ -17,7 +17,7 @@ PKGS=(
   # the desktop the tests and the demo drive
   xvfb xauth x11-utils x11-xserver-utils x11-apps tk openbox fonts-dejavu-core
   # test and bench tools
-  jq curl python3 python3-opencv python3-skimage imagemagick hyperfine procps passwd util-linux
+  jq curl iproute2 python3 python3-opencv python3-skimage imagemagick hyperfine procps passwd util-linux
 )
 
 if [ "$(id -u)" != 0 ]; then

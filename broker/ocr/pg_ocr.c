@@ -2,11 +2,13 @@
 #include "pg_ocr.h"
 
 #include <dlfcn.h>
-#include <stdio.h>
+#include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <tesseract/capi.h>
 
@@ -76,6 +78,20 @@ int pg_ocr_thread_limit(void) {
     int (*fn)(void);
     memcpy(&fn, &sym, sizeof fn); /* object pointer -> function pointer, as POSIX allows */
     return fn();
+}
+
+pg_err pg_ocr_ensure_single_thread(char *const argv[], pg_error *e) {
+    int lim = pg_ocr_thread_limit();
+    if (lim <= 1) return PG_OK;
+    if (getenv("PG_OCR_REEXECED"))
+        return pg_error_set(e, PG_E_INTERNAL, "start the process with OMP_THREAD_LIMIT=1 in its environment",
+                            "OpenMP still allows %d threads after a re-exec with OMP_THREAD_LIMIT=1", lim);
+    if (!argv || !argv[0]) return pg_error_set(e, PG_E_USAGE, NULL, "pg_ocr_ensure_single_thread needs argv");
+    if (setenv("OMP_THREAD_LIMIT", "1", 1) != 0 || setenv("PG_OCR_REEXECED", "1", 1) != 0)
+        return pg_error_set(e, PG_E_INTERNAL, NULL, "setenv: %s", strerror(errno));
+    execv("/proc/self/exe", argv);
+    return pg_error_set(e, PG_E_INTERNAL, "start the process with OMP_THREAD_LIMIT=1 in its environment",
+                        "re-exec with OMP_THREAD_LIMIT=1 failed: %s", strerror(errno));
 }
 
 const char *pg_ocr_tesseract_version(void) { return TessVersion(); }
@@ -172,10 +188,7 @@ static bool upscale(const uint8_t *g, size_t gs, uint32_t w, uint32_t h, int s, 
     return true;
 }
 
-static int auto_scale(uint32_t w, uint32_t h) {
-    if (h < PG_OCR_UPSCALE_BELOW_H && (uint64_t)w * h <= PG_OCR_UPSCALE_MAX_PIXELS) return 2;
-    return 1;
-}
+static int auto_scale(uint32_t w, uint32_t h) { return (uint64_t)w * h <= PG_OCR_UPSCALE_MAX_PIXELS ? 2 : 1; }
 
 /* A pixel is ink when it is this much darker than the window's most common
  * value (its background). Catches mid-grey widget frames (153 on 255) that a
@@ -550,6 +563,7 @@ typedef struct {
     int s, psm;
     double deadline; /* 0: none, else now_ms() limit */
     int timeout_ms;
+    int panels_left; /* budget of panel reads for the whole call */
     pg_error *e;
 } rctx;
 
@@ -565,7 +579,7 @@ static pg_err collect(rctx *c, uint32_t w, uint32_t h, int offx, int offy, rword
     pg_err rc = PG_OK;
     int group = out->groups - 1;
     do {
-        if (TessPageIteratorIsAtBeginningOf(pi, RIL_TEXTLINE)) group++;
+        if (TessPageIteratorIsAtBeginningOf(pi, RIL_TEXTLINE) || group < out->groups) group++;
         int l, t, r, b;
         if (!TessPageIteratorBoundingBox(pi, RIL_WORD, &l, &t, &r, &b)) continue;
         char *txt = TessResultIteratorGetUTF8Text(it, RIL_WORD);
@@ -613,7 +627,7 @@ static pg_err collect(rctx *c, uint32_t w, uint32_t h, int offx, int offy, rword
         wd->x0 = offx + x0, wd->x1 = offx + x1, wd->y0 = offy + y0, wd->y1 = offy + y1;
         float cf = TessResultIteratorConfidence(it, RIL_WORD);
         wd->conf = cf < 0 ? 0 : cf > 100 ? 100 : cf;
-        wd->group = group < out->groups ? out->groups : group;
+        wd->group = group;
         out->n++;
     } while (TessResultIteratorNext(it, RIL_WORD));
     TessResultIteratorDelete(it);
@@ -665,7 +679,24 @@ static pg_err recognise(rctx *c, const uint8_t *g, size_t gs, uint32_t w, uint32
     return rc;
 }
 
-#define MAX_PANELS 32
+/* Contrast for one global threshold. Ink (darker than t = bg - INK_CONTRAST)
+ * is deepened along v' = t (v/t)^4 - continuous and monotone, so the
+ * antialiased edges the LSTM reads keep their gradient - and bg..t is
+ * stretched to t..255 (lighter than bg is white). Dim text (#999 on white,
+ * grey on a dark theme: 153 on 225 after inversion) then falls on the ink
+ * side of Tesseract's Otsu split with the black text; measured in
+ * docs/ocr.md. */
+static void normalise_ink(uint8_t *g, size_t n, uint8_t bg) {
+    uint64_t t = bg > INK_CONTRAST ? (uint64_t)bg - INK_CONTRAST : 0;
+    if (t < 1) return;
+    uint8_t lut[256];
+    for (uint64_t v = 0; v < 256; v++)
+        lut[v] = (uint8_t)(v < t ? v * v * v * v / (t * t * t) : v <= bg ? t + (v - t) * (255 - t) / (bg - t) : 255);
+    for (size_t i = 0; i < n; i++) g[i] = lut[g[i]];
+}
+
+#define MAX_PANELS 32       /* per window */
+#define MAX_PANELS_TOTAL 64 /* per call: each is one more Tesseract page */
 #define MAX_DEPTH 3 /* a button in a toolbar in a window on the screen */
 
 /* Read the w x h gray window g (tight, owned by the caller, modified here)
@@ -677,8 +708,11 @@ static pg_err read_window(rctx *c, uint8_t *g, uint32_t w, uint32_t h, int offx,
     panel panels[MAX_PANELS];
     size_t np = 0;
     uint8_t bg;
-    if (!analyse(g, w, h, panels, depth < MAX_DEPTH ? MAX_PANELS : 0, &np, &bg))
+    size_t maxp = depth < MAX_DEPTH ? MAX_PANELS : 0;
+    if (maxp > (size_t)c->panels_left) maxp = (size_t)c->panels_left;
+    if (!analyse(g, w, h, panels, maxp, &np, &bg))
         return pg_error_set(c->e, PG_E_INTERNAL, NULL, "out of memory for the OCR layout pass");
+    c->panels_left -= (int)np;
     uint8_t *crop[MAX_PANELS] = {0};
     pg_err rc = PG_OK;
     for (size_t i = 0; i < np; i++) {
@@ -698,6 +732,7 @@ static pg_err read_window(rctx *c, uint8_t *g, uint32_t w, uint32_t h, int offx,
         for (size_t i = 0; i < np; i++)
             for (uint32_t y = 0; y < panels[i].b.h; y++)
                 memset(g + (size_t)(panels[i].b.y + y) * w + panels[i].b.x, bg, panels[i].b.w);
+        normalise_ink(g, (size_t)w * h, bg);
         rc = recognise(c, g, w, w, h, false, offx, offy, out);
     }
     for (size_t i = 0; i < np && rc == PG_OK; i++) {
@@ -852,7 +887,7 @@ pg_err pg_ocr_run_opts(pg_ocr *o, const pg_img *img, const pg_img_rect *region, 
         return pg_error_set(e, PG_E_USAGE, "use 3, 6, 7 or 11", "page segmentation mode %d is not offered", psm);
     if (opts->scale < 0 || opts->scale > PG_OCR_MAX_SCALE)
         return pg_error_set(e, PG_E_USAGE, NULL, "scale %d is outside 0..%d", opts->scale, PG_OCR_MAX_SCALE);
-    if (opts->invert < -1 || opts->invert > 1 || opts->timeout_ms < 0 || opts->min_conf < -1 || opts->min_conf > 100)
+    if (opts->invert < -1 || opts->invert > 1 || opts->timeout_ms < -1 || opts->min_conf < -1 || opts->min_conf > 100)
         return pg_error_set(e, PG_E_USAGE, NULL, "invert %d / timeout %d ms / min_conf %d out of range", opts->invert,
                             opts->timeout_ms, opts->min_conf);
 
@@ -876,7 +911,8 @@ pg_err pg_ocr_run_opts(pg_ocr *o, const pg_img *img, const pg_img_rect *region, 
                             "image %ux%u at scale %d is wider or taller than Tesseract's %u pixels", v.width,
                             v.height, s, PG_OCR_MAX_SIDE);
 
-    rctx c = {o->api, s, psm, opts->timeout_ms ? now_ms() + opts->timeout_ms : 0, opts->timeout_ms, e};
+    int tmo = opts->timeout_ms == 0 ? PG_OCR_DEFAULT_TIMEOUT_MS : opts->timeout_ms < 0 ? 0 : opts->timeout_ms;
+    rctx c = {o->api, s, psm, tmo ? now_ms() + tmo : 0, tmo, MAX_PANELS_TOTAL, e};
     uint8_t *g = malloc(npx);
     if (!g) return pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory for a %ux%u OCR page", v.width, v.height);
     uint64_t sum = to_gray(&v, g);

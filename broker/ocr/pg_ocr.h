@@ -1,24 +1,37 @@
 /* pg_ocr.h - text and word boxes from an image, with the Tesseract 5 C API.
  *
  * Does: turn an RGBA8 pg_img (or a region of it) into words with boxes in the
- * INPUT image's coordinates, a line number and a confidence, plus the whole
- * text; find a phrase among those words (pg_ocr_find). Preprocessing is fixed
- * and documented (docs/ocr.md): alpha over white -> 8-bit luma; inverted when
- * the mean is dark; upscaled by an integer factor (bilinear) when the input is
- * small; padded with the border colour. Tesseract runs with PSM_SPARSE_TEXT
- * (measured best on GUI captures), LSTM engine, and never prints: its debug
- * output goes to /dev/null.
+ * INPUT image's coordinates, a visual row number and a confidence, plus the
+ * whole text; find a phrase among those words (pg_ocr_find).
+ * Preprocessing (docs/ocr.md has the measurements behind each step):
+ *  1. alpha over white -> 8-bit BT.601 luma; the whole region is inverted when
+ *     its mean is dark (< 128: dark themes, terminals);
+ *  2. layout clean-up at input scale: widget frames, box drawing and long
+ *     rules are painted with the background so they cannot merge with text;
+ *  3. region split: coloured buttons and dark bars (light text cut out of a
+ *     dark fill) are read inverted, grey panels (a tint of the background, or
+ *     a mid-tone fill under dark text) are read on their own, recursively -
+ *     one global threshold cannot serve a white page and a blue button;
+ *  4. contrast: ink is deepened and the background lifted to white, so dim
+ *     text (#999 on white, grey on a dark theme) survives Tesseract's one
+ *     global threshold;
+ *  5. each page is upscaled by an integer factor (bilinear; rule below),
+ *     padded with its border colour and read with PSM_SPARSE_TEXT (measured
+ *     best on GUI captures: it keeps a label and its field apart), LSTM only;
+ *  6. words are ordered by visual rows (top to bottom, then left to right);
+ *     words Tesseract gives confidence < 15 are dropped (widget marks).
+ * Tesseract never prints: its debug output goes to /dev/null.
  * Never: reads image files, touches the platform, writes stdout/stderr, keeps
  * pixels after a call returns. pg_ocr_find is pure.
  * Threads: a pg_ocr is ONE Tesseract engine and is NOT thread-safe: use one per
- * thread (the broker keeps a small pool, or one behind a mutex). pg_ocr_find and
- * results are plain data. Tesseract uses OpenMP, which reads OMP_THREAD_LIMIT
- * once, when libgomp is loaded (before main): the process must be STARTED with
- * OMP_THREAD_LIMIT=1 in its environment (the systemd unit sets it; the broker's
- * main re-execs itself with it when pg_ocr_thread_limit() != 1). Without it
- * Tesseract spins up to 4 threads per call and is slower on a loaded machine.
- * Cost: pg_ocr_new ~0.1-0.2 s and ~40 MB (eng); a call is tens to hundreds of
- * ms (docs/ocr.md has measurements). Create engines once, reuse them.
+ * thread (the broker keeps a small pool, or one behind a mutex). Results are
+ * plain data. Tesseract uses OpenMP, which reads OMP_THREAD_LIMIT once, when
+ * libgomp is loaded (before main): setenv() in main is too late. The process
+ * must be STARTED with OMP_THREAD_LIMIT=1 (the systemd unit sets it) or call
+ * pg_ocr_ensure_single_thread(argv) first thing in main. Without it Tesseract
+ * runs 4 spinning threads per call: 6.7x slower on a loaded 2-core machine.
+ * Cost: pg_ocr_new ~0.1-0.2 s and ~15-20 MB (eng); a call is tens to hundreds of
+ * ms (docs/ocr.md). Create engines once, reuse them.
  * Ownership: pg_ocr_new/pg_ocr_free; a pg_ocr_result owns its text and words
  * (every char* inside) and is released with pg_ocr_result_fini.
  */
@@ -36,70 +49,79 @@ typedef struct pg_ocr pg_ocr;
 
 /* Read limits. The region (or whole image) must have at most max_pixels
  * pixels, else PG_E_BADINPUT before any work; Tesseract's own coordinates are
- * 16-bit, so a side (after upscaling and padding) above 32767 is refused too. */
+ * 16-bit, so a side (after upscaling and padding) above PG_OCR_MAX_SIDE is
+ * refused too. */
 #define PG_OCR_DEFAULT_MAX_PIXELS ((uint64_t)16777216) /* 4096x4096; a 4K screen fits */
 #define PG_OCR_MAX_SIDE 32000u                         /* upscaled and padded side */
 #define PG_OCR_MAX_SCALE 4
 
-/* Auto scale rule (scale == 0): 2 when the region's height is below
- * PG_OCR_UPSCALE_BELOW_H AND its pixel count is at most PG_OCR_UPSCALE_MAX_PIXELS,
- * else 1. GUI text (9-14 pt at 96 dpi, 12-19 px) is below the size Tesseract's
- * LSTM model reads reliably; doubling it fixes 9 pt text. */
-#define PG_OCR_UPSCALE_BELOW_H 1200u
-#define PG_OCR_UPSCALE_MAX_PIXELS ((uint64_t)2500000) /* 1920x1200 */
+/* Auto scale rule (opts.scale == 0): 2 when the region has at most
+ * PG_OCR_UPSCALE_MAX_PIXELS pixels (a 1920x1200 screen or anything smaller),
+ * else 1. GUI text (8-10 pt at 96 dpi, 11-13 px) is below the size
+ * Tesseract's LSTM model reads reliably; doubling it fixes 8-9 pt text. Above
+ * the cap the 4x pixel cost is not paid: OCR a region for small text there. */
+#define PG_OCR_UPSCALE_MAX_PIXELS ((uint64_t)2304000) /* 1920x1200 */
 
 /* Page segmentation modes accepted in pg_ocr_opts.psm (Tesseract's numbers). */
-#define PG_OCR_PSM_AUTO 3        /* fully automatic page layout */
+#define PG_OCR_PSM_AUTO 3 /* fully automatic page layout */
 #define PG_OCR_PSM_SINGLE_BLOCK 6
 #define PG_OCR_PSM_SINGLE_LINE 7
 #define PG_OCR_PSM_SPARSE_TEXT 11 /* the default: text in no particular order */
-
-typedef struct {
-    int scale;           /* 0: auto rule above; 1..PG_OCR_MAX_SCALE: forced */
-    int psm;             /* 0: PG_OCR_PSM_SPARSE_TEXT; else one of PG_OCR_PSM_* */
-    int invert;          /* 0: auto (mean luma < 128); 1: always; -1: never */
-    uint64_t max_pixels; /* 0: PG_OCR_DEFAULT_MAX_PIXELS */
-    int timeout_ms;      /* 0: none; else PG_E_TIMEOUT when recognition runs longer */
-    int min_conf;        /* 0: PG_OCR_DEFAULT_MIN_CONF; -1: keep every word; 1..100 */
-} pg_ocr_opts;
 
 /* Words Tesseract itself gives less than this confidence (0..100) are
  * dropped by default: they are the marks of check boxes, radio buttons and
  * icons ("(—", conf 0-8), not text. */
 #define PG_OCR_DEFAULT_MIN_CONF 15
 
+/* Reading stops with PG_E_TIMEOUT after this by default: Tesseract spends
+ * ~47 s on 1920x1080 of random noise (an untrusted upload can be anything).
+ * Tesseract checks the deadline between words, so a call overruns it by at
+ * most one word's recognition plus its page layout pass. */
+#define PG_OCR_DEFAULT_TIMEOUT_MS 20000
+
+typedef struct {
+    int scale;           /* 0: auto rule above; 1..PG_OCR_MAX_SCALE: forced */
+    int psm;             /* 0: PG_OCR_PSM_SPARSE_TEXT; else one of PG_OCR_PSM_* */
+    int invert;          /* 0: auto (mean luma < 128); 1: always; -1: never */
+    uint64_t max_pixels; /* 0: PG_OCR_DEFAULT_MAX_PIXELS */
+    int timeout_ms;      /* 0: PG_OCR_DEFAULT_TIMEOUT_MS; -1: none; else PG_E_TIMEOUT after this */
+    int min_conf;        /* 0: PG_OCR_DEFAULT_MIN_CONF; -1: keep every word; 1..100 */
+} pg_ocr_opts;
+
 /* One engine for lang ("eng", or "eng+deu": letters, digits, '_' and '+'
- * only), with traineddata from datapath (NULL: Tesseract's default, or
- * $TESSDATA_PREFIX). PG_E_BADINPUT for a malformed lang, PG_E_NOTFOUND when
- * the language data cannot be loaded, PG_E_INTERNAL otherwise. */
+ * only), with traineddata from datapath (the tessdata directory; NULL:
+ * Tesseract's default, or $TESSDATA_PREFIX). PG_E_BADINPUT for a malformed
+ * lang, PG_E_NOTFOUND when the language data cannot be loaded. */
 pg_err pg_ocr_new(pg_ocr **out, const char *lang, const char *datapath, pg_error *e);
 void pg_ocr_free(pg_ocr *o); /* NULL is fine */
 
 typedef struct {
-    char *text;       /* UTF-8, non-empty, no whitespace */
-    int x, y, w, h;   /* box in the INPUT image's coordinates (region offset added), w,h >= 1 */
-    float conf;       /* Tesseract's word confidence, 0..100 */
-    int line;         /* 0-based line number in reading order */
+    char *text;     /* UTF-8, non-empty, no whitespace */
+    int x, y, w, h; /* box in the INPUT image's coordinates (region offset added), w,h >= 1 */
+    float conf;     /* Tesseract's word confidence, 0..100 */
+    int line;       /* 0-based visual row, top to bottom */
 } pg_ocr_word;
 
 typedef struct {
-    char *text;          /* the words, one space between words of a line, '\n' between
-                            lines, no trailing newline; "" when nothing was read */
-    pg_ocr_word *words;  /* n_words, reading order (Tesseract's: block, line, word) */
+    char *text;         /* the words: one space between words of a row, '\n' between
+                           rows, no trailing newline; "" when nothing was read */
+    pg_ocr_word *words; /* n_words, rows top to bottom, left to right in a row */
     size_t n_words;
-    size_t n_lines;
-    double mean_conf;    /* mean of the words' conf; 0 when no words */
-    int scale;           /* the upscale factor that ran */
-    bool inverted;       /* the luma was inverted (dark background) */
-    int psm;             /* the page segmentation mode that ran */
-    unsigned panels;     /* opposite-polarity panels whose inverted re-read was kept */
-    pg_img_rect region;  /* what was read, in input coordinates */
+    size_t n_lines;     /* rows */
+    double mean_conf;   /* mean of the words' conf; 0 when no words */
+    int scale;          /* the upscale factor that ran */
+    bool inverted;      /* the region's luma was inverted (dark background) */
+    int psm;            /* the page segmentation mode that ran */
+    unsigned panels;    /* panels (buttons, bars, grey areas) read on their own that gave words */
+    pg_img_rect region; /* what was read, in input coordinates */
 } pg_ocr_result;
 
 /* Read img (region NULL: all of it). A region outside the image or of zero
- * area is PG_E_USAGE; an image without pixels, with a bad stride or zero area,
- * or over the limits is PG_E_BADINPUT. A region with no text is PG_OK with
- * n_words == 0 and text "". On error *out is empty (safe to fini). */
+ * area is PG_E_USAGE; an image without pixels, with a bad stride or zero
+ * area, or over the limits is PG_E_BADINPUT; opts out of range PG_E_USAGE. A
+ * region with no text is PG_OK with n_words == 0 and text "". Deterministic:
+ * the same pixels and opts give the same result on any engine of the same
+ * language. On error *out is empty (safe to fini). */
 pg_err pg_ocr_run(pg_ocr *o, const pg_img *img, const pg_img_rect *region, pg_ocr_result *out, pg_error *e);
 pg_err pg_ocr_run_opts(pg_ocr *o, const pg_img *img, const pg_img_rect *region, const pg_ocr_opts *opts,
                        pg_ocr_result *out, pg_error *e);
@@ -110,7 +132,7 @@ void pg_ocr_result_fini(pg_ocr_result *r); /* zeroes r; a zeroed result is fine 
  * Normalisation (applied to the phrase and to the words alike):
  *  - whitespace runs (space, tab, CR, LF, VT, FF, NBSP) become one space;
  *    leading and trailing whitespace is dropped; the words of the result are
- *    joined with one space, across lines (a phrase may wrap onto the next line);
+ *    joined with one space, across rows (a phrase may wrap onto the next row);
  *  - typographic look-alikes that OCR emits are folded to ASCII: U+2018 U+2019
  *    U+201A U+2032 -> ', U+201C U+201D U+201E U+2033 -> ", U+2010..U+2015
  *    U+2212 -> -, U+2026 -> ...;
@@ -124,12 +146,13 @@ void pg_ocr_result_fini(pg_ocr_result *r); /* zeroes r; a zeroed result is fine 
  *  - PG_OCR_FIND_EXACT: the phrase equals the whole joined text of the
  *    result (every word, in order) - `assert text --exact` over a region;
  *  - PG_OCR_FIND_CASE: case-sensitive; `--exact` is EXACT|CASE.
- * The match is the first at or after word start_word (an occurrence that
- * begins in an earlier word is skipped; EXACT ignores start_word but needs it
- * 0). m gets the union box of the words the match touches (input coordinates),
- * their first index and count. Returns PG_OK, PG_E_NOTFOUND (m zeroed, message
- * quotes up to 200 bytes of what was read), or PG_E_USAGE for an empty or
- * all-whitespace phrase or one that is not valid UTF-8. */
+ * The match is the first one that starts in word start_word or later (EXACT
+ * needs start_word 0). m gets the union box of the words the match touches
+ * (input coordinates), their first index and count; to list every match,
+ * call again with start_word = first_word + 1. Returns PG_OK, PG_E_NOTFOUND
+ * (m zeroed; the message quotes up to 200 bytes of what was read), or
+ * PG_E_USAGE for an empty or all-whitespace phrase, one that is not valid
+ * UTF-8, or unknown flags. */
 #define PG_OCR_FIND_CASE 1u
 #define PG_OCR_FIND_WORDS 2u
 #define PG_OCR_FIND_EXACT 4u
@@ -143,12 +166,18 @@ pg_err pg_ocr_find(const pg_ocr_result *r, const char *phrase, unsigned flags, s
                    pg_error *e);
 
 /* OpenMP's thread limit as libgomp read it at load time: 1 is what the
- * broker wants; 0 when Tesseract was built without OpenMP (also single
- * threaded); larger values mean OMP_THREAD_LIMIT=1 was not in the environment
- * when the process started. For the broker's start-up check and `info`. */
+ * broker wants; 0 when no OpenMP runtime is loaded (Tesseract built without
+ * it: single-threaded too); larger values mean OMP_THREAD_LIMIT=1 was not in
+ * the environment when the process started. For start-up checks and `info`. */
 int pg_ocr_thread_limit(void);
 
-/* "5.3.0" */
+/* For main(), before any thread starts: when pg_ocr_thread_limit() > 1, set
+ * OMP_THREAD_LIMIT=1 and re-exec /proc/self/exe with argv (returns only on
+ * failure, or at once with PG_OK when the limit is already 1 or 0). A second
+ * re-exec is refused (PG_E_INTERNAL), so it cannot loop. */
+pg_err pg_ocr_ensure_single_thread(char *const argv[], pg_error *e);
+
+/* Tesseract's version string, e.g. "5.3.0". */
 const char *pg_ocr_tesseract_version(void);
 
 #endif

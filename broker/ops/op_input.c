@@ -1,6 +1,7 @@
 /* focus, click, key, type: input through the platform backend, always aimed
  * at a window the broker resolved itself. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "pg_ops.h"
@@ -8,9 +9,10 @@
 #define TARGET_ARGS {"window", PG_ARG_STRING, false}, {"id", PG_ARG_INT, false}, {"first", PG_ARG_BOOL, false}
 
 const pg_arg_spec pg_op_target_args[3] = {TARGET_ARGS};
-const pg_arg_spec pg_op_click_args[7] = {
-    TARGET_ARGS, {"x", PG_ARG_INT, true}, {"y", PG_ARG_INT, true}, {"button", PG_ARG_STRING, false},
-    {"double", PG_ARG_BOOL, false}};
+const pg_arg_spec pg_op_click_args[11] = {
+    TARGET_ARGS, {"x", PG_ARG_INT, false}, {"y", PG_ARG_INT, false}, {"button", PG_ARG_STRING, false},
+    {"double", PG_ARG_BOOL, false}, {"text", PG_ARG_STRING, false}, {"template", PG_ARG_OBJECT, false},
+    {"offset_x", PG_ARG_INT, false}, {"offset_y", PG_ARG_INT, false}};
 const pg_arg_spec pg_op_key_args[4] = {TARGET_ARGS, {"chord", PG_ARG_STRING, true}};
 const pg_arg_spec pg_op_type_args[4] = {TARGET_ARGS, {"text", PG_ARG_STRING, true}};
 
@@ -60,12 +62,52 @@ static pg_err parse_button(const char *name, pg_button *b, pg_error *e) {
     return PG_OK;
 }
 
+/* Finds the text or template in a fresh capture of w (platform lock held);
+ * the click goes to the centre of what was found, plus the offset. */
+static pg_err locate(pg_call *c, const pg_window *w, cJSON *r, int64_t *x, int64_t *y, pg_error *e) {
+    pg_capture cap = {0};
+    pg_err rc = pg_check_capture_allowed(c, w, e);
+    if (!rc) rc = c->b->plat_ops->capture_window(c->b->plat, w->id, NULL, &cap, e);
+    pg_img *img = NULL;
+    if (!rc && (rc = pg_img_wrap(&img, cap.rgba, cap.width, cap.height, cap.stride, e))) free(cap.rgba);
+    if (rc) return rc;
+    const char *text = pg_args_str(c->req->args, "text", NULL);
+    cJSON *found = NULL;
+    pg_img_rect box = {0};
+    bool ok = false;
+    if (text) {
+        rc = pg_find_text(c, img, NULL, text, false, &box, &found, e);
+        ok = !rc && cJSON_IsTrue(cJSON_GetObjectItem(found, "found"));
+    } else {
+        pg_tmpl_result res;
+        rc = pg_template_find(c, img, NULL, &res, &found, e);
+        ok = !rc && res.found;
+        box = res.best.box;
+    }
+    pg_img_free(img);
+    if (rc) return rc;
+    if (!ok) {
+        c->details = found;
+        return pg_error_set(e, PG_E_NOTFOUND, "check the text or template, or wait-for it first",
+                            "%s not found in the window", text ? "text" : "template");
+    }
+    cJSON_AddItemToObject(r, "found", found);
+    *x = box.x + box.w / 2 + pg_args_int(c->req->args, "offset_x", 0);
+    *y = box.y + box.h / 2 + pg_args_int(c->req->args, "offset_y", 0);
+    return PG_OK;
+}
+
 static pg_err do_click(pg_call *c, const pg_window *w, cJSON *r, pg_error *e) {
     const char *bname = pg_args_str(c->req->args, "button", "left");
     pg_button b = PG_BTN_LEFT;
     pg_err rc = parse_button(bname, &b, e);
     if (rc) return rc;
+    bool by_point = cJSON_GetObjectItemCaseSensitive(c->req->args, "x") && cJSON_GetObjectItemCaseSensitive(c->req->args, "y");
+    bool by_find = pg_args_str(c->req->args, "text", NULL) || cJSON_GetObjectItemCaseSensitive(c->req->args, "template");
+    if (by_point == by_find)
+        return pg_error_set(e, PG_E_USAGE, NULL, "click needs either x and y, or text or template");
     int64_t x = pg_args_int(c->req->args, "x", 0), y = pg_args_int(c->req->args, "y", 0);
+    if (by_find && (rc = locate(c, w, r, &x, &y, e))) return rc;
     if (x < 0 || y < 0 || x >= w->width || y >= w->height)
         return pg_error_set(e, PG_E_BADINPUT, "--at is relative to the window's top-left; see its width and height",
                             "point %lld,%lld is outside the %ux%u window", (long long)x, (long long)y, w->width,

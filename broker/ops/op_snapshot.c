@@ -78,7 +78,7 @@ static unsigned redact_denied(pg_call *c, const snap_args *a, pg_capture *cap) {
 }
 
 /* Refuses a window the policy says is never captured. */
-static pg_err check_denied(pg_call *c, const pg_window *w, pg_error *e) {
+pg_err pg_check_capture_allowed(pg_call *c, const pg_window *w, pg_error *e) {
     char pattern[256];
     if (!pg_policy_capture_denied(c->view, w->title, w->class_name, w->instance, pattern, sizeof pattern)) return PG_OK;
     return pg_error_set(e, PG_E_POLICY, "this window is private by the administrator's policy",
@@ -99,7 +99,7 @@ static pg_err capture(pg_call *c, const snap_args *a, pg_capture *cap, pg_window
     } else {
         rc = pg_resolve_window(c, w, e);
         if (!rc) pg_audit_window_set(c, w);
-        if (!rc) rc = check_denied(c, w, e);
+        if (!rc) rc = pg_check_capture_allowed(c, w, e);
         if (!rc && a->settle) {
             /* Repaint lag after input: wait for quiet, but a busy window still gets captured. */
             pg_error se;

@@ -1,0 +1,131 @@
+/* ocr and assert text: reading a capture inside the broker. Only text and
+ * word boxes leave; OCR is allowed under analyze-only and never unless the
+ * policy turns analysis.ocr off. One Tesseract engine, made on first use
+ * (~130 ms) and shared under a lock (an engine is not thread-safe). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ocr/pg_ocr.h"
+#include "pg_ops.h"
+
+const pg_arg_spec pg_op_ocr_args[2] = {{"token", PG_ARG_STRING, true}, {"region", PG_ARG_OBJECT, false}};
+
+/* Reads img (region optional) with the broker's engine. */
+static pg_err broker_ocr(pg_call *c, const pg_img *img, const pg_img_rect *region, pg_ocr_result *out, pg_error *e) {
+    if (!c->view->ocr)
+        return pg_error_set(e, PG_E_POLICY, "the administrator turned OCR off (analysis.ocr)", "OCR is off by policy");
+    pg_broker *b = c->b;
+    pthread_mutex_lock(&b->ocr_lock);
+    pg_err rc = b->ocr ? PG_OK : pg_ocr_new(&b->ocr, "eng", NULL, e);
+    if (!rc) rc = pg_ocr_run(b->ocr, img, region, out, e);
+    pthread_mutex_unlock(&b->ocr_lock);
+    return rc;
+}
+
+static cJSON *words_json(const pg_ocr_result *r, size_t first, size_t n) {
+    cJSON *arr = cJSON_CreateArray();
+    for (size_t i = first; i < first + n && i < r->n_words; i++) {
+        const pg_ocr_word *w = &r->words[i];
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "text", w->text);
+        cJSON_AddNumberToObject(o, "x", w->x);
+        cJSON_AddNumberToObject(o, "y", w->y);
+        cJSON_AddNumberToObject(o, "w", w->w);
+        cJSON_AddNumberToObject(o, "h", w->h);
+        cJSON_AddNumberToObject(o, "conf", (int)(w->conf * 10) / 10.0);
+        cJSON_AddNumberToObject(o, "line", w->line);
+        cJSON_AddItemToArray(arr, o);
+    }
+    return arr;
+}
+
+static pg_err region_of(pg_call *c, pg_img_rect *r, bool *has, pg_error *e) {
+    return pg_rect_arg(c->req->args, "region", r, has, e);
+}
+
+pg_err pg_op_ocr(pg_call *c, pg_error *e) {
+    c->audit.kind = "ocr";
+    pg_img_rect region;
+    bool has;
+    pg_err rc = region_of(c, &region, &has, e);
+    pg_img *img = NULL;
+    char label[64];
+    if (!rc) rc = pg_image_from_token(c, pg_args_str(c->req->args, "token", ""), &img, label, e);
+    pg_ocr_result r = {0};
+    if (!rc) rc = broker_ocr(c, img, has ? &region : NULL, &r, e);
+    pg_img_free(img);
+    if (rc) return rc;
+    snprintf(c->audit.detail, sizeof c->audit.detail, "%zu words", r.n_words);
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "text", r.text);
+    cJSON_AddItemToObject(o, "words", words_json(&r, 0, r.n_words));
+    cJSON_AddNumberToObject(o, "lines", (double)r.n_lines);
+    cJSON_AddNumberToObject(o, "mean_conf", (int)(r.mean_conf * 10) / 10.0);
+    cJSON_AddNumberToObject(o, "scale", r.scale);
+    cJSON_AddStringToObject(o, "token", pg_args_str(c->req->args, "token", ""));
+    pg_ocr_result_fini(&r);
+    c->result = o;
+    return PG_OK;
+}
+
+pg_err pg_find_text(pg_call *c, const pg_img *img, const pg_img_rect *region, const char *phrase, bool exact,
+                    pg_img_rect *box, cJSON **out, pg_error *e) {
+    pg_ocr_result r = {0};
+    pg_err rc = broker_ocr(c, img, region, &r, e);
+    if (rc) return rc;
+    pg_ocr_match m;
+    pg_error fe;
+    pg_err found = pg_ocr_find(&r, phrase, exact ? (PG_OCR_FIND_EXACT | PG_OCR_FIND_CASE) : 0, 0, &m, &fe);
+    if (found != PG_OK && found != PG_E_NOTFOUND) {
+        pg_ocr_result_fini(&r);
+        *e = fe;
+        return found;
+    }
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddBoolToObject(o, "found", found == PG_OK);
+    cJSON_AddStringToObject(o, "expect", phrase);
+    cJSON_AddBoolToObject(o, "exact", exact);
+    if (found == PG_OK) {
+        cJSON *b = cJSON_AddObjectToObject(o, "match");
+        cJSON_AddNumberToObject(b, "x", m.box.x);
+        cJSON_AddNumberToObject(b, "y", m.box.y);
+        cJSON_AddNumberToObject(b, "w", m.box.w);
+        cJSON_AddNumberToObject(b, "h", m.box.h);
+        cJSON *ctr = cJSON_AddObjectToObject(b, "center");
+        cJSON_AddNumberToObject(ctr, "x", m.box.x + m.box.w / 2);
+        cJSON_AddNumberToObject(ctr, "y", m.box.y + m.box.h / 2);
+        cJSON_AddItemToObject(o, "words", words_json(&r, m.first_word, m.n_words));
+        if (box) *box = m.box;
+    }
+    cJSON_AddStringToObject(o, "text_read", r.text);
+    pg_ocr_result_fini(&r);
+    *out = o;
+    return PG_OK;
+}
+
+pg_err pg_assert_text(pg_call *c, pg_error *e) {
+    const char *expect = pg_args_str(c->req->args, "expect", NULL);
+    if (!expect) return pg_error_set(e, PG_E_USAGE, NULL, "assert text needs --expect TEXT");
+    pg_img_rect region;
+    bool has;
+    pg_err rc = region_of(c, &region, &has, e);
+    pg_img *img = NULL;
+    char label[64];
+    if (!rc) rc = pg_image_arg(c, "image", &img, label, e);
+    cJSON *j = NULL;
+    if (!rc) rc = pg_find_text(c, img, has ? &region : NULL, expect, pg_args_bool(c->req->args, "exact", false), NULL, &j, e);
+    pg_img_free(img);
+    if (rc) return rc;
+    bool found = cJSON_IsTrue(cJSON_GetObjectItem(j, "found"));
+    cJSON_AddBoolToObject(j, "passed", found);
+    cJSON *ev = cJSON_AddObjectToObject(j, "evidence");
+    cJSON_AddStringToObject(ev, "image", label);
+    if (found) {
+        c->result = j;
+        return PG_OK;
+    }
+    c->details = j;
+    return pg_error_set(e, PG_E_ASSERT, "text_read shows what was read; wait for the UI or check the expectation",
+                        "text \"%.200s\" not found", expect);
+}
