@@ -2,11 +2,13 @@
 # demo.sh - pixelgate's main job, end to end, on a fresh Debian 12 machine:
 #   sudo bash scripts/demo.sh
 # Installs dependencies, builds, then sets up a real deployment: the broker
-# runs as system user `pixelgate`, a Tk app runs on Xvfb as the agent user
-# `pgdemo`, and the agent drives it only through the `pixelgate` client:
-# find the window, snapshot it to an opaque token, click a button, type text,
-# snapshot again. It shows what the agent sees at each step, and what it
-# cannot do. Everything it started or created is removed at the end.
+# runs as system user `pixelgate` under an admin-owned policy, a Tk app runs on
+# Xvfb as the agent user `pgdemo`, and the agent drives it only through the
+# `pixelgate` client: find the window, snapshot it to an opaque token, read it
+# (OCR), click a button by its label, wait for it to settle, assert what
+# changed and what it says, type text, run a script. Then what it cannot do
+# (a refused release, another user's token, the spool) and the audit trail
+# that recorded all of it. Everything it started or created is removed.
 set -uo pipefail
 exec </dev/null
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -59,26 +61,32 @@ agent windows --match 'pixelgate demo'
 say "4. Snapshot it: an opaque token, no path, no pixels"
 agent snapshot --window 'pixelgate demo'
 TOKEN=$(jq -r .token <<<"$LAST_OUT")
-say "5. Click the 'Press me' button (the app reports where it is; OCR-driven clicks come with the engine)"
-read -r BX BY < <(jq -r '"\(.press.x + (.press.w/2|floor)) \(.press.y + (.press.h/2|floor))"' "$PG_STATE_FILE")
-agent click --window 'pixelgate demo' --at "$BX,$BY"
+say "5. Read it: OCR inside the broker, only text and word boxes come back"
+out=$(pg_as "$PG_AGENT" pixelgate ocr "$TOKEN"); echo "  text: $(jq -c .text <<<"$out")"; echo "  first words: $(jq -c '[.words[:4][] | {text, x, y, w, h}]' <<<"$out")"
+say "6. Click the button by its label, wait until the window settles, check what changed"
+agent click --window 'pixelgate demo' --text 'Press me'
+agent wait-stable --window 'pixelgate demo' --interval 0.2
+AFTER=$(pg_as "$PG_AGENT" pixelgate snapshot --window 'pixelgate demo' | jq -r .token)
+agent assert changed "$TOKEN" "$AFTER" --min-pct 0.05
+agent assert text "$AFTER" --expect 'Clicked 1'
+agent assert text "$AFTER" --expect 'Clicked 7' || true
+say "7. Type into the entry, including characters not on the keyboard map"
 read -r EX EY < <(jq -r '"\(.entry_box.x + 10) \(.entry_box.y + (.entry_box.h/2|floor))"' "$PG_STATE_FILE")
-say "6. Type into the entry, including characters not on the keyboard map"
 agent click --window 'pixelgate demo' --at "$EX,$EY" >/dev/null
 agent type --window 'pixelgate demo' 'Hello from pixelgate! é€ü'
 agent key --window 'pixelgate demo' Return
-sleep 0.3
-echo "  the app's own record of its state: $(cat "$PG_STATE_FILE" | jq -c '{clicks, entry}')"
-say "7. Snapshot again: new token, different pixels (sha256 differs)"
-agent snapshot --window 'pixelgate demo' --max-size 320x200
+agent wait-for --window 'pixelgate demo' --text 'Entered' --timeout 5
+echo "  the app's own record of its state: $(jq -c '{clicks, entry}' "$PG_STATE_FILE")"
 say "8. A scripted session in one piped call (\$last = the last snapshot's token)"
 printf '%s$ pixelgate run - <<EOF\n' "$PG_AGENT"
-script="snapshot --window 'pixelgate demo'
+script="snapshot --window 'pixelgate demo' --max-size 320x200
 info \$last
-click --window 'pixelgate demo' --at $BX,$BY"
+assert text \$last --expect 'Entered'"
 sed 's/^/  /' <<<"$script"; echo "  EOF"
 pg_as "$PG_AGENT" pixelgate run - <<<"$script" | sed 's/^/  /'
 say "What the agent cannot do"
+echo "- take the pixels: the policy says analyze-only, so a release needs a human approver"
+agent release "$TOKEN" --png /tmp/pgdemo-shot.png || true
 echo "- use another user's token:"
 printf '%s$ pixelgate info %s\n' "$PG_OTHER" "$TOKEN"
 pg_as "$PG_OTHER" pixelgate info "$TOKEN" 2>&1 | sed 's/^/  /'; echo "  (exit ${PIPESTATUS[0]})"
@@ -87,7 +95,14 @@ printf '%s$ ls %s\n' "$PG_AGENT" "$PG_TMP/state/spool"
 pg_as "$PG_AGENT" ls "$PG_TMP/state/spool" 2>&1 | sed 's/^/  /'
 echo "- click a window that is not there:"
 agent click --window 'no such window' --at 1,1 || true
+say "The audit trail: every capture, input and refusal, hash-chained (root reads it; the agent cannot)"
+printf '%s$ cat %s\n' "$PG_AGENT" "$PG_TMP/state/audit.jsonl"
+pg_as "$PG_AGENT" cat "$PG_TMP/state/audit.jsonl" 2>&1 | sed 's/^/  /'
+echo "root# tail -n 3 audit.jsonl"
+tail -n 3 "$PG_TMP/state/audit.jsonl" | sed 's/^/  /'
+echo "root# pixelgated --verify-audit audit.jsonl"
+"$PG_TMP/bin/pixelgated" --verify-audit "$PG_TMP/state/audit.jsonl" | sed 's/^/  /'
 say "Broker log (stderr of pixelgated)"
-sed 's/^/  /' "$PG_TMP/broker.log"
+tail -n 8 "$PG_TMP/broker.log" | sed 's/^/  /'
 echo
 echo "Demo finished: clicks=$(pg_state .clicks), entry=$(pg_state .entry). Tearing down."

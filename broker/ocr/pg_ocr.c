@@ -53,7 +53,8 @@ pg_err pg_ocr_new(pg_ocr **out, const char *lang, const char *datapath, pg_error
     if (TessBaseAPIInit2(o->api, datapath, lang, OEM_LSTM_ONLY) != 0) {
         TessBaseAPIDelete(o->api);
         free(o);
-        return pg_error_set(e, PG_E_NOTFOUND, "install the language data (Debian: tesseract-ocr-<lang>) or fix the datapath",
+        return pg_error_set(e, PG_E_NOTFOUND,
+                            "install the language data (Debian: tesseract-ocr-<lang>) or fix the datapath",
                             "Tesseract could not load language \"%s\" from %s", lang,
                             datapath ? datapath : "its default tessdata directory");
     }
@@ -208,9 +209,11 @@ typedef struct {
  * panel on a white page). */
 #define TINT_CONTRAST 12
 
-/* Is this component (pixels q[0..qn), marked 2 in m, box x0..x1 x y0..y1) a
- * widget frame? Each of its four sides is covered along 70 % of its length
- * (by ink in the outer 2 px band), and 80 % of its pixels lie in that band. */
+/* Is this component (pixels q[0..qn), box x0..x1 x y0..y1) a widget frame?
+ * Its box's edge lines are ink along >= 90 % of their length - all four, or
+ * two adjacent ones (a sunken or raised relief) when the box is >= 24x12 -
+ * and at least half its pixels lie in the outer 2 px band (not a filled
+ * panel). */
 static bool frame_like(const uint8_t *g, const uint8_t *m, uint32_t w, int t, uint32_t x0, uint32_t y0, uint32_t x1,
                        uint32_t y1, const uint32_t *q, size_t qn) {
     size_t in_band = 0;
@@ -911,6 +914,11 @@ pg_err pg_ocr_run_opts(pg_ocr *o, const pg_img *img, const pg_img_rect *region, 
                             "image %ux%u at scale %d is wider or taller than Tesseract's %u pixels", v.width,
                             v.height, s, PG_OCR_MAX_SIDE);
 
+    uint64_t spx = (uint64_t)v.width * v.height * (uint64_t)s * (uint64_t)s;
+    if (s > 1 && spx > PG_OCR_MAX_SCALED_PIXELS)
+        return pg_error_set(e, PG_E_BADINPUT, "use a smaller scale or region",
+                            "image %ux%u at scale %d would be %llu pixels (limit %llu)", v.width, v.height, s,
+                            (unsigned long long)spx, (unsigned long long)PG_OCR_MAX_SCALED_PIXELS);
     int tmo = opts->timeout_ms == 0 ? PG_OCR_DEFAULT_TIMEOUT_MS : opts->timeout_ms < 0 ? 0 : opts->timeout_ms;
     rctx c = {o->api, s, psm, tmo ? now_ms() + tmo : 0, tmo, MAX_PANELS_TOTAL, e};
     uint8_t *g = malloc(npx);
@@ -1101,10 +1109,11 @@ pg_err pg_ocr_find(const pg_ocr_result *r, const char *phrase, unsigned flags, s
         quote_read(r, q, sizeof q);
         char want[121];
         snprintf(want, sizeof want, "%s", phrase);
+        const char *how = (flags & PG_OCR_FIND_EXACT)   ? " as the whole text"
+                          : (flags & PG_OCR_FIND_WORDS) ? " as whole words"
+                                                        : "";
         rc = pg_error_set(e, PG_E_NOTFOUND, "check the region, or read the text with `ocr` to see what is there",
-                          "text \"%s\" not found%s; read: \"%s\"", want,
-                          (flags & PG_OCR_FIND_EXACT) ? " as the whole text" : (flags & PG_OCR_FIND_WORDS) ? " as whole words" : "",
-                          q);
+                          "text \"%s\" not found%s; read: \"%s\"", want, how, q);
         free(wstart);
         goto done;
     }

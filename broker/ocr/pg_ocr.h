@@ -54,6 +54,7 @@ typedef struct pg_ocr pg_ocr;
 #define PG_OCR_DEFAULT_MAX_PIXELS ((uint64_t)16777216) /* 4096x4096; a 4K screen fits */
 #define PG_OCR_MAX_SIDE 32000u                         /* upscaled and padded side */
 #define PG_OCR_MAX_SCALE 4
+#define PG_OCR_MAX_SCALED_PIXELS ((uint64_t)33554432) /* a forced scale > 1 may not make more */
 
 /* Auto scale rule (opts.scale == 0): 2 when the region has at most
  * PG_OCR_UPSCALE_MAX_PIXELS pixels (a 1920x1200 screen or anything smaller),

@@ -383,7 +383,8 @@ PG_TEST(small_9pt_text_is_read_after_the_2x_upscale) {
     REQUIRE(pg_ocr_run(o, img, NULL, &r, &e) == PG_OK);
     CHECK_EQ_INT(r.scale, 2);
     CHECK_STR(r.text, "Connected to server at 10.0.0.12\nLast saved 3 minutes ago");
-    for (size_t i = 0; i < r.n_words; i++) CHECK(box_on_ink(img, r.words[i].x, r.words[i].y, r.words[i].w, r.words[i].h));
+    for (size_t i = 0; i < r.n_words; i++)
+        CHECK(box_on_ink(img, r.words[i].x, r.words[i].y, r.words[i].w, r.words[i].h));
     pg_ocr_result_fini(&r);
     pg_img_free(img);
 }
@@ -451,7 +452,8 @@ PG_TEST(light_text_on_a_dark_background_is_inverted_and_read) {
     REQUIRE(pg_ocr_run(o, img, NULL, &r, &e) == PG_OK);
     CHECK(r.inverted);
     CHECK_STR(r.text, "Build succeeded\nWarnings: 0");
-    for (size_t i = 0; i < r.n_words; i++) CHECK(box_on_ink(img, r.words[i].x, r.words[i].y, r.words[i].w, r.words[i].h));
+    for (size_t i = 0; i < r.n_words; i++)
+        CHECK(box_on_ink(img, r.words[i].x, r.words[i].y, r.words[i].w, r.words[i].h));
     pg_ocr_result_fini(&r);
     pg_img_free(img);
 }
@@ -522,7 +524,8 @@ PG_TEST(white_text_on_coloured_buttons_is_read_with_the_page) {
     pg_ocr_match m;
     REQUIRE(pg_ocr_find(&r, "save changes", 0, 0, &m, &e) == PG_OK);
     CHECK(m.box.x >= 250 && m.box.y >= 140 && m.box.x + m.box.w <= 401 && m.box.y + m.box.h <= 181);
-    for (size_t i = 0; i < r.n_words; i++) CHECK(box_on_ink(img, r.words[i].x, r.words[i].y, r.words[i].w, r.words[i].h));
+    for (size_t i = 0; i < r.n_words; i++)
+        CHECK(box_on_ink(img, r.words[i].x, r.words[i].y, r.words[i].w, r.words[i].h));
     pg_ocr_result_fini(&r);
     pg_img_free(img);
 }
@@ -558,7 +561,8 @@ PG_TEST(tk_demo_window_reads_its_labels_and_button) {
 }
 
 PG_TEST(same_pixels_give_the_same_result_every_time) {
-    pg_img *img = render("400x100", "white", "-font DejaVu-Sans -pointsize 14 -draw \"text 10,30 'Repeatable output 42'\"");
+    pg_img *img =
+        render("400x100", "white", "-font DejaVu-Sans -pointsize 14 -draw \"text 10,30 'Repeatable output 42'\"");
     pg_ocr *o = engine(), *o2 = NULL;
     pg_error e;
     REQUIRE(img && o);
@@ -626,6 +630,9 @@ PG_TEST(oversized_images_are_refused_before_any_work) {
     pg_img tall = {1, 40000, 4, px}; /* 40000 px: under the cap, over Tesseract's side */
     pg_ocr_opts one = {.scale = 1};
     CHECK_EQ_INT(pg_ocr_run_opts(o, &tall, NULL, &one, &r, &e), PG_E_BADINPUT);
+    pg_img wide = {4000, 3000, 16000, px}; /* 12 Mpx: fits at scale 1, not at a forced 2 */
+    pg_ocr_opts two = {.scale = 2};
+    CHECK_EQ_INT(pg_ocr_run_opts(o, &wide, NULL, &two, &r, &e), PG_E_BADINPUT);
     pg_img *img = NULL;
     REQUIRE(pg_img_new(&img, 100, 100, &e) == PG_OK);
     pg_ocr_opts cap = {.max_pixels = 9999};
