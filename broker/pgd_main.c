@@ -245,6 +245,8 @@ static void reload_policy(pg_broker *b) {
     pg_policy_free(p);
 }
 
+static void broker_fini(pg_broker *b);
+
 int main(int argc, char **argv) {
     options o = {.socket_path = "/run/pixelgate/broker.sock", .state_dir = "/var/lib/pixelgate",
                  .display = getenv("DISPLAY"), .socket_mode = 0666, .max_conns = 32, .ttl_s = 3600,
@@ -277,6 +279,7 @@ int main(int argc, char **argv) {
     char spool[4096];
     if (check_state_dir(o.state_dir, &e) || make_spool(o.state_dir, spool, sizeof spool, &e)) {
         fprintf(stderr, "pixelgated: %s%s%s\n", e.message, e.recovery_tip[0] ? ": " : "", e.recovery_tip);
+        pg_policy_free(policy);
         return e.code;
     }
     signal(SIGPIPE, SIG_IGN);
@@ -286,6 +289,7 @@ int main(int argc, char **argv) {
     sigaction(SIGHUP, &sh, NULL);
     if (!o.foreground && daemonize() != 0) {
         perror("pixelgated: fork");
+        pg_policy_free(policy);
         return PG_E_INTERNAL;
     }
 
@@ -303,6 +307,7 @@ int main(int argc, char **argv) {
         pg_appr_new(&b.approvals, &e) || open_audit(&b, o.state_dir, &e) || pg_relay_global_init(&e) ||
         pg_judge_cache_new(&b.judge_cache, 1024, &e)) {
         fprintf(stderr, "pixelgated: %s\n", e.message);
+        broker_fini(&b);
         return e.code;
     }
     pg_broker_open_platform(&b);
@@ -312,14 +317,20 @@ int main(int argc, char **argv) {
     pg_err rc = pg_server_run(&b, &so, &stop_flag, &hup_flag, reload_policy, signal_ready, &e);
     if (rc) fprintf(stderr, "pixelgated: %s\n", e.message);
     else pg_log(PG_LOG_INFO, "stopped (signal %d)", (int)stop_flag);
-    if (b.plat) b.plat_ops->close(b.plat);
-    pg_tok_store_free(b.tokens);
-    pg_appr_free(b.approvals);
-    pg_judge_cache_free(b.judge_cache);
-    pg_ocr_free(b.ocr);
-    pg_audit_close(b.audit);
-    pg_policy_free(b.policy);
-    pthread_mutex_destroy(&b.policy_lock);
-    pthread_mutex_destroy(&b.plat_lock);
+    broker_fini(&b);
     return rc;
+}
+
+/* Releases everything main() set up; every part may be missing. */
+static void broker_fini(pg_broker *b) {
+    if (b->plat) b->plat_ops->close(b->plat);
+    pg_tok_store_free(b->tokens);
+    pg_appr_free(b->approvals);
+    pg_judge_cache_free(b->judge_cache);
+    pg_ocr_free(b->ocr);
+    pg_audit_close(b->audit);
+    pg_policy_free(b->policy);
+    pthread_mutex_destroy(&b->policy_lock);
+    pthread_mutex_destroy(&b->ocr_lock);
+    pthread_mutex_destroy(&b->plat_lock);
 }

@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# examples.sh - run every client command once against a real deployment and
+# print "$ command" followed by its stdout, stderr and exit code. docs/agents.md
+# quotes this output; regenerate it with:
+#   sudo bash docs/examples.sh > /tmp/examples.txt && python3 docs/make_agents.py /tmp/examples.txt
+# Needs a build (build/default) and root (it creates users), like the demo.
+set -uo pipefail
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+. "$REPO/tests/integration/lib.sh"
+PG_AGENT=agent
+PG_OTHER=other
+APPROVER=alice
+pg_require_root
+trap pg_cleanup EXIT
+pg_user pixelgate system
+for u in "$PG_AGENT" "$PG_OTHER" "$APPROVER"; do pg_user "$u"; done
+FAKE_OUT=$(mktemp)
+python3 "$REPO/tests/relay/fake_openai.py" --until-killed </dev/null >"$FAKE_OUT" 2>/dev/null &
+PG_PIDS+=($!)
+for i in $(seq 50); do [ -s "$FAKE_OUT" ] && break; sleep 0.1; done
+FAKE=http://127.0.0.1:$(head -1 "$FAKE_OUT")
+PG_POLICY_JSON=$(cat <<JSON
+{"version": 1,
+ "clients": {"users": ["$PG_AGENT", "$PG_OTHER"]},
+ "approvers": ["$APPROVER"],
+ "expose_pixels": "analyze-only",
+ "analysis": {"mode": "local-only", "endpoints": {
+    "local-vision": {"kind": "openai", "url": "$FAKE/ok/v1/chat/completions", "model": "llava"},
+    "local-judge": {"kind": "openai", "url": "$FAKE/judge/v1/chat/completions", "model": "llava"}}},
+ "capture": {"deny_windows": ["keepass"]}}
+JSON
+)
+pg_setup_dirs
+pg_start_xvfb
+pg_start_broker
+pg_start_app
+
+ex() { # ex USER ARGS...: one example
+    local u=$1; shift
+    printf '@@ %s$ pixelgate' "$u"
+    local a; for a in "$@"; do case $a in *[!A-Za-z0-9_.,:/+=-]*) printf " '%s'" "$a" ;; *) printf ' %s' "$a" ;; esac; done
+    echo
+    pg_as "$u" pixelgate "$@" >"$PG_TMP/o" 2>"$PG_TMP/e"; local rc=$?
+    sed 's/^/@o /' "$PG_TMP/o"; sed 's/^/@e /' "$PG_TMP/e"; echo "@x $rc"
+    LAST=$(cat "$PG_TMP/o")
+}
+A() { ex "$PG_AGENT" "$@"; }
+W='pixelgate demo'
+A ping
+A caps
+A windows --match "$W"
+A snapshot --window "$W"
+T1=$(jq -r .token <<<"$LAST")
+A snapshot --window "$W" --max-size 320x200
+A info "$T1"
+ex "$PG_OTHER" info "$T1"
+A ocr "$T1" --region 0,0,480,120
+A click --window "$W" --text 'Press me'
+A wait-stable --window "$W" --interval 0.2
+A snapshot --window "$W"
+T2=$(jq -r .token <<<"$LAST")
+A assert changed "$T1" "$T2" --min-pct 0.05
+A assert unchanged "$T1" "$T2" --max-pct 0.01
+A assert text "$T2" --expect 'Clicked 1'
+A assert text "$T2" --expect 'Clicked 7'
+read -r BX BY BW BH < <(jq -r '"\(.press.x) \(.press.y) \(.press.w) \(.press.h)"' "$PG_STATE_FILE")
+A snapshot --window "$W" --region "$BX,$BY,$BW,$BH"
+BTN=$(jq -r .token <<<"$LAST")
+A assert template "$T2" --template "$BTN"
+A click --window "$W" --template "$BTN"
+A wait-for --window "$W" --text 'Clicked 2' --timeout 5
+A hash "$T2" --algo dhash
+A diff "$T1" "$T2"
+A focus --window "$W"
+read -r EX EY < <(jq -r '"\(.entry_box.x + 10) \(.entry_box.y + (.entry_box.h/2|floor))"' "$PG_STATE_FILE")
+A click --window "$W" --at "$EX,$EY"
+A type --window "$W" 'Hello from pixelgate! é€ü'
+A key --window "$W" Return
+A analyze "$T2" --endpoint local-vision --prompt 'What colour dominates this window?'
+A analyze "$T2" --endpoint "$FAKE/ok/v1/chat/completions" --prompt x
+A judge "$T2" --endpoint local-judge --expect 'a mostly white window' --samples 3
+A judge "$T2" --endpoint local-judge --expect 'a mostly red window' --samples 3
+A release "$T2" --png /tmp/shot.png
+REQ=$(jq -r '.error.details.request_id' "$PG_TMP/e")
+A approve "$REQ"
+ex "$APPROVER" approve "$REQ"
+RD=$(runuser -u "$PG_AGENT" -- mktemp -d)
+A release "$T2" --png "$RD/shot.png"
+A snapshot --window "$W" --region 2000,2000,10,10
+A snapshot --window 'no such window'
+printf '@@ %s$ pixelgate run - <<END\n' "$PG_AGENT"
+script="snapshot --window '$W'
+info \$last
+assert text \$last --expect 'Entered'"
+sed 's/^/@s /' <<<"$script"
+pg_as "$PG_AGENT" pixelgate run - <<<"$script" >"$PG_TMP/o" 2>"$PG_TMP/e"; rc=$?
+sed 's/^/@o /' "$PG_TMP/o"; sed 's/^/@e /' "$PG_TMP/e"; echo "@x $rc"
+printf '@@ root# pixelgated --verify-audit /var/lib/pixelgate/audit.jsonl\n'
+"$PG_TMP/bin/pixelgated" --verify-audit "$PG_TMP/state/audit.jsonl" | sed 's/^/@o /'
+echo "@x $?"
+printf '@@ root# tail -n 2 /var/lib/pixelgate/audit.jsonl\n'
+tail -n 2 "$PG_TMP/state/audit.jsonl" | sed 's/^/@o /'
+echo "@x 0"

@@ -1,0 +1,144 @@
+#!/usr/bin/env python3
+"""Render docs/agents.md from the output of docs/examples.sh (real runs).
+
+Every command block in agents.md is a real invocation and its real output:
+the prose lives here, the examples come from a run against a real broker.
+"""
+import sys
+
+INTRO = """# pixelgate for agents
+
+You drive GUIs through `pixelgate`, one piped call per operation. You never get pixels or file
+paths: a snapshot gives you an opaque token (`cap:...`) that only you can use, and only through
+the broker. Every call prints **one JSON object on stdout** and exits with a code from the table
+below; on failure **stderr holds one JSON error** with a `recovery_tip`. A check that ran and
+said no (exit 1) still prints its measurements on stdout.
+
+Use pixelgate, not screenshots of your own (`import`, `xwd`, `scrot`) and not the broker's files:
+pixelgate is the sanctioned, audited path. What you may do is the administrator's policy
+(docs/policy.md); `caps` and the errors tell you where you stand.
+
+## Exit codes
+
+| exit | code | meaning | what to do |
+|---|---|---|---|
+| 0 | OK | done | |
+| 1 | ASSERTION_FAILED | the check ran and said no; measurements on stdout | read them, let the UI settle, retry |
+| 2 | USAGE | bad arguments, or a pattern matching several windows | `pixelgate help CMD`; narrow the pattern, `--id`, or `--first` |
+| 3 | POLICY_REFUSED | the policy forbids it (not admitted, pixels not released, endpoint not allowed, window denied or not yours), or a click on a covered point | ask for a policy change or an approval; uncover the window |
+| 4 | NOT_FOUND | no such window, text, template or token (expired, unknown, or another user's) | `pixelgate windows`; take a fresh snapshot |
+| 5 | BROKER_UNREACHABLE | the broker is not running, not at that socket, or has no display; an endpoint is down | check `PIXELGATE_SOCKET` / `--socket` |
+| 6 | TIMEOUT | a wait ran out (the last frame is in the output) | raise `--timeout`; is the app responding? |
+| 7 | UNSUPPORTED | this platform backend cannot do it | `pixelgate caps` |
+| 8 | BAD_INPUT | corrupt/oversized image, a point outside the window, an unknown key name | fix the input |
+| 9 | INTERNAL | a pixelgate bug or resource failure (e.g. disk full, audit log unwritable) | report it with the broker log |
+
+## Finding the broker and naming windows
+
+`--socket PATH`, else `$PIXELGATE_SOCKET`, else `/run/pixelgate/broker.sock`; `--timeout SECONDS`
+bounds a call. Global options go before the command. `pixelgate --help` lists every command;
+`pixelgate help COMMAND` describes one and its output.
+
+`--window REGEX` is a POSIX extended regex, case-insensitive, matched against each **visible**
+window's title, WM class and instance. It must match exactly one window; several matches exit 2
+with `error.details.candidates`: narrow it, use `--id ID` (from `windows`), or add `--first`.
+Coordinates (`--at`, `--region`, `--offset`) are relative to the window's top-left corner.
+IMAGE arguments are a token, or a file of yours (PNG, JPEG, WebP) that the client reads and
+sends; the broker never opens a path you name.
+
+The examples below are one real session (`docs/examples.sh`): the broker runs as `pixelgate`,
+the Tk demo app as `agent`; `other` is another user, `alice` an approver.
+"""
+
+SECTIONS = [
+    ("ping", "Is the broker there, and who am I to it? `peer` comes from the kernel, not from anything you send."),
+    ("caps", "What this backend can do here."),
+    ("windows", "Top-level windows; `pid` is the owning process as the X server knows it."),
+    ("snapshot", "A capture into the broker's private store: you get a token and metadata, never pixels. "
+                 "`method` says which capture path ran; `settled` whether repaints had stopped; "
+                 "`--max-size` downscales (keeping the aspect ratio), `--region` crops, `--screen` takes the "
+                 "whole screen (windows the policy denies are blacked out: `redacted_windows`)."),
+    ("info", "A token's metadata. Another user's token answers exactly like an unknown one."),
+    ("ocr", "Text and word boxes, read inside the broker (Tesseract)."),
+    ("click", "At a point (`--at X,Y`), or at the centre (plus `--offset`) of text (`--text`, by OCR) or a "
+              "template (`--template`) found in a fresh capture. A click on a point another window covers is "
+              "refused (exit 3), and input goes only to windows of your own programs."),
+    ("wait-stable", "Captures every `--interval` until `--frames` captures in a row have the same dHash; "
+                    "exit 6 with the last frame's token on timeout."),
+    ("wait-for", "Captures until the text or template appears; exit 6 with the last frame on timeout."),
+    ("assert", "Checks that run in the broker; exit 1 when they say no, with the measurements on stdout and "
+               "an evidence bundle. `changed`/`unchanged` use pixelmatch's colour distance (antialiasing "
+               "excluded unless `--include-aa`; `--mask R` excludes areas); `text` is a case-insensitive "
+               "substring unless `--exact`; `template` is OpenCV's TM_CCOEFF_NORMED, threshold 0.8."),
+    ("hash", "Fingerprints: `sha256` (exact) or `dhash` (64-bit; within Hamming distance 5 means the same)."),
+    ("diff", "The full comparison: counts, the 100 largest changed regions, and the diff image as a token."),
+    ("focus", "Keyboard focus (and raise)."),
+    ("type", "Any Unicode; characters missing from the keyboard map go through a temporary remap."),
+    ("key", "Chords like `ctrl+a`, `shift+Tab`, `alt+F4`; key names are X keysym names."),
+    ("analyze", "The capture goes to a vision endpoint the administrator named, chosen by name (never a URL); "
+                "only its text comes back."),
+    ("judge", "Asks the endpoint `--samples` times whether the capture shows what you expect; majority vote. "
+              "Exit 0 on CONTENT_MATCH, 1 on MISMATCH/UNCERTAIN; an endpoint failure blocks, never passes. "
+              "Answers are cached by image, expectation and endpoint."),
+    ("release", "The raw image, only where the policy allows it. Under `analyze-only` the refusal carries a "
+                "request id; an approver (another user) approves it with `approve`, and your next release "
+                "succeeds once. The client writes `--png PATH` itself, as you."),
+    ("approve", "Run by an approver, never by the requester."),
+    ("run", "A scripted session in one call: one subcommand per line, `$last` is the last snapshot's token, "
+            "stops at the first failure with its code and names the step and line."),
+    ("root#", "What the administrator sees: the audit log and its verification."),
+]
+
+
+def parse(path):
+    blocks, cur = [], None
+    for line in open(path, encoding="utf-8"):
+        line = line.rstrip("\n")
+        if line.startswith("@@ "):
+            cur = {"cmd": line[3:], "lines": []}
+            blocks.append(cur)
+        elif cur is not None and line[:3] in ("@o ", "@e ", "@s ", "@x "):
+            cur["lines"].append((line[1], line[3:]))
+    return blocks
+
+
+def command_of(block):
+    cmd = block["cmd"]
+    if cmd.startswith("root#"):
+        return "root#"
+    words = cmd.split("pixelgate", 1)[1].split()
+    return words[0] if words else ""
+
+
+def render(block):
+    out = ["```", block["cmd"]]
+    for kind, text in block["lines"]:
+        if kind == "s":
+            out.append(text)
+    if any(k == "s" for k, _ in block["lines"]):
+        out.append("END")
+    for kind, text in block["lines"]:
+        if kind == "o":
+            out.append(text)
+        elif kind == "e":
+            out.append("# stderr: " + text)
+        elif kind == "x" and text != "0":
+            out.append("# exit " + text)
+    out.append("```")
+    return "\n".join(out)
+
+
+def main():
+    blocks = parse(sys.argv[1])
+    doc = [INTRO]
+    for name, prose in SECTIONS:
+        mine = [b for b in blocks if command_of(b) == name]
+        if not mine:
+            sys.exit("no example for " + name)
+        doc.append("\n## %s\n\n%s\n" % (name if name != "root#" else "The audit trail (administrator)", prose))
+        doc.extend(render(b) + "\n" for b in mine)
+    open(sys.argv[2] if len(sys.argv) > 2 else "docs/agents.md", "w", encoding="utf-8").write("\n".join(doc))
+
+
+if __name__ == "__main__":
+    main()
