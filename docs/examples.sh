@@ -14,11 +14,7 @@ pg_require_root
 trap pg_cleanup EXIT
 pg_user pixelgate system
 for u in "$PG_AGENT" "$PG_OTHER" "$APPROVER"; do pg_user "$u"; done
-FAKE_OUT=$(mktemp)
-python3 "$REPO/tests/relay/fake_openai.py" --until-killed </dev/null >"$FAKE_OUT" 2>/dev/null &
-PG_PIDS+=($!)
-for i in $(seq 50); do [ -s "$FAKE_OUT" ] && break; sleep 0.1; done
-FAKE=http://127.0.0.1:$(head -1 "$FAKE_OUT")
+pg_start_fake_openai
 PG_POLICY_JSON=$(cat <<JSON
 {"version": 1,
  "clients": {"users": ["$PG_AGENT", "$PG_OTHER"]},

@@ -68,14 +68,7 @@ static pg_err token_png(pg_call *c, uint8_t **png, size_t *len, pg_tok_meta *m, 
     uint8_t *px = NULL;
     pg_err rc = pg_tok_load(c->b->tokens, pg_args_str(c->req->args, "token", ""), (uint32_t)c->peer->uid, m, &px, e);
     if (rc) return rc;
-    memcpy(c->audit.token, m->token, sizeof c->audit.token);
-    memcpy(c->audit.image_sha256, m->sha256, sizeof c->audit.image_sha256);
-    if (!m->screen) {
-        c->audit.has_window = true;
-        c->audit.window_id = m->window_id;
-        memcpy(c->audit.window_title, m->window_title, sizeof c->audit.window_title);
-        memcpy(c->audit.window_class, m->window_class, sizeof c->audit.window_class);
-    }
+    pg_audit_token_set(c, m);
     pg_img *img = NULL;
     rc = pg_img_wrap(&img, px, m->width, m->height, (size_t)m->width * 4, e);
     if (rc) {

@@ -32,6 +32,16 @@ void pg_audit_window_set(pg_call *c, const pg_window *w) {
     pg_copy_utf8(c->audit.window_class, sizeof c->audit.window_class, w->class_name);
 }
 
+void pg_audit_token_set(pg_call *c, const pg_tok_meta *m) {
+    memcpy(c->audit.token, m->token, sizeof c->audit.token);
+    memcpy(c->audit.image_sha256, m->sha256, sizeof c->audit.image_sha256);
+    if (m->screen) return;
+    c->audit.has_window = true;
+    c->audit.window_id = m->window_id;
+    memcpy(c->audit.window_title, m->window_title, sizeof c->audit.window_title);
+    memcpy(c->audit.window_class, m->window_class, sizeof c->audit.window_class);
+}
+
 void pg_copy_utf8(char *dst, size_t cap, const char *src) {
     size_t n = strnlen(src, cap - 1);
     if (src[n] != '\0')

@@ -12,17 +12,6 @@
 const pg_arg_spec pg_op_release_args[1] = {{"token", PG_ARG_STRING, true}};
 const pg_arg_spec pg_op_approve_args[1] = {{"request", PG_ARG_STRING, true}};
 
-static void audit_token(pg_call *c, const pg_tok_meta *m) {
-    memcpy(c->audit.token, m->token, sizeof c->audit.token);
-    memcpy(c->audit.image_sha256, m->sha256, sizeof c->audit.image_sha256);
-    if (!m->screen) {
-        c->audit.has_window = true;
-        c->audit.window_id = m->window_id;
-        memcpy(c->audit.window_title, m->window_title, sizeof c->audit.window_title);
-        memcpy(c->audit.window_class, m->window_class, sizeof c->audit.window_class);
-    }
-}
-
 /* Decides whether this release may go ahead; fills the mode it goes under. */
 static pg_err decide(pg_call *c, const pg_tok_meta *m, const char **mode, pg_error *e) {
     if (pg_policy_check_release(c->view, false, e) == PG_OK) {
@@ -51,7 +40,7 @@ pg_err pg_op_release(pg_call *c, pg_error *e) {
     uint8_t *px = NULL;
     pg_err rc = pg_tok_load(c->b->tokens, pg_args_str(c->req->args, "token", ""), (uint32_t)c->peer->uid, &m, &px, e);
     if (rc) return rc;
-    audit_token(c, &m);
+    pg_audit_token_set(c, &m);
     const char *mode = NULL;
     rc = decide(c, &m, &mode, e);
     pg_img *img = NULL;

@@ -53,6 +53,8 @@ extern const pg_arg_spec pg_op_wait_for_args[8];
  * c->details = {"candidates":[...]}. */
 pg_err pg_resolve_window(pg_call *c, pg_window *out, pg_error *e);
 cJSON *pg_window_json(const pg_window *w);
+/* Records a token (as a prefix), its image digest and source window. */
+void pg_audit_token_set(pg_call *c, const pg_tok_meta *m);
 /* Records the target window in the call's audit record. */
 void pg_audit_window_set(pg_call *c, const pg_window *w);
 /* Reads args.region {"x","y","w","h"}; *has = false when absent. */

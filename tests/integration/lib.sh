@@ -151,6 +151,19 @@ pg_as() {
     runuser -u "$u" -- env -i PATH="$PG_TMP/bin:/usr/bin:/bin" LANG=C.UTF-8 PIXELGATE_SOCKET="$PG_SOCK" "$@"
 }
 
+# Starts the fake OpenAI-compatible vision server on loopback; sets FAKE (its base URL).
+pg_start_fake_openai() {
+    local out
+    out=$(mktemp)
+    python3 "$PG_ROOT/tests/relay/fake_openai.py" --until-killed </dev/null >"$out" 2>/dev/null &
+    PG_PIDS+=($!)
+    local i
+    for i in $(seq 50); do [ -s "$out" ] && break; sleep 0.1; done
+    [ -s "$out" ] || pg_die "fake OpenAI server did not start"
+    FAKE=http://127.0.0.1:$(head -1 "$out")
+    rm -f "$out"
+}
+
 pg_state() { jq -r "$1" "$PG_STATE_FILE"; }
 
 pg_cleanup() {

@@ -18,13 +18,7 @@ pg_user pixelgate system
 for u in "$PG_AGENT" "$PG_OTHER" "$APPROVER" "$OUTSIDER"; do pg_user "$u"; done
 # A fake OpenAI-compatible vision server on loopback: it decodes the PNG it
 # receives and answers from the pixels (size, dominant colour).
-FAKE_OUT=$(mktemp)
-python3 "$PG_ROOT/tests/relay/fake_openai.py" --until-killed </dev/null >"$FAKE_OUT" 2>/dev/null &
-PG_PIDS+=($!)
-for i in $(seq 50); do [ -s "$FAKE_OUT" ] && break; sleep 0.1; done
-FAKE_PORT=$(head -1 "$FAKE_OUT")
-[ -n "$FAKE_PORT" ] || pg_die "fake OpenAI server did not start"
-FAKE=http://127.0.0.1:$FAKE_PORT
+pg_start_fake_openai
 PG_POLICY_JSON=$(cat <<JSON
 {"version": 1,
  "clients": {"users": ["$PG_AGENT", "$PG_OTHER"]},

@@ -1,0 +1,35 @@
+/* pg_win32.h - what the Win32 backend knows beyond pg_platform.h.
+ *
+ * Contract: extras for callers that know they run on the Win32 backend (the
+ * Windows broker, tests): a window's frame bounds and where they came from,
+ * its DPI (scale = dpi / 96), minimized/cloaked state and display affinity,
+ * and why the last capture fell back from PrintWindow. All ids are the HWNDs
+ * list_windows reports. pg_platform.h's contract holds for everything else.
+ * Never: changes state; the strings returned live as long as the handle.
+ */
+#ifndef PG_WIN32_H
+#define PG_WIN32_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "pg_platform.h"
+
+typedef struct {
+    pg_rect frame;          /* outer bounds in screen coordinates (physical pixels) */
+    char frame_source[16];  /* "dwm" (extended frame bounds) or "windowrect" */
+    uint32_t dpi;           /* the window's DPI; scale = dpi / 96.0 */
+    bool minimized;
+    bool cloaked;           /* DWM cloaked (other virtual desktop, UWP); false if unknown */
+    uint32_t affinity;      /* GetWindowDisplayAffinity: 0 = WDA_NONE */
+} pg_win_info;
+
+/* PG_E_NOTFOUND unless id is a window list_windows reports. */
+pg_err pg_win_window_info(pg_platform *p, uint64_t id, pg_win_info *out, pg_error *e);
+
+/* Why the last successful capture_window did not use PrintWindow: "" when
+ * it did; e.g. "printwindow returned an all-black image" when the black
+ * result was detected and BitBlt ran instead. */
+const char *pg_win_capture_fallback(const pg_platform *p);
+
+#endif

@@ -1,0 +1,205 @@
+/* win_input.c - focus, pointer and Unicode text through SendInput.
+ *
+ * Contract: coordinates are window-relative (client area, physical pixels);
+ * a point outside the client area, or off every monitor, is PG_E_BADINPUT.
+ * The pointer moves with absolute virtual-desktop coordinates
+ * (MOUSEEVENTF_ABSOLUTE|MOUSEEVENTF_VIRTUALDESK), so multi-monitor layouts
+ * with negative origins work. A click first asks WindowFromPoint which
+ * top-level window would receive it; if that is not the target the click is
+ * PG_E_POLICY naming that window (input lands on whatever is on top). focus
+ * uses SetForegroundWindow and, when the foreground lock refuses it, joins
+ * the foreground thread's input queue (AttachThreadInput) and retries; it
+ * waits at most WIN_FOCUS_TIMEOUT_MS for the target to be the foreground.
+ * Text goes out as KEYEVENTF_UNICODE UTF-16 units (a surrogate pair is two
+ * units), newline and tab as the Return and Tab keys.
+ * Never: leaves a thread attached to another's input queue, sends a partial
+ * batch without saying so (PG_E_POLICY when UIPI blocked events).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "win_private.h"
+
+/* Events per SendInput call: big batches are atomic w.r.t. other input but
+ * may overrun a slow application's queue. */
+#define WIN_SEND_CHUNK 256
+
+pg_err win_send(INPUT *in, UINT n, pg_error *e) {
+    for (UINT done = 0; done < n;) {
+        UINT k = n - done < WIN_SEND_CHUNK ? n - done : WIN_SEND_CHUNK;
+        UINT sent = SendInput(k, in + done, sizeof *in);
+        if (sent != k)
+            return pg_error_set(e, PG_E_POLICY, "the target may run elevated (UIPI) or the desktop is locked",
+                                "SendInput delivered %u of %u events (error %lu)", done + sent, n,
+                                GetLastError());
+        done += k;
+    }
+    return PG_OK;
+}
+
+/* ------------------------------------------------------------------ focus */
+
+static bool wait_foreground(HWND h, uint32_t ms) {
+    for (uint64_t t0 = win_now_ms();; Sleep(10)) {
+        if (GetForegroundWindow() == h) return true;
+        if (win_now_ms() - t0 >= ms) return false;
+    }
+}
+
+/* The foreground lock lets a process take the foreground only if it
+ * received the last input or shares the foreground thread's input queue. */
+static void force_foreground(HWND h) {
+    HWND fg = GetForegroundWindow();
+    DWORD me = GetCurrentThreadId(), them = fg ? GetWindowThreadProcessId(fg, NULL) : 0;
+    bool attached = them && them != me && AttachThreadInput(me, them, TRUE);
+    BringWindowToTop(h);
+    SetForegroundWindow(h);
+    if (attached) AttachThreadInput(me, them, FALSE);
+}
+
+pg_err win_focus_hwnd(HWND h, pg_error *e) {
+    if (IsIconic(h)) ShowWindow(h, SW_RESTORE);
+    if (GetForegroundWindow() == h) return PG_OK;
+    if (!SetForegroundWindow(h) || !wait_foreground(h, 100)) force_foreground(h);
+    if (wait_foreground(h, WIN_FOCUS_TIMEOUT_MS)) return PG_OK;
+    char who[400];
+    win_describe(h, who, sizeof who);
+    return pg_error_set(e, PG_E_TIMEOUT, "click the window once (pixelgate click) to activate it",
+                        "window %s did not become the foreground window within %d ms", who,
+                        WIN_FOCUS_TIMEOUT_MS);
+}
+
+pg_err win_focus(pg_platform *p, uint64_t id, pg_error *e) {
+    HWND h;
+    pg_err rc = p ? win_resolve(id, &h, e) : pg_error_set(e, PG_E_INTERNAL, NULL, "no handle");
+    return rc == PG_OK ? win_focus_hwnd(h, e) : rc;
+}
+
+/* ---------------------------------------------------------------- pointer */
+
+/* Screen point of window-relative (x, y), checked to lie in the client area. */
+static pg_err target_point(uint64_t id, int32_t x, int32_t y, HWND *h, POINT *pt, pg_error *e) {
+    RECT c;
+    pg_err rc = win_resolve(id, h, e);
+    if (rc == PG_OK && IsIconic(*h))
+        rc = pg_error_set(e, PG_E_BADINPUT, "restore the window first (pixelgate focus)",
+                          "window 0x%llx is minimized", (unsigned long long)id);
+    if (rc == PG_OK) rc = win_client_rect(*h, &c, e);
+    if (rc != PG_OK) return rc;
+    if (x < 0 || y < 0 || x >= c.right - c.left || y >= c.bottom - c.top)
+        return pg_error_set(e, PG_E_BADINPUT, "use coordinates inside the window's content",
+                            "point %d,%d is outside the %ldx%ld window", x, y, c.right - c.left,
+                            c.bottom - c.top);
+    *pt = (POINT){c.left + x, c.top + y};
+    if (!MonitorFromPoint(*pt, MONITOR_DEFAULTTONULL))
+        return pg_error_set(e, PG_E_BADINPUT, "move the window onto a screen",
+                            "point %d,%d of the window is off every monitor", x, y);
+    return PG_OK;
+}
+
+/* Absolute move to pt: 0..65535 spans the virtual desktop. The rounding up
+ * makes Windows' (and Wine's) dx * width / 65536 land on pt exactly. */
+static INPUT mouse_at(POINT pt, DWORD flags) {
+    int64_t vx = GetSystemMetrics(SM_XVIRTUALSCREEN), vy = GetSystemMetrics(SM_YVIRTUALSCREEN);
+    int64_t vw = GetSystemMetrics(SM_CXVIRTUALSCREEN), vh = GetSystemMetrics(SM_CYVIRTUALSCREEN);
+    INPUT in = {0};
+    in.type = INPUT_MOUSE;
+    int64_t dx = ((pt.x - vx) * 65536 + vw - 1) / vw, dy = ((pt.y - vy) * 65536 + vh - 1) / vh;
+    in.mi.dx = (LONG)(dx > 65535 ? 65535 : dx);
+    in.mi.dy = (LONG)(dy > 65535 ? 65535 : dy);
+    in.mi.dwFlags = flags | MOUSEEVENTF_MOVE | MOUSEEVENTF_ABSOLUTE | MOUSEEVENTF_VIRTUALDESK;
+    return in;
+}
+
+pg_err win_pointer_move(pg_platform *p, uint64_t id, int32_t x, int32_t y, pg_error *e) {
+    HWND h;
+    POINT pt;
+    pg_err rc = target_point(id, x, y, &h, &pt, e);
+    if (rc != PG_OK) return rc;
+    INPUT in = mouse_at(pt, 0);
+    return win_send(&in, 1, e);
+}
+
+/* PG_OK when a click at pt would reach top-level window h. */
+static pg_err check_cover(HWND h, POINT pt, pg_error *e) {
+    HWND hit = WindowFromPoint(pt);
+    HWND top = hit ? GetAncestor(hit, GA_ROOT) : NULL;
+    if (top == h) return PG_OK;
+    char who[400] = "no window";
+    if (top) win_describe(top, who, sizeof who);
+    return pg_error_set(e, PG_E_POLICY, "bring the window to the front (pixelgate focus) and retry",
+                        "the point %ld,%ld is covered by window %s; the click would land there",
+                        pt.x, pt.y, who);
+}
+
+pg_err win_click(pg_platform *p, uint64_t id, int32_t x, int32_t y, pg_button b, int count,
+                 pg_error *e) {
+    static const DWORD down[] = {0, MOUSEEVENTF_LEFTDOWN, MOUSEEVENTF_MIDDLEDOWN, MOUSEEVENTF_RIGHTDOWN};
+    static const DWORD up[] = {0, MOUSEEVENTF_LEFTUP, MOUSEEVENTF_MIDDLEUP, MOUSEEVENTF_RIGHTUP};
+    if (b < PG_BTN_LEFT || b > PG_BTN_RIGHT || count < 1 || count > 2)
+        return pg_error_set(e, PG_E_BADINPUT, "button 1-3, count 1 or 2",
+                            "bad click: button %d, count %d", (int)b, count);
+    HWND h;
+    POINT pt;
+    pg_err rc = target_point(id, x, y, &h, &pt, e);
+    if (rc == PG_OK) rc = check_cover(h, pt, e);
+    if (rc != PG_OK) return rc;
+    INPUT in[5];
+    UINT n = 0;
+    in[n++] = mouse_at(pt, 0);
+    for (int i = 0; i < count; i++) { /* one batch: the pair is one double click */
+        in[n++] = mouse_at(pt, down[b]);
+        in[n++] = mouse_at(pt, up[b]);
+    }
+    return win_send(in, n, e);
+}
+
+/* ------------------------------------------------------------------- text */
+
+INPUT win_key_event(WORD vk, WORD scan, DWORD flags) {
+    INPUT in = {0};
+    in.type = INPUT_KEYBOARD;
+    in.ki.wVk = vk;
+    in.ki.wScan = scan;
+    in.ki.dwFlags = flags;
+    return in;
+}
+
+/* Append down/up for one UTF-16 unit (Return/Tab as keys) to in[*n]. */
+static void text_unit(wchar_t u, INPUT *in, UINT *n) {
+    if (u == L'\n' || u == L'\t') {
+        WORD vk = u == L'\n' ? VK_RETURN : VK_TAB;
+        WORD scan = (WORD)MapVirtualKeyW(vk, MAPVK_VK_TO_VSC);
+        in[(*n)++] = win_key_event(vk, scan, 0);
+        in[(*n)++] = win_key_event(vk, scan, KEYEVENTF_KEYUP);
+        return;
+    }
+    in[(*n)++] = win_key_event(0, (WORD)u, KEYEVENTF_UNICODE);
+    in[(*n)++] = win_key_event(0, (WORD)u, KEYEVENTF_UNICODE | KEYEVENTF_KEYUP);
+}
+
+pg_err win_type_text(pg_platform *p, uint64_t id, const char *utf8, pg_error *e) {
+    HWND h;
+    pg_err rc = win_resolve(id, &h, e);
+    if (rc != PG_OK) return rc;
+    int len = (int)strlen(utf8);
+    if (len == 0) return PG_OK;
+    int nw = MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, utf8, len, NULL, 0);
+    if (nw <= 0)
+        return pg_error_set(e, PG_E_BADINPUT, "send valid UTF-8", "text is not valid UTF-8");
+    wchar_t *w = malloc((size_t)nw * sizeof *w);
+    INPUT *in = malloc((size_t)nw * 2 * sizeof *in);
+    if (!w || !in) {
+        free(w), free(in);
+        return pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory");
+    }
+    MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, utf8, len, w, nw);
+    UINT n = 0;
+    for (int i = 0; i < nw; i++)
+        if (!(w[i] == L'\r' && i + 1 < nw && w[i + 1] == L'\n')) text_unit(w[i], in, &n);
+    rc = win_focus_hwnd(h, e);
+    if (rc == PG_OK) rc = win_send(in, n, e);
+    free(w), free(in);
+    return rc;
+}

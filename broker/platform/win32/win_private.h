@@ -1,0 +1,91 @@
+/* win_private.h - internals shared by the files of the Win32 backend.
+ *
+ * Contract: one pg_platform handle holds what open() learnt about the
+ * process (how DPI awareness was set, which optional user32 entry points
+ * exist); Win32 window and input state is global to the desktop, so the
+ * handle owns no window or DC between calls. A handle is used by one thread
+ * at a time (the broker serialises calls). Every wait is bounded
+ * (WIN_FOCUS_TIMEOUT_MS, the caller's settle timeout); we never send a
+ * message to another process's window without a timeout.
+ * Never: prints, exits, decodes images, reads policy.
+ */
+#ifndef PG_WIN_PRIVATE_H
+#define PG_WIN_PRIVATE_H
+
+#include <windows.h>
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pg_platform.h"
+#include "pg_win32.h"
+
+/* How long focus() waits for the foreground to arrive in the target. */
+#define WIN_FOCUS_TIMEOUT_MS 1500
+/* Upper bound on top-level windows enumerated. */
+#define WIN_MAX_WINDOWS 4096
+
+/* Optional user32 entry points, resolved at open(): linking them directly
+ * would stop the broker from loading on Windows versions that lack them. */
+typedef BOOL(WINAPI *win_set_dpi_ctx_fn)(DPI_AWARENESS_CONTEXT);
+typedef UINT(WINAPI *win_dpi_for_window_fn)(HWND);
+
+struct pg_platform {
+    char dpi_mode[64];                  /* how DPI awareness was obtained */
+    bool per_monitor_v2;                /* the process is per-monitor aware v2 */
+    win_dpi_for_window_fn dpi_for_window; /* NULL before Windows 10 1607 */
+    char wine[32];                      /* Wine version, "" on Windows */
+    char fallback[96];                  /* pg_win_capture_fallback() */
+};
+
+/* ---- win_conn.c: helpers ---- */
+uint64_t win_now_ms(void);
+/* UTF-16 -> UTF-8 into out (cap bytes), truncated on a code point boundary. */
+void win_to_utf8(const wchar_t *w, char *out, size_t cap);
+/* "0x1234 \"title\" (class)": how errors name a window. */
+void win_describe(HWND h, char *out, size_t cap);
+
+/* ---- win_windows.c: enumeration and lookup ---- */
+/* Whether h is a window list_windows reports: visible top-level, not a tool
+ * window, not cloaked, not owned (unless WS_EX_APPWINDOW). */
+bool win_is_app_window(HWND h);
+/* id -> HWND, PG_E_NOTFOUND unless it is a window list_windows reports. */
+pg_err win_resolve(uint64_t id, HWND *out, pg_error *e);
+/* Client area in screen coordinates (physical pixels). */
+pg_err win_client_rect(HWND h, RECT *out, pg_error *e);
+/* Frame bounds: DWM extended frame bounds, else GetWindowRect. *source
+ * names which. */
+void win_frame_rect(HWND h, RECT *out, const char **source);
+bool win_is_cloaked(HWND h);
+pg_err win_list_windows(pg_platform *p, pg_window **out, size_t *n, pg_error *e);
+
+/* ---- win_capture.c ---- */
+pg_err win_capture_window(pg_platform *p, uint64_t id, const pg_rect *region, pg_capture *out,
+                          pg_error *e);
+pg_err win_capture_screen(pg_platform *p, const pg_rect *region, pg_capture *out, pg_error *e);
+/* The top-level window above h (in z-order) that overlaps r, or NULL. */
+HWND win_covering(HWND h, const RECT *r);
+
+/* ---- win_input.c ---- */
+pg_err win_focus(pg_platform *p, uint64_t id, pg_error *e);
+pg_err win_pointer_move(pg_platform *p, uint64_t id, int32_t x, int32_t y, pg_error *e);
+pg_err win_click(pg_platform *p, uint64_t id, int32_t x, int32_t y, pg_button b, int count,
+                 pg_error *e);
+/* Make h the foreground window (restoring it if minimized); bounded. */
+pg_err win_focus_hwnd(HWND h, pg_error *e);
+/* One INPUT_KEYBOARD event. */
+INPUT win_key_event(WORD vk, WORD scan, DWORD flags);
+pg_err win_type_text(pg_platform *p, uint64_t id, const char *utf8, pg_error *e);
+/* Send n events in one SendInput call; PG_E_POLICY if the system blocked
+ * some (UIPI: the target runs at a higher integrity level). */
+pg_err win_send(INPUT *in, UINT n, pg_error *e);
+
+/* ---- win_keys.c: chords ---- */
+pg_err win_key(pg_platform *p, uint64_t id, const char *chord, pg_error *e);
+
+/* ---- win_settle.c ---- */
+pg_err win_settle(pg_platform *p, uint64_t id, uint32_t quiet_ms, uint32_t timeout_ms,
+                  pg_error *e);
+
+#endif

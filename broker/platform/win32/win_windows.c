@@ -1,0 +1,127 @@
+/* win_windows.c - top-level window enumeration and id lookup.
+ *
+ * Contract: list_windows reports what a user would call application
+ * windows: visible top-level windows that are not tool windows, not DWM
+ * cloaked (where DWM answers; Wine's returns E_NOTIMPL, so nothing counts as
+ * cloaked there) and not owned popups (unless WS_EX_APPWINDOW). Titles are
+ * UTF-8, x/y/width/height are the client area in screen coordinates
+ * (physical pixels: the process is per-monitor DPI aware), focused means
+ * foreground. Lookup accepts exactly the windows the list would report, so
+ * a child, the desktop or a vanished HWND is PG_E_NOTFOUND alike.
+ * Never: sends a message to a window (a hung application cannot block us).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <dwmapi.h>
+
+#include "win_private.h"
+
+bool win_is_cloaked(HWND h) {
+    DWORD cloaked = 0;
+    return SUCCEEDED(DwmGetWindowAttribute(h, DWMWA_CLOAKED, &cloaked, sizeof cloaked)) && cloaked;
+}
+
+bool win_is_app_window(HWND h) {
+    if (!h || !IsWindow(h) || !IsWindowVisible(h)) return false;
+    if (GetAncestor(h, GA_ROOT) != h || h == GetDesktopWindow()) return false;
+    LONG_PTR ex = GetWindowLongPtrW(h, GWL_EXSTYLE);
+    if (ex & WS_EX_TOOLWINDOW) return false;
+    if (GetWindow(h, GW_OWNER) && !(ex & WS_EX_APPWINDOW)) return false;
+    return !win_is_cloaked(h);
+}
+
+pg_err win_resolve(uint64_t id, HWND *out, pg_error *e) {
+    HWND h = (HWND)(uintptr_t)id;
+    *out = NULL;
+    if (id == 0 || (uint64_t)(uintptr_t)h != id || !win_is_app_window(h))
+        return pg_error_set(e, PG_E_NOTFOUND, "list the windows again: it may have closed",
+                            "no application window 0x%llx", (unsigned long long)id);
+    *out = h;
+    return PG_OK;
+}
+
+pg_err win_client_rect(HWND h, RECT *out, pg_error *e) {
+    RECT c;
+    POINT o = {0, 0};
+    if (!GetClientRect(h, &c) || !ClientToScreen(h, &o))
+        return pg_error_set(e, PG_E_NOTFOUND, "list the windows again: it may have closed",
+                            "window 0x%llx vanished (error %lu)", (unsigned long long)(uintptr_t)h,
+                            GetLastError());
+    *out = (RECT){o.x, o.y, o.x + c.right, o.y + c.bottom};
+    return PG_OK;
+}
+
+void win_frame_rect(HWND h, RECT *out, const char **source) {
+    /* GetWindowRect includes the invisible resize borders on Windows 10+;
+     * the DWM's extended frame bounds are what the user sees. */
+    if (SUCCEEDED(DwmGetWindowAttribute(h, DWMWA_EXTENDED_FRAME_BOUNDS, out, sizeof *out))) {
+        *source = "dwm";
+        return;
+    }
+    *source = "windowrect";
+    if (!GetWindowRect(h, out)) *out = (RECT){0, 0, 0, 0};
+}
+
+typedef struct {
+    HWND *h;
+    size_t n, cap;
+} hwnd_list;
+
+static BOOL CALLBACK collect(HWND h, LPARAM lp) {
+    hwnd_list *l = (hwnd_list *)lp;
+    if (!win_is_app_window(h)) return TRUE;
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 64;
+        if (cap > WIN_MAX_WINDOWS) return FALSE;
+        HWND *g = realloc(l->h, cap * sizeof *g);
+        if (!g) return FALSE;
+        l->h = g, l->cap = cap;
+    }
+    l->h[l->n++] = h;
+    return TRUE;
+}
+
+static void describe_window(HWND h, HWND fg, pg_window *w) {
+    memset(w, 0, sizeof *w);
+    w->id = (uint64_t)(uintptr_t)h;
+    wchar_t buf[512];
+    buf[0] = 0;
+    InternalGetWindowText(h, buf, 512); /* GetWindowTextW's text, without WM_GETTEXT */
+    win_to_utf8(buf, w->title, sizeof w->title);
+    buf[0] = 0;
+    GetClassNameW(h, buf, 256);
+    win_to_utf8(buf, w->class_name, sizeof w->class_name);
+    DWORD pid = 0;
+    w->pid = GetWindowThreadProcessId(h, &pid) ? (int64_t)pid : -1;
+    RECT c;
+    if (win_client_rect(h, &c, NULL) == PG_OK) {
+        w->x = c.left, w->y = c.top;
+        w->width = (uint32_t)(c.right - c.left), w->height = (uint32_t)(c.bottom - c.top);
+    }
+    w->visible = IsWindowVisible(h) && !IsIconic(h);
+    w->focused = h == fg;
+}
+
+pg_err win_list_windows(pg_platform *p, pg_window **out, size_t *n, pg_error *e) {
+    *out = NULL;
+    *n = 0;
+    if (!p) return pg_error_set(e, PG_E_INTERNAL, NULL, "win32 backend: no handle");
+    hwnd_list l = {0};
+    /* EnumWindows is z-ordered, top first; FALSE from us means we stopped. */
+    EnumWindows(collect, (LPARAM)&l);
+    pg_window *w = calloc(l.n ? l.n : 1, sizeof *w);
+    if (!w) {
+        free(l.h);
+        return pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory listing %zu windows", l.n);
+    }
+    HWND fg = GetForegroundWindow();
+    size_t k = 0;
+    for (size_t i = 0; i < l.n; i++)
+        if (IsWindow(l.h[i])) describe_window(l.h[i], fg, &w[k++]); /* may close meanwhile */
+    free(l.h);
+    *out = w;
+    *n = k;
+    return PG_OK;
+}
