@@ -13,6 +13,8 @@ PG_BUILD=${1:-$REPO/build/default}
 PG_AGENT=pgbench
 PG_SCREEN=1920x1080x24
 PG_APP_GEOMETRY=800x600+0+0
+# Hundreds of full-screen captures: a spool quota to match, short-lived tokens.
+PG_POLICY_JSON='{"version": 1, "clients": {"users": ["pgbench"]}, "tokens": {"ttl_s": 120, "spool_quota_mb": 16384}}'
 pg_require_root
 pg_require_tools hyperfine xwd import jq
 [ -x "$PG_BUILD/bench/bench_broker" ] || pg_die "build first: cmake --build $PG_BUILD --target bench_broker bench_xshm"
