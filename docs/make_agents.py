@@ -53,7 +53,7 @@ the Tk demo app as `agent`; `other` is another user, `alice` an approver.
 SECTIONS = [
     ("ping", "Is the broker there, and who am I to it? `peer` comes from the kernel, not from anything you send."),
     ("caps", "What this backend can do here."),
-    ("windows", "Top-level windows; `pid` is the owning process as the X server knows it."),
+    ("windows", "Top-level windows; `pid` is the owning process as the X server knows it; `capture_denied` marks windows the policy keeps private."),
     ("snapshot", "A capture into the broker's private store: you get a token and metadata, never pixels. "
                  "`method` says which capture path ran; `settled` whether repaints had stopped; "
                  "`--max-size` downscales (keeping the aspect ratio), `--region` crops, `--screen` takes the "

@@ -27,7 +27,11 @@ pg_err pg_op_windows(pg_call *c, pg_error *e) {
             if (pattern && regexec(&re, w->title, 0, NULL, 0) && regexec(&re, w->class_name, 0, NULL, 0) &&
                 regexec(&re, w->instance, 0, NULL, 0))
                 continue;
-            cJSON_AddItemToArray(arr, pg_window_json(w));
+            cJSON *o = pg_window_json(w);
+            /* Say up front which windows the policy keeps private. */
+            cJSON_AddBoolToObject(o, "capture_denied",
+                                  pg_policy_capture_denied(c->view, w->title, w->class_name, w->instance, NULL, 0));
+            cJSON_AddItemToArray(arr, o);
         }
         cJSON_AddNumberToObject(r, "count", cJSON_GetArraySize(arr));
         c->result = r;

@@ -76,6 +76,9 @@ pg_as "$PG_OTHER" pixelgate release "$TOKEN" --base64 >/dev/null 2>&1
 check "another user cannot release the agent's token (exit 4)" test $? = 4
 
 # --- denied windows
+out=$(pg_as "$PG_AGENT" pixelgate windows --match 'secret vault|pixelgate demo')
+check "windows marks the denied window as capture_denied (and only it)" \
+    test "$(jq -c '[.windows[] | {title, capture_denied}] | sort_by(.title)' <<<"$out")" = '[{"title":"pixelgate demo","capture_denied":false},{"title":"secret vault","capture_denied":true}]'
 pg_as "$PG_AGENT" pixelgate snapshot --window '^secret vault$' >/dev/null 2>"$PG_TMP/e"
 check "capturing a denied window exits 3" test $? = 3
 check "...and the refusal is audited" audited 'map(select(.op=="snapshot" and .outcome=="POLICY_REFUSED" and .window.title=="secret vault")) | length == 1'
