@@ -104,6 +104,7 @@ typedef struct {
  * and undoes a created token: nothing happens that is not on record. */
 pg_err pg_dispatch(pg_call *c, pg_error *e);
 const pg_op *pg_ops_find(const char *name);
+const pg_op *pg_ops_list(size_t *n);
 
 /* The current policy, with a reference the caller drops (pg_policy_free). */
 pg_policy *pg_broker_policy(pg_broker *b);

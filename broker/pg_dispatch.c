@@ -37,6 +37,11 @@ static const pg_op ops_table[] = {
     OP("wait_for", pg_op_wait_for, pg_op_wait_for_args, PG_OP_AUDIT),
 };
 
+const pg_op *pg_ops_list(size_t *n) {
+    *n = sizeof ops_table / sizeof ops_table[0];
+    return ops_table;
+}
+
 const pg_op *pg_ops_find(const char *name) {
     for (size_t i = 0; i < sizeof ops_table / sizeof ops_table[0]; i++)
         if (!strcmp(ops_table[i].name, name)) return &ops_table[i];

@@ -39,9 +39,11 @@ pg_err pg_op_caps(pg_call *c, pg_error *e) {
     add_caps(cJSON_AddObjectToObject(r, "capabilities"), &k);
     cJSON_AddStringToObject(r, "detail", k.detail);
     cJSON *ops = cJSON_AddArrayToObject(r, "operations");
-    static const char *names[] = {"ping", "caps", "windows", "snapshot", "info", "focus", "click", "key", "type"};
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (pg_ops_find(names[i])) cJSON_AddItemToArray(ops, cJSON_CreateString(names[i]));
+    size_t n;
+    const pg_op *table = pg_ops_list(&n);
+    for (size_t i = 0; i < n; i++) cJSON_AddItemToArray(ops, cJSON_CreateString(table[i].name));
+    /* What this user's policy lets out of the broker, without URLs or patterns. */
+    cJSON_AddItemToObject(r, "policy", pg_policy_view_to_json(c->view));
     c->result = r;
     return PG_OK;
 }

@@ -152,17 +152,30 @@ static pg_err refuse_checks(HWND h, pg_error *e) {
     return PG_OK;
 }
 
-/* PrintWindow into a w x h DIB; true when it drew something not all black. */
-static bool try_printwindow(HWND h, uint32_t w, uint32_t ht, dib *d) {
-    if (dib_new(d, w, ht, NULL) != PG_OK) return false;
-    BOOL ok = PrintWindow(h, d->dc, PW_CLIENTONLY | PW_RENDERFULLCONTENT);
-    GdiFlush();
+/* PrintWindow into a w x h DIB; true when it drew something not all black,
+ * else why not in why. PrintWindow sends WM_PRINT without a timeout, so a
+ * window that does not answer a WM_NULL within WIN_PRINT_PROBE_MS is not
+ * asked. */
+static bool try_printwindow(HWND h, uint32_t w, uint32_t ht, dib *d, char *why, size_t cap) {
+    DWORD_PTR ignored;
+    if (!SendMessageTimeoutW(h, WM_NULL, 0, 0, SMTO_ABORTIFHUNG | SMTO_BLOCK, WIN_PRINT_PROBE_MS,
+                             &ignored)) {
+        snprintf(why, cap, "window not responding: printwindow skipped");
+        return false;
+    }
+    pg_err rc = dib_new(d, w, ht, NULL);
+    BOOL ok = rc == PG_OK && PrintWindow(h, d->dc, PW_CLIENTONLY | PW_RENDERFULLCONTENT);
+    DWORD err = GetLastError();
+    if (rc == PG_OK) GdiFlush();
     if (ok && !dib_all_black(d)) return true;
-    dib_free(d);
+    if (ok) snprintf(why, cap, "printwindow returned an all-black image");
+    else snprintf(why, cap, "printwindow failed (error %lu)", err);
+    if (rc == PG_OK) dib_free(d);
     return false;
 }
 
-static pg_err blt_uncovered(HWND h, const RECT *c, const pg_rect *sub, dib *d, pg_error *e) {
+static pg_err blt_uncovered(HWND h, const RECT *c, const pg_rect *sub, const char *why, dib *d,
+                            pg_error *e) {
     RECT want = {c->left + sub->x, c->top + sub->y, c->left + sub->x + (LONG)sub->w,
                  c->top + sub->y + (LONG)sub->h};
     HWND cover = win_covering(h, &want);
@@ -170,8 +183,8 @@ static pg_err blt_uncovered(HWND h, const RECT *c, const pg_rect *sub, dib *d, p
         char who[400];
         win_describe(cover, who, sizeof who);
         return pg_error_set(e, PG_E_POLICY, "bring the window to the front (pixelgate focus) and retry",
-                            "PrintWindow gave a black image and window %s covers the area, so the "
-                            "screen would show its pixels instead", who);
+                            "%s and window %s covers the area, so the screen would show its "
+                            "pixels instead", why, who);
     }
     return screen_blt(want.left, want.top, sub->w, sub->h, d, e);
 }
@@ -192,14 +205,15 @@ pg_err win_capture_window(pg_platform *p, uint64_t id, const pg_rect *region, pg
                             (unsigned long long)id);
     if ((rc = clip(region, w, ht, &sub, e)) != PG_OK) return rc;
     dib d;
-    if (try_printwindow(h, w, ht, &d)) {
+    char why[sizeof p->fallback];
+    if (try_printwindow(h, w, ht, &d, why, sizeof why)) {
         p->fallback[0] = 0;
         rc = dib_to_rgba(&d, &sub, out, "printwindow", e);
         dib_free(&d);
         return rc;
     }
-    if ((rc = blt_uncovered(h, &c, &sub, &d, e)) != PG_OK) return rc;
-    snprintf(p->fallback, sizeof p->fallback, "printwindow returned an all-black image");
+    if ((rc = blt_uncovered(h, &c, &sub, why, &d, e)) != PG_OK) return rc;
+    memcpy(p->fallback, why, sizeof why);
     rc = dib_to_rgba(&d, &(pg_rect){0, 0, sub.w, sub.h}, out, "bitblt", e);
     dib_free(&d);
     return rc;

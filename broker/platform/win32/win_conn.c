@@ -62,13 +62,17 @@ static void set_dpi_awareness(pg_platform *p) {
     FARPROC f = user32 ? GetProcAddress(user32, "SetProcessDpiAwarenessContext") : NULL;
     win_set_dpi_ctx_fn set_ctx;
     memcpy(&set_ctx, &f, sizeof f); /* FARPROC -> typed pointer without a cast warning */
+    char why[40] = " (no v2 API)";
     if (set_ctx) {
         BOOL ok = set_ctx(DPI_AWARENESS_CONTEXT_PER_MONITOR_AWARE_V2);
+        DWORD err = ok ? 0 : GetLastError();
         /* ERROR_ACCESS_DENIED: already set (manifest or earlier call): fine. */
-        p->per_monitor_v2 = ok || GetLastError() == ERROR_ACCESS_DENIED;
-        snprintf(p->dpi_mode, sizeof p->dpi_mode, "%s",
-                 ok ? "per-monitor-v2" : p->per_monitor_v2 ? "per-monitor-v2 (preset)" : "unaware");
-        if (p->per_monitor_v2) return;
+        p->per_monitor_v2 = ok || err == ERROR_ACCESS_DENIED;
+        if (p->per_monitor_v2) {
+            snprintf(p->dpi_mode, sizeof p->dpi_mode, "%s", ok ? "per-monitor-v2" : "per-monitor-v2 (preset)");
+            return;
+        }
+        snprintf(why, sizeof why, " (v2 refused: error %lu)", err); /* Wine 8: 87 */
     }
     HMODULE shcore = LoadLibraryW(L"shcore.dll");
     f = shcore ? GetProcAddress(shcore, "SetProcessDpiAwareness") : NULL;
@@ -77,12 +81,12 @@ static void set_dpi_awareness(pg_platform *p) {
     if (set_pm) {
         HRESULT hr = set_pm(WIN_PROCESS_PER_MONITOR_DPI_AWARE);
         if (SUCCEEDED(hr) || hr == E_ACCESSDENIED) {
-            snprintf(p->dpi_mode, sizeof p->dpi_mode, "per-monitor-v1");
+            snprintf(p->dpi_mode, sizeof p->dpi_mode, "per-monitor-v1%s", why);
             return; /* shcore stays loaded: the awareness does not depend on it */
         }
     }
-    snprintf(p->dpi_mode, sizeof p->dpi_mode, "%s",
-             SetProcessDPIAware() ? "system-aware" : "unaware");
+    snprintf(p->dpi_mode, sizeof p->dpi_mode, "%s%s",
+             SetProcessDPIAware() ? "system-aware" : "unaware", why);
 }
 
 /* Wine exports wine_get_version from ntdll; Windows does not. */

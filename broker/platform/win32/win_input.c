@@ -40,9 +40,10 @@ pg_err win_send(INPUT *in, UINT n, pg_error *e) {
 
 /* ------------------------------------------------------------------ focus */
 
+/* Foreground and, if it was minimized, restored. */
 static bool wait_foreground(HWND h, uint32_t ms) {
     for (uint64_t t0 = win_now_ms();; Sleep(10)) {
-        if (GetForegroundWindow() == h) return true;
+        if (GetForegroundWindow() == h && !IsIconic(h)) return true;
         if (win_now_ms() - t0 >= ms) return false;
     }
 }
@@ -59,8 +60,9 @@ static void force_foreground(HWND h) {
 }
 
 pg_err win_focus_hwnd(HWND h, pg_error *e) {
-    if (IsIconic(h)) ShowWindow(h, SW_RESTORE);
-    if (GetForegroundWindow() == h) return PG_OK;
+    /* Async: ShowWindow on another process's window waits for it to answer. */
+    if (IsIconic(h)) ShowWindowAsync(h, SW_RESTORE);
+    if (GetForegroundWindow() == h && !IsIconic(h)) return PG_OK;
     if (!SetForegroundWindow(h) || !wait_foreground(h, 100)) force_foreground(h);
     if (wait_foreground(h, WIN_FOCUS_TIMEOUT_MS)) return PG_OK;
     char who[400];

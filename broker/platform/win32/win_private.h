@@ -23,6 +23,9 @@
 
 /* How long focus() waits for the foreground to arrive in the target. */
 #define WIN_FOCUS_TIMEOUT_MS 1500
+/* How long a window may take to answer WM_NULL before we skip PrintWindow
+ * (which would wait for it forever). */
+#define WIN_PRINT_PROBE_MS 250
 /* Upper bound on top-level windows enumerated. */
 #define WIN_MAX_WINDOWS 4096
 
