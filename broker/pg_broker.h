@@ -115,6 +115,8 @@ pg_err pg_broker_reload_policy(pg_broker *b, pg_error *e);
  * databases); strings live in buf. */
 void pg_broker_principal(uint32_t uid, const char *user, pg_principal *p, const char **groups, size_t max_groups,
                          char *buf, size_t buflen);
+/* Did the peer come through a remote transport (an SSH-forwarded socket)? */
+bool pg_peer_is_remote(const pg_peer *p);
 /* Does the process pid run as uid (real uid, from /proc)? False when unknown. */
 bool pg_broker_pid_owned_by(int64_t pid, uint32_t uid);
 

@@ -84,6 +84,7 @@ static pg_err admit(pg_call *c, pg_error *e) {
     char buf[4096];
     pg_principal who;
     pg_broker_principal(c->peer->uid, c->peer->user, &who, groups, 64, buf, sizeof buf);
+    who.remote = pg_peer_is_remote(c->peer);
     return pg_policy_admit(c->policy, &who, &c->view, e);
 }
 
@@ -180,6 +181,12 @@ void pg_broker_principal(uint32_t uid, const char *user, pg_principal *p, const 
         groups[p->n_groups++] = buf + used;
         used += len;
     }
+}
+
+bool pg_peer_is_remote(const pg_peer *p) {
+    /* An SSH-forwarded Unix socket is connected by the login's sshd process
+     * (the kernel names it as the peer), so sshd as peer means a remote driver. */
+    return strcmp(p->comm, "sshd") == 0 || strncmp(p->comm, "sshd-", 5) == 0;
 }
 
 bool pg_broker_pid_owned_by(int64_t pid, uint32_t uid) {

@@ -79,6 +79,7 @@ pg_err pg_op_approve(pg_call *c, pg_error *e) {
     char b1[4096], b2[4096];
     pg_principal approver, requester;
     pg_broker_principal((uint32_t)c->peer->uid, c->peer->user, &approver, g1, 64, b1, sizeof b1);
+    approver.remote = pg_peer_is_remote(c->peer);
     pg_broker_principal(req_uid, req_user, &requester, g2, 64, b2, sizeof b2);
     rc = pg_policy_may_approve(c->policy, &approver, &requester, e);
     char requester_name[64], token[16];

@@ -48,6 +48,21 @@ pg_as "$OUTSIDER" pixelgate ping >/dev/null 2>"$PG_TMP/e"
 check "a user the policy does not admit is refused (exit 3)" test $? = 3
 check "...and the refusal is audited" audited "map(select(.principal.user==\"$OUTSIDER\" and .outcome==\"POLICY_REFUSED\")) | length == 1"
 
+# --- remote drivers (an SSH-forwarded socket: the peer is sshd) are off by default
+REMOTE_DIR=$(mktemp -d)
+chmod 0755 "$REMOTE_DIR"
+cp "$(readlink -f /usr/bin/python3)" "$REMOTE_DIR/sshd"   # the kernel names the peer by its executable
+REMOTE_PING=$(printf '{"v":1,"id":1,"op":"ping"}')
+pg_as "$PG_AGENT" "$REMOTE_DIR/sshd" -c '
+import json, socket, struct, sys
+h = sys.argv[2].encode()
+s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1])
+s.sendall(b"PGF1" + struct.pack(">II", len(h), 0) + h)
+pre = s.recv(12, socket.MSG_WAITALL); n = struct.unpack(">I", pre[4:8])[0]
+print(json.loads(s.recv(n, socket.MSG_WAITALL))["error"]["code"])' "$PG_SOCK" "$REMOTE_PING" >"$PG_TMP/remote.out" 2>&1
+check "a client coming through sshd (remote) is refused while clients.remote is false" grep -q POLICY_REFUSED "$PG_TMP/remote.out"
+cat "$PG_TMP/remote.out" | sed "s/^/# /"; rm -rf "$REMOTE_DIR"
+
 # --- release under analyze-only: refused, with a request id; nothing written
 pg_as "$PG_AGENT" pixelgate release "$TOKEN" --png "/tmp/pgs-release.png" >/dev/null 2>"$PG_TMP/e"
 check "release under analyze-only exits 3" test $? = 3

@@ -3,7 +3,7 @@
  * Contract: extras for callers that know they run on the Win32 backend (the
  * Windows broker, tests): a window's frame bounds and where they came from,
  * its DPI (scale = dpi / 96), minimized/cloaked state and display affinity,
- * and why the last capture fell back from PrintWindow. All ids are the HWNDs
+ * and why the last capture fell back from PrintWindow or DXGI to BitBlt. All ids are the HWNDs
  * list_windows reports. pg_platform.h's contract holds for everything else.
  * Never: changes state; the strings returned live as long as the handle.
  */
@@ -31,5 +31,10 @@ pg_err pg_win_window_info(pg_platform *p, uint64_t id, pg_win_info *out, pg_erro
  * it did; e.g. "printwindow returned an all-black image" when the black
  * result was detected and BitBlt ran instead. */
 const char *pg_win_capture_fallback(const pg_platform *p);
+
+/* Why the last successful capture_screen used BitBlt rather than DXGI
+ * Desktop Duplication ("" when it used DXGI), e.g. under Wine
+ * "dxgi duplication unavailable (0x80004001 E_NOTIMPL)". */
+const char *pg_win_screen_fallback(const pg_platform *p);
 
 #endif

@@ -11,8 +11,9 @@
  * PrintWindow is black is PG_E_POLICY naming the cover. A minimized window
  * is PG_E_BADINPUT ("minimized"), a window that excludes itself from
  * capture (display affinity != WDA_NONE) PG_E_POLICY. capture_screen copies
- * the virtual screen (all monitors) with BitBlt; DXGI Desktop Duplication
- * is not used. Regions clip as pg_platform.h says; pixels are RGBA8, alpha
+ * the virtual screen (all monitors) through DXGI Desktop Duplication
+ * (method "dxgi", win_dxgi.c), else with BitBlt (method "bitblt";
+ * pg_win_screen_fallback() says why). Regions clip as pg_platform.h says; pixels are RGBA8, alpha
  * 255, caller frees out->rgba.
  * Never: keeps a DC or bitmap between calls, returns a black image for a
  * minimized window.
@@ -233,9 +234,21 @@ pg_err win_capture_screen(pg_platform *p, const pg_rect *region, pg_capture *out
     }
     pg_err rc = clip(r, vw, vh, &sub, e);
     if (rc != PG_OK) return rc;
+    pg_rect all = {0, 0, sub.w, sub.h};
+    RECT want = {vx + sub.x, vy + sub.y, vx + sub.x + (LONG)sub.w, vy + sub.y + (LONG)sub.h};
+    uint8_t *px = malloc((size_t)sub.w * 4 * sub.h);
+    if (px && win_dxgi_capture(&p->dxgi, &want, px, (size_t)sub.w * 4, p->screen_fallback,
+                               sizeof p->screen_fallback)) {
+        p->screen_fallback[0] = 0;
+        dib view = {.bits = px, .w = sub.w, .h = sub.h}; /* same BGRA layout as a DIB */
+        rc = dib_to_rgba(&view, &all, out, "dxgi", e);
+        free(px);
+        return rc;
+    }
+    free(px);
     dib d;
-    if ((rc = screen_blt(vx + sub.x, vy + sub.y, sub.w, sub.h, &d, e)) != PG_OK) return rc;
-    rc = dib_to_rgba(&d, &(pg_rect){0, 0, sub.w, sub.h}, out, "bitblt", e);
+    if ((rc = screen_blt(want.left, want.top, sub.w, sub.h, &d, e)) != PG_OK) return rc;
+    rc = dib_to_rgba(&d, &all, out, "bitblt", e);
     dib_free(&d);
     return rc;
 }

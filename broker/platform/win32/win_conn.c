@@ -126,7 +126,11 @@ static pg_err win_open(pg_platform **out, const char *display, pg_error *e) {
     return PG_OK;
 }
 
-static void win_close(pg_platform *p) { free(p); }
+static void win_close(pg_platform *p) {
+    if (!p) return;
+    win_dxgi_free(p->dxgi);
+    free(p);
+}
 
 /* ---------------------------------------------------------------- caps */
 
@@ -163,8 +167,8 @@ static pg_err win_caps(pg_platform *p, pg_caps *out, pg_error *e) {
     out->window_manager = dwm;
     snprintf(out->backend, sizeof out->backend, "win32");
     snprintf(out->detail, sizeof out->detail,
-             "dpi: %s, system %u; virtual screen %dx%d at %d,%d; dwm: %s; screen capture: bitblt "
-             "(no DXGI duplication); window capture: printwindow, bitblt if black%s%s",
+             "dpi: %s, system %u; virtual screen %dx%d at %d,%d; dwm: %s; screen capture: dxgi "
+             "duplication, else bitblt; window capture: printwindow, bitblt if black%s%s",
              p->dpi_mode, system_dpi(),
              GetSystemMetrics(SM_CXVIRTUALSCREEN), GetSystemMetrics(SM_CYVIRTUALSCREEN),
              GetSystemMetrics(SM_XVIRTUALSCREEN), GetSystemMetrics(SM_YVIRTUALSCREEN),
@@ -194,6 +198,8 @@ pg_err pg_win_window_info(pg_platform *p, uint64_t id, pg_win_info *out, pg_erro
 }
 
 const char *pg_win_capture_fallback(const pg_platform *p) { return p ? p->fallback : ""; }
+
+const char *pg_win_screen_fallback(const pg_platform *p) { return p ? p->screen_fallback : ""; }
 
 static const pg_platform_ops win_ops = {
     .name = "win32",

@@ -48,6 +48,7 @@ struct win_dxgi {
     dxgi_out out[WIN_DXGI_MAX_OUTPUTS];
     size_t n;
     bool permanent;    /* failed for good (E_NOTIMPL, unsupported) */
+    const char *stage; /* the call that failed last, for the reason given */
     uint64_t retry_at; /* after a transient failure */
 };
 
@@ -84,18 +85,23 @@ static HRESULT out_open(win_dxgi *d, IDXGIAdapter1 *a, IDXGIOutput *op, dxgi_out
     FARPROC f = GetProcAddress(d->d3d11, "D3D11CreateDevice");
     PFN_D3D11_CREATE_DEVICE create;
     memcpy(&create, &f, sizeof f);
-    if (!create) return E_NOTIMPL;
+    d->stage = "D3D11CreateDevice export";
+    if (!create) return HRESULT_FROM_WIN32(ERROR_PROC_NOT_FOUND);
     DXGI_OUTPUT_DESC desc;
+    d->stage = "GetDesc";
     HRESULT hr = IDXGIOutput_GetDesc(op, &desc);
     if (SUCCEEDED(hr) && desc.Rotation != DXGI_MODE_ROTATION_IDENTITY &&
         desc.Rotation != DXGI_MODE_ROTATION_UNSPECIFIED)
-        hr = DXGI_ERROR_UNSUPPORTED;
+        d->stage = "rotated output", hr = DXGI_ERROR_UNSUPPORTED;
     o->desk = desc.DesktopCoordinates;
+    if (SUCCEEDED(hr)) d->stage = "IDXGIOutput1";
     if (SUCCEEDED(hr)) hr = IDXGIOutput_QueryInterface(op, &IID_IDXGIOutput1, (void **)&o->output);
     /* An explicit adapter needs D3D_DRIVER_TYPE_UNKNOWN. */
+    if (SUCCEEDED(hr)) d->stage = "D3D11CreateDevice";
     if (SUCCEEDED(hr))
         hr = create((IDXGIAdapter *)a, D3D_DRIVER_TYPE_UNKNOWN, NULL, 0, NULL, 0, D3D11_SDK_VERSION,
                     &o->dev, NULL, &o->ctx);
+    if (SUCCEEDED(hr)) d->stage = "DuplicateOutput";
     if (SUCCEEDED(hr)) hr = IDXGIOutput1_DuplicateOutput(o->output, (IUnknown *)o->dev, &o->dup);
     if (FAILED(hr)) out_free(o);
     return hr;
@@ -107,7 +113,8 @@ static HRESULT outputs_open(win_dxgi *d) {
     create_factory_fn create;
     memcpy(&create, &f, sizeof f);
     IDXGIFactory1 *fac = NULL;
-    HRESULT hr = create ? create(&IID_IDXGIFactory1, (void **)&fac) : E_NOTIMPL;
+    d->stage = "CreateDXGIFactory1";
+    HRESULT hr = create ? create(&IID_IDXGIFactory1, (void **)&fac) : HRESULT_FROM_WIN32(ERROR_PROC_NOT_FOUND);
     IDXGIAdapter1 *a = NULL;
     for (UINT ai = 0; SUCCEEDED(hr) && IDXGIFactory1_EnumAdapters1(fac, ai, &a) == S_OK; ai++) {
         IDXGIOutput *op = NULL;
@@ -119,7 +126,7 @@ static HRESULT outputs_open(win_dxgi *d) {
         IDXGIAdapter1_Release(a);
     }
     if (fac) IDXGIFactory1_Release(fac);
-    if (SUCCEEDED(hr) && d->n == 0) hr = DXGI_ERROR_NOT_FOUND;
+    if (SUCCEEDED(hr) && d->n == 0) d->stage = "no outputs", hr = DXGI_ERROR_NOT_FOUND;
     if (FAILED(hr)) outputs_free(d);
     return hr;
 }
@@ -189,11 +196,13 @@ static bool set_up(win_dxgi **pd, char *why, size_t cap) {
     if (d->n) return true;
     if (!d->d3d11) d->d3d11 = LoadLibraryW(L"d3d11.dll");
     if (!d->dxgi) d->dxgi = LoadLibraryW(L"dxgi.dll");
-    HRESULT hr = d->d3d11 && d->dxgi ? outputs_open(d) : E_NOTIMPL;
+    d->stage = "LoadLibrary d3d11/dxgi";
+    HRESULT hr = d->d3d11 && d->dxgi ? outputs_open(d) : HRESULT_FROM_WIN32(ERROR_MOD_NOT_FOUND);
     if (SUCCEEDED(hr)) return true;
-    d->permanent = hr == E_NOTIMPL || hr == DXGI_ERROR_UNSUPPORTED;
+    d->permanent = hr == E_NOTIMPL || hr == DXGI_ERROR_UNSUPPORTED ||
+                   hr == HRESULT_FROM_WIN32(ERROR_PROC_NOT_FOUND) || hr == HRESULT_FROM_WIN32(ERROR_MOD_NOT_FOUND);
     d->retry_at = win_now_ms() + WIN_DXGI_RETRY_MS;
-    snprintf(why, cap, "dxgi duplication unavailable (0x%08lx%s)", (unsigned long)hr,
+    snprintf(why, cap, "dxgi: %s: 0x%08lx%s", d->stage, (unsigned long)hr,
              hr == E_NOTIMPL ? " E_NOTIMPL" : "");
     return false;
 }

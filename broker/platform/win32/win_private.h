@@ -34,12 +34,16 @@
 typedef BOOL(WINAPI *win_set_dpi_ctx_fn)(DPI_AWARENESS_CONTEXT);
 typedef UINT(WINAPI *win_dpi_for_window_fn)(HWND);
 
+typedef struct win_dxgi win_dxgi;
+
 struct pg_platform {
     char dpi_mode[64];                  /* how DPI awareness was obtained */
     bool per_monitor_v2;                /* the process is per-monitor aware v2 */
     win_dpi_for_window_fn dpi_for_window; /* NULL before Windows 10 1607 */
     char wine[32];                      /* Wine version, "" on Windows */
     char fallback[96];                  /* pg_win_capture_fallback() */
+    char screen_fallback[96];           /* pg_win_screen_fallback() */
+    win_dxgi *dxgi;                     /* Desktop Duplication state, NULL until used */
 };
 
 /* ---- win_conn.c: helpers ---- */
@@ -69,6 +73,14 @@ pg_err win_capture_window(pg_platform *p, uint64_t id, const pg_rect *region, pg
 pg_err win_capture_screen(pg_platform *p, const pg_rect *region, pg_capture *out, pg_error *e);
 /* The top-level window above h (in z-order) that overlaps r, or NULL. */
 HWND win_covering(HWND h, const RECT *r);
+
+/* ---- win_dxgi.c: Desktop Duplication ---- */
+/* Copy want (virtual-screen coordinates) into bgra (rows of stride bytes)
+ * from the duplicators, creating them on first use (*d). false: not done,
+ * why says why (left as it was while a retry is pending). */
+bool win_dxgi_capture(win_dxgi **d, const RECT *want, uint8_t *bgra, size_t stride, char *why,
+                      size_t cap);
+void win_dxgi_free(win_dxgi *d);
 
 /* ---- win_input.c ---- */
 pg_err win_focus(pg_platform *p, uint64_t id, pg_error *e);
