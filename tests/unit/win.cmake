@@ -2,3 +2,10 @@
 # CMAKE_CROSSCOMPILING_EMULATOR). Included from tests/unit/CMakeLists.txt
 # inside if(WIN32). Owner: the Windows build work.
 pg_unit_test(test_transport_win SOURCES test_transport_win.c LIBS pg_common)
+# Win32 platform backend (broker/platform/win32) against tests/apps/win32_testapp.c,
+# which the test starts from its own directory.
+add_executable(win32_testapp WIN32 ${CMAKE_SOURCE_DIR}/tests/apps/win32_testapp.c)
+target_link_libraries(win32_testapp PRIVATE user32 gdi32 shell32)
+pg_unit_test(test_win32 SOURCES test_win32.c LIBS pg_platform_win32 user32 gdi32)
+add_dependencies(test_win32 win32_testapp)
+set_tests_properties(unit.test_win32 PROPERTIES LABELS "unit;win32" TIMEOUT 120)

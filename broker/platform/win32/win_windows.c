@@ -5,8 +5,9 @@
  * cloaked (where DWM answers; Wine's returns E_NOTIMPL, so nothing counts as
  * cloaked there) and not owned popups (unless WS_EX_APPWINDOW). Titles are
  * UTF-8, x/y/width/height are the client area in screen coordinates
- * (physical pixels: the process is per-monitor DPI aware), focused means
- * foreground. Lookup accepts exactly the windows the list would report, so
+ * (physical pixels: the process is per-monitor DPI aware), visible means
+ * shown and not minimized (a minimized window is listed, with visible
+ * false), focused means foreground. Lookup accepts exactly the windows the list would report, so
  * a child, the desktop or a vanished HWND is PG_E_NOTFOUND alike.
  * Never: sends a message to a window (a hung application cannot block us).
  */
