@@ -28,6 +28,12 @@ void pg_conn_close(pg_conn *c);
 pg_err pg_conn_from_fd(pg_conn **out, int fd, uint32_t timeout_ms, pg_error *e);
 #endif
 
+#ifdef _WIN32
+/* Broker side: wrap a connected server end of a named pipe (a HANDLE opened
+ * with FILE_FLAG_OVERLAPPED). Takes ownership of pipe, also on failure. */
+pg_err pg_conn_from_handle(pg_conn **out, void *pipe, uint32_t timeout_ms, pg_error *e);
+#endif
+
 /* The default broker address for this platform. */
 const char *pg_transport_default_address(void);
 

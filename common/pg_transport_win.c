@@ -115,6 +115,10 @@ static pg_err conn_new(pg_conn **out, HANDLE pipe, uint32_t timeout_ms, pg_error
     return PG_OK;
 }
 
+pg_err pg_conn_from_handle(pg_conn **out, void *pipe, uint32_t timeout_ms, pg_error *e) {
+    return conn_new(out, (HANDLE)pipe, timeout_ms, e);
+}
+
 pg_err pg_conn_connect(pg_conn **out, const char *address, uint32_t timeout_ms, pg_error *e) {
     wchar_t *name = NULL;
     pg_err rc = pipe_name_w(address, &name, e);

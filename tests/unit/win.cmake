@@ -9,3 +9,8 @@ target_link_libraries(win32_testapp PRIVATE user32 gdi32 shell32)
 pg_unit_test(test_win32 SOURCES test_win32.c LIBS pg_platform_win32 user32 gdi32)
 add_dependencies(test_win32 win32_testapp)
 set_tests_properties(unit.test_win32 PROPERTIES LABELS "unit;win32" TIMEOUT 120)
+# Windows security rules (broker/win): pure SID/SDDL/ACL functions, and the
+# named-pipe server with client identity. Wine enforces no DACL: denial is
+# not tested here (docs/windows.md).
+pg_unit_test(test_win_security SOURCES test_win_security.c LIBS pg_win_security)
+pg_unit_test(test_win_pipe_server SOURCES test_win_pipe_server.c LIBS pg_win_security)
