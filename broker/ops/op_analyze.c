@@ -65,16 +65,11 @@ static pg_err target_for(pg_call *c, const char *name, relay_target *t, pg_error
 
 /* The token's pixels as PNG, for the endpoint; records the token for audit. */
 static pg_err token_png(pg_call *c, uint8_t **png, size_t *len, pg_tok_meta *m, pg_error *e) {
-    uint8_t *px = NULL;
-    pg_err rc = pg_tok_load(c->b->tokens, pg_args_str(c->req->args, "token", ""), (uint32_t)c->peer->uid, m, &px, e);
+    pg_img *img = NULL;
+    char label[64];
+    pg_err rc = pg_image_from_token(c, pg_args_str(c->req->args, "token", ""), &img, label, m, e);
     if (rc) return rc;
     pg_audit_token_set(c, m);
-    pg_img *img = NULL;
-    rc = pg_img_wrap(&img, px, m->width, m->height, (size_t)m->width * 4, e);
-    if (rc) {
-        free(px);
-        return rc;
-    }
     rc = pg_img_encode_png(img, NULL, png, len, e);
     pg_img_free(img);
     return rc;

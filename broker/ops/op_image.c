@@ -10,7 +10,8 @@
 #include "pg_img_codec.h"
 #include "pg_ops.h"
 
-pg_err pg_image_from_token(pg_call *c, const char *token, pg_img **out, char label[64], pg_error *e) {
+pg_err pg_image_from_token(pg_call *c, const char *token, pg_img **out, char label[64], pg_tok_meta *meta,
+                           pg_error *e) {
     pg_tok_meta m;
     uint8_t *px = NULL;
     pg_err rc = pg_tok_load(c->b->tokens, token, (uint32_t)c->peer->uid, &m, &px, e);
@@ -20,6 +21,7 @@ pg_err pg_image_from_token(pg_call *c, const char *token, pg_img **out, char lab
     pg_tok_redact(m.token, label);
     if (!c->audit.image_sha256[0]) memcpy(c->audit.image_sha256, m.sha256, sizeof c->audit.image_sha256);
     if (!c->audit.token[0]) memcpy(c->audit.token, m.token, sizeof c->audit.token);
+    if (!rc && meta) *meta = m;
     return rc;
 }
 
@@ -46,7 +48,7 @@ pg_err pg_image_arg(pg_call *c, const char *name, pg_img **out, char label[64], 
     bool has_att = cJSON_GetObjectItemCaseSensitive(o, "attachment") != NULL;
     if (!!token == has_att)
         return pg_error_set(e, PG_E_USAGE, NULL, "image \"%s\" needs exactly one of token or attachment", name);
-    return token ? pg_image_from_token(c, token, out, label, e) : from_attachment(c, pg_args_int(o, "attachment", -1), out, label, e);
+    return token ? pg_image_from_token(c, token, out, label, NULL, e) : from_attachment(c, pg_args_int(o, "attachment", -1), out, label, e);
 }
 
 pg_err pg_rect_arg(const cJSON *args, const char *name, pg_img_rect *r, bool *has, pg_error *e) {
@@ -59,24 +61,30 @@ pg_err pg_rect_arg(const cJSON *args, const char *name, pg_img_rect *r, bool *ha
     return PG_OK;
 }
 
-pg_err pg_derived_token(pg_call *c, pg_img *img, const char *method, cJSON *into, const char *field, pg_error *e) {
-    if (img->stride != (size_t)img->width * 4) {
+pg_err pg_store_image(pg_call *c, pg_img *img, pg_tok_meta *m, pg_error *e) {
+    if (img->stride != (size_t)img->width * 4) { /* the store holds tight rows */
         pg_img *tight = NULL;
         pg_err rc = pg_img_clone(img, &tight, e);
         pg_img_free(img);
         if (rc) return rc;
         img = tight;
     }
-    pg_tok_meta m;
-    memset(&m, 0, sizeof m);
-    m.uid = (uint32_t)c->peer->uid;
-    m.width = m.source_width = img->width;
-    m.height = m.source_height = img->height;
-    snprintf(m.method, sizeof m.method, "%s", method);
-    uint8_t *px = img->px;
+    m->uid = (uint32_t)c->peer->uid;
+    m->width = img->width;
+    m->height = img->height;
+    uint8_t *px = img->px; /* the store takes the pixels over */
     img->px = NULL;
     pg_img_free(img);
-    pg_err rc = pg_tok_put(c->b->tokens, &m, px, c->view->token_ttl_s, c->view->spool_quota_bytes, e);
+    return pg_tok_put(c->b->tokens, m, px, c->view->token_ttl_s, c->view->spool_quota_bytes, e);
+}
+
+pg_err pg_derived_token(pg_call *c, pg_img *img, const char *method, cJSON *into, const char *field, pg_error *e) {
+    pg_tok_meta m;
+    memset(&m, 0, sizeof m);
+    m.source_width = img->width;
+    m.source_height = img->height;
+    snprintf(m.method, sizeof m.method, "%s", method);
+    pg_err rc = pg_store_image(c, img, &m, e);
     if (rc) return rc;
     cJSON_AddStringToObject(into, field, m.token);
     return PG_OK;

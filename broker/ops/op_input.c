@@ -65,11 +65,8 @@ static pg_err parse_button(const char *name, pg_button *b, pg_error *e) {
 /* Finds the text or template in a fresh capture of w (platform lock held);
  * the click goes to the centre of what was found, plus the offset. */
 static pg_err locate(pg_call *c, const pg_window *w, cJSON *r, int64_t *x, int64_t *y, pg_error *e) {
-    pg_capture cap = {0};
-    pg_err rc = pg_check_capture_allowed(c, w, e);
-    if (!rc) rc = c->b->plat_ops->capture_window(c->b->plat, w->id, NULL, &cap, e);
     pg_img *img = NULL;
-    if (!rc && (rc = pg_img_wrap(&img, cap.rgba, cap.width, cap.height, cap.stride, e))) free(cap.rgba);
+    pg_err rc = pg_capture_img_locked(c, w, NULL, &img, NULL, e);
     if (rc) return rc;
     const char *text = pg_args_str(c->req->args, "text", NULL);
     cJSON *found = NULL;

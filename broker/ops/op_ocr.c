@@ -51,7 +51,7 @@ pg_err pg_op_ocr(pg_call *c, pg_error *e) {
     pg_err rc = region_of(c, &region, &has, e);
     pg_img *img = NULL;
     char label[64];
-    if (!rc) rc = pg_image_from_token(c, pg_args_str(c->req->args, "token", ""), &img, label, e);
+    if (!rc) rc = pg_image_from_token(c, pg_args_str(c->req->args, "token", ""), &img, label, NULL, e);
     pg_ocr_result r = {0};
     if (!rc) rc = broker_ocr(c, img, has ? &region : NULL, &r, e);
     pg_img_free(img);

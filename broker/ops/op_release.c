@@ -37,16 +37,15 @@ static pg_err decide(pg_call *c, const pg_tok_meta *m, const char **mode, pg_err
 pg_err pg_op_release(pg_call *c, pg_error *e) {
     c->audit.kind = "release";
     pg_tok_meta m;
-    uint8_t *px = NULL;
-    pg_err rc = pg_tok_load(c->b->tokens, pg_args_str(c->req->args, "token", ""), (uint32_t)c->peer->uid, &m, &px, e);
+    pg_img *img = NULL;
+    char label[64];
+    pg_err rc = pg_image_from_token(c, pg_args_str(c->req->args, "token", ""), &img, label, &m, e);
     if (rc) return rc;
     pg_audit_token_set(c, &m);
     const char *mode = NULL;
     rc = decide(c, &m, &mode, e);
-    pg_img *img = NULL;
-    if (!rc) rc = pg_img_wrap(&img, px, m.width, m.height, (size_t)m.width * 4, e);
     if (rc) {
-        free(px);
+        pg_img_free(img);
         return rc;
     }
     snprintf(c->audit.mode, sizeof c->audit.mode, "%s", mode);

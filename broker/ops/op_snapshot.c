@@ -112,12 +112,9 @@ static pg_err capture(pg_call *c, const snap_args *a, pg_capture *cap, pg_window
     return rc;
 }
 
-static void fill_meta(pg_tok_meta *m, const pg_call *c, const snap_args *a, const pg_window *w,
-                      const pg_capture *cap, const pg_img *img) {
+/* Source, window and region of a capture; owner and size are the store's. */
+static void fill_meta(pg_tok_meta *m, const snap_args *a, const pg_window *w, const pg_capture *cap) {
     memset(m, 0, sizeof *m);
-    m->uid = (uint32_t)c->peer->uid;
-    m->width = img->width;
-    m->height = img->height;
     m->source_width = cap->width;
     m->source_height = cap->height;
     memcpy(m->method, cap->method, sizeof m->method);
@@ -165,21 +162,12 @@ pg_err pg_op_snapshot(pg_call *c, pg_error *e) {
         pg_img_free(img);
         img = small;
     }
-    if (!rc && img->stride != (size_t)img->width * 4) { /* the spool holds tight rows */
-        pg_img *tight = NULL;
-        rc = pg_img_clone(img, &tight, e);
-        pg_img_free(img);
-        img = tight;
-    }
     pg_tok_meta m;
     double t2 = mono_ms();
     if (!rc) {
-        fill_meta(&m, c, &a, &w, &cap, img);
-        uint8_t *px = img->px; /* the store takes the pixels over */
-        img->px = NULL;
-        rc = pg_tok_put(c->b->tokens, &m, px, c->view->token_ttl_s, c->view->spool_quota_bytes, e);
+        fill_meta(&m, &a, &w, &cap);
+        rc = pg_store_image(c, img, &m, e);
     }
-    pg_img_free(img);
     if (rc) {
         cJSON_Delete(settled);
         return rc;

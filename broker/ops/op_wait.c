@@ -33,6 +33,18 @@ static void sleep_s(double s) {
     nanosleep(&ts, NULL);
 }
 
+pg_err pg_capture_img_locked(pg_call *c, const pg_window *w, const pg_rect *region, pg_img **img, char method[32],
+                             pg_error *e) {
+    pg_capture cap = {0};
+    pg_err rc = pg_check_capture_allowed(c, w, e);
+    if (!rc) rc = c->b->plat_ops->capture_window(c->b->plat, w->id, region, &cap, e);
+    if (rc) return rc;
+    if (method) memcpy(method, cap.method, 32);
+    rc = pg_img_wrap(img, cap.rgba, cap.width, cap.height, cap.stride, e);
+    if (rc) free(cap.rgba);
+    return rc;
+}
+
 pg_err pg_capture_window_img(pg_call *c, bool resolve, pg_window *w, const pg_rect *region, pg_img **img,
                              char method[32], pg_error *e) {
     pg_err rc = pg_broker_plat_lock(c->b, e);
@@ -40,15 +52,9 @@ pg_err pg_capture_window_img(pg_call *c, bool resolve, pg_window *w, const pg_re
     if (resolve) {
         rc = pg_resolve_window(c, w, e);
         if (!rc) pg_audit_window_set(c, w);
-        if (!rc) rc = pg_check_capture_allowed(c, w, e);
     }
-    pg_capture cap = {0};
-    if (!rc) rc = c->b->plat_ops->capture_window(c->b->plat, w->id, region, &cap, e);
+    if (!rc) rc = pg_capture_img_locked(c, w, region, img, method, e);
     pg_broker_plat_unlock(c->b);
-    if (rc) return rc;
-    memcpy(method, cap.method, 32);
-    rc = pg_img_wrap(img, cap.rgba, cap.width, cap.height, cap.stride, e);
-    if (rc) free(cap.rgba);
     return rc;
 }
 

@@ -66,10 +66,14 @@ void pg_copy_utf8(char *dst, size_t cap, const char *src);
 /* Loads image argument `name` ({"token"} or {"attachment"}); label names it
  * for messages ("cap:AbCd..." or "file #0"). */
 pg_err pg_image_arg(pg_call *c, const char *name, pg_img **out, char label[64], pg_error *e);
-/* Loads one of the caller's tokens as an image. */
-pg_err pg_image_from_token(pg_call *c, const char *token, pg_img **out, char label[64], pg_error *e);
+/* Loads one of the caller's tokens as an image; meta (may be NULL) gets its metadata. */
+pg_err pg_image_from_token(pg_call *c, const char *token, pg_img **out, char label[64], pg_tok_meta *meta,
+                           pg_error *e);
 /* Reads a region argument as an image rectangle (x, y >= 0). */
 pg_err pg_rect_arg(const cJSON *args, const char *name, pg_img_rect *r, bool *has, pg_error *e);
+/* Stores img (always consumed) as a token of the caller under its policy's
+ * TTL and quota; fills m's owner, size, token, times and digest. */
+pg_err pg_store_image(pg_call *c, pg_img *img, pg_tok_meta *m, pg_error *e);
 /* Stores a derived image (takes img) as a new token of the caller under the
  * same policy as captures; adds its token to into[field]. */
 pg_err pg_derived_token(pg_call *c, pg_img *img, const char *method, cJSON *into, const char *field, pg_error *e);
@@ -85,6 +89,10 @@ pg_err pg_find_text(pg_call *c, const pg_img *img, const pg_img_rect *region, co
 pg_err pg_assert_text(pg_call *c, pg_error *e);
 /* PG_E_POLICY when the policy never captures this window (op_snapshot.c). */
 pg_err pg_check_capture_allowed(pg_call *c, const pg_window *w, pg_error *e);
+/* Captures the known window w as an image, checking the policy first; the
+ * caller holds the platform lock. method (may be NULL) gets the path that ran. */
+pg_err pg_capture_img_locked(pg_call *c, const pg_window *w, const pg_rect *region, pg_img **img, char method[32],
+                             pg_error *e);
 /* Captures a window as an image (op_wait.c). resolve: find w from the args
  * first (and check the policy); otherwise w is known. Takes the platform lock. */
 pg_err pg_capture_window_img(pg_call *c, bool resolve, pg_window *w, const pg_rect *region, pg_img **img,
