@@ -15,7 +15,6 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
-#include <sys/types.h>
 
 #include <cJSON.h>
 
@@ -28,13 +27,23 @@ typedef struct pg_audit pg_audit;
 typedef struct pg_judge_cache pg_judge_cache;
 #include "pg_policy.h"
 
+/* Who is on the other end of a connection, as the kernel says.
+ * Linux: SO_PEERCRED, passwd, /proc. Windows: the pipe client's token
+ * (ImpersonateNamedPipeClient) and GetNamedPipeClientProcessId. */
 typedef struct {
-    uid_t uid;
-    gid_t gid;
-    pid_t pid;
-    char user[64];   /* from the passwd database, or the uid in decimal */
-    char comm[64];   /* /proc/PID/comm */
-    char exe[256];   /* /proc/PID/exe when readable (same uid), else empty */
+    uint32_t uid;    /* POSIX uid. Windows: the broker's number for the user SID
+                        (pg_win_principals; stable while the broker runs), so
+                        tokens and approvals bind to a SID exactly as to a uid */
+    uint32_t gid;    /* POSIX primary gid; 0 on Windows */
+    int64_t pid;
+    char user[64];   /* passwd name, or the uid in decimal. Windows: account name,
+                        "DOMAIN\\name" unless the domain is this machine */
+    char comm[64];   /* /proc/PID/comm; Windows: image file name */
+    char exe[256];   /* /proc/PID/exe when readable (same uid), else empty;
+                        Windows: full image path */
+    char sid[192];   /* Windows: user SID ("S-1-5-21-..."); empty on POSIX */
+    uint32_t integrity_rid; /* Windows: SECURITY_MANDATORY_*_RID; 0 on POSIX */
+    bool admin;      /* Windows: enabled Administrators/SYSTEM; POSIX: uid 0 */
 } pg_peer;
 
 typedef struct {
@@ -52,6 +61,8 @@ typedef struct {
     pthread_mutex_t policy_lock; /* guards the pointer only; a policy is immutable */
     pg_policy *policy;           /* swapped on SIGHUP; requests hold a reference */
     char policy_path[4096];
+    uint32_t self_uid;           /* the broker's own identity, for its own audit records */
+    int64_t self_pid;
     uint32_t settle_quiet_ms;    /* repaint quiet period before a snapshot */
     uint32_t settle_timeout_ms;
 } pg_broker;
@@ -111,14 +122,43 @@ pg_policy *pg_broker_policy(pg_broker *b);
 /* Loads the policy file again; on success swaps it in, otherwise keeps the
  * old one and says why. */
 pg_err pg_broker_reload_policy(pg_broker *b, pg_error *e);
+/* Per platform (broker/pg_peer_posix.c, broker/win/pg_win_peer.c): */
 /* Fills a policy principal for a uid (name and group names from the system
- * databases); strings live in buf. */
+ * databases; Windows: from the token last seen for that SID); strings live
+ * in buf. */
 void pg_broker_principal(uint32_t uid, const char *user, pg_principal *p, const char **groups, size_t max_groups,
                          char *buf, size_t buflen);
 /* Did the peer come through a remote transport (an SSH-forwarded socket)? */
 bool pg_peer_is_remote(const pg_peer *p);
-/* Does the process pid run as uid (real uid, from /proc)? False when unknown. */
+/* Does the process pid run as uid? Linux: its real uid (/proc). Windows: its
+ * token's user SID is uid's SID. False when unknown. */
 bool pg_broker_pid_owned_by(int64_t pid, uint32_t uid);
+/* Input to pid refused whatever the policy says? Windows: PG_E_POLICY when
+ * the process runs at a higher integrity level than the requester (UIPI's
+ * rule, kept by the broker too) or its level cannot be read. Linux: PG_OK. */
+pg_err pg_broker_input_gate(int64_t pid, const pg_peer *peer, pg_error *e);
+
+/* Lifecycle shared by the Linux daemon and the Windows service
+ * (broker/pg_broker.c). cfg->policy is handed over (one reference). */
+typedef struct {
+    pg_policy *policy;
+    const char *policy_path;
+    const char *state_dir;       /* the audit log lives here unless the policy names one */
+    const char *spool_dir;
+    const char *display;         /* may be NULL */
+    const pg_platform_ops *plat_ops;
+    uint64_t quota_cap_bytes;    /* hard cap over the policy's spool quota */
+    uint64_t memory_budget;
+    uint32_t ttl_s;
+    uint32_t self_uid;
+    int64_t self_pid;
+} pg_broker_config;
+pg_err pg_broker_init(pg_broker *b, const pg_broker_config *cfg, pg_error *e);
+void pg_broker_fini(pg_broker *b);
+/* Loads the policy again (SIGHUP / service PARAMCHANGE); a bad file keeps the
+ * old policy. Both outcomes are logged and audited. */
+void pg_broker_reload(pg_broker *b);
+void pg_broker_log_policy(const pg_policy *p);
 
 /* Platform access for handlers: lock, and PG_E_UNREACHABLE if no display. */
 pg_err pg_broker_plat_lock(pg_broker *b, pg_error *e);

@@ -1,7 +1,5 @@
 /* The operation table: one line per op, the handler and its argument schema.
  * Handlers live in broker/ops/op_*.c. */
-#include <grp.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -54,7 +52,8 @@ static pg_err write_audit(pg_call *c, pg_err outcome, const pg_error *why, pg_er
     const char *kind = outcome == PG_E_POLICY ? "refused" : a->kind ? a->kind : c->req->op;
 #define OPT(field) (a->field[0] ? a->field : NULL)
     pg_audit_event ev = {
-        .principal = {c->peer->uid, c->peer->user, c->peer->pid, c->peer->exe[0] ? c->peer->exe : NULL, c->peer->comm},
+        .principal = {c->peer->uid, c->peer->user, c->peer->pid, c->peer->exe[0] ? c->peer->exe : NULL, c->peer->comm,
+                      c->peer->sid[0] ? c->peer->sid : NULL},
         .op = c->req->op,
         .window = a->has_window ? &win : NULL,
         .image_sha256 = OPT(image_sha256),
@@ -111,98 +110,3 @@ pg_err pg_dispatch(pg_call *c, pg_error *e) {
                         "refused: the audit record could not be written (%s)", ae.message);
 }
 
-
-void pg_broker_open_platform(pg_broker *b) {
-    pg_error e;
-    pg_error_clear(&e);
-    if (b->plat_ops->open(&b->plat, b->display[0] ? b->display : NULL, &e) != PG_OK) {
-        b->plat = NULL;
-        memcpy(b->plat_error, e.message, sizeof b->plat_error);
-        pg_log(PG_LOG_WARN, "display \"%s\" not usable: %s", b->display, e.message);
-    } else {
-        pg_log(PG_LOG_INFO, "display \"%s\" opened", b->display);
-    }
-}
-
-pg_err pg_broker_plat_lock(pg_broker *b, pg_error *e) {
-    pthread_mutex_lock(&b->plat_lock);
-    /* The display may come up after the broker (systemd ordering): retry. */
-    if (!b->plat) pg_broker_open_platform(b);
-    if (!b->plat) {
-        pthread_mutex_unlock(&b->plat_lock);
-        return pg_error_set(e, PG_E_UNREACHABLE,
-                            "check that the X server runs and admits the broker (xhost +SI:localuser:pixelgate)",
-                            "the broker has no display: %s", b->plat_error);
-    }
-    return PG_OK;
-}
-
-void pg_broker_plat_unlock(pg_broker *b) { pthread_mutex_unlock(&b->plat_lock); }
-
-pg_policy *pg_broker_policy(pg_broker *b) {
-    pthread_mutex_lock(&b->policy_lock);
-    pg_policy *p = pg_policy_ref(b->policy);
-    pthread_mutex_unlock(&b->policy_lock);
-    return p;
-}
-
-pg_err pg_broker_reload_policy(pg_broker *b, pg_error *e) {
-    pg_policy *fresh = NULL;
-    pg_err rc = pg_policy_load(b->policy_path, &fresh, e);
-    if (rc) return rc;
-    pthread_mutex_lock(&b->policy_lock);
-    pg_policy *old = b->policy;
-    b->policy = fresh;
-    pthread_mutex_unlock(&b->policy_lock);
-    pg_policy_free(old); /* requests still running keep their own reference */
-    return PG_OK;
-}
-
-void pg_broker_principal(uint32_t uid, const char *user, pg_principal *p, const char **groups, size_t max_groups,
-                         char *buf, size_t buflen) {
-    memset(p, 0, sizeof *p);
-    p->user = user;
-    p->uid = uid;
-    p->groups = groups;
-    struct passwd pw, *pwr = NULL;
-    char pwbuf[1024];
-    if (getpwuid_r(uid, &pw, pwbuf, sizeof pwbuf, &pwr) != 0 || !pwr) return;
-    gid_t gids[64];
-    int ng = 64;
-    if (getgrouplist(pw.pw_name, pw.pw_gid, gids, &ng) < 0) ng = 64;
-    size_t used = 0;
-    for (int i = 0; i < ng && p->n_groups < max_groups; i++) {
-        struct group gr, *grr = NULL;
-        char grbuf[1024];
-        if (getgrgid_r(gids[i], &gr, grbuf, sizeof grbuf, &grr) != 0 || !grr) continue;
-        size_t len = strlen(gr.gr_name) + 1;
-        if (used + len > buflen) break;
-        memcpy(buf + used, gr.gr_name, len);
-        groups[p->n_groups++] = buf + used;
-        used += len;
-    }
-}
-
-bool pg_peer_is_remote(const pg_peer *p) {
-    /* An SSH-forwarded Unix socket is connected by the login's sshd process
-     * (the kernel names it as the peer), so sshd as peer means a remote driver. */
-    return strcmp(p->comm, "sshd") == 0 || strncmp(p->comm, "sshd-", 5) == 0;
-}
-
-bool pg_broker_pid_owned_by(int64_t pid, uint32_t uid) {
-    if (pid <= 0) return false;
-    char path[64], line[256];
-    snprintf(path, sizeof path, "/proc/%lld/status", (long long)pid);
-    FILE *f = fopen(path, "re");
-    if (!f) return false;
-    bool owned = false;
-    while (fgets(line, sizeof line, f)) {
-        unsigned real;
-        if (sscanf(line, "Uid: %u", &real) == 1) {
-            owned = real == uid;
-            break;
-        }
-    }
-    fclose(f);
-    return owned;
-}

@@ -1,18 +1,11 @@
-/* Listener and per-connection workers; see pg_server.h. */
+/* Per-connection workers, the same on every platform; see pg_server.h.
+ * The listeners are pg_server_unix.c and broker/win/pg_win_listener.c. */
 #include "pg_server.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/un.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "pg_log.h"
 
@@ -26,34 +19,6 @@ typedef struct {
 static pthread_mutex_t active_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t active_cond = PTHREAD_COND_INITIALIZER;
 static unsigned active;
-
-pg_err pg_peer_from_socket(int fd, pg_peer *p, pg_error *e) {
-    struct ucred cr;
-    socklen_t len = sizeof cr;
-    memset(p, 0, sizeof *p);
-    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) != 0)
-        return pg_error_set(e, PG_E_INTERNAL, NULL, "SO_PEERCRED: %s", strerror(errno));
-    p->uid = cr.uid;
-    p->gid = cr.gid;
-    p->pid = cr.pid;
-    struct passwd pw, *res = NULL;
-    char buf[1024];
-    if (getpwuid_r(cr.uid, &pw, buf, sizeof buf, &res) == 0 && res)
-        snprintf(p->user, sizeof p->user, "%s", pw.pw_name);
-    else
-        snprintf(p->user, sizeof p->user, "%u", (unsigned)cr.uid);
-    char path[64];
-    snprintf(path, sizeof path, "/proc/%d/exe", (int)cr.pid);
-    ssize_t n = readlink(path, p->exe, sizeof p->exe - 1); /* readable only for our own uid */
-    p->exe[n > 0 ? n : 0] = '\0';
-    snprintf(path, sizeof path, "/proc/%d/comm", (int)cr.pid);
-    FILE *f = fopen(path, "re");
-    if (f) {
-        if (fgets(p->comm, sizeof p->comm, f)) p->comm[strcspn(p->comm, "\n")] = '\0';
-        fclose(f);
-    }
-    return PG_OK;
-}
 
 static void send_error(pg_conn *conn, uint64_t id, const pg_error *err, cJSON *details) {
     cJSON *resp = pg_proto_response_err(id, err, details);
@@ -119,33 +84,6 @@ static void *worker(void *arg) {
     return NULL;
 }
 
-static pg_err bind_socket(const pg_server_opts *o, int *out, pg_error *e) {
-    struct sockaddr_un sa = {.sun_family = AF_UNIX};
-    if (strlen(o->socket_path) >= sizeof sa.sun_path)
-        return pg_error_set(e, PG_E_USAGE, NULL, "socket path too long: %s", o->socket_path);
-    strcpy(sa.sun_path, o->socket_path);
-    struct stat st;
-    /* Replace a stale socket of ours, never another kind of file. */
-    if (lstat(o->socket_path, &st) == 0) {
-        if (!S_ISSOCK(st.st_mode))
-            return pg_error_set(e, PG_E_BADINPUT, NULL, "%s exists and is not a socket", o->socket_path);
-        unlink(o->socket_path);
-    }
-    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0) return pg_error_set(e, PG_E_INTERNAL, NULL, "socket: %s", strerror(errno));
-    /* The socket is born with its final mode: no window where it is wider. */
-    mode_t old = umask(0777 & ~o->socket_mode);
-    int rc = bind(fd, (struct sockaddr *)&sa, sizeof sa);
-    umask(old);
-    if (rc != 0 || listen(fd, 64) != 0) {
-        int err = errno;
-        close(fd);
-        return pg_error_set(e, PG_E_INTERNAL, NULL, "cannot listen on %s: %s", o->socket_path, strerror(err));
-    }
-    *out = fd;
-    return PG_OK;
-}
-
 /* Answers "busy" with a short write deadline, then closes. */
 static void refuse_busy(pg_conn *conn) {
     pg_error e;
@@ -155,21 +93,21 @@ static void refuse_busy(pg_conn *conn) {
     pg_conn_close(conn);
 }
 
-static void start_worker(pg_broker *b, int fd, const pg_server_opts *o) {
+void pg_server_start_worker(pg_broker *b, pg_conn *conn, const pg_peer *peer, unsigned max_conns) {
     worker_arg *w = calloc(1, sizeof *w);
-    pg_error e;
-    if (!w || pg_peer_from_socket(fd, &w->peer, &e) || pg_conn_from_fd(&w->conn, fd, o->io_timeout_ms, &e)) {
-        if (w && !w->conn) close(fd);
-        free(w);
+    if (!w) {
+        pg_conn_close(conn);
         return;
     }
     w->b = b;
+    w->conn = conn;
+    w->peer = *peer;
     pthread_mutex_lock(&active_lock);
-    bool full = active >= o->max_conns;
+    bool full = active >= max_conns;
     if (!full) active++;
     pthread_mutex_unlock(&active_lock);
     if (full) {
-        pg_log(PG_LOG_WARN, "busy: refusing uid=%u (%u connections)", (unsigned)w->peer.uid, o->max_conns);
+        pg_log(PG_LOG_WARN, "busy: refusing uid=%u (%u connections)", (unsigned)w->peer.uid, max_conns);
         refuse_busy(w->conn);
         free(w);
         return;
@@ -189,7 +127,7 @@ static void start_worker(pg_broker *b, int fd, const pg_server_opts *o) {
     pthread_attr_destroy(&attr);
 }
 
-static void drain(unsigned wait_ms) {
+void pg_server_drain(unsigned wait_ms) {
     struct timespec until;
     clock_gettime(CLOCK_REALTIME, &until);
     until.tv_sec += wait_ms / 1000;
@@ -201,33 +139,3 @@ static void drain(unsigned wait_ms) {
     if (left) pg_log(PG_LOG_WARN, "%u connections still open at shutdown", left);
 }
 
-pg_err pg_server_run(pg_broker *b, const pg_server_opts *o, volatile sig_atomic_t *stop, volatile sig_atomic_t *hup,
-                     void (*on_hup)(pg_broker *b), void (*on_listening)(void), pg_error *e) {
-    int lfd;
-    pg_err rc = bind_socket(o, &lfd, e);
-    if (rc) return rc;
-    pg_log(PG_LOG_INFO, "listening on %s (mode %04o, at most %u connections)", o->socket_path, o->socket_mode,
-           o->max_conns);
-    if (on_listening) on_listening();
-    time_t last_sweep = time(NULL);
-    while (!*stop) {
-        struct pollfd p = {.fd = lfd, .events = POLLIN};
-        int r = poll(&p, 1, 250);
-        if (*hup) {
-            *hup = 0;
-            if (on_hup) on_hup(b);
-        }
-        if (time(NULL) - last_sweep >= 10) {
-            pg_tok_sweep(b->tokens);
-            last_sweep = time(NULL);
-        }
-        if (r <= 0) continue;
-        int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
-        if (fd < 0) continue;
-        start_worker(b, fd, o);
-    }
-    close(lfd);
-    unlink(o->socket_path);
-    drain(5000);
-    return PG_OK;
-}

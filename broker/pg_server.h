@@ -1,5 +1,6 @@
-/* pg_server.h - the listener: a Unix socket, the kernel's word on who is
- * calling (SO_PEERCRED), and one bounded worker thread per connection.
+/* pg_server.h - the listener: a Unix socket (Linux) or the named pipe
+ * (Windows, broker/win/pg_win_listener.h), the kernel's word on who is
+ * calling, and one bounded worker thread per connection.
  *
  * Contract: at most max_conns connections are served at once; one more is
  * answered with a "busy" error and closed, never queued without bound. Each
@@ -28,7 +29,17 @@ typedef struct {
 pg_err pg_server_run(pg_broker *b, const pg_server_opts *o, volatile sig_atomic_t *stop, volatile sig_atomic_t *hup,
                      void (*on_hup)(pg_broker *b), void (*on_listening)(void), pg_error *e);
 
+#ifndef _WIN32
 /* Fills p from the connected socket (SO_PEERCRED, passwd, /proc/PID/comm). */
 pg_err pg_peer_from_socket(int fd, pg_peer *p, pg_error *e);
+#endif
+
+/* The portable half (pg_server.c), used by each platform's listener: */
+/* Serves conn (owned from here on) on a new detached worker thread, one
+ * request at a time until the client closes; when max_conns workers already
+ * run, answers "busy" and closes instead. */
+void pg_server_start_worker(pg_broker *b, pg_conn *conn, const pg_peer *peer, unsigned max_conns);
+/* Waits at most wait_ms for the running workers to finish. */
+void pg_server_drain(unsigned wait_ms);
 
 #endif

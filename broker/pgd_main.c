@@ -13,7 +13,6 @@
 
 #include "audit/pg_audit.h"
 #include "ocr/pg_ocr.h"
-#include "relay/pg_relay.h"
 #include "pg_broker.h"
 #include "pg_log.h"
 #include "pg_server.h"
@@ -202,50 +201,10 @@ static int verify_audit(const char *path, const char *anchor) {
     return rc;
 }
 
-static pg_err open_audit(pg_broker *b, const char *state_dir, pg_error *e) {
-    const pg_policy_settings *ps = pg_policy_settings_get(b->policy);
-    char path[4096];
-    if (ps->audit_path) snprintf(path, sizeof path, "%s", ps->audit_path);
-    else snprintf(path, sizeof path, "%s/audit.jsonl", state_dir);
-    return pg_audit_open(&b->audit, path, ps->audit_rotate_bytes, e);
-}
-
-static void log_policy(const pg_policy *p) {
-    const pg_policy_settings *ps = pg_policy_settings_get(p);
-    pg_log(PG_LOG_INFO, "policy %s sha256=%.16s...", ps->source, ps->sha256);
-    for (size_t i = 0; i < pg_policy_warning_count(p); i++)
-        pg_log(PG_LOG_WARN, "policy: %s", pg_policy_warning(p, i));
-}
-
-/* The broker's own records (not a client's request), e.g. a policy reload. */
-static void audit_self(pg_broker *b, const char *op, pg_err outcome, const char *detail, const char *reason) {
-    pg_audit_event ev = {.principal = {geteuid(), "pixelgate", getpid(), NULL, "pixelgated"},
-                         .op = op,
-                         .disposition = {.kind = "policy", .detail = detail, .reason = reason},
-                         .outcome = outcome};
-    pg_error e;
-    if (pg_audit_append(b->audit, &ev, &e)) pg_log(PG_LOG_ERROR, "audit: %s", e.message);
-}
-
 /* SIGHUP: reload the policy; a bad file keeps the old policy. */
-static void reload_policy(pg_broker *b) {
-    pg_error e;
-    pg_error_clear(&e);
-    if (pg_broker_reload_policy(b, &e) != PG_OK) {
-        pg_log(PG_LOG_ERROR, "policy reload refused, keeping the old policy: %s", e.message);
-        audit_self(b, "policy.reload", e.code, NULL, e.message);
-        return;
-    }
-    pg_judge_cache_clear(b->judge_cache); /* endpoints may have changed */
-    pg_policy *p = pg_broker_policy(b);
-    log_policy(p);
-    char detail[128];
-    snprintf(detail, sizeof detail, "sha256 %s", pg_policy_settings_get(p)->sha256);
-    audit_self(b, "policy.reload", PG_OK, detail, NULL);
-    pg_policy_free(p);
-}
+static void reload_policy(pg_broker *b) { pg_broker_reload(b); }
 
-static void broker_fini(pg_broker *b);
+
 
 int main(int argc, char **argv) {
     options o = {.socket_path = "/run/pixelgate/broker.sock", .state_dir = "/var/lib/pixelgate",
@@ -293,21 +252,14 @@ int main(int argc, char **argv) {
         return PG_E_INTERNAL;
     }
 
-    pg_broker b = {.plat_ops = pg_platform_default(), .settle_quiet_ms = 60, .settle_timeout_ms = 1000};
-    snprintf(b.display, sizeof b.display, "%s", o.display ? o.display : "");
-    snprintf(b.policy_path, sizeof b.policy_path, "%s", policy_path);
-    b.policy = policy;
-    pthread_mutex_init(&b.plat_lock, NULL);
-    pthread_mutex_init(&b.policy_lock, NULL);
-    pthread_mutex_init(&b.ocr_lock, NULL);
-    log_policy(b.policy);
-    uint64_t quota = pg_policy_settings_get(b.policy)->spool_quota_bytes;
-    if (quota > o.quota_bytes) quota = o.quota_bytes; /* --spool-quota is a hard cap */
-    if (pg_tok_store_new(&b.tokens, spool, quota, o.memory_budget, o.ttl_s, &e) ||
-        pg_appr_new(&b.approvals, &e) || open_audit(&b, o.state_dir, &e) || pg_relay_global_init(&e) ||
-        pg_judge_cache_new(&b.judge_cache, 1024, &e)) {
+    pg_broker b;
+    pg_broker_config bc = {.policy = policy, .policy_path = policy_path, .state_dir = o.state_dir,
+                           .spool_dir = spool, .display = o.display, .plat_ops = pg_platform_default(),
+                           .quota_cap_bytes = o.quota_bytes, .memory_budget = o.memory_budget, .ttl_s = o.ttl_s,
+                           .self_uid = (uint32_t)geteuid(), .self_pid = getpid()};
+    if (pg_broker_init(&b, &bc, &e)) {
         fprintf(stderr, "pixelgated: %s\n", e.message);
-        broker_fini(&b);
+        pg_broker_fini(&b);
         return e.code;
     }
     pg_broker_open_platform(&b);
@@ -317,20 +269,6 @@ int main(int argc, char **argv) {
     pg_err rc = pg_server_run(&b, &so, &stop_flag, &hup_flag, reload_policy, signal_ready, &e);
     if (rc) fprintf(stderr, "pixelgated: %s\n", e.message);
     else pg_log(PG_LOG_INFO, "stopped (signal %d)", (int)stop_flag);
-    broker_fini(&b);
+    pg_broker_fini(&b);
     return rc;
-}
-
-/* Releases everything main() set up; every part may be missing. */
-static void broker_fini(pg_broker *b) {
-    if (b->plat) b->plat_ops->close(b->plat);
-    pg_tok_store_free(b->tokens);
-    pg_appr_free(b->approvals);
-    pg_judge_cache_free(b->judge_cache);
-    pg_ocr_free(b->ocr);
-    pg_audit_close(b->audit);
-    pg_policy_free(b->policy);
-    pthread_mutex_destroy(&b->policy_lock);
-    pthread_mutex_destroy(&b->ocr_lock);
-    pthread_mutex_destroy(&b->plat_lock);
 }

@@ -1,0 +1,139 @@
+/* pg_broker.c - the broker's lifecycle and shared state, the same for the
+ * Linux daemon (pgd_main.c) and the Windows service (broker/win/pgd_win_main.c):
+ * policy, tokens, approvals, audit, relay, platform access. See pg_broker.h. */
+#include <stdio.h>
+#include <string.h>
+
+#include "audit/pg_audit.h"
+#include "ocr/pg_ocr.h"
+#include "pg_broker.h"
+#include "pg_log.h"
+#include "relay/pg_relay.h"
+
+static pg_err open_audit(pg_broker *b, const char *state_dir, pg_error *e) {
+    const pg_policy_settings *ps = pg_policy_settings_get(b->policy);
+    char path[4096];
+    if (ps->audit_path) snprintf(path, sizeof path, "%s", ps->audit_path);
+    else snprintf(path, sizeof path, "%s/audit.jsonl", state_dir);
+    return pg_audit_open(&b->audit, path, ps->audit_rotate_bytes, e);
+}
+
+void pg_broker_log_policy(const pg_policy *p) {
+    const pg_policy_settings *ps = pg_policy_settings_get(p);
+    pg_log(PG_LOG_INFO, "policy %s sha256=%.16s...%s", ps->source, ps->sha256,
+           ps->file_checked ? "" : " (file permissions NOT checked)");
+    for (size_t i = 0; i < pg_policy_warning_count(p); i++)
+        pg_log(PG_LOG_WARN, "policy: %s", pg_policy_warning(p, i));
+}
+
+pg_err pg_broker_init(pg_broker *b, const pg_broker_config *cfg, pg_error *e) {
+    memset(b, 0, sizeof *b);
+    b->plat_ops = cfg->plat_ops;
+    b->settle_quiet_ms = 60;
+    b->settle_timeout_ms = 1000;
+    b->self_uid = cfg->self_uid;
+    b->self_pid = cfg->self_pid;
+    snprintf(b->display, sizeof b->display, "%s", cfg->display ? cfg->display : "");
+    snprintf(b->policy_path, sizeof b->policy_path, "%s", cfg->policy_path);
+    b->policy = cfg->policy;
+    pthread_mutex_init(&b->plat_lock, NULL);
+    pthread_mutex_init(&b->policy_lock, NULL);
+    pthread_mutex_init(&b->ocr_lock, NULL);
+    pg_broker_log_policy(b->policy);
+    uint64_t quota = pg_policy_settings_get(b->policy)->spool_quota_bytes;
+    if (cfg->quota_cap_bytes && quota > cfg->quota_cap_bytes) quota = cfg->quota_cap_bytes;
+    pg_err rc = pg_tok_store_new(&b->tokens, cfg->spool_dir, quota, cfg->memory_budget, cfg->ttl_s, e);
+    if (!rc) rc = pg_appr_new(&b->approvals, e);
+    if (!rc) rc = open_audit(b, cfg->state_dir, e);
+    if (!rc) rc = pg_relay_global_init(e);
+    if (!rc) rc = pg_judge_cache_new(&b->judge_cache, 1024, e);
+    return rc;
+}
+
+void pg_broker_fini(pg_broker *b) {
+    if (b->plat) b->plat_ops->close(b->plat);
+    b->plat = NULL;
+    pg_tok_store_free(b->tokens);
+    pg_appr_free(b->approvals);
+    pg_judge_cache_free(b->judge_cache);
+    pg_ocr_free(b->ocr);
+    pg_audit_close(b->audit);
+    pg_policy_free(b->policy);
+    pthread_mutex_destroy(&b->policy_lock);
+    pthread_mutex_destroy(&b->ocr_lock);
+    pthread_mutex_destroy(&b->plat_lock);
+    memset(b, 0, sizeof *b);
+}
+
+/* The broker's own records (not a client's request), e.g. a policy reload. */
+static void audit_self(pg_broker *b, const char *op, pg_err outcome, const char *detail, const char *reason) {
+    pg_audit_event ev = {.principal = {b->self_uid, "pixelgate", b->self_pid, NULL, "pixelgated"},
+                         .op = op,
+                         .disposition = {.kind = "policy", .detail = detail, .reason = reason},
+                         .outcome = outcome};
+    pg_error e;
+    if (pg_audit_append(b->audit, &ev, &e)) pg_log(PG_LOG_ERROR, "audit: %s", e.message);
+}
+
+void pg_broker_reload(pg_broker *b) {
+    pg_error e;
+    pg_error_clear(&e);
+    if (pg_broker_reload_policy(b, &e) != PG_OK) {
+        pg_log(PG_LOG_ERROR, "policy reload refused, keeping the old policy: %s", e.message);
+        audit_self(b, "policy.reload", e.code, NULL, e.message);
+        return;
+    }
+    pg_judge_cache_clear(b->judge_cache); /* endpoints may have changed */
+    pg_policy *p = pg_broker_policy(b);
+    pg_broker_log_policy(p);
+    char detail[128];
+    snprintf(detail, sizeof detail, "sha256 %s", pg_policy_settings_get(p)->sha256);
+    audit_self(b, "policy.reload", PG_OK, detail, NULL);
+    pg_policy_free(p);
+}
+void pg_broker_open_platform(pg_broker *b) {
+    pg_error e;
+    pg_error_clear(&e);
+    if (b->plat_ops->open(&b->plat, b->display[0] ? b->display : NULL, &e) != PG_OK) {
+        b->plat = NULL;
+        memcpy(b->plat_error, e.message, sizeof b->plat_error);
+        pg_log(PG_LOG_WARN, "display \"%s\" not usable: %s", b->display, e.message);
+    } else {
+        pg_log(PG_LOG_INFO, "display \"%s\" opened", b->display);
+    }
+}
+
+pg_err pg_broker_plat_lock(pg_broker *b, pg_error *e) {
+    pthread_mutex_lock(&b->plat_lock);
+    /* The display may come up after the broker (systemd ordering): retry. */
+    if (!b->plat) pg_broker_open_platform(b);
+    if (!b->plat) {
+        pthread_mutex_unlock(&b->plat_lock);
+        return pg_error_set(e, PG_E_UNREACHABLE,
+                            "check that the X server runs and admits the broker (xhost +SI:localuser:pixelgate)",
+                            "the broker has no display: %s", b->plat_error);
+    }
+    return PG_OK;
+}
+
+void pg_broker_plat_unlock(pg_broker *b) { pthread_mutex_unlock(&b->plat_lock); }
+
+pg_policy *pg_broker_policy(pg_broker *b) {
+    pthread_mutex_lock(&b->policy_lock);
+    pg_policy *p = pg_policy_ref(b->policy);
+    pthread_mutex_unlock(&b->policy_lock);
+    return p;
+}
+
+pg_err pg_broker_reload_policy(pg_broker *b, pg_error *e) {
+    pg_policy *fresh = NULL;
+    pg_err rc = pg_policy_load(b->policy_path, &fresh, e);
+    if (rc) return rc;
+    pthread_mutex_lock(&b->policy_lock);
+    pg_policy *old = b->policy;
+    b->policy = fresh;
+    pthread_mutex_unlock(&b->policy_lock);
+    pg_policy_free(old); /* requests still running keep their own reference */
+    return PG_OK;
+}
+
