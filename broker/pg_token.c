@@ -1,19 +1,15 @@
 /* Token store and spool; see pg_token.h for the contract. */
 #include "pg_token.h"
 
-#include <dirent.h>
-#include <stdbool.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "pg_crypto.h"
+#include "pg_spool_fs.h" /* the file operations, per platform */
 
 typedef struct {
     pg_tok_meta meta;
@@ -24,7 +20,7 @@ typedef struct {
 
 struct pg_tok_store {
     pthread_mutex_t lock;
-    int dirfd;
+    pg_spool_dir *dir;
     uint64_t quota, used;          /* memory + spool */
     uint64_t mem_budget, mem_used;
     uint32_t ttl_s;
@@ -38,34 +34,20 @@ static int64_t wall_ms(void) {
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static void empty_spool(int dirfd) {
-    int fd = dup(dirfd);
-    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
-    if (!d) {
-        if (fd >= 0) close(fd);
-        return;
-    }
-    struct dirent *de;
-    while ((de = readdir(d)))
-        if (de->d_name[0] != '.') unlinkat(dirfd, de->d_name, 0);
-    closedir(d);
-}
-
 pg_err pg_tok_store_new(pg_tok_store **out, const char *spool_dir, uint64_t quota_bytes, uint64_t memory_budget,
                         uint32_t ttl_s, pg_error *e) {
     pg_tok_store *s = calloc(1, sizeof *s);
     if (!s) return pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory");
-    s->dirfd = open(spool_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-    if (s->dirfd < 0) {
-        int err = errno;
+    pg_err rc = pg_spool_dir_open(&s->dir, spool_dir, e);
+    if (rc) {
         free(s);
-        return pg_error_set(e, PG_E_INTERNAL, NULL, "cannot open spool directory: %s", strerror(err));
+        return rc;
     }
     pthread_mutex_init(&s->lock, NULL);
     s->quota = quota_bytes;
     s->mem_budget = memory_budget;
     s->ttl_s = ttl_s;
-    empty_spool(s->dirfd);
+    pg_spool_dir_clear(s->dir);
     *out = s;
     return PG_OK;
 }
@@ -74,9 +56,9 @@ void pg_tok_store_free(pg_tok_store *s) {
     if (!s) return;
     for (size_t i = 0; i < s->n; i++) {
         free(s->v[i].mem);
-        if (!s->v[i].mem) unlinkat(s->dirfd, s->v[i].file, 0);
+        if (!s->v[i].mem) pg_spool_unlink(s->dir, s->v[i].file);
     }
-    close(s->dirfd);
+    pg_spool_dir_close(s->dir);
     pthread_mutex_destroy(&s->lock);
     free(s->v);
     free(s);
@@ -90,7 +72,7 @@ static void drop(pg_tok_store *s, size_t i) {
         free(s->v[i].mem);
         s->mem_used -= s->v[i].bytes;
     } else {
-        unlinkat(s->dirfd, s->v[i].file, 0);
+        pg_spool_unlink(s->dir, s->v[i].file);
     }
     s->used -= s->v[i].bytes;
     s->v[i] = s->v[--s->n];
@@ -134,33 +116,13 @@ void pg_tok_usage(pg_tok_store *s, uint64_t *bytes, uint64_t *in_memory, unsigne
     pthread_mutex_unlock(&s->lock);
 }
 
-static pg_err write_all(int fd, const uint8_t *p, size_t n, pg_error *e) {
-    while (n) {
-        ssize_t w = write(fd, p, n > (1u << 30) ? (1u << 30) : n);
-        if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) {
-            int err = w < 0 ? errno : ENOSPC;
-            return pg_error_set(e, PG_E_INTERNAL, "free space in the broker's state directory or lower --max-size",
-                                "cannot write capture to the spool: %s", strerror(err));
-        }
-        p += w;
-        n -= (size_t)w;
-    }
-    return PG_OK;
-}
-
 /* Writes pixels to a new random file; fills name. Nothing is left behind on failure. */
 static pg_err spool_write(pg_tok_store *s, const uint8_t *rgba, size_t bytes, char name[40], pg_error *e) {
     uint8_t rnd[16];
     pg_err rc = pg_random_bytes(rnd, sizeof rnd, e);
     if (rc) return rc;
     pg_hex(rnd, sizeof rnd, name);
-    int fd = openat(s->dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-    if (fd < 0) return pg_error_set(e, PG_E_INTERNAL, NULL, "cannot create spool file: %s", strerror(errno));
-    rc = write_all(fd, rgba, bytes, e);
-    if (close(fd) != 0 && !rc) rc = pg_error_set(e, PG_E_INTERNAL, NULL, "spool write failed: %s", strerror(errno));
-    if (rc) unlinkat(s->dirfd, name, 0);
-    return rc;
+    return pg_spool_put(s->dir, name, rgba, bytes, e);
 }
 
 static pg_err new_token(char out[PG_TOKEN_LEN + 1], pg_error *e) {
@@ -246,7 +208,7 @@ pg_err pg_tok_put(pg_tok_store *s, pg_tok_meta *meta, uint8_t *rgba, uint32_t tt
     pthread_mutex_unlock(&s->lock);
     if (rc) {
         if (in_memory) free(ent.mem);
-        else unlinkat(s->dirfd, ent.file, 0);
+        else pg_spool_unlink(s->dir, ent.file);
     }
     return rc;
 }
@@ -283,22 +245,13 @@ pg_err pg_tok_get(pg_tok_store *s, const char *token, uint32_t uid, pg_tok_meta 
     return i >= 0 ? PG_OK : not_found(token, e);
 }
 
-static pg_err read_all(int fd, uint8_t *p, size_t n, pg_error *e) {
-    while (n) {
-        ssize_t r = read(fd, p, n);
-        if (r < 0 && errno == EINTR) continue;
-        if (r <= 0) return pg_error_set(e, PG_E_INTERNAL, NULL, "spool file is short or unreadable");
-        p += r;
-        n -= (size_t)r;
-    }
-    return PG_OK;
-}
-
 pg_err pg_tok_load(pg_tok_store *s, const char *token, uint32_t uid, pg_tok_meta *meta, uint8_t **rgba,
                    pg_error *e) {
     pthread_mutex_lock(&s->lock);
     long i = find_locked(s, token, uid);
-    int fd = -1;
+    pg_spool_file *f = NULL;
+    pg_err frc = PG_OK;
+    pg_error ferr;
     entry ent;
     uint8_t *copy = NULL;
     if (i >= 0) {
@@ -309,7 +262,7 @@ pg_err pg_tok_load(pg_tok_store *s, const char *token, uint32_t uid, pg_tok_meta
             if (copy) memcpy(copy, ent.mem, ent.bytes);
         } else {
             /* Open under the lock so a concurrent sweep cannot unlink it first. */
-            fd = openat(s->dirfd, ent.file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+            frc = pg_spool_open(s->dir, ent.file, &f, &ferr);
         }
     }
     pthread_mutex_unlock(&s->lock);
@@ -320,10 +273,13 @@ pg_err pg_tok_load(pg_tok_store *s, const char *token, uint32_t uid, pg_tok_meta
         *rgba = copy;
         return PG_OK;
     }
-    if (fd < 0) return pg_error_set(e, PG_E_INTERNAL, NULL, "spool file vanished: %s", strerror(errno));
+    if (frc) {
+        if (e) *e = ferr;
+        return frc;
+    }
     uint8_t *buf = malloc(ent.bytes ? ent.bytes : 1);
-    pg_err rc = buf ? read_all(fd, buf, ent.bytes, e) : pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory");
-    close(fd);
+    pg_err rc = buf ? pg_spool_read(f, buf, ent.bytes, e) : pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory");
+    pg_spool_close(f);
     if (rc) {
         free(buf);
         return rc;

@@ -8,6 +8,14 @@
  * (0600). Metadata stays in memory, so tokens do not survive a broker restart
  * (the spool is emptied at start-up). Memory and spool both count towards the
  * quota.
+ * Spool files, per platform (pg_spool_fs.h): on POSIX openat/unlinkat on a
+ * directory fd (O_EXCL|O_NOFOLLOW, 0600); on Windows CreateFileW on the spool
+ * directory's path with CREATE_NEW, FILE_ATTRIBUTE_TEMPORARY, share mode 0
+ * while writing and FILE_FLAG_OPEN_REPARSE_POINT (a planted link is refused,
+ * not followed), DeleteFileW, and FindFirstFileW for the start-up cleanup; the
+ * directory is held open without FILE_SHARE_DELETE so it cannot be swapped.
+ * On Windows the files inherit the directory's DACL: the broker must create
+ * the spool directory with a protected DACL (service account, SYSTEM only).
  * Every lookup is bound to the uid that created the token: another uid, an
  * expired token and an unknown token all answer PG_E_NOTFOUND alike.
  * The store enforces a total-bytes quota (expired tokens are purged first;
@@ -43,7 +51,8 @@ typedef struct {
 
 typedef struct pg_tok_store pg_tok_store;
 
-/* spool_dir must exist, owned by us, mode 0700 (checked by the caller). Files
+/* spool_dir must exist, owned by us, mode 0700 (Windows: protected DACL; the
+ * caller checks either), and may not be a link. Files
  * already in it are removed (orphans of an earlier run). */
 pg_err pg_tok_store_new(pg_tok_store **out, const char *spool_dir, uint64_t quota_bytes, uint64_t memory_budget,
                         uint32_t ttl_s, pg_error *e);

@@ -2,25 +2,21 @@
 #include "pg_audit.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
-#include <limits.h>
 #include <pthread.h>
-#include <pwd.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
-#include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
 #include <cJSON.h>
 
+#include "pg_audit_fs.h" /* every file operation, per platform */
 #include "pg_crypto.h"
 
 #define NAME_LEN 256   /* file names inside the log's directory */
+#define PATH_LEN 4096  /* paths as given (Windows' MAX_PATH is too short) */
 #define OP_MAX 64
 #define STR_MAX 256
 #define TITLE_MAX 1024
@@ -30,10 +26,10 @@
 
 struct pg_audit {
     pthread_mutex_t mu;
-    int dirfd;
-    int fd;                 /* the live file, O_APPEND, flock'd */
-    char path[PATH_MAX];    /* as given, for messages */
-    char base[NAME_LEN];    /* live file's name in dirfd */
+    pg_afs_dir *dir;
+    pg_afs_file fd;         /* the live file, appended to, locked */
+    char path[PATH_LEN];    /* as given, for messages */
+    char base[NAME_LEN];    /* live file's name in dir */
     uint64_t rotate_bytes;
     uint64_t size;          /* bytes of whole records in the live file */
     uint64_t seq;           /* seq of the last record; 0: none yet */
@@ -41,11 +37,7 @@ struct pg_audit {
     bool need_header;       /* live file is new: its audit.rotate record is due */
     bool pending_create;    /* rotated away, but the new live file is not created yet */
     bool broken;            /* a failed write could not be cut back yet */
-    /* the broker itself, principal of the audit.* records */
-    uid_t self_uid;
-    pid_t self_pid;
-    char self_user[64];
-    char self_exe[PATH_MAX];
+    pg_afs_self self;       /* the broker itself, principal of the audit.* records */
 };
 
 /* ---- small helpers ---------------------------------------------------- */
@@ -61,6 +53,10 @@ static bool is_hex64(const char *s) {
 static pg_err split_path(const char *path, char *dir, size_t dn, char *base, size_t bn, pg_error *e) {
     if (!path || !*path) return pg_error_set(e, PG_E_USAGE, NULL, "no audit log path given");
     const char *slash = strrchr(path, '/');
+#ifdef _WIN32
+    const char *bs = strrchr(path, '\\'); /* either separator */
+    if (bs && (!slash || bs > slash)) slash = bs;
+#endif
     const char *b = slash ? slash + 1 : path;
     size_t dlen = slash ? (size_t)(slash - path) : 1;
     if (slash && dlen == 0) dlen = 1; /* "/file" */
@@ -84,17 +80,17 @@ static pg_err sys_err(pg_error *e, pg_err code, const char *what, const char *na
     return pg_error_set(e, code, NULL, "audit log: %s %s: %s", what, name, strerror(err));
 }
 
-static pg_err pread_all(int fd, void *buf, size_t n, off_t off, pg_error *e) {
-    uint8_t *p = buf;
-    while (n) {
-        ssize_t r = pread(fd, p, n, off);
-        if (r < 0 && errno == EINTR) continue;
-        if (r <= 0) return pg_error_set(e, PG_E_INTERNAL, NULL, "audit log: read failed: %s", r ? strerror(errno) : "short file");
-        p += r;
-        n -= (size_t)r;
-        off += r;
-    }
+static pg_err pread_all(pg_afs_file f, void *buf, size_t n, uint64_t off, pg_error *e) {
+    int err = pg_afs_pread(f, buf, n, off);
+    if (err) return pg_error_set(e, PG_E_INTERNAL, NULL, "audit log: read failed: %s", err == EIO ? "short file" : strerror(err));
     return PG_OK;
+}
+
+/* The last '\n' in buf[0..n), or NULL (memrchr is a GNU extension). */
+static char *last_nl(char *buf, size_t n) {
+    while (n--)
+        if (buf[n] == '\n') return buf + n;
+    return NULL;
 }
 
 /* Copy of s as valid UTF-8 of at most max bytes: invalid bytes become U+FFFD,
@@ -162,7 +158,11 @@ static void now_iso(char out[40]) {
     struct timespec ts;
     struct tm tm;
     clock_gettime(CLOCK_REALTIME, &ts);
+#ifdef _WIN32
+    gmtime_s(&tm, &ts.tv_sec);
+#else
     gmtime_r(&ts.tv_sec, &tm);
+#endif
     size_t n = strftime(out, 40, "%Y-%m-%dT%H:%M:%S", &tm);
     snprintf(out + n, 40 - n, ".%03uZ", (unsigned)(ts.tv_nsec / 1000000) % 1000u);
 }
@@ -216,27 +216,26 @@ typedef struct {
     uint8_t hash[PG_SHA256_LEN];
 } tail_state;
 
-static pg_err scan_tail(int fd, const char *name, tail_state *t, pg_error *e) {
+static pg_err scan_tail(pg_afs_file fd, const char *name, tail_state *t, pg_error *e) {
     memset(t, 0, sizeof *t);
-    struct stat st;
-    if (fstat(fd, &st) != 0) return sys_err(e, PG_E_INTERNAL, "cannot stat", name, errno);
-    t->size = (uint64_t)st.st_size;
+    int err = pg_afs_size(fd, &t->size);
+    if (err) return sys_err(e, PG_E_INTERNAL, "cannot stat", name, err);
     if (t->size == 0) return PG_OK;
     size_t win = t->size > PG_AUDIT_LINE_MAX + 1 ? PG_AUDIT_LINE_MAX + 1 : (size_t)t->size;
     uint64_t off = t->size - win;
     char *buf = malloc(win + 1);
     if (!buf) return pg_error_set(e, PG_E_INTERNAL, NULL, "audit log: out of memory");
-    pg_err rc = pread_all(fd, buf, win, (off_t)off, e);
+    pg_err rc = pread_all(fd, buf, win, off, e);
     if (rc) goto out;
     const char *tip = "check it with pixelgated --verify-audit, then move it aside to start a new log";
-    char *nl = memrchr(buf, '\n', win);
+    char *nl = last_nl(buf, win);
     if (!nl) {
         if (off == 0) goto out; /* only a torn first line: no whole record */
         rc = pg_error_set(e, PG_E_BADINPUT, tip, "audit log %s: no line end in its last %zu bytes", name, win);
         goto out;
     }
     t->good = off + (uint64_t)(nl - buf) + 1;
-    char *start = memrchr(buf, '\n', (size_t)(nl - buf));
+    char *start = last_nl(buf, (size_t)(nl - buf));
     if (!start && off != 0) {
         rc = pg_error_set(e, PG_E_BADINPUT, tip, "audit log %s: its last record is longer than %u bytes", name,
                           PG_AUDIT_LINE_MAX);
@@ -261,26 +260,24 @@ out:
 
 /* ---- writing ---------------------------------------------------------- */
 
-static void fsync_dir(pg_audit *a) { (void)fsync(a->dirfd); }
+static void fsync_dir(pg_audit *a) { pg_afs_dir_sync(a->dir); }
 
 /* Cuts the live file back to its last whole record after a failed write. */
 static void cut_back(pg_audit *a) {
-    if (ftruncate(a->fd, (off_t)a->size) != 0 || fdatasync(a->fd) != 0) a->broken = true;
+    if (pg_afs_truncate(a->fd, a->size) != 0 || pg_afs_sync(a->fd) != 0) a->broken = true;
 }
 
-/* One write(2) of the whole line (with its newline), then fdatasync. */
+/* One write of the whole line (with its newline) at the end of the file,
+ * then fdatasync (Windows: FlushFileBuffers). */
 static pg_err write_line(pg_audit *a, const char *line, size_t len, pg_error *e) {
-    ssize_t n;
-    do n = write(a->fd, line, len);
-    while (n < 0 && errno == EINTR);
-    if (n != (ssize_t)len) {
-        int err = n < 0 ? errno : ENOSPC;
+    size_t n = 0;
+    int err = pg_afs_append(a->fd, line, len, &n);
+    if (err || n != len) {
         cut_back(a);
         return pg_error_set(e, PG_E_INTERNAL, "free space on the broker's state filesystem; the operation was refused",
-                            "audit log %s: write failed: %s", a->path, n < 0 ? strerror(err) : "short write (disk full?)");
+                            "audit log %s: write failed: %s", a->path, err ? strerror(err) : "short write (disk full?)");
     }
-    if (fdatasync(a->fd) != 0) {
-        int err = errno;
+    if ((err = pg_afs_sync(a->fd)) != 0) {
         cut_back(a);
         return pg_error_set(e, PG_E_INTERNAL, "check the broker's state filesystem; the operation was refused",
                             "audit log %s: fdatasync failed: %s", a->path, strerror(err));
@@ -350,8 +347,9 @@ static cJSON *record_obj(cJSON *principal, const char *op, cJSON *window, const 
 
 static cJSON *self_principal(const pg_audit *a) {
     cJSON *p = cJSON_CreateObject();
-    if (p && add_u64(p, "uid", a->self_uid) && add_str(p, "user", a->self_user, STR_MAX) &&
-        add_i64(p, "pid", a->self_pid) && add_str(p, "exe", a->self_exe, EXE_MAX))
+    if (p && add_u64(p, "uid", a->self.uid) && (!a->self.sid[0] || add_str(p, "sid", a->self.sid, STR_MAX)) &&
+        add_str(p, "user", a->self.user, STR_MAX) && add_i64(p, "pid", a->self.pid) &&
+        add_str(p, "exe", a->self.exe, EXE_MAX))
         return p;
     cJSON_Delete(p);
     return NULL;
@@ -384,32 +382,27 @@ static pg_err write_header(pg_audit *a, pg_error *e) {
 
 /* Opens the live file (creating it 0600 with create) and locks it. */
 static pg_err open_live(pg_audit *a, bool exclusive, pg_error *e) {
-    int flags = O_RDWR | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC | (exclusive ? O_EXCL : 0);
-    int fd = openat(a->dirfd, a->base, flags, 0600);
-    if (fd < 0) {
-        int err = errno;
-        if (err == ELOOP)
-            return pg_error_set(e, PG_E_BADINPUT, "replace the symlink by the log file itself",
-                                "audit log %s is a symlink; it is never followed", a->path);
-        return sys_err(e, err == EACCES || err == EROFS ? PG_E_BADINPUT : PG_E_INTERNAL, "cannot open", a->path, err);
-    }
-    struct stat st;
-    const char *bad = NULL;
-    if (fstat(fd, &st) != 0) bad = "cannot be examined";
-    else if (!S_ISREG(st.st_mode)) bad = "is not a regular file";
-    else if (st.st_uid != geteuid()) bad = "is not owned by the broker's user";
-    else if (st.st_mode & 077) bad = "is readable or writable by group or others (chmod 0600 it)";
+    pg_afs_file fd;
+    int err = pg_afs_open(a->dir, a->base, exclusive ? PG_AFS_LIVE_NEW : PG_AFS_LIVE, &fd);
+    if (err == ELOOP)
+        return pg_error_set(e, PG_E_BADINPUT, "replace the symlink by the log file itself",
+                            "audit log %s is a symlink; it is never followed", a->path);
+    if (err == EBUSY) /* Windows: another process has it open for writing */
+        return pg_error_set(e, PG_E_BADINPUT, "stop the other broker, or give this one its own --state-dir",
+                            "audit log %s is in use by another process (%s)", a->path, strerror(err));
+    if (err == EINVAL) return pg_error_set(e, PG_E_BADINPUT, NULL, "audit log %s is not a regular file", a->path);
+    if (err) return sys_err(e, err == EACCES || err == EROFS ? PG_E_BADINPUT : PG_E_INTERNAL, "cannot open", a->path, err);
+    const char *bad = pg_afs_file_unsafe(fd);
     if (bad) {
-        close(fd);
+        pg_afs_close(&fd);
         return pg_error_set(e, PG_E_BADINPUT, NULL, "audit log %s %s", a->path, bad);
     }
-    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
-        int err = errno;
-        close(fd);
+    if ((err = pg_afs_lock(fd)) != 0) {
+        pg_afs_close(&fd);
         return pg_error_set(e, PG_E_BADINPUT, "stop the other broker, or give this one its own --state-dir",
                             "audit log %s is in use by another process (%s)", a->path, strerror(err));
     }
-    if (a->fd >= 0) close(a->fd);
+    pg_afs_close(&a->fd);
     a->fd = fd;
     return PG_OK;
 }
@@ -420,15 +413,16 @@ static pg_err rotate_locked(pg_audit *a, pg_error *e) {
     char from[NAME_LEN + 8], to[NAME_LEN + 8];
     if (!a->pending_create) {
         rotated_name(to, sizeof to, a->base, PG_AUDIT_KEEP);
-        if (unlinkat(a->dirfd, to, 0) != 0 && errno != ENOENT) return sys_err(e, PG_E_INTERNAL, "cannot remove", to, errno);
+        int err = pg_afs_unlink(a->dir, to);
+        if (err && err != ENOENT) return sys_err(e, PG_E_INTERNAL, "cannot remove", to, err);
         for (int i = PG_AUDIT_KEEP - 1; i >= 1; i--) {
             rotated_name(from, sizeof from, a->base, i);
             rotated_name(to, sizeof to, a->base, i + 1);
-            if (renameat(a->dirfd, from, a->dirfd, to) != 0 && errno != ENOENT)
-                return sys_err(e, PG_E_INTERNAL, "cannot rotate", from, errno);
+            if ((err = pg_afs_rename(a->dir, from, to)) != 0 && err != ENOENT)
+                return sys_err(e, PG_E_INTERNAL, "cannot rotate", from, err);
         }
         rotated_name(to, sizeof to, a->base, 1);
-        if (renameat(a->dirfd, a->base, a->dirfd, to) != 0) return sys_err(e, PG_E_INTERNAL, "cannot rotate", a->path, errno);
+        if ((err = pg_afs_rename(a->dir, a->base, to)) != 0) return sys_err(e, PG_E_INTERNAL, "cannot rotate", a->path, err);
         fsync_dir(a);
         a->pending_create = true; /* from here the old fd is PATH.1: no more records into it */
     }
@@ -444,9 +438,11 @@ static pg_err rotate_locked(pg_audit *a, pg_error *e) {
 /* Brings the log to a writable state after an earlier failure. */
 static pg_err ready_locked(pg_audit *a, pg_error *e) {
     if (a->broken) {
-        if (ftruncate(a->fd, (off_t)a->size) != 0 || fdatasync(a->fd) != 0)
+        int err = pg_afs_truncate(a->fd, a->size);
+        if (!err) err = pg_afs_sync(a->fd);
+        if (err)
             return pg_error_set(e, PG_E_INTERNAL, "check the broker's state filesystem",
-                                "audit log %s: cannot cut back a failed write: %s", a->path, strerror(errno));
+                                "audit log %s: cannot cut back a failed write: %s", a->path, strerror(err));
         a->broken = false;
     }
     if (a->pending_create) return rotate_locked(a, e);
@@ -472,20 +468,6 @@ static pg_err write_obj_locked(pg_audit *a, cJSON *obj, bool may_rotate, pg_erro
 
 /* ---- open ------------------------------------------------------------- */
 
-static void fill_self(pg_audit *a) {
-    a->self_uid = geteuid();
-    a->self_pid = getpid();
-    struct passwd pw, *res = NULL;
-    char buf[4096];
-    if (getpwuid_r(a->self_uid, &pw, buf, sizeof buf, &res) == 0 && res)
-        snprintf(a->self_user, sizeof a->self_user, "%s", pw.pw_name);
-    else
-        snprintf(a->self_user, sizeof a->self_user, "%u", (unsigned)a->self_uid);
-    ssize_t n = readlink("/proc/self/exe", a->self_exe, sizeof a->self_exe - 1);
-    a->self_exe[n > 0 ? n : 0] = 0;
-    if (n <= 0) snprintf(a->self_exe, sizeof a->self_exe, "pixelgated");
-}
-
 /* Saves the torn bytes next to the log, cuts them off, records the repair. */
 static pg_err repair_locked(pg_audit *a, const tail_state *t, pg_error *e) {
     size_t torn = (size_t)(t->size - t->good);
@@ -493,27 +475,30 @@ static pg_err repair_locked(pg_audit *a, const tail_state *t, pg_error *e) {
     if (!buf) return pg_error_set(e, PG_E_INTERNAL, NULL, "audit log: out of memory");
     uint8_t h[PG_SHA256_LEN];
     char hex[65], name[NAME_LEN + 48];
-    pg_err rc = pread_all(a->fd, buf, torn, (off_t)t->good, e);
+    pg_err rc = pread_all(a->fd, buf, torn, t->good, e);
     if (rc == PG_OK) rc = pg_sha256(buf, torn, h, e);
-    int fd = -1;
-    for (int k = 0; rc == PG_OK && fd < 0 && k < 100; k++) {
+    pg_afs_file fd = PG_AFS_CLOSED;
+    for (int k = 0; rc == PG_OK && fd.h == -1 && k < 100; k++) {
         if (k == 0) snprintf(name, sizeof name, "%s.torn.%" PRIu64, a->base, a->seq + 1);
         else snprintf(name, sizeof name, "%s.torn.%" PRIu64 ".%d", a->base, a->seq + 1, k);
-        fd = openat(a->dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-        if (fd < 0 && errno != EEXIST) rc = sys_err(e, PG_E_INTERNAL, "cannot save the torn tail to", name, errno);
+        int err = pg_afs_open(a->dir, name, PG_AFS_NEW, &fd);
+        if (err && err != EEXIST) rc = sys_err(e, PG_E_INTERNAL, "cannot save the torn tail to", name, err);
     }
-    if (rc == PG_OK && fd < 0) rc = pg_error_set(e, PG_E_INTERNAL, NULL, "audit log: no free name to save the torn tail");
+    if (rc == PG_OK && fd.h == -1) rc = pg_error_set(e, PG_E_INTERNAL, NULL, "audit log: no free name to save the torn tail");
     if (rc == PG_OK) {
-        ssize_t n = write(fd, buf, torn);
-        if (n != (ssize_t)torn || fsync(fd) != 0)
-            rc = sys_err(e, PG_E_INTERNAL, "cannot save the torn tail to", name, n < 0 ? errno : EIO);
+        size_t n = 0;
+        int err = pg_afs_append(fd, buf, torn, &n);
+        if (!err && n != torn) err = EIO;
+        if (!err) err = pg_afs_sync(fd);
+        if (err) rc = sys_err(e, PG_E_INTERNAL, "cannot save the torn tail to", name, err);
     }
-    if (fd >= 0) close(fd);
+    pg_afs_close(&fd);
     free(buf);
     if (rc) return rc;
     fsync_dir(a);
-    if (ftruncate(a->fd, (off_t)t->good) != 0 || fdatasync(a->fd) != 0)
-        return sys_err(e, PG_E_INTERNAL, "cannot cut the torn tail off", a->path, errno);
+    int err = pg_afs_truncate(a->fd, t->good);
+    if (!err) err = pg_afs_sync(a->fd);
+    if (err) return sys_err(e, PG_E_INTERNAL, "cannot cut the torn tail off", a->path, err);
     a->size = t->good;
     if (a->need_header && (rc = write_header(a, e))) return rc;
     pg_hex(h, sizeof h, hex);
@@ -531,14 +516,14 @@ static pg_err state_from_rotated(pg_audit *a, bool *found, pg_error *e) {
     char name[NAME_LEN + 8];
     rotated_name(name, sizeof name, a->base, 1);
     *found = false;
-    int fd = openat(a->dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) return errno == ENOENT ? PG_OK : sys_err(e, PG_E_BADINPUT, "cannot open", name, errno);
+    pg_afs_file fd;
+    int err = pg_afs_open(a->dir, name, PG_AFS_READ, &fd);
+    if (err == ENOENT) return PG_OK;
+    if (err == EINVAL) return pg_error_set(e, PG_E_BADINPUT, NULL, "audit log %s is not a regular file", name);
+    if (err) return sys_err(e, PG_E_BADINPUT, "cannot open", name, err);
     tail_state t;
-    struct stat st;
-    pg_err rc = fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)
-                    ? pg_error_set(e, PG_E_BADINPUT, NULL, "audit log %s is not a regular file", name)
-                    : scan_tail(fd, name, &t, e);
-    close(fd);
+    pg_err rc = scan_tail(fd, name, &t, e);
+    pg_afs_close(&fd);
     if (rc) return rc;
     if (!t.have)
         return pg_error_set(e, PG_E_BADINPUT, "check it with pixelgated --verify-audit",
@@ -553,33 +538,27 @@ pg_err pg_audit_open(pg_audit **out, const char *path, uint64_t rotate_bytes, pg
     *out = NULL;
     pg_audit *a = calloc(1, sizeof *a);
     if (!a) return pg_error_set(e, PG_E_INTERNAL, NULL, "audit log: out of memory");
-    a->fd = -1;
-    a->dirfd = -1;
+    a->fd = PG_AFS_CLOSED;
     a->rotate_bytes = rotate_bytes;
-    char dir[PATH_MAX];
+    char dir[PATH_LEN];
     pg_err rc = split_path(path, dir, sizeof dir, a->base, sizeof a->base, e);
     if (rc) goto fail;
     snprintf(a->path, sizeof a->path, "%s", path);
-    a->dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (a->dirfd < 0) {
-        int err = errno;
+    int err = pg_afs_dir_open(dir, true, &a->dir);
+    if (err) {
         rc = err == ENOENT ? pg_error_set(e, PG_E_NOTFOUND, "create the broker's state directory (mode 0700)",
                                           "audit log directory %s does not exist", dir)
                            : sys_err(e, PG_E_BADINPUT, "cannot open the directory", dir, err);
         goto fail;
     }
-    struct stat st;
-    if (fstat(a->dirfd, &st) != 0) {
-        rc = sys_err(e, PG_E_INTERNAL, "cannot stat", dir, errno);
-        goto fail;
-    }
-    if (st.st_uid != geteuid() || (st.st_mode & 022)) {
+    pg_afs_self_get(&a->self);
+    char why[128];
+    if (pg_afs_dir_unsafe(a->dir, why, sizeof why)) {
         rc = pg_error_set(e, PG_E_BADINPUT, "chown it to the broker's user and chmod 0700 it",
-                          "audit log directory %s must be owned by uid %u and not writable by others (owner %u, mode %04o)",
-                          dir, (unsigned)geteuid(), (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
+                          "audit log directory %s must be owned by uid %u and not writable by others (%s)", dir,
+                          (unsigned)a->self.uid, why);
         goto fail;
     }
-    fill_self(a);
     if ((rc = open_live(a, false, e))) goto fail;
     tail_state t;
     if ((rc = scan_tail(a->fd, a->path, &t, e))) goto fail;
@@ -605,8 +584,8 @@ pg_err pg_audit_open(pg_audit **out, const char *path, uint64_t rotate_bytes, pg
     *out = a;
     return PG_OK;
 fail:
-    if (a->fd >= 0) close(a->fd);
-    if (a->dirfd >= 0) close(a->dirfd);
+    pg_afs_close(&a->fd);
+    pg_afs_dir_close(a->dir);
     free(a);
     return rc;
 }
@@ -623,7 +602,8 @@ static pg_err event_obj(const pg_audit_event *ev, cJSON **out, pg_error *e) {
         return pg_error_set(e, PG_E_USAGE, NULL, "audit event: image_sha256 is not 64 lower-case hex digits");
     const pg_audit_principal *p = &ev->principal;
     cJSON *pr = cJSON_CreateObject(), *w = NULL, *d = cJSON_CreateObject();
-    bool ok = pr && d && add_u64(pr, "uid", p->uid) && add_str(pr, "user", p->user, STR_MAX) &&
+    bool ok = pr && d && add_u64(pr, "uid", p->uid) && (!p->sid || add_str(pr, "sid", p->sid, STR_MAX)) &&
+              add_str(pr, "user", p->user, STR_MAX) &&
               add_i64(pr, "pid", p->pid) &&
               (p->exe || !p->comm ? add_str(pr, "exe", p->exe, EXE_MAX) : add_str(pr, "comm", p->comm, STR_MAX));
     if (ok && ev->window) {
@@ -674,15 +654,15 @@ void pg_audit_anchor(pg_audit *a, char out[PG_AUDIT_ANCHOR_MAX]) {
 void pg_audit_close(pg_audit *a) {
     if (!a) return;
     pthread_mutex_destroy(&a->mu);
-    if (a->fd >= 0) close(a->fd);
-    if (a->dirfd >= 0) close(a->dirfd);
+    pg_afs_close(&a->fd);
+    pg_afs_dir_close(a->dir);
     free(a);
 }
 
 /* ---- verify ----------------------------------------------------------- */
 
 typedef struct {
-    int fd;
+    pg_afs_file fd;
     char *buf;       /* PG_AUDIT_LINE_MAX + 2 */
     size_t beg, end;
     bool eof;
@@ -714,11 +694,14 @@ static int lr_next(lreader *r, char **line, size_t *len, bool *terminated) {
         memmove(r->buf, r->buf + r->beg, r->end - r->beg);
         r->end -= r->beg;
         r->beg = 0;
-        ssize_t n = read(r->fd, r->buf + r->end, cap - 1 - r->end);
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0) return -1;
+        size_t n = 0;
+        int err = pg_afs_read(r->fd, r->buf + r->end, cap - 1 - r->end, &n);
+        if (err) {
+            errno = err;
+            return -1;
+        }
         if (n == 0) r->eof = true;
-        r->end += (size_t)n;
+        r->end += n;
     }
 }
 
@@ -731,7 +714,7 @@ typedef struct {
 } vline;
 
 typedef struct {
-    int dirfd;
+    pg_afs_dir *dir;
     char names[PG_AUDIT_KEEP + 1][NAME_LEN + 8];
     int nfiles, cur;
     uint64_t lineno;
@@ -743,22 +726,17 @@ typedef struct {
  * -3: cannot open a file (it->err). */
 static int it_next(chain_iter *it, vline *v) {
     for (;;) {
-        if (it->lr.fd < 0) {
+        if (it->lr.fd.h == -1) {
             if (it->cur >= it->nfiles) return 0;
-            it->lr.fd = openat(it->dirfd, it->names[it->cur], O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-            struct stat st;
-            if (it->lr.fd < 0 || fstat(it->lr.fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-                it->err = it->lr.fd < 0 ? errno : EINVAL;
-                return -3;
-            }
+            it->err = pg_afs_open(it->dir, it->names[it->cur], PG_AFS_READ, &it->lr.fd);
+            if (it->err) return -3;
             it->lr.beg = it->lr.end = 0;
             it->lr.eof = false;
             it->lineno = 0;
         }
         int rc = lr_next(&it->lr, &v->s, &v->len, &v->terminated);
         if (rc == 0) {
-            close(it->lr.fd);
-            it->lr.fd = -1;
+            pg_afs_close(&it->lr.fd);
             it->cur++;
             continue;
         }
@@ -786,8 +764,9 @@ static pg_err fail_at(pg_audit_report *r, const char *dir, const chain_iter *it,
     vsnprintf(r->reason, sizeof r->reason, fmt, ap);
     va_end(ap);
     size_t dl = strlen(dir);
+    bool sep = dir[dl - 1] == '/' || dir[dl - 1] == PG_AFS_SEP;
     if (strcmp(dir, ".") == 0) snprintf(r->bad_file, sizeof r->bad_file, "%s", it->names[file]);
-    else snprintf(r->bad_file, sizeof r->bad_file, "%s%s%s", dir, dir[dl - 1] == '/' ? "" : "/", it->names[file]);
+    else snprintf(r->bad_file, sizeof r->bad_file, "%s%s%s", dir, sep ? "" : (char[]){PG_AFS_SEP, 0}, it->names[file]);
     r->first_bad_line = lineno;
     r->first_bad_seq = seq;
     return pg_error_set(e, PG_E_ASSERT, "compare with a backup or the journal's audit anchors; the records before it hold",
@@ -817,7 +796,7 @@ pg_err pg_audit_verify(const char *path, const pg_audit_verify_opts *o, pg_audit
     static const pg_audit_verify_opts defaults = {0};
     if (!o) o = &defaults;
     memset(r, 0, sizeof *r);
-    char dir[PATH_MAX], base[NAME_LEN];
+    char dir[PATH_LEN], base[NAME_LEN];
     pg_err rc = split_path(path, dir, sizeof dir, base, sizeof base, e);
     if (rc) return rc;
     uint64_t anchor_seq = 0;
@@ -827,25 +806,23 @@ pg_err pg_audit_verify(const char *path, const pg_audit_verify_opts *o, pg_audit
         return pg_error_set(e, PG_E_USAGE, NULL, "audit anchor 0 must carry the genesis value");
     r->anchor_given = o->anchor != NULL;
 
-    chain_iter it = {.dirfd = -1, .lr = {.fd = -1}};
-    it.dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (it.dirfd < 0)
-        return errno == ENOENT ? pg_error_set(e, PG_E_NOTFOUND, NULL, "no audit log at %s", path)
-                               : sys_err(e, PG_E_INTERNAL, "cannot open the directory", dir, errno);
-    struct stat st;
+    chain_iter it = {.lr = {.fd = PG_AFS_CLOSED}};
+    int derr = pg_afs_dir_open(dir, false, &it.dir);
+    if (derr)
+        return derr == ENOENT ? pg_error_set(e, PG_E_NOTFOUND, NULL, "no audit log at %s", path)
+                              : sys_err(e, PG_E_INTERNAL, "cannot open the directory", dir, derr);
     for (int i = o->single_file ? 0 : PG_AUDIT_KEEP; i >= 1; i--) {
         rotated_name(it.names[it.nfiles], sizeof it.names[0], base, i);
-        if (fstatat(it.dirfd, it.names[it.nfiles], &st, AT_SYMLINK_NOFOLLOW) == 0) it.nfiles++;
+        if (pg_afs_exists(it.dir, it.names[it.nfiles])) it.nfiles++;
     }
-    if (fstatat(it.dirfd, base, &st, AT_SYMLINK_NOFOLLOW) == 0 || o->single_file)
-        snprintf(it.names[it.nfiles++], sizeof it.names[0], "%s", base);
+    if (pg_afs_exists(it.dir, base) || o->single_file) snprintf(it.names[it.nfiles++], sizeof it.names[0], "%s", base);
     if (it.nfiles == 0) {
-        close(it.dirfd);
+        pg_afs_dir_close(it.dir);
         return pg_error_set(e, PG_E_NOTFOUND, NULL, "no audit log at %s", path);
     }
     it.lr.buf = malloc(PG_AUDIT_LINE_MAX + 2);
     if (!it.lr.buf) {
-        close(it.dirfd);
+        pg_afs_dir_close(it.dir);
         return pg_error_set(e, PG_E_INTERNAL, NULL, "audit verify: out of memory");
     }
 
@@ -974,9 +951,9 @@ pg_err pg_audit_verify(const char *path, const pg_audit_verify_opts *o, pg_audit
     }
     rc = PG_OK;
 done:
-    if (it.lr.fd >= 0) close(it.lr.fd);
+    pg_afs_close(&it.lr.fd);
     free(it.lr.buf);
-    close(it.dirfd);
+    pg_afs_dir_close(it.dir);
     r->files = (unsigned)it.nfiles;
     return rc;
 }

@@ -31,6 +31,17 @@
  * Files are created 0600 and never through a symlink (O_NOFOLLOW, openat on
  * the directory); the directory must be owned by the broker and not writable
  * by group or others (the broker's 0700 state dir).
+ * Windows (pg_audit_fs_win.c; pg_audit_fs.h has the details): the same
+ * records, chain, rotation, repair and verify. A record is one WriteFile at
+ * end of file followed by FlushFileBuffers (in place of write + fdatasync);
+ * the one-process lock is LockFileEx on the byte at PG_AUDIT_LOCK_OFFSET (in
+ * place of flock), and the live file denies write sharing to anyone else;
+ * rotation renames with MoveFileExW(REPLACE_EXISTING|WRITE_THROUGH); links
+ * (reparse points) are opened as themselves and refused, never followed.
+ * There is no uid or mode on Windows: file and directory access is the DACL
+ * of the broker's state directory, which the broker sets (broker/win); this
+ * module does not check it. The log's own records carry uid 0 and the
+ * broker's SID ("sid"); the broker passes each client's principal in.
  * Never: records a whole token, follows a symlink, rewrites a record, or
  * reports success for a record that is not on disk.
  */
@@ -48,16 +59,21 @@
 #define PG_AUDIT_LINE_MAX (1u << 20) /* verify refuses longer lines */
 #define PG_AUDIT_ANCHOR_MAX 96     /* "SEQ:HASH" + NUL */
 #define PG_AUDIT_GENESIS "0000000000000000000000000000000000000000000000000000000000000000"
+/* Windows: the byte LockFileEx locks, far past any record, because Windows
+ * locks are mandatory and would stop readers of locked bytes. */
+#define PG_AUDIT_LOCK_OFFSET ((uint64_t)0x7FFFFFFF00000000ull)
 
 typedef struct pg_audit pg_audit;
 
-/* Who asked: from the kernel (pg_peer), never from the request. */
+/* Who asked: from the kernel (pg_peer), never from the request. Recorded as
+ * {uid, sid (only when given), user, pid, exe or comm}. */
 typedef struct {
-    uid_t uid;
+    uint32_t uid;          /* uid_t on POSIX; on Windows the broker's uid for the SID */
     const char *user;      /* NULL: null */
-    pid_t pid;
+    int64_t pid;
     const char *exe;       /* executable path; NULL: "comm" is recorded instead */
     const char *comm;      /* /proc/PID/comm */
+    const char *sid;       /* Windows: the user's SID string; NULL (POSIX): no "sid" key */
 } pg_audit_principal;
 
 typedef struct {

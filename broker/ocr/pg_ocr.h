@@ -34,6 +34,14 @@
  * ms (docs/ocr.md). Create engines once, reuse them.
  * Ownership: pg_ocr_new/pg_ocr_free; a pg_ocr_result owns its text and words
  * (every char* inside) and is released with pg_ocr_result_fini.
+ * Builds: PG_HAVE_TESSERACT (a PUBLIC compile definition of pg_ocr, 0 or 1)
+ * says whether Tesseract >= 5.0 was found by pkg-config. Linux requires it
+ * (configuring fails without it). The Windows (mingw-w64) build has no
+ * Tesseract package: there PG_HAVE_TESSERACT is 0 and pg_ocr_new, pg_ocr_run,
+ * pg_ocr_run_opts and pg_ocr_find return PG_E_UNSUPPORTED with the message
+ * PG_OCR_UNAVAILABLE_MESSAGE (pg_ocr_unavailable.c); pg_ocr_thread_limit
+ * is 0, pg_ocr_ensure_single_thread is PG_OK, and pg_ocr_tesseract_version
+ * says "none (built without Tesseract)". Nothing pretends to have read text.
  */
 #ifndef PG_OCR_H
 #define PG_OCR_H
@@ -46,6 +54,14 @@
 #include "pg_img.h"
 
 typedef struct pg_ocr pg_ocr;
+
+#ifndef PG_HAVE_TESSERACT
+#define PG_HAVE_TESSERACT 0
+#endif
+/* The error message of every reading call in a build without Tesseract. */
+#define PG_OCR_UNAVAILABLE_MESSAGE                                                                  \
+    "OCR is not available in this build: pixelgate was built without Tesseract (docs/windows.md says " \
+    "how to build with it)"
 
 /* Read limits. The region (or whole image) must have at most max_pixels
  * pixels, else PG_E_BADINPUT before any work; Tesseract's own coordinates are

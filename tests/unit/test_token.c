@@ -1,16 +1,34 @@
 /* Token store: uid binding, expiry, quota, memory budget and spill, load. */
+#include <dirent.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#ifdef _WIN32
+#include <windows.h>
+#endif
 
 #include "pg_test.h"
 #include "pg_token.h"
 
+/* A fresh private directory (caller frees the string). No shell: the same
+ * code runs natively and under Wine. */
 static char *make_spool(void) {
+#ifdef _WIN32
+    char base[MAX_PATH], path[MAX_PATH + 64];
+    DWORD n = GetTempPathA(sizeof base, base);
+    if (n == 0 || n >= sizeof base) return NULL;
+    for (unsigned k = 0; k < 100; k++) {
+        snprintf(path, sizeof path, "%spg-token-test.%lu.%lu.%u", base, (unsigned long)GetCurrentProcessId(),
+                 (unsigned long)GetTickCount(), k);
+        if (CreateDirectoryA(path, NULL)) return strdup(path);
+    }
+    return NULL;
+#else
     char tmpl[] = "/tmp/pg-token-test.XXXXXX";
     char *d = mkdtemp(tmpl);
     return d ? strdup(d) : NULL;
+#endif
 }
 
 static uint8_t *pixels(uint32_t w, uint32_t h, uint8_t v) {
@@ -29,21 +47,29 @@ static pg_tok_meta meta_for(uint32_t uid, uint32_t w, uint32_t h) {
 }
 
 static unsigned spool_files(const char *dir) {
-    char cmd[256];
-    snprintf(cmd, sizeof cmd, "ls -A %s | wc -l", dir);
-    FILE *f = popen(cmd, "r");
+    DIR *d = opendir(dir);
     unsigned n = 0;
-    if (f) {
-        if (fscanf(f, "%u", &n) != 1) n = 0;
-        pclose(f);
-    }
+    if (!d) return 999; /* a missing directory is a failure, never "empty" */
+    struct dirent *de;
+    while ((de = readdir(d)))
+        if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..")) n++;
+    closedir(d);
     return n;
 }
 
 static void rm_dir(const char *dir) {
-    char cmd[256];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    if (system(cmd) != 0) fprintf(stderr, "cleanup of %s failed\n", dir);
+    DIR *d = opendir(dir);
+    if (d) {
+        struct dirent *de;
+        char path[512];
+        while ((de = readdir(d))) {
+            if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..")) continue;
+            snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+            unlink(path);
+        }
+        closedir(d);
+    }
+    if (rmdir(dir) != 0) fprintf(stderr, "cleanup of %s failed\n", dir);
 }
 
 PG_TEST(tokens_are_bound_to_their_uid) {
