@@ -16,5 +16,21 @@ else()
   find_package(OpenSSL REQUIRED COMPONENTS Crypto)
   add_library(pg_dep_crypto INTERFACE)
   target_link_libraries(pg_dep_crypto INTERFACE OpenSSL::Crypto)
-  find_package(Threads REQUIRED)
 endif()
+
+# Regular expressions (window patterns), used through common/pg_regex.h: the C
+# library's POSIX <regex.h> on Linux (nothing to link); PCRE2 with its POSIX
+# wrapper on Windows, static, from the mingw sysroot.
+add_library(pg_dep_regex INTERFACE)
+if(WIN32)
+  find_path(PCRE2_INCLUDE_DIR pcre2posix.h REQUIRED)
+  find_library(PCRE2_POSIX_LIBRARY NAMES pcre2-posix REQUIRED)
+  find_library(PCRE2_8_LIBRARY NAMES pcre2-8 REQUIRED)
+  target_include_directories(pg_dep_regex INTERFACE ${PCRE2_INCLUDE_DIR})
+  target_compile_definitions(pg_dep_regex INTERFACE PCRE2_STATIC)
+  # pcre2-posix calls into pcre2-8: that order on the link line.
+  target_link_libraries(pg_dep_regex INTERFACE ${PCRE2_POSIX_LIBRARY} ${PCRE2_8_LIBRARY})
+endif()
+# POSIX threads everywhere: glibc's, or mingw-w64's winpthreads (linked
+# statically, see cmake/mingw-w64.cmake).
+find_package(Threads REQUIRED)

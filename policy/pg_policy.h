@@ -14,7 +14,8 @@
  *
  * What it never does
  *   No I/O beyond reading the one file pg_policy_load is given (and lstat of
- *   its directories); no network, no name resolution (the relay resolves and
+ *   its directories; on Windows their attributes and security descriptors);
+ *   no network, no name resolution (the relay resolves and
  *   checks endpoint hosts itself at request time), no group lookup (the broker
  *   resolves the peer's groups and passes their names), no globals, no exit().
  *
@@ -22,7 +23,7 @@
  *   Bad policy text: PG_E_BADINPUT. Policy file missing: PG_E_NOTFOUND. File
  *   or directory writable by someone other than root, not owned by root, or a
  *   symlink: PG_E_BADINPUT with a message saying why and a tip saying how to
- *   fix it (chmod/chown). A refusal of a request: PG_E_POLICY with the reason.
+ *   fix it (chmod/chown; on Windows icacls). A refusal of a request: PG_E_POLICY with the reason.
  *   Allocation failure: PG_E_INTERNAL.
  *
  * Ownership and threads
@@ -40,11 +41,19 @@
  *   A request that started under the old policy finishes under it.
  *
  * Windows
- *   pg_policy_load reads and parses the file but does NOT yet check its ACL
- *   (issue 5 adds the Windows ACL check); pg_policy_settings()->file_checked
- *   says whether the check ran, so the broker can log it. Regexes are stored
- *   but not compiled (no POSIX regex in mingw-w64): capture_denied and
- *   check_input then fail closed whenever a pattern list is non-empty.
+ *   pg_policy_check_file takes a plain path on a local drive (no UNC share,
+ *   device path or stream), refuses a reparse point (symbolic link, junction)
+ *   anywhere on it, and applies broker/win's ACL rule to the file and its
+ *   directory: owned by SYSTEM, Administrators or TrustedInstaller, and no
+ *   write-type right for anyone else (the tip gives the icacls fix).
+ *   pg_policy_load then opens the file without following reparse points,
+ *   re-checks the ACL on the handle and sets file_checked. Under Wine (no
+ *   ACLs kept or enforced) the ACL rule is skipped and file_checked stays
+ *   false; the path and reparse-point checks still run. Window patterns are
+ *   compiled by PCRE2 through common/pg_regex.h with the same meaning as on
+ *   Linux (syntax the engines read differently is refused at parse time); a
+ *   title that hits PCRE2's match limit counts as matching a deny pattern and
+ *   as not matching an allow pattern (fail closed).
  */
 #ifndef PG_POLICY_H
 #define PG_POLICY_H
@@ -125,8 +134,8 @@ typedef struct {
     uint64_t audit_rotate_bytes;
     uint64_t spool_quota_bytes;  /* the whole spool */
     bool remote_clients;         /* clients.remote */
-    bool file_checked;           /* pg_policy_load verified owner/modes (false: parsed from
-                                    memory, or Windows before issue 5) */
+    bool file_checked;           /* pg_policy_load verified owner and modes (Windows: owner
+                                    and DACL); false: parsed from memory, or under Wine */
     const char *source;          /* path given to pg_policy_load, or "(memory)" */
     const char *sha256;          /* hex SHA-256 of the policy bytes, for the audit log */
 } pg_policy_settings;
@@ -151,12 +160,13 @@ pg_err pg_policy_parse(const char *json, size_t len, pg_policy **out, pg_error *
  * regular file, not a symlink, owned by root, not group/other-writable; its
  * directory is owned by root and not group/other-writable; every directory
  * above it is owned by root and not group/other-writable unless sticky; no
- * component is a symlink. Windows: returns PG_OK without checking (issue 5). */
+ * component is a symlink. Windows: see "Windows" above. */
 pg_err pg_policy_check_file(const char *path, pg_error *e);
 
 /* pg_policy_check_file, then read (O_NOFOLLOW; owner and mode re-checked on the
- * open descriptor; at most PG_POLICY_MAX_BYTES) and parse. Messages start with
- * the path. */
+ * open descriptor; Windows: FILE_FLAG_OPEN_REPARSE_POINT, no write sharing,
+ * ACL re-checked on the handle; at most PG_POLICY_MAX_BYTES) and parse.
+ * Messages start with the path. */
 pg_err pg_policy_load(const char *path, pg_policy **out, pg_error *e);
 
 pg_policy *pg_policy_ref(pg_policy *p);   /* returns p; p may be NULL */
@@ -221,6 +231,17 @@ const char *pg_policy_patset_pattern(const pg_policy_patset *s, size_t i);
  * ocr, token ttl, quota and image limits. No URLs, paths or patterns.
  * Caller owns the result; NULL on allocation failure. */
 cJSON *pg_policy_view_to_json(const pg_policy_view *v);
+
+/* Every name the policy lets reach the broker at all: clients.users,
+ * clients.groups and approvers (for a transport that filters before
+ * admission, e.g. the Windows pipe's DACL). *all is true when clients.users
+ * holds "*". The arrays are owned by the policy. */
+typedef struct {
+    const char *const *users, *const *groups, *const *approvers;
+    size_t n_users, n_groups, n_approvers;
+    bool all;
+} pg_policy_principals;
+void pg_policy_principals_get(const pg_policy *p, pg_policy_principals *out);
 
 const char *pg_policy_expose_name(pg_expose x);          /* "never" | "analyze-only" | "allow" */
 const char *pg_policy_mode_name(pg_analysis_mode m);    /* "local-only" | "allowlist" */

@@ -150,26 +150,20 @@ const char *pg_policy_patset_pattern(const pg_policy_patset *s, size_t i) {
     return s && i < s->n ? s->src[i] : NULL;
 }
 
-#ifdef _WIN32
-#define NO_REGEX_NOTE "(window patterns cannot be evaluated on Windows yet: issue 5)"
-#endif
-
-/* Index of the first pattern matching any of the strings, or -1. On Windows
- * (no regex engine yet) a non-empty set answers 0: callers fail closed. */
-static long patset_match(const pg_policy_patset *s, const char *title, const char *cls, const char *instance) {
+/* Index of the first pattern matching any of the strings, or -1. A pattern
+ * the engine could not decide for a string (PCRE2's match limit on Windows)
+ * counts as matching when undecided_matches: a deny list fails closed, and an
+ * allow list (false) lets nothing through that it did not positively match. */
+static long patset_match(const pg_policy_patset *s, const char *title, const char *cls, const char *instance,
+                         bool undecided_matches) {
     if (!s) return -1;
-#ifdef _WIN32
-    (void)title;
-    (void)cls;
-    (void)instance;
-    return s->n ? 0 : -1;
-#else
-    const char *subj[3] = {title ? title : "", cls ? cls : "", instance ? instance : ""};
+    const char *subj[3] = {title, cls, instance};
     for (size_t i = 0; i < s->n; i++)
-        for (int k = 0; k < 3; k++)
-            if (regexec(&s->re[i], subj[k], 0, NULL, 0) == 0) return (long)i;
+        for (int k = 0; k < 3; k++) {
+            int m = pg_regex_match(&s->re[i], subj[k]);
+            if (m == 1 || (m < 0 && undecided_matches)) return (long)i;
+        }
     return -1;
-#endif
 }
 
 static void copy_out(char *dst, size_t n, const char *src) {
@@ -181,13 +175,9 @@ bool pg_policy_capture_denied(const pg_policy_view *v, const char *title, const 
     if (matched && n) matched[0] = '\0';
     const pg_policy_patset *sets[2] = {v->deny_windows, v->deny_windows_user};
     for (int k = 0; k < 2; k++) {
-        long i = patset_match(sets[k], title, cls, instance);
+        long i = patset_match(sets[k], title, cls, instance, true);
         if (i >= 0) {
-#ifdef _WIN32
-            copy_out(matched, n, NO_REGEX_NOTE);
-#else
             copy_out(matched, n, sets[k]->src[i]);
-#endif
             return true;
         }
     }
@@ -197,14 +187,7 @@ bool pg_policy_capture_denied(const pg_policy_view *v, const char *title, const 
 /* An allow list passes when absent; an empty list passes nothing. */
 static bool allow_ok(const pg_policy_patset *s, const char *title, const char *cls, const char *instance) {
     if (!s) return true;
-#ifdef _WIN32
-    (void)title;
-    (void)cls;
-    (void)instance;
-    return false;
-#else
-    return patset_match(s, title, cls, instance) >= 0;
-#endif
+    return patset_match(s, title, cls, instance, false) >= 0;
 }
 
 pg_err pg_policy_check_input(const pg_policy_view *v, const char *title, const char *cls, const char *instance,
@@ -221,23 +204,11 @@ pg_err pg_policy_check_input(const pg_policy_view *v, const char *title, const c
                             "your own windows unless the policy sets input.other_users");
     if (!allow_ok(v->allow_windows, title, cls, instance))
         return pg_error_set(e, PG_E_POLICY, ASK_ADMIN_TIP,
-                            "the window matches no pattern in $.input.allow_windows%s",
-#ifdef _WIN32
-                            " " NO_REGEX_NOTE
-#else
-                            ""
-#endif
-        );
+                            "the window matches no pattern in $.input.allow_windows");
     if (!allow_ok(v->allow_windows_user, title, cls, instance))
         return pg_error_set(e, PG_E_POLICY, ASK_ADMIN_TIP,
-                            "the window matches no pattern in $.users.%s.input.allow_windows%s",
-                            v->user ? v->user : "?",
-#ifdef _WIN32
-                            " " NO_REGEX_NOTE
-#else
-                            ""
-#endif
-        );
+                            "the window matches no pattern in $.users.%s.input.allow_windows",
+                            v->user ? v->user : "?");
     return PG_OK;
 }
 
@@ -271,4 +242,14 @@ cJSON *pg_policy_view_to_json(const pg_policy_view *v) {
 fail:
     cJSON_Delete(o);
     return NULL;
+}
+
+void pg_policy_principals_get(const pg_policy *p, pg_policy_principals *out) {
+    out->users = (const char *const *)p->client_users;
+    out->n_users = p->n_client_users;
+    out->groups = (const char *const *)p->client_groups;
+    out->n_groups = p->n_client_groups;
+    out->approvers = (const char *const *)p->approvers;
+    out->n_approvers = p->n_approvers;
+    out->all = p->clients_all;
 }

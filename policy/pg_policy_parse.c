@@ -60,10 +60,8 @@ char *pgp_strdup(pg_policy *p, const char *s) { return pgp_strndup(p, s, strlen(
 
 void pgp_destroy(pg_policy *p) {
     if (!p) return;
-#ifndef _WIN32
     for (pg_policy_patset *s = p->patsets; s; s = s->next_all)
         for (size_t i = 0; i < s->n_compiled; i++) regfree(&s->re[i]);
-#endif
     cJSON_Delete(p->tree);
     for (size_t i = 0; i < p->n_allocs; i++) free(p->allocs[i]);
     free(p->allocs);
@@ -425,10 +423,8 @@ static pg_err read_patterns(pc *c, const cJSON *v, const char *path, pg_policy_p
     if (!s) return oom(c);
     s->src = pgp_alloc(c->p, (n ? n : 1) * sizeof *s->src);
     if (!s->src) return oom(c);
-#ifndef _WIN32
     s->re = pgp_alloc(c->p, (n ? n : 1) * sizeof *s->re);
     if (!s->re) return oom(c);
-#endif
     s->next_all = c->p->patsets;
     c->p->patsets = s;
     size_t i = 0;
@@ -438,14 +434,12 @@ static pg_err read_patterns(pc *c, const cJSON *v, const char *path, pg_policy_p
         const char *src = NULL;
         if ((rc = read_string(c, x, sub, &src)) != PG_OK) return rc;
         if (!pgp_pattern_check(src, why, sizeof why)) return bad(c, sub, "%s", why);
-#ifndef _WIN32
-        int r = regcomp(&s->re[i], src, REG_EXTENDED | REG_ICASE | REG_NOSUB);
+        int r = pg_regex_compile(&s->re[i], src);
         if (r != 0) {
             regerror(r, &s->re[i], why, sizeof why);
             return bad(c, sub, "invalid regular expression \"%.100s\": %s (POSIX extended syntax)", src, why);
         }
         s->n_compiled = i + 1;
-#endif
         s->src[i] = src;
         s->n = i + 1;
     }

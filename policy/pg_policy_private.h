@@ -6,11 +6,8 @@
 
 #include <stdatomic.h>
 
-#ifndef _WIN32
-#include <regex.h>
-#endif
-
 #include "pg_policy.h"
+#include "pg_regex.h"
 
 /* Limits on the policy text itself (beyond PG_POLICY_MAX_BYTES). */
 #define PGP_MAX_MEMBERS 10000   /* members of one object / elements of one array */
@@ -27,10 +24,8 @@
 struct pg_policy_patset {
     size_t n;
     const char **src;
-#ifndef _WIN32
     regex_t *re;
     size_t n_compiled; /* how many of re[] regfree must release */
-#endif
     struct pg_policy_patset *next_all; /* every patset of a policy, for freeing */
 };
 
@@ -95,8 +90,9 @@ typedef struct {
  * origin_only, a path other than "" or "/" is refused. */
 bool pgp_url_parse(const char *s, bool origin_only, pgp_url *u, char *why, size_t n);
 
-/* A window pattern: checks size, complexity and back-references; on POSIX
- * compiles it (REG_EXTENDED | REG_ICASE | REG_NOSUB). */
+/* A window pattern: checks size, complexity, back-references and syntax that
+ * POSIX and PCRE2 read differently (the caller then compiles it with
+ * pg_regex_compile). */
 bool pgp_pattern_check(const char *src, char *why, size_t n);
 
 #endif

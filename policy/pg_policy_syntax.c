@@ -307,9 +307,77 @@ bool pgp_url_parse(const char *s, bool origin_only, pgp_url *u, char *why, size_
     return true;
 }
 
+/* An escape that glibc's EREs and PCRE2 read alike: \w \W \s \S \b \B, a
+ * punctuation character taken literally, or a digit (left to the
+ * back-reference check). Not \d (a 'd' to glibc), \< \> \` \' (anchors to
+ * glibc, plain characters to PCRE2), nor PCRE2's other letters (\Q, \x, ...). */
+static bool portable_escape(char c) {
+    if (is_digit(c) && c != '0') return true;
+    if (c == 'w' || c == 'W' || c == 's' || c == 'S' || c == 'b' || c == 'B') return true;
+    return !(is_alpha(c) || is_digit(c) || c == '<' || c == '>' || c == '`' || c == '\'');
+}
+
+/* A bracket expression starting at src[i] == '['; returns false with why set
+ * if it holds something only one engine understands, else stores its last
+ * index (or len) in *end. */
+static bool portable_bracket(const char *src, size_t len, size_t i, size_t *end, char *why, size_t n) {
+    size_t j = i + 1;
+    if (j < len && src[j] == '^') j++;
+    if (j < len && src[j] == ']') j++;
+    for (; j < len && src[j] != ']'; j++) {
+        if (src[j] == '\\') {
+            snprintf(why, n, "a backslash inside [...] is a plain character to POSIX but an escape to PCRE2 "
+                             "(Windows); match a backslash with \\\\ outside the brackets");
+            return false;
+        }
+        if (src[j] == '[' && j + 1 < len && (src[j + 1] == '.' || src[j + 1] == '=')) {
+            snprintf(why, n, "collating elements [.x.] and equivalence classes [=x=] are not supported");
+            return false;
+        }
+        if (src[j] == '[' && j + 1 < len && src[j + 1] == ':') {
+            const char *close = strstr(src + j + 2, ":]");
+            if (close) j = (size_t)(close - src) + 1;
+        }
+    }
+    *end = j;
+    return true;
+}
+
+/* Patterns are POSIX extended regular expressions, compiled by glibc on Linux
+ * and by PCRE2 on Windows (common/pg_regex.h). What the two read differently,
+ * or only one of them has, is refused, so that a policy means the same on
+ * both: Perl groups and verbs "(?" "(*", non-portable escapes, backslashes in
+ * brackets, collating elements, and "{,n}" (0..n to glibc, literal to PCRE2). */
+static bool portable_pattern(const char *src, size_t len, char *why, size_t n) {
+    for (size_t i = 0; i < len; i++) {
+        char c = src[i];
+        if (c == '\\' && i + 1 < len) {
+            if (!portable_escape(src[i + 1])) {
+                snprintf(why, n, "\"\\%c\" means different things to POSIX (Linux) and PCRE2 (Windows) engines; "
+                                 "use a bracket expression such as [[:digit:]] or [[:space:]], or \\w \\s \\b",
+                         src[i + 1]);
+                return false;
+            }
+            i++;
+        } else if (c == '(' && i + 1 < len && (src[i + 1] == '?' || src[i + 1] == '*')) {
+            snprintf(why, n, "\"(%c\" is Perl/PCRE2 syntax; window patterns are POSIX extended regular expressions",
+                     src[i + 1]);
+            return false;
+        } else if (c == '{' && i + 1 < len && src[i + 1] == ',') {
+            snprintf(why, n, "write {0,n} instead of {,n} (POSIX and PCRE2 engines read {,n} differently)");
+            return false;
+        } else if (c == '[' && !portable_bracket(src, len, i, &i, why, n)) {
+            return false;
+        }
+    }
+    return true;
+}
+
 /* Window patterns are matched against titles other users' programs choose,
  * so matching must stay cheap: no back-references (exponential in glibc), and
- * a bound on how far interval repetitions ({m,n}) can blow up the automaton. */
+ * a bound on how far interval repetitions ({m,n}) can blow up the automaton.
+ * Stacked repetitions ("a**", "a+?") are refused too: exponential in glibc,
+ * lazy or possessive in PCRE2. */
 bool pgp_pattern_check(const char *src, char *why, size_t n) {
     size_t len = strlen(src);
     if (len == 0) {
@@ -320,6 +388,7 @@ bool pgp_pattern_check(const char *src, char *why, size_t n) {
         snprintf(why, n, "pattern longer than %d bytes", PGP_MAX_PATTERN);
         return false;
     }
+    if (!portable_pattern(src, len, why, n)) return false;
     /* cost[d] = size of the current group at depth d; last = cost of the
      * previous atom at this depth (what a following {m,n} repeats). */
     enum { MAXD = 64 };

@@ -1,11 +1,11 @@
 /* Helpers shared by operation handlers. */
-#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "pg_ops.h"
+#include "pg_regex.h"
 
 cJSON *pg_window_json(const pg_window *w) {
     cJSON *o = cJSON_CreateObject();
@@ -53,7 +53,11 @@ void pg_copy_utf8(char *dst, size_t cap, const char *src) {
 void pg_iso_time(int64_t ms, char out[40]) {
     time_t s = (time_t)(ms / 1000);
     struct tm tm;
+#ifdef _WIN32
+    gmtime_s(&tm, &s); /* mingw-w64 has no gmtime_r in strict C17 */
+#else
     gmtime_r(&s, &tm);
+#endif
     size_t n = strftime(out, 40, "%Y-%m-%dT%H:%M:%S", &tm);
     snprintf(out + n, 40 - n, ".%03dZ", (int)(ms % 1000));
 }
@@ -77,9 +81,11 @@ pg_err pg_region_arg(const cJSON *args, const char *name, pg_rect *r, bool *has,
     return PG_OK;
 }
 
+/* Only a positive match counts: a title the engine could not decide (PCRE2's
+ * match limit on Windows) is not a target the agent named. */
 static bool window_matches(const regex_t *re, const pg_window *w) {
-    return regexec(re, w->title, 0, NULL, 0) == 0 || regexec(re, w->class_name, 0, NULL, 0) == 0 ||
-           regexec(re, w->instance, 0, NULL, 0) == 0;
+    return pg_regex_match(re, w->title) == 1 || pg_regex_match(re, w->class_name) == 1 ||
+           pg_regex_match(re, w->instance) == 1;
 }
 
 static pg_err resolve_by_id(pg_window *all, size_t n, uint64_t id, pg_window *out, pg_error *e) {
@@ -102,7 +108,7 @@ static cJSON *candidates_json(pg_window *all, size_t n, const regex_t *re) {
 static pg_err resolve_by_regex(pg_call *c, pg_window *all, size_t n, const char *pattern, pg_window *out,
                                pg_error *e) {
     regex_t re;
-    int rr = regcomp(&re, pattern, REG_EXTENDED | REG_ICASE | REG_NOSUB);
+    int rr = pg_regex_compile(&re, pattern);
     if (rr != 0) {
         char msg[128];
         regerror(rr, &re, msg, sizeof msg);

@@ -1,15 +1,15 @@
 /* windows: list top-level windows, optionally filtered by a regex. */
-#include <regex.h>
 #include <stdlib.h>
 
 #include "pg_ops.h"
+#include "pg_regex.h"
 
 const pg_arg_spec pg_op_windows_args[1] = {{"match", PG_ARG_STRING, false}};
 
 pg_err pg_op_windows(pg_call *c, pg_error *e) {
     const char *pattern = pg_args_str(c->req->args, "match", NULL);
     regex_t re;
-    if (pattern && regcomp(&re, pattern, REG_EXTENDED | REG_ICASE | REG_NOSUB) != 0)
+    if (pattern && pg_regex_compile(&re, pattern) != 0)
         return pg_error_set(e, PG_E_USAGE, "--match takes a POSIX extended regular expression",
                             "bad pattern \"%s\"", pattern);
     pg_window *all = NULL;
@@ -24,8 +24,8 @@ pg_err pg_op_windows(pg_call *c, pg_error *e) {
         cJSON *arr = cJSON_AddArrayToObject(r, "windows");
         for (size_t i = 0; i < n; i++) {
             const pg_window *w = &all[i];
-            if (pattern && regexec(&re, w->title, 0, NULL, 0) && regexec(&re, w->class_name, 0, NULL, 0) &&
-                regexec(&re, w->instance, 0, NULL, 0))
+            if (pattern && pg_regex_match(&re, w->title) != 1 && pg_regex_match(&re, w->class_name) != 1 &&
+                pg_regex_match(&re, w->instance) != 1)
                 continue;
             cJSON *o = pg_window_json(w);
             /* Say up front which windows the policy keeps private. */

@@ -51,6 +51,25 @@ pg_err pg_relay_check_png(const uint8_t *png, size_t len, pg_error *e) {
     return PG_OK;
 }
 
+char *pg_relay_last_line(char *s, size_t n) {
+    while (n > 0 && (s[n - 1] == '\n' || s[n - 1] == '\r' || s[n - 1] == ' ' || s[n - 1] == '\t')) s[--n] = 0;
+    if (n == 0) return NULL;
+    char *p = s + n;
+    while (p > s && p[-1] != '\n') p--;
+    while (*p == ' ' || *p == '\t') p++;
+    return p;
+}
+
+void pg_relay_tail_text(const char *buf, size_t n, char *out, size_t outsz) {
+    size_t start = n > 200 ? n - 200 : 0, j = 0;
+    for (size_t i = start; i < n && j + 1 < outsz; i++) {
+        unsigned char c = (unsigned char)buf[i];
+        out[j++] = (c >= 0x20 && c < 0x7f) ? (char)c : ' ';
+    }
+    while (j > 0 && out[j - 1] == ' ') j--;
+    out[j] = 0;
+}
+
 static void set_fail(pg_relay_fail *f, pg_relay_fail v) {
     if (f) *f = v;
 }

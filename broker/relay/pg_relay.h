@@ -34,6 +34,16 @@
  * Strings returned through char ** are malloc'd; the caller frees them.
  * Thread-safety: every function may be called from any thread; the judge
  * cache has its own lock. libcurl's global init runs once (pthread_once).
+ *
+ * Windows (mingw-w64): the same contract with libcurl over Schannel and
+ * Winsock, with these differences: a unix_socket endpoint is PG_E_UNSUPPORTED
+ * (refused before any connection); a command's argv[0] must be an absolute
+ * drive path (C:\...); the command runs through CreateProcessW in a Job object
+ * that is killed as a whole on timeout, cap overflow or exit (the process
+ * group's role), with only its three pipe ends inherited, in the Windows
+ * directory's drive root, and "exited with status" reports the exit code (no
+ * signals). The environment defaults are SystemRoot and a system PATH
+ * instead of PATH and LC_ALL (docs/analysis.md).
  * Never: follows a redirect, uses a proxy, sends the image anywhere but the
  * checked addresses, runs a shell, passes the broker's environment to a
  * command, returns anything but text, or turns a failure into a verdict.
@@ -44,7 +54,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#ifdef _WIN32
+#include <winsock2.h> /* struct sockaddr_storage (Winsock; before windows.h) */
+#include <ws2tcpip.h>
+#else
 #include <sys/socket.h>
+#endif
 
 #include "pg_error.h"
 

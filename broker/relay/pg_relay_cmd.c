@@ -93,26 +93,6 @@ fail:;
     _exit(127);
 }
 
-/* Last non-empty line of s (modified in place); NULL if none. */
-static char *last_line(char *s, size_t n) {
-    while (n > 0 && (s[n - 1] == '\n' || s[n - 1] == '\r' || s[n - 1] == ' ' || s[n - 1] == '\t')) s[--n] = 0;
-    if (n == 0) return NULL;
-    char *p = s + n;
-    while (p > s && p[-1] != '\n') p--;
-    while (*p == ' ' || *p == '\t') p++;
-    return p;
-}
-
-static void tail_text(const char *buf, size_t n, char *out, size_t outsz) {
-    size_t start = n > 200 ? n - 200 : 0, j = 0;
-    for (size_t i = start; i < n && j + 1 < outsz; i++) {
-        unsigned char c = (unsigned char)buf[i];
-        out[j++] = (c >= 0x20 && c < 0x7f) ? (char)c : ' ';
-    }
-    while (j > 0 && out[j - 1] == ' ') j--;
-    out[j] = 0;
-}
-
 pg_err pg_relay_cmd_analyze(const pg_endpoint *ep, const uint8_t *png, size_t png_len, const char *prompt,
                             const char *expect, char **answer_text, pg_relay_fail *fail, pg_error *e) {
     const char *nm = ep->name ? ep->name : "?";
@@ -297,7 +277,7 @@ pg_err pg_relay_cmd_analyze(const pg_endpoint *ep, const uint8_t *png, size_t pn
     if (rc != PG_OK) goto done;
 
     char tail[256];
-    tail_text(err_tail, err_n, tail, sizeof tail);
+    pg_relay_tail_text(err_tail, err_n, tail, sizeof tail);
     if (timed_out) {
         fk = PG_RF_TIMEOUT;
         rc = pg_error_set(e, PG_E_TIMEOUT, "raise the endpoint's timeout_s in the policy, or fix the command",
@@ -329,7 +309,7 @@ pg_err pg_relay_cmd_analyze(const pg_endpoint *ep, const uint8_t *png, size_t pn
         for (size_t k = 0; k < out_n; k++)
             if (!out[k]) out[k] = ' ';
     }
-    char *line = last_line(out, out_n);
+    char *line = pg_relay_last_line(out, out_n);
     if (!line) {
         rc = pg_error_set(e, PG_E_BADINPUT, NULL, "endpoint '%s': command printed no answer line", nm);
         goto done;

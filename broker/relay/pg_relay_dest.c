@@ -1,11 +1,17 @@
 /* pg_relay_dest.c - URL parsing and the destination check (see pg_relay.h). */
-#include <arpa/inet.h>
 #include <ctype.h>
-#include <netdb.h>
-#include <netinet/in.h>
 #include <stdio.h>
 #include <string.h>
+
+#ifdef _WIN32
+#include <winsock2.h> /* getaddrinfo, inet_pton: Winsock */
+#include <ws2tcpip.h>
+#else
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <netinet/in.h>
 #include <sys/un.h>
+#endif
 
 #include "pg_relay.h"
 #include "pg_relay_int.h"
@@ -238,6 +244,11 @@ static int resolve_all(const pg_dest_policy *pol, const char *host, addr_list *o
         out->n = n;
         return out->n;
     }
+#ifdef _WIN32
+    /* Winsock answers nothing before WSAStartup, which libcurl's global init
+     * does; a failed init leaves the name unresolved (refused). */
+    if (pg_relay_global_init(NULL) != PG_OK) return -1;
+#endif
     struct addrinfo hints, *res = NULL;
     memset(&hints, 0, sizeof hints);
     hints.ai_family = AF_UNSPEC;
@@ -283,11 +294,18 @@ pg_err pg_relay_check_destination(const pg_endpoint *ep, const pg_dest_policy *p
     pg_err rc = pg_relay_parse_url(ep->url, &out->url, &ue);
     if (rc != PG_OK) return pg_error_set(e, rc, ue.recovery_tip, "endpoint '%s' refused: %s", nm, ue.message);
     if (ep->unix_socket) {
+#ifdef _WIN32
+        /* AF_UNIX exists on Windows 10, but the broker's libcurl is built
+         * without it and a socket file's ACL is not checked here: refuse. */
+        return pg_error_set(e, PG_E_UNSUPPORTED, "give the endpoint an http://127.0.0.1:PORT URL instead",
+                            "endpoint '%s': unix_socket endpoints are not supported on Windows", nm);
+#else
         /* A Unix socket is local by construction; the admin named its path. */
         if (ep->unix_socket[0] != '/' || strlen(ep->unix_socket) >= sizeof(((struct sockaddr_un *)0)->sun_path))
             return pg_error_set(e, PG_E_BADINPUT, NULL, "endpoint '%s': unix_socket must be an absolute path shorter than 108 bytes", nm);
         out->unix_socket = true;
         return PG_OK;
+#endif
     }
 
     bool listed_literal = false;

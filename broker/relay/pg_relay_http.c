@@ -8,12 +8,19 @@
  * elsewhere. Redirects are not followed, proxies are off whatever the
  * environment says, only http/https are spoken.
  */
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#ifdef _WIN32
+#include <winsock2.h> /* Winsock: sockets, inet_ntop */
+#include <ws2tcpip.h>
+#include <windows.h>  /* SecureZeroMemory */
+#else
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <sys/un.h>
+#endif
 
 #include <cJSON.h>
 #include <curl/curl.h>
@@ -63,11 +70,14 @@ static curl_socket_t on_opensocket(void *ud, curlsocktype purpose, struct curl_s
     sock_guard *g = ud;
     bool ok = false;
     if (purpose == CURLSOCKTYPE_IPCXN) {
+#ifndef _WIN32 /* Windows never has a Unix-socket destination (pg_relay_dest.c) */
         if (g->unix_path) {
             const struct sockaddr_un *su = (const struct sockaddr_un *)&a->addr;
             ok = a->family == AF_UNIX && strncmp(su->sun_path, g->unix_path, sizeof su->sun_path) == 0;
             if (!ok) snprintf(g->refused_addr, sizeof g->refused_addr, "(family %d)", a->family);
-        } else if (a->family == AF_INET || a->family == AF_INET6) {
+        } else
+#endif
+        if (a->family == AF_INET || a->family == AF_INET6) {
             uint16_t port = a->family == AF_INET ? ntohs(((const struct sockaddr_in *)&a->addr)->sin_port)
                                                  : ntohs(((const struct sockaddr_in6 *)&a->addr)->sin6_port);
             for (int i = 0; i < g->dest->naddrs && !ok; i++)
@@ -85,7 +95,21 @@ static curl_socket_t on_opensocket(void *ud, curlsocktype purpose, struct curl_s
         g->refused = true;
         return CURL_SOCKET_BAD;
     }
+#ifdef _WIN32
+    /* Not inheritable (SOCK_CLOEXEC's counterpart); overlapped, as socket() gives. */
+    return WSASocketW(a->family, a->socktype, a->protocol, NULL, 0, WSA_FLAG_OVERLAPPED | WSA_FLAG_NO_HANDLE_INHERIT);
+#else
     return socket(a->family, a->socktype | SOCK_CLOEXEC, a->protocol);
+#endif
+}
+
+/* Wipes a secret so the compiler cannot drop the stores. */
+static void wipe(void *p, size_t n) {
+#ifdef _WIN32
+    SecureZeroMemory(p, n);
+#else
+    explicit_bzero(p, n);
+#endif
 }
 
 static bool add_header(struct curl_slist **l, const char *h) {
@@ -307,7 +331,9 @@ pg_err pg_relay_http_analyze(const pg_endpoint *ep, const pg_dest_policy *pol, c
     SETOPT(CURLOPT_USERAGENT, "pixelgate-relay");
     SETOPT(CURLOPT_ERRORBUFFER, errbuf);
     if (resolve) SETOPT(CURLOPT_RESOLVE, resolve);
+#ifndef _WIN32
     if (dest.unix_socket) SETOPT(CURLOPT_UNIX_SOCKET_PATH, ep->unix_socket);
+#endif
 #undef SETOPT
     if (sc != CURLE_OK) {
         rc = pg_error_set(e, PG_E_INTERNAL, "libcurl is too old (needs 7.85)", "libcurl option refused: %s",
@@ -362,7 +388,7 @@ out:
     if (h) curl_easy_cleanup(h);
     curl_slist_free_all(headers);
     curl_slist_free_all(resolve);
-    if (auth) explicit_bzero(auth, auth_len);
+    if (auth) wipe(auth, auth_len);
     free(auth);
     free(body);
     free(rb.p);

@@ -5,7 +5,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#ifdef _WIN32
+#include <winsock2.h> /* struct sockaddr_storage (Winsock; before windows.h) */
+#include <ws2tcpip.h>
+#else
 #include <sys/socket.h>
+#endif
 
 #include "pg_error.h"
 #include "pg_relay.h"
@@ -41,6 +46,17 @@ pg_err pg_relay_http_analyze(const pg_endpoint *ep, const pg_dest_policy *pol, c
                              const char *prompt, char **answer_text, pg_relay_fail *fail, pg_error *e);
 pg_err pg_relay_cmd_analyze(const pg_endpoint *ep, const uint8_t *png, size_t png_len, const char *prompt,
                             const char *expect, char **answer_text, pg_relay_fail *fail, pg_error *e);
+
+/* Last non-empty line of s[0..n) (trailing blanks cut in place; leading
+ * blanks of the line skipped); NULL if there is none. */
+char *pg_relay_last_line(char *s, size_t n);
+/* Printable-ASCII copy of the last 200 bytes of buf, for messages. */
+void pg_relay_tail_text(const char *buf, size_t n, char *out, size_t outsz);
+
+#ifdef _WIN32
+/* UTF-8 -> UTF-16, malloc'd; NULL on invalid UTF-8 or no memory. */
+wchar_t *pg_relay_wide(const char *s);
+#endif
 
 /* In place: invalid UTF-8 -> '?', C0/C1 controls other than \n and \t -> ' '
  * (removes terminal escapes); \r\n -> \n. */

@@ -8,14 +8,20 @@
  * number of samples, the prompt version and the endpoint's identity (kind,
  * name, URL, socket, model, max_tokens; for commands argv, environment and the
  * executable's inode/size/mtime/ctime, so replacing the command invalidates
- * old verdicts). If the executable cannot be stat()ed nothing is cached.
+ * old verdicts; on Windows volume, file index, size, write and change time).
+ * If the executable cannot be examined nothing is cached.
  */
 #include <ctype.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#ifdef _WIN32
+#include <windows.h>
+#else
 #include <sys/stat.h>
+#endif
 
 #include "pg_crypto.h"
 #include "pg_relay.h"
@@ -277,6 +283,43 @@ static void cache_put(pg_judge_cache *c, const uint8_t key[PG_SHA256_LEN], const
 
 /* ---- cache key ----------------------------------------------------------- */
 
+/* Who the executable is, so that replacing it invalidates old verdicts:
+ * device, inode, size, mtime and ctime (s, ns). Windows: volume serial, file
+ * index, size, last-write and change time (100 ns units). */
+static bool exe_identity(const char *path, uint64_t id[7]) {
+#ifdef _WIN32
+    wchar_t *w = pg_relay_wide(path);
+    HANDLE f = w ? CreateFileW(w, FILE_READ_ATTRIBUTES, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL,
+                               OPEN_EXISTING, FILE_FLAG_BACKUP_SEMANTICS, NULL)
+                 : INVALID_HANDLE_VALUE;
+    free(w);
+    if (f == INVALID_HANDLE_VALUE) return false;
+    BY_HANDLE_FILE_INFORMATION fi;
+    FILE_BASIC_INFO bi;
+    bool ok = GetFileInformationByHandle(f, &fi) && GetFileInformationByHandleEx(f, FileBasicInfo, &bi, sizeof bi);
+    CloseHandle(f);
+    if (!ok) return false;
+    id[0] = fi.dwVolumeSerialNumber;
+    id[1] = ((uint64_t)fi.nFileIndexHigh << 32) | fi.nFileIndexLow;
+    id[2] = ((uint64_t)fi.nFileSizeHigh << 32) | fi.nFileSizeLow;
+    id[3] = ((uint64_t)fi.ftLastWriteTime.dwHighDateTime << 32) | fi.ftLastWriteTime.dwLowDateTime;
+    id[4] = 0;
+    id[5] = (uint64_t)bi.ChangeTime.QuadPart;
+    id[6] = 0;
+#else
+    struct stat st;
+    if (stat(path, &st) != 0) return false;
+    id[0] = (uint64_t)st.st_dev;
+    id[1] = (uint64_t)st.st_ino;
+    id[2] = (uint64_t)st.st_size;
+    id[3] = (uint64_t)st.st_mtim.tv_sec;
+    id[4] = (uint64_t)st.st_mtim.tv_nsec;
+    id[5] = (uint64_t)st.st_ctim.tv_sec;
+    id[6] = (uint64_t)st.st_ctim.tv_nsec;
+#endif
+    return true;
+}
+
 static void h_field(pg_sha256_ctx *h, const void *p, size_t n) {
     uint64_t len = n;
     uint8_t lb[8];
@@ -312,21 +355,15 @@ static bool cache_key(const pg_endpoint *ep, const uint8_t img[PG_SHA256_LEN], c
         h_str(h, ep->model);
         h_u64(h, ep->max_tokens ? ep->max_tokens : PG_RELAY_DEFAULT_MAX_TOKENS);
     } else {
-        struct stat st;
-        if (!ep->argv || !ep->argv[0] || stat(ep->argv[0], &st) != 0) {
+        uint64_t id[7];
+        if (!ep->argv || !ep->argv[0] || !exe_identity(ep->argv[0], id)) {
             pg_sha256_free(h);
             return false;
         }
         for (size_t i = 0; ep->argv[i]; i++) h_str(h, ep->argv[i]);
         h_str(h, "\xff" "env");
         for (size_t i = 0; ep->env && ep->env[i]; i++) h_str(h, ep->env[i]);
-        h_u64(h, (uint64_t)st.st_dev);
-        h_u64(h, (uint64_t)st.st_ino);
-        h_u64(h, (uint64_t)st.st_size);
-        h_u64(h, (uint64_t)st.st_mtim.tv_sec);
-        h_u64(h, (uint64_t)st.st_mtim.tv_nsec);
-        h_u64(h, (uint64_t)st.st_ctim.tv_sec);
-        h_u64(h, (uint64_t)st.st_ctim.tv_nsec);
+        for (int i = 0; i < 7; i++) h_u64(h, id[i]);
     }
     return pg_sha256_final(h, key, NULL) == PG_OK;
 }

@@ -12,6 +12,13 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#else
+#include <windows.h>
+
+#include <aclapi.h>
+#include <sddl.h>
+
+#include "pg_win_acl.h"
 #endif
 
 #include "pg_policy.h"
@@ -298,11 +305,9 @@ PG_TEST(names_are_validated) {
 /* ---- regexes and URLs ----------------------------------------------------- */
 
 PG_TEST(bad_regexes_are_rejected) {
-#ifndef _WIN32
     CHECK(refused("{" V1 ", 'capture':{'deny_windows':['ok','(unclosed']}}", "$.capture.deny_windows[1]: invalid regular expression", NULL));
     CHECK(refused("{" V1 ", 'users':{'bob':{'input':{'allow_windows':['[z-a]']}}}}",
                   "$.users.bob.input.allow_windows[0]: invalid regular expression", NULL));
-#endif
     CHECK(refused("{" V1 ", 'capture':{'deny_windows':['']}}", "$.capture.deny_windows[0]: empty pattern", NULL));
     CHECK(refused("{" V1 ", 'capture':{'deny_windows':['(a)\\\\1']}}", "back-references", NULL));
     CHECK(refused("{" V1 ", 'capture':{'deny_windows':['((a{200}){200}){200}']}}", "too complex", NULL));
@@ -315,6 +320,76 @@ PG_TEST(bad_regexes_are_rejected) {
                   "too complex", NULL));
     PARSE(p, "{" V1 ", 'capture':{'deny_windows':['a{3}b{100}', '[[:alpha:]]+ - (Firefox|Chromium)$', '[]x]', '(a+)+b', '\\\\++']}}");
     pg_policy_free(p);
+}
+
+/* Linux compiles patterns with glibc, Windows with PCRE2: what the two read
+ * differently is refused on both, so one policy file means the same on both. */
+PG_TEST(patterns_only_one_engine_understands_are_rejected_everywhere) {
+    static const struct {
+        const char *pat, *why;
+    } bad[] = {
+        {"\\\\d+", "means different things"},       /* a 'd' to glibc, a digit to PCRE2 */
+        {"\\\\<word", "means different things"},    /* a word anchor to glibc only */
+        {"\\\\x41", "means different things"},
+        {"(?i)bank", "Perl/PCRE2 syntax"},
+        {"(*LIMIT_MATCH=99999999)x", "Perl/PCRE2 syntax"}, /* could not raise our limits anyway */
+        {"[\\\\w]", "a backslash inside [...]"},
+        {"a{,3}", "write {0,n}"},
+        {"[[.a.]]", "collating elements"},
+        {"x+?", "stacked repetition"},                  /* lazy in PCRE2 */
+        {"x*+", "stacked repetition"},                  /* possessive in PCRE2 */
+    };
+    char json[256];
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        snprintf(json, sizeof json, "{" V1 ", 'capture':{'deny_windows':['%s']}}", bad[i].pat);
+        bool ok = refused(json, "$.capture.deny_windows[0]: ", bad[i].why);
+        if (!ok) fprintf(stderr, "  pattern %s\n", bad[i].pat);
+        CHECK(ok);
+    }
+    PARSE(p, "{" V1 ", 'capture':{'deny_windows':['\\\\w+\\\\s\\\\bvault\\\\b', '\\\\.\\\\$\\\\(', '[[:digit:]]{2,4}', 'qa{0,3}z']}}");
+    const pg_policy_view *v = pg_policy_view_for(p, NULL);
+    CHECK(pg_policy_capture_denied(v, "my vault", NULL, NULL, NULL, 0));
+    CHECK(!pg_policy_capture_denied(v, "myvault", NULL, NULL, NULL, 0));
+    CHECK(pg_policy_capture_denied(v, "costs .$(x)", NULL, NULL, NULL, 0));
+    CHECK(pg_policy_capture_denied(v, "room 101", NULL, NULL, NULL, 0));
+    pg_policy_free(p);
+}
+
+/* A POSIX '.' matches a line break; PCRE2's only with REG_DOTALL, which the
+ * Windows build sets: a title with a newline cannot slip past a deny pattern. */
+PG_TEST(dot_matches_a_line_break_in_a_title_on_every_platform) {
+    PARSE(p, "{" V1 ", 'capture':{'deny_windows':['^Bank.*Login$']}}");
+    const pg_policy_view *v = pg_policy_view_for(p, NULL);
+    CHECK(pg_policy_capture_denied(v, "Bank\nLogin", NULL, NULL, NULL, 0));
+    CHECK(pg_policy_capture_denied(v, "Bank \r\n Login", NULL, NULL, NULL, 0));
+    CHECK(!pg_policy_capture_denied(v, "Bank\nLogout", NULL, NULL, NULL, 0));
+    pg_policy_free(p);
+}
+
+/* A title chosen to make a backtracking engine work hard: glibc decides it
+ * (no match); PCRE2 hits the match limit, and a deny list then fails closed
+ * while an allow list lets nothing through. Either way the answer is prompt. */
+PG_TEST(costly_titles_are_decided_or_fail_closed) {
+    PARSE(d, "{" V1 ", 'capture':{'deny_windows':['(a|aa)*[bc]']}}");
+    PARSE(a, "{" V1 ", 'input':{'allow_windows':['(a|aa)*[bc]']}}");
+    const pg_policy_view *dv = pg_policy_view_for(d, NULL), *av = pg_policy_view_for(a, NULL);
+    char title[80];
+    memset(title, 'a', 60); /* 2^40-odd ways to split, none followed by b or c */
+    title[60] = '\0';
+    pg_error e;
+#ifdef _WIN32
+    char m[64];
+    CHECK(pg_policy_capture_denied(dv, title, NULL, NULL, m, sizeof m)); /* undecided: denied */
+    CHECK_STR(m, "(a|aa)*[bc]");
+#else
+    CHECK(!pg_policy_capture_denied(dv, title, NULL, NULL, NULL, 0)); /* glibc decides: no match */
+#endif
+    CHECK_EQ_INT(pg_policy_check_input(av, title, NULL, NULL, true, &e), PG_E_POLICY);
+    CHECK(strstr(e.message, "$.input.allow_windows") != NULL);
+    CHECK(pg_policy_capture_denied(dv, "aaac", NULL, NULL, NULL, 0));
+    CHECK_EQ_INT(pg_policy_check_input(av, "aaab", NULL, NULL, true, &e), PG_OK);
+    pg_policy_free(d);
+    pg_policy_free(a);
 }
 
 static const char *ep_json(char *buf, size_t n, const char *mode, const char *url, const char *allow) {
@@ -530,7 +605,6 @@ PG_TEST(tightening_per_user_values_are_accepted_and_effective) {
     CHECK_EQ_INT(b->max_pixels, 20);
     CHECK_EQ_INT(g->token_ttl_s, 3600);
     CHECK_EQ_INT(pg_policy_settings_get(p)->spool_quota_bytes, 100ull << 20);
-#ifndef _WIN32
     char m[64];
     CHECK(pg_policy_capture_denied(b, "My Bank - Firefox", NULL, NULL, m, sizeof m));
     CHECK_STR(m, "bank");
@@ -542,7 +616,6 @@ PG_TEST(tightening_per_user_values_are_accepted_and_effective) {
     CHECK(strstr(e.message, "$.users.bob.input.allow_windows") != NULL);
     CHECK_EQ_INT(pg_policy_check_input(b, "demo", "Tk", NULL, true, &e), PG_OK);
     CHECK_EQ_INT(pg_policy_check_input(b, "tk but not global?", NULL, NULL, true, &e), PG_OK);
-#endif
     pg_policy_free(p);
 
     /* Same value as global is not a loosening; lowering to the same is fine. */
@@ -698,7 +771,6 @@ PG_TEST(capture_deny_matches_title_class_instance_case_insensitively) {
     PARSE(p, "{" V1 ", 'capture':{'deny_windows':['^KeePassXC$','pass(word)? manager']}}");
     const pg_policy_view *v = pg_policy_view_for(p, NULL);
     char m[64];
-#ifndef _WIN32
     CHECK(pg_policy_capture_denied(v, "Vault", "keepassxc", "x", m, sizeof m));
     CHECK_STR(m, "^KeePassXC$");
     CHECK(pg_policy_capture_denied(v, "x", "y", "KEEPASSXC", m, sizeof m));
@@ -711,10 +783,6 @@ PG_TEST(capture_deny_matches_title_class_instance_case_insensitively) {
     char tiny[4];
     CHECK(pg_policy_capture_denied(v, "password manager", NULL, NULL, tiny, sizeof tiny));
     CHECK_STR(tiny, "pas");
-#else
-    /* No regex engine on Windows yet: a non-empty deny list fails closed. */
-    CHECK(pg_policy_capture_denied(v, "anything", NULL, NULL, m, sizeof m));
-#endif
     pg_policy_free(p);
     PARSE(q, "{" V1 "}");
     CHECK(!pg_policy_capture_denied(pg_policy_view_for(q, NULL), "anything", NULL, NULL, m, sizeof m));
@@ -725,18 +793,12 @@ PG_TEST(input_goes_only_to_own_windows_unless_widened) {
     pg_error e;
     PARSE(p, "{" V1 ", 'capture':{'deny_windows':['pinentry']}}");
     const pg_policy_view *v = pg_policy_view_for(p, NULL);
-#ifndef _WIN32
     CHECK_EQ_INT(pg_policy_check_input(v, "xterm", "XTerm", "xterm", true, &e), PG_OK);
     CHECK_EQ_INT(pg_policy_check_input(v, "root@host: ~", "XTerm", "xterm", false, &e), PG_E_POLICY);
     CHECK(strstr(e.message, "does not run as you") != NULL);
     /* A window that may not be captured takes no input, even one's own. */
     CHECK_EQ_INT(pg_policy_check_input(v, "Passphrase", "Pinentry", NULL, true, &e), PG_E_POLICY);
     CHECK(strstr(e.message, "capture.deny_windows") != NULL);
-#else
-    /* No regex engine on Windows yet: with a deny list, every window is closed. */
-    CHECK_EQ_INT(pg_policy_check_input(v, "xterm", "XTerm", "xterm", true, &e), PG_E_POLICY);
-    CHECK(strstr(e.message, "issue 5") != NULL);
-#endif
     pg_policy_free(p);
 
     PARSE(plain, "{" V1 "}");
@@ -748,14 +810,10 @@ PG_TEST(input_goes_only_to_own_windows_unless_widened) {
 
     PARSE(w, "{" V1 ", 'input':{'other_users':true, 'allow_windows':['^demo']}}");
     v = pg_policy_view_for(w, NULL);
-#ifndef _WIN32
     CHECK_EQ_INT(pg_policy_check_input(v, "demo app", NULL, NULL, false, &e), PG_OK);
     CHECK_EQ_INT(pg_policy_check_input(v, "xterm", NULL, NULL, false, &e), PG_E_POLICY);
     CHECK(strstr(e.message, "$.input.allow_windows") != NULL);
     CHECK_EQ_INT(pg_policy_check_input(v, "xterm", NULL, NULL, true, &e), PG_E_POLICY); /* filter applies to own too */
-#else
-    CHECK_EQ_INT(pg_policy_check_input(v, "demo app", NULL, NULL, false, &e), PG_E_POLICY);
-#endif
     pg_policy_free(w);
 
     /* An empty allow list turns input off. */
@@ -1050,27 +1108,188 @@ PG_TEST(file_missing_directory_or_bad_content) {
 #endif
 
 #ifdef _WIN32
-/* Windows: the ACL check is issue 5; the file is read and parsed, and the
- * settings say that the check did not run. */
-PG_TEST(windows_load_parses_and_reports_the_acl_check_did_not_run) {
-    const char *tmp = getenv("TEMP");
-    REQUIRE(tmp);
-    char f[512];
-    snprintf(f, sizeof f, "%s\\pg_policy_test.json", tmp);
-    FILE *w = fopen(f, "wb");
-    REQUIRE(w);
-    fputs("{\"version\":1, \"clients\":{\"users\":[\"alice\"]}}", w);
-    fclose(w);
+/* ---- the file checks (Windows: local path, reparse points, ACLs) ---------- */
+
+/* Wine keeps no ACL of its own: SetNamedSecurityInfo succeeds but changes
+ * nothing, and every file is reported owned by the Wine user (full control),
+ * SYSTEM full control, Everyone read (from the Unix mode). */
+static bool under_wine(void) {
+    HMODULE nt = GetModuleHandleW(L"ntdll.dll");
+    return nt && GetProcAddress(nt, "wine_get_version") != NULL;
+}
+
+/* Owner Administrators; SYSTEM and Administrators full control; Users read. */
+#define ADMIN_ONLY_FILE "O:BAD:P(A;;FA;;;SY)(A;;FA;;;BA)(A;;FR;;;BU)"
+#define ADMIN_ONLY_DIR "O:BAD:P(A;OICI;FA;;;SY)(A;OICI;FA;;;BA)(A;OICI;FR;;;BU)"
+#define EVERYONE_WRITES "(A;;FW;;;WD)"
+
+static char g_wdir[MAX_PATH];
+
+static bool wscratch(void) {
+    char tmp[MAX_PATH];
+    DWORD n = GetTempPathA(sizeof tmp, tmp);
+    if (n == 0 || n >= sizeof tmp) return false;
+    snprintf(g_wdir, sizeof g_wdir, "%spg_policy_test.%lu", tmp, (unsigned long)GetCurrentProcessId());
+    return CreateDirectoryA(g_wdir, NULL) || GetLastError() == ERROR_ALREADY_EXISTS;
+}
+
+static void wput(const char *path, const char *text) {
+    FILE *f = fopen(path, "wb");
+    if (!f) return;
+    fputs(text, f);
+    fclose(f);
+}
+
+/* Sets owner and a protected DACL from SDDL; the Windows error, 0 on success. */
+static DWORD set_acl(const char *path, const char *sddl) {
+    PSECURITY_DESCRIPTOR sd = NULL;
+    if (!ConvertStringSecurityDescriptorToSecurityDescriptorA(sddl, SDDL_REVISION_1, &sd, NULL))
+        return GetLastError();
+    PSID owner = NULL;
+    PACL dacl = NULL;
+    BOOL present = FALSE, defaulted = FALSE;
+    GetSecurityDescriptorOwner(sd, &owner, &defaulted);
+    GetSecurityDescriptorDacl(sd, &present, &dacl, &defaulted);
+    DWORD err = SetNamedSecurityInfoA((char *)path, SE_FILE_OBJECT,
+                                      OWNER_SECURITY_INFORMATION | DACL_SECURITY_INFORMATION |
+                                          PROTECTED_DACL_SECURITY_INFORMATION,
+                                      owner, NULL, dacl, NULL);
+    LocalFree(sd);
+    return err;
+}
+
+static void wrmscratch(void) {
+    char f[MAX_PATH + 32];
+    if (!under_wine()) set_acl(g_wdir, ADMIN_ONLY_DIR);
+    snprintf(f, sizeof f, "%s\\policy.json", g_wdir);
+    DeleteFileA(f);
+    if (!RemoveDirectoryA(g_wdir)) fprintf(stderr, "  could not remove %s\n", g_wdir);
+}
+
+static bool wload_refused(const char *path, pg_err code, const char *msg, const char *tip) {
+    pg_policy *p = NULL;
+    pg_error e;
+    pg_err rc = pg_policy_load(path, &p, &e);
+    if (rc == PG_OK) {
+        pg_policy_free(p);
+        fprintf(stderr, "  %s was accepted\n", path);
+        return false;
+    }
+    bool ok = rc == code && p == NULL && strstr(e.message, msg) && (!tip || strstr(e.recovery_tip, tip));
+    if (!ok) fprintf(stderr, "  %s: code %d \"%s\" tip \"%s\"\n", path, rc, e.message, e.recovery_tip);
+    return ok;
+}
+
+#define GOOD "{\"version\":1, \"clients\":{\"users\":[\"alice\"]}}"
+
+/* Real Windows (run elevated): an admin-only file in an admin-only directory
+ * loads; Everyone write on the file or on its directory is refused with the
+ * icacls fix. Wine keeps no ACLs, so there the rule is not applied: the file
+ * loads with file_checked false, and the rule itself, given what Wine reports
+ * (the Wine user owns everything), refuses it for its owner. */
+PG_TEST(windows_admin_only_policy_loads_and_writable_ones_are_refused) {
+    REQUIRE(wscratch());
+    char f[MAX_PATH + 32], sddl[256];
+    snprintf(f, sizeof f, "%s\\policy.json", g_wdir);
+    wput(f, GOOD);
+    DWORD e_dir = set_acl(g_wdir, ADMIN_ONLY_DIR), e_file = set_acl(f, ADMIN_ONLY_FILE);
+    if (under_wine()) {
+        fprintf(stderr, "     Wine stores no ACLs: the ACL rule is skipped and says so\n");
+        pg_policy *p = NULL;
+        pg_error e;
+        pg_err rc = pg_policy_load(f, &p, &e);
+        if (rc) fprintf(stderr, "  %s\n", e.message);
+        CHECK_EQ_INT(rc, PG_OK);
+        if (p) {
+            CHECK(!pg_policy_settings_get(p)->file_checked);
+            CHECK_STR(pg_policy_settings_get(p)->source, f);
+            pg_policy_free(p);
+        }
+        CHECK_EQ_INT(pg_win_acl_check_file(f, &e), PG_E_BADINPUT);
+        CHECK(strstr(e.message, "is owned by") && strstr(e.message, "S-1-5-21-"));
+        CHECK(strstr(e.recovery_tip, "icacls") && strstr(e.recovery_tip, "/setowner *S-1-5-32-544"));
+        /* The size cap and the parse still apply. */
+        wput(f, "{\"version\":1, \"expose_pixels\":\"sometimes\"}");
+        CHECK(wload_refused(f, PG_E_BADINPUT, "$.expose_pixels", NULL));
+        FILE *big = fopen(f, "wb");
+        REQUIRE(big);
+        fputs("{\"version\":1, \"//\":\"", big);
+        for (int i = 0; i < (1 << 20); i++) fputc('x', big);
+        fputs("\"}", big);
+        fclose(big);
+        CHECK(wload_refused(f, PG_E_BADINPUT, "larger than", NULL));
+        wrmscratch();
+        return;
+    }
+    if (e_dir || e_file) fprintf(stderr, "     setting the ACL failed (%lu, %lu): run this test elevated\n",
+                                 (unsigned long)e_dir, (unsigned long)e_file);
+    REQUIRE(e_dir == 0 && e_file == 0);
     pg_policy *p = NULL;
     pg_error e;
     pg_err rc = pg_policy_load(f, &p, &e);
     if (rc) fprintf(stderr, "  %s\n", e.message);
-    REQUIRE(rc == PG_OK);
-    CHECK(!pg_policy_settings_get(p)->file_checked);
-    CHECK_STR(pg_policy_settings_get(p)->source, f);
-    pg_policy_free(p);
-    remove(f);
-    snprintf(f, sizeof f, "%s\\pg_policy_absent.json", tmp);
-    CHECK_EQ_INT(pg_policy_load(f, &p, &e), PG_E_NOTFOUND);
+    CHECK_EQ_INT(rc, PG_OK);
+    if (p) {
+        CHECK(pg_policy_settings_get(p)->file_checked);
+        CHECK_STR(pg_policy_settings_get(p)->source, f);
+        pg_policy_free(p);
+    }
+    snprintf(sddl, sizeof sddl, "%s%s", ADMIN_ONLY_FILE, EVERYONE_WRITES);
+    CHECK_EQ_INT(set_acl(f, sddl), 0);
+    CHECK(wload_refused(f, PG_E_BADINPUT, "can be changed by", "icacls"));
+    CHECK_EQ_INT(set_acl(f, ADMIN_ONLY_FILE), 0);
+    snprintf(sddl, sizeof sddl, "%s%s", ADMIN_ONLY_DIR, EVERYONE_WRITES);
+    CHECK_EQ_INT(set_acl(g_wdir, sddl), 0);
+    CHECK(wload_refused(f, PG_E_BADINPUT, "S-1-1-0", "/remove:g *S-1-1-0"));
+    wrmscratch();
+}
+
+/* Only a plain file on a local drive: no share, device path or stream. */
+PG_TEST(windows_policy_path_must_be_a_file_on_a_local_drive) {
+    REQUIRE(wscratch());
+    char f[MAX_PATH + 32];
+    CHECK(wload_refused("", PG_E_BADINPUT, "empty path", NULL));
+    snprintf(f, sizeof f, "%s\\absent.json", g_wdir);
+    CHECK(wload_refused(f, PG_E_NOTFOUND, "absent.json does not exist", "installer"));
+    snprintf(f, sizeof f, "%s\\nodir\\policy.json", g_wdir);
+    CHECK(wload_refused(f, PG_E_NOTFOUND, "nodir does not exist", NULL));
+    CHECK(wload_refused(g_wdir, PG_E_BADINPUT, "is not a regular file", NULL));
+    snprintf(f, sizeof f, "%s\\", g_wdir);
+    CHECK(wload_refused(f, PG_E_BADINPUT, "names a directory", NULL));
+    CHECK(wload_refused("\\\\server\\share\\policy.json", PG_E_BADINPUT, "local drive", NULL));
+    CHECK(wload_refused("\\\\?\\C:\\policy.json", PG_E_BADINPUT, "local drive", NULL));
+    snprintf(f, sizeof f, "%s\\policy.json:alt", g_wdir);
+    CHECK(wload_refused(f, PG_E_BADINPUT, "local drive", NULL));
+    /* A relative name is resolved against the current directory, then checked. */
+    CHECK(wload_refused("pg_policy_absent.json", PG_E_NOTFOUND, ":\\", NULL));
+    wrmscratch();
+}
+
+/* A directory symlink or junction on the way is refused: whoever may write
+ * its directory could re-point it. Wine shows a Unix symlink to a directory
+ * as a reparse point (tests/unit/policy.cmake makes one on the Linux side);
+ * on Windows the test makes a directory symbolic link itself. */
+PG_TEST(windows_reparse_points_on_the_path_are_refused) {
+    char f[MAX_PATH + 64];
+    if (under_wine()) {
+        snprintf(f, sizeof f, "Z:%s/policy.json", PG_POLICY_TEST_LINK_UNIX);
+        for (char *q = f; *q; q++)
+            if (*q == '/') *q = '\\';
+        CHECK(wload_refused(f, PG_E_BADINPUT, "is a symbolic link, junction or other reparse point", "dir /AL"));
+        return;
+    }
+    REQUIRE(wscratch());
+    char link[MAX_PATH + 32];
+    snprintf(f, sizeof f, "%s\\policy.json", g_wdir);
+    wput(f, GOOD);
+    snprintf(link, sizeof link, "%s.link", g_wdir);
+    bool made = CreateSymbolicLinkA(link, g_wdir,
+                                    SYMBOLIC_LINK_FLAG_DIRECTORY | SYMBOLIC_LINK_FLAG_ALLOW_UNPRIVILEGED_CREATE);
+    if (!made) fprintf(stderr, "     CreateSymbolicLink failed (%lu): run elevated\n", (unsigned long)GetLastError());
+    REQUIRE(made);
+    snprintf(f, sizeof f, "%s\\policy.json", link);
+    CHECK(wload_refused(f, PG_E_BADINPUT, "reparse point", NULL));
+    RemoveDirectoryA(link);
+    wrmscratch();
 }
 #endif

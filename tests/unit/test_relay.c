@@ -4,17 +4,23 @@
  * tests/relay (judge_seq.sh and friends), and the judgement cache. Network
  * tests, including every real refused-destination attempt, are in
  * test_relay_netns.c. */
-#include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <netinet/in.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
+
+#ifdef _WIN32
+#include <winsock2.h>
+#include <windows.h>
+#else
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
+#endif
 
 #include "pg_crypto.h"
 #include "pg_relay.h"
@@ -154,6 +160,13 @@ PG_TEST(local_only_admits_an_absolute_unix_socket) {
     pg_endpoint ep = url_ep("http://localhost/v1/chat/completions");
     pg_dest_policy pol = {.mode = PG_DEST_LOCAL_ONLY};
     pg_relay_dest d;
+#ifdef _WIN32
+    /* Windows: refused before anything else, with a clear message. */
+    ep.unix_socket = "C:\\ProgramData\\ollama.sock";
+    CHECK_EQ_INT(pg_relay_check_destination(&ep, &pol, &d, &e), PG_E_UNSUPPORTED);
+    CHECK(strstr(e.message, "not supported on Windows") && strstr(e.recovery_tip, "127.0.0.1"));
+    return;
+#endif
     ep.unix_socket = "/run/ollama.sock";
     CHECK_EQ_INT(pg_relay_check_destination(&ep, &pol, &d, &e), PG_OK);
     CHECK(d.unix_socket);
@@ -283,6 +296,7 @@ static pg_endpoint cmd_ep(const char *const *argv) {
 
 static const pg_dest_policy LOCAL = {.mode = PG_DEST_LOCAL_ONLY};
 
+#ifndef _WIN32 /* POSIX commands (/bin/sh); the Windows section is at the end */
 PG_TEST(command_gets_the_png_on_stdin_and_a_clean_environment) {
     fixtures();
     REQUIRE(g_red_png != NULL);
@@ -719,3 +733,207 @@ PG_TEST(judge_cache_is_bounded_and_evicts_the_least_recently_used) {
     CHECK(!r.cached);
     pg_judge_cache_free(c);
 }
+#endif /* !_WIN32 */
+
+#ifdef _WIN32
+/* ---- Windows: command endpoints, judgement and HTTP under Wine ------------------------ */
+
+/* tests/relay/relay_testcmd_win.c, built next to this test. */
+static const char *testcmd(void) {
+    static char path[MAX_PATH + 32];
+    if (!path[0]) {
+        DWORD n = GetModuleFileNameA(NULL, path, MAX_PATH);
+        while (n > 0 && path[n - 1] != '\\' && path[n - 1] != '/') n--;
+        snprintf(path + n, sizeof path - n, "relay_testcmd.exe");
+    }
+    return path;
+}
+
+PG_TEST(win_command_gets_the_png_on_stdin_and_a_clean_environment) {
+    fixtures();
+    REQUIRE(g_red_png != NULL);
+    SetEnvironmentVariableA("PG_RELAY_TEST_SECRET", "must-not-leak");
+    const char *argv[] = {testcmd(), "analyze", NULL};
+    pg_endpoint ep = cmd_ep(argv);
+    char *answer = NULL;
+    pg_error e;
+    pg_err rc = pg_relay_analyze(&ep, &LOCAL, g_red_png, g_red_len, "what \"colour\"?", &answer, &e);
+    SetEnvironmentVariableA("PG_RELAY_TEST_SECRET", NULL);
+    if (rc != PG_OK) fprintf(stderr, "error: %s\n", e.message);
+    REQUIRE(rc == PG_OK && answer);
+    uint8_t d[PG_SHA256_LEN];
+    char hex[65], want[80];
+    pg_sha256(g_red_png, g_red_len, d, NULL);
+    pg_hex(d, sizeof d, hex);
+    snprintf(want, sizeof want, "sha256=%s ", hex);
+    CHECK(strncmp(answer, want, strlen(want)) == 0); /* the last non-empty line, bytes intact */
+    CHECK(strstr(answer, "endpoint=local-judge prompt=what \"colour\"? cwd=") != NULL);
+    const char *cwd = strstr(answer, "cwd=");
+    CHECK(cwd && cwd[5] == ':' && cwd[6] == '\\' && cwd[7] == ' '); /* a drive root */
+    CHECK(strstr(answer, "SystemRoot,") && strstr(answer, "PATH,") && strstr(answer, "PIXELGATE_PROMPT,"));
+    CHECK(strstr(answer, "PG_RELAY_TEST_SECRET") == NULL);
+    CHECK(strstr(answer, "PIXELGATE_EXPECT") == NULL);
+    free(answer);
+
+    /* admin-provided entries are passed; PIXELGATE_* is reserved (any case) */
+    const char *env[] = {"VISION_API_KEY=abc", NULL};
+    ep.env = env;
+    REQUIRE(pg_relay_analyze(&ep, &LOCAL, g_red_png, g_red_len, "p", &answer, &e) == PG_OK);
+    CHECK(strstr(answer, "VISION_API_KEY,") != NULL);
+    free(answer);
+    const char *bad_env[] = {"pixelgate_prompt=evil", NULL};
+    ep.env = bad_env;
+    CHECK_EQ_INT(pg_relay_analyze(&ep, &LOCAL, g_red_png, g_red_len, "p", &answer, &e), PG_E_BADINPUT);
+    CHECK(answer == NULL);
+}
+
+PG_TEST(win_command_failures_are_errors_never_answers) {
+    fixtures();
+    pg_error e;
+    char *answer = NULL;
+    const char *argv[] = {testcmd(), "exit", "4", NULL};
+    pg_endpoint ep = cmd_ep(argv);
+    CHECK_EQ_INT(pg_relay_analyze(&ep, &LOCAL, g_red_png, g_red_len, "p", &answer, &e), PG_E_UNREACHABLE);
+    CHECK(strstr(e.message, "status 4") && strstr(e.message, "the model server is down"));
+    CHECK(answer == NULL);
+    const char *missing[] = {"C:\\nonexistent\\judge.exe", NULL};
+    ep = cmd_ep(missing);
+    CHECK_EQ_INT(pg_relay_analyze(&ep, &LOCAL, g_red_png, g_red_len, "p", &answer, &e), PG_E_BADINPUT);
+    CHECK(strstr(e.message, "cannot execute") != NULL);
+    const char *relative[] = {"cmd.exe", "/c", "echo hi", NULL};
+    ep = cmd_ep(relative);
+    CHECK_EQ_INT(pg_relay_analyze(&ep, &LOCAL, g_red_png, g_red_len, "p", &answer, &e), PG_E_BADINPUT);
+    CHECK(strstr(e.message, "absolute path") != NULL);
+    const char *silent[] = {testcmd(), "silent", NULL};
+    ep = cmd_ep(silent);
+    CHECK_EQ_INT(pg_relay_analyze(&ep, &LOCAL, g_red_png, g_red_len, "p", &answer, &e), PG_E_BADINPUT);
+    CHECK(strstr(e.message, "no answer") != NULL);
+}
+
+PG_TEST(win_command_timeout_kills_the_whole_job) {
+    fixtures();
+    char tmp[MAX_PATH], pidfile[MAX_PATH + 32];
+    REQUIRE(GetTempPathA(sizeof tmp, tmp) > 0);
+    snprintf(pidfile, sizeof pidfile, "%spg-relay-gc-%lu.txt", tmp, (unsigned long)GetCurrentProcessId());
+    DeleteFileA(pidfile);
+    const char *argv[] = {testcmd(), "grandchild", pidfile, NULL};
+    pg_endpoint ep = cmd_ep(argv);
+    ep.timeout_s = 2;
+    char *answer = NULL;
+    pg_error e;
+    ULONGLONG t0 = GetTickCount64();
+    CHECK_EQ_INT(pg_relay_analyze(&ep, &LOCAL, g_red_png, g_red_len, "p", &answer, &e), PG_E_TIMEOUT);
+    CHECK(GetTickCount64() - t0 < 8000);
+    CHECK(strstr(e.message, "job was killed") != NULL);
+    FILE *f = fopen(pidfile, "r");
+    unsigned long gpid = 0;
+    if (f) {
+        if (fscanf(f, "%lu", &gpid) != 1) gpid = 0;
+        fclose(f);
+    }
+    DeleteFileA(pidfile);
+    REQUIRE(gpid > 0);
+    HANDLE g = OpenProcess(SYNCHRONIZE | PROCESS_TERMINATE, FALSE, (DWORD)gpid);
+    bool gone = !g || WaitForSingleObject(g, 2000) == WAIT_OBJECT_0; /* not openable: gone */
+    CHECK(gone);
+    if (g && !gone) TerminateProcess(g, 1);
+    if (g) CloseHandle(g);
+}
+
+PG_TEST(win_command_output_cap_is_enforced) {
+    fixtures();
+    const char *argv[] = {testcmd(), "flood", NULL};
+    pg_endpoint ep = cmd_ep(argv);
+    ep.max_response_bytes = 100000;
+    char *answer = NULL;
+    pg_error e;
+    CHECK_EQ_INT(pg_relay_analyze(&ep, &LOCAL, g_red_png, g_red_len, "p", &answer, &e), PG_E_BADINPUT);
+    CHECK(strstr(e.message, "100000-byte cap") != NULL);
+    CHECK(answer == NULL);
+}
+
+PG_TEST(win_command_that_ignores_stdin_is_fine) {
+    size_t big_len;
+    uint8_t *big = trl_make_png(600, 600, 300, RED, BLUE, 1, &big_len);
+    REQUIRE(big && big_len > 512 * 1024); /* far more than a pipe buffer */
+    const char *argv[] = {testcmd(), "noread", NULL};
+    pg_endpoint ep = cmd_ep(argv);
+    char *answer = NULL;
+    pg_error e;
+    CHECK_EQ_INT(pg_relay_analyze(&ep, &LOCAL, big, big_len, "p", &answer, &e), PG_OK);
+    if (answer) CHECK_STR(answer, "VERDICT: MATCH - did not even look");
+    free(answer);
+    free(big);
+}
+
+PG_TEST(win_judge_votes_blocks_on_failure_and_caches_by_executable) {
+    fixtures();
+    pg_judge_cache *c;
+    pg_error e;
+    REQUIRE(pg_judge_cache_new(&c, 8, &e) == PG_OK);
+    const char *argv[] = {testcmd(), "say", "VERDICT: MATCH - the area is red", NULL};
+    pg_endpoint ep = cmd_ep(argv);
+    pg_judge_result r;
+    REQUIRE(pg_relay_judge(&ep, &LOCAL, c, g_red_png, g_red_len, "a red area", 3, &r, &e) == PG_OK);
+    CHECK_EQ_INT(r.status, PG_CONTENT_MATCH);
+    CHECK_EQ_INT(r.votes_match, 3);
+    CHECK(!r.cached);
+    CHECK_EQ_INT(strlen(r.cache_key), 64); /* the executable could be examined */
+    REQUIRE(pg_relay_judge(&ep, &LOCAL, c, g_red_png, g_red_len, "a red area", 3, &r, &e) == PG_OK);
+    CHECK(r.cached);
+    const char *fails[] = {testcmd(), "exit", "3", NULL};
+    ep = cmd_ep(fails);
+    CHECK_EQ_INT(pg_relay_judge(&ep, &LOCAL, c, g_red_png, g_red_len, "a red area", 3, &r, &e), PG_E_UNREACHABLE);
+    CHECK_EQ_INT(r.status, PG_CONTENT_BLOCKED);
+    CHECK_STR(r.reason_code, "CONTENT_COMMAND_FAILED");
+    CHECK_EQ_INT(pg_judge_cache_size(c), 1);
+    pg_judge_cache_free(c);
+}
+
+/* An HTTP round trip through libcurl (Schannel build) and Winsock to the fake
+ * server that relay.cmake starts on the Linux side of Wine. */
+static pg_endpoint http_ep(char *url, size_t n, unsigned port, const char *mode) {
+    snprintf(url, n, "http://127.0.0.1:%u/%s/v1/chat/completions", port, mode);
+    pg_endpoint ep = {.name = "local-vision", .kind = PG_EP_OPENAI, .url = url, .model = "m", .timeout_s = 20};
+    return ep;
+}
+
+PG_TEST(win_http_endpoint_round_trip_and_refusals) {
+    fixtures();
+    unsigned port = trl_server_port_from_env();
+    REQUIRE(port != 0);
+    char url[256], *answer = NULL;
+    pg_error e;
+    pg_endpoint ep = http_ep(url, sizeof url, port, "ok");
+    pg_err rc = pg_relay_analyze(&ep, &LOCAL, g_red_png, g_red_len, "describe", &answer, &e);
+    if (rc) fprintf(stderr, "  %s\n", e.message);
+    REQUIRE(rc == PG_OK && answer);
+    CHECK(strstr(answer, "size: 64x48") && strstr(answer, "dominant colour: red"));
+    free(answer);
+    /* an API key goes as a bearer token */
+    ep = http_ep(url, sizeof url, port, "auth");
+    ep.api_key = "sekrit";
+    CHECK_EQ_INT(pg_relay_analyze(&ep, &LOCAL, g_red_png, g_red_len, "p", &answer, &e), PG_OK);
+    free(answer);
+    /* a redirect is never followed */
+    int trap = trl_server_hits(port, "trap");
+    ep = http_ep(url, sizeof url, port, "redirect");
+    CHECK_EQ_INT(pg_relay_analyze(&ep, &LOCAL, g_red_png, g_red_len, "p", &answer, &e), PG_E_POLICY);
+    CHECK(strstr(e.message, "redirect") != NULL);
+    CHECK_EQ_INT(trl_server_hits(port, "trap"), trap);
+    /* the response cap */
+    ep = http_ep(url, sizeof url, port, "huge");
+    ep.max_response_bytes = 100000;
+    CHECK_EQ_INT(pg_relay_analyze(&ep, &LOCAL, g_red_png, g_red_len, "p", &answer, &e), PG_E_BADINPUT);
+    CHECK(strstr(e.message, "cap") != NULL);
+    /* HTTP errors are errors */
+    ep = http_ep(url, sizeof url, port, "error500");
+    CHECK_EQ_INT(pg_relay_analyze(&ep, &LOCAL, g_red_png, g_red_len, "p", &answer, &e), PG_E_UNREACHABLE);
+    CHECK(strstr(e.message, "HTTP 500") != NULL);
+    /* refused before connecting: not loopback in local-only mode */
+    int before = trl_server_hits(port, "ok");
+    snprintf(url, sizeof url, "http://10.0.0.1:%u/ok/v1/chat/completions", port);
+    CHECK_EQ_INT(pg_relay_analyze(&ep, &LOCAL, g_red_png, g_red_len, "p", &answer, &e), PG_E_POLICY);
+    CHECK_EQ_INT(trl_server_hits(port, "ok"), before);
+}
+#endif

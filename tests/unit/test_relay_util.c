@@ -1,16 +1,19 @@
 /* Helpers for the relay tests; see test_relay_util.h. */
 #include "test_relay_util.h"
 
-#include <arpa/inet.h>
 #include <curl/curl.h>
-#include <netinet/in.h>
 #include <png.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#ifndef _WIN32
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#endif
 
 #include <cJSON.h>
 
@@ -85,6 +88,7 @@ const char *trl_path(const char *file) {
     return buf;
 }
 
+#ifndef _WIN32
 int trl_server_start(trl_server *s, const char *unix_path) {
     int in_p[2], out_p[2];
     memset(s, 0, sizeof *s);
@@ -137,6 +141,22 @@ void trl_server_stop(trl_server *s) {
     s->pid = -1;
     s->stdin_fd = -1;
 }
+#else
+unsigned trl_server_port_from_env(void) {
+    const char *file = getenv("PG_RELAY_FAKE_PORT_FILE");
+    if (!file || !*file) {
+        fprintf(stderr, "     PG_RELAY_FAKE_PORT_FILE is not set: run this through ctest (tests/unit/relay.cmake starts "
+                        "tests/relay/fake_openai.py)\n");
+        return 0;
+    }
+    FILE *f = fopen(file, "r");
+    unsigned port = 0;
+    if (!f || fscanf(f, "%u", &port) != 1) port = 0;
+    if (f) fclose(f);
+    if (!port) fprintf(stderr, "     no port in %s: the fake server did not start\n", file);
+    return port;
+}
+#endif
 
 static size_t get_write(char *d, size_t sz, size_t nm, void *ud) {
     membuf *m = ud;
@@ -192,7 +212,9 @@ int trl_resolver(void *ctx, const char *host, struct sockaddr_storage *out, int 
         char buf[512];
         snprintf(buf, sizeof buf, "%s", *table + hl + 1);
         int n = 0;
-        for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok && n < max; tok = strtok_r(NULL, ",", &save)) {
+        for (char *tok = buf, *next; tok && n < max; tok = next) {
+            next = strchr(tok, ',');
+            if (next) *next++ = '\0';
             memset(&out[n], 0, sizeof out[n]);
             struct sockaddr_in *s4 = (struct sockaddr_in *)&out[n];
             struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&out[n];

@@ -6,8 +6,14 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include <sys/socket.h>
 #include <sys/types.h>
+
+#ifdef _WIN32
+#include <winsock2.h>
+#include <ws2tcpip.h>
+#else
+#include <sys/socket.h>
+#endif
 
 /* A w x h RGB PNG: the left `split` columns are (r1,g1,b1), the rest
  * (r2,g2,b2). noise != 0 adds deterministic noise to every byte (to defeat
@@ -15,6 +21,7 @@
 uint8_t *trl_make_png(uint32_t w, uint32_t h, uint32_t split, const uint8_t c1[3], const uint8_t c2[3], int noise,
                       size_t *len);
 
+#ifndef _WIN32
 typedef struct {
     pid_t pid;
     int stdin_fd;   /* closing it stops the server */
@@ -24,6 +31,12 @@ typedef struct {
 /* Starts python3 tests/relay/fake_openai.py [--unix unix_path]; 0 on success. */
 int trl_server_start(trl_server *s, const char *unix_path);
 void trl_server_stop(trl_server *s);
+#else
+/* Windows (under Wine): the fake server runs on the Linux side, started by a
+ * ctest fixture (tests/unit/relay.cmake) that writes its port to the file
+ * named by PG_RELAY_FAKE_PORT_FILE. The port, or 0 (reason on stderr). */
+unsigned trl_server_port_from_env(void);
+#endif
 
 /* GET http://127.0.0.1:port/path with libcurl (proxies off); malloc'd body
  * or NULL. */
