@@ -14,3 +14,5 @@ set_tests_properties(unit.test_win32 PROPERTIES LABELS "unit;win32" TIMEOUT 120)
 # not tested here (docs/windows.md).
 pg_unit_test(test_win_security SOURCES test_win_security.c LIBS pg_win_security)
 pg_unit_test(test_win_pipe_server SOURCES test_win_pipe_server.c LIBS pg_win_security)
+# The service's session helper through its proxy (broker/win/pg_win_helper.h); drives win32_testapp.
+pg_unit_test(test_win_helper SOURCES test_win_helper.c LIBS pg_win_helper shell32 user32)
