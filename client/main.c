@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pg_args.h"
 #include "pg_cli.h"
 #include "pg_script.h"
 
@@ -49,7 +50,7 @@ static int cmd_run(int argc, char **argv, const char *address) {
         return PG_E_USAGE;
     }
     /* The client reads its own script file, as the invoking user. */
-    FILE *f = strcmp(argv[0], "-") ? fopen(argv[0], "r") : stdin;
+    FILE *f = strcmp(argv[0], "-") ? pg_fopen_utf8(argv[0], "r") : stdin;
     if (!f) {
         pg_error_set(&e, PG_E_NOTFOUND, NULL, "cannot open script %s", argv[0]);
         pg_cli_print_error(&e, NULL, 0, 0);
@@ -83,6 +84,10 @@ static int run_one(const pg_cmd *cmd, int argc, char **argv, const char *address
 }
 
 int main(int argc, char **argv) {
+    if (pg_args_utf8(&argc, &argv) != 0) {
+        fprintf(stderr, "pixelgate: cannot read the command line as UTF-8\n");
+        return PG_E_INTERNAL;
+    }
     const char *address = getenv("PIXELGATE_SOCKET");
     if (!address || !*address) address = pg_transport_default_address();
     uint32_t timeout_ms = 120000;

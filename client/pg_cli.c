@@ -9,6 +9,7 @@
 #include <unistd.h>
 #endif
 
+#include "pg_args.h"
 #include "pg_crypto.h"
 
 void pg_cli_request_fini(pg_cli_request *r) {
@@ -29,7 +30,7 @@ static pg_err deliver_released(const pg_cli_request *req, const pg_blob *b, cJSO
     }
     if (!req->out_path) return pg_error_set(e, PG_E_INTERNAL, NULL, "broker sent bytes nobody asked for");
 #ifdef _WIN32
-    FILE *f = fopen(req->out_path, "wb");
+    FILE *f = pg_fopen_utf8(req->out_path, "wb");
 #else
     int fd = open(req->out_path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
     FILE *f = fd >= 0 ? fdopen(fd, "wb") : NULL;
@@ -51,7 +52,11 @@ static pg_err ensure_conn(pg_session *s, pg_error *e) {
     pg_err rc = pg_conn_connect(&s->conn, s->address, s->timeout_ms, e);
     if (rc == PG_E_UNREACHABLE)
         snprintf(e->recovery_tip, sizeof e->recovery_tip,
+#ifdef _WIN32
+                 "start the broker (sc start pixelgate) or point PIXELGATE_SOCKET / --socket at its pipe");
+#else
                  "start pixelgated (systemctl start pixelgate) or point PIXELGATE_SOCKET / --socket at its socket");
+#endif
     return rc;
 }
 
@@ -245,7 +250,7 @@ pg_err pg_add_target(const pg_opt *opts, size_t n, cJSON *args, bool required, p
 
 /* Reads a whole local file (the client's own, as the client's user). */
 static pg_err read_file(const char *path, pg_blob *out, pg_error *e) {
-    FILE *f = fopen(path, "rb");
+    FILE *f = pg_fopen_utf8(path, "rb");
     if (!f) return pg_error_set(e, PG_E_NOTFOUND, NULL, "cannot open %s: %s", path, strerror(errno));
     uint8_t *buf = NULL;
     size_t len = 0, cap = 0;

@@ -6,8 +6,10 @@
 #   1. Installs (apt-get, as root or through sudo) the toolchain and runtime:
 #      mingw-w64 (x86_64 only), zlib for mingw, dpkg-dev, wine64, Xvfb, cmake,
 #      ninja. `apt-get update` runs only when a package is unknown to apt.
-#   2. Builds cJSON and libpng as STATIC x86_64-w64-mingw32 libraries from
-#      Debian's own source packages (apt-get source through a private deb-src
+#   2. Builds cJSON, libpng, PCRE2 (8-bit, with its POSIX wrapper
+#      pcre2-posix: mingw-w64 has no <regex.h>) and libcurl (HTTP/HTTPS only,
+#      TLS by Windows' Schannel, zlib) as STATIC x86_64-w64-mingw32
+#      libraries from Debian's own source packages (apt-get source through a private deb-src
 #      list mirroring the system's Debian entries; the system's apt sources,
 #      lists and caches are never touched) and installs them into
 #        ${PG_CACHE:-/var/cache/pixelgate-build}/mingw-sysroot-<key>
@@ -21,7 +23,7 @@
 # when the sysroot for the current key already exists.
 set -euo pipefail
 
-RECIPE=2 # bump when the build flags below change
+RECIPE=4 # bump when the build flags below change
 TRIPLE=x86_64-w64-mingw32
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 TOOLCHAIN=$HERE/../cmake/mingw-w64.cmake
@@ -30,7 +32,7 @@ TOOLCHAIN=$HERE/../cmake/mingw-w64.cmake
 PKGS=(gcc-mingw-w64-x86-64 binutils-mingw-w64-x86-64 mingw-w64-x86-64-dev libz-mingw-w64-dev
       dpkg-dev xz-utils cmake ninja-build debian-archive-keyring
       wine wine64 fonts-wine xvfb libxrender1 libxrandr2 libxi6 libxcomposite1 libxfixes3
-      libxinerama1 libxcursor1)
+      libxinerama1 libxcursor1 nsis jq)
 
 log() { printf 'mingw-deps: %s\n' "$*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
@@ -187,7 +189,7 @@ sysroot_key() {
     tm=$("$TRIPLE-gcc" -v 2>&1 | sed -n 's/^Thread model: //p')
     case "$gcc" in *"$tm"*) ;; *) gcc=$gcc-$tm ;; esac
     zlib=$(dpkg-query -W -f='${Version}' libz-mingw-w64-dev)
-    echo "r$RECIPE-$TRIPLE-gcc$gcc-cjson$CJSON_V-libpng$PNG_V-zlib$zlib" | tr ':~' '__'
+    echo "r$RECIPE-$TRIPLE-gcc$gcc-cjson$CJSON_V-libpng$PNG_V-pcre2-$PCRE2_V-curl-$CURL_V-zlib$zlib" | tr ':~' '__'
 }
 
 # unpack_src PKG VERSION -> prints the unpacked source dir under $WORK
@@ -223,10 +225,35 @@ build_sysroot() {
     cmake_build libpng "$src" -DPNG_SHARED=OFF -DPNG_STATIC=ON -DPNG_TESTS=OFF \
         -DPNG_EXECUTABLES=OFF -DSKIP_INSTALL_PROGRAMS=ON \
         -DZLIB_LIBRARY="/usr/$TRIPLE/lib/libz.a" -DZLIB_INCLUDE_DIR="/usr/$TRIPLE/include"
+    # PCRE2: 8-bit only, no JIT (no writable+executable pages in the broker),
+    # no tools; the library policy/ and the broker use through pg_regex.h.
+    src=$(unpack_src pcre2 "$PCRE2_V")
+    cmake_build pcre2 "$src" -DBUILD_STATIC_LIBS=ON -DPCRE2_BUILD_PCRE2_8=ON \
+        -DPCRE2_BUILD_PCRE2_16=OFF -DPCRE2_BUILD_PCRE2_32=OFF -DPCRE2_SUPPORT_JIT=OFF \
+        -DPCRE2_BUILD_PCRE2GREP=OFF -DPCRE2_BUILD_TESTS=OFF -DPCRE2_SUPPORT_LIBBZ2=OFF \
+        -DPCRE2_SUPPORT_LIBZ=OFF -DPCRE2_SUPPORT_LIBEDIT=OFF -DPCRE2_SUPPORT_LIBREADLINE=OFF
+    # libcurl for the analysis relay: HTTP and HTTPS only, TLS by Schannel
+    # (Windows' own certificate store), zlib; no other TLS, SSH, IDN, PSL,
+    # HTTP/2, brotli or zstd. Consumers use curl's CMake config (CURL::libcurl:
+    # CURL_STATICLIB, ws2_32 crypt32 advapi32 bcrypt winmm, zlib); Schannel
+    # loads secur32.dll at run time, so nothing links it.
+    src=$(unpack_src curl "$CURL_V")
+    cmake_build curl "$src" -DBUILD_CURL_EXE=OFF -DBUILD_TESTING=OFF \
+        -DHTTP_ONLY=ON -DCURL_DISABLE_LDAP=ON -DCURL_DISABLE_LDAPS=ON -DENABLE_UNIX_SOCKETS=OFF \
+        -DCURL_USE_SCHANNEL=ON -DCURL_USE_OPENSSL=OFF -DCURL_USE_MBEDTLS=OFF -DCURL_USE_BEARSSL=OFF \
+        -DCURL_USE_WOLFSSL=OFF -DCURL_USE_NSS=OFF -DCURL_USE_LIBSSH2=OFF \
+        -DCURL_USE_LIBSSH=OFF -DCURL_USE_GSSAPI=OFF -DUSE_NGHTTP2=OFF -DUSE_NGTCP2=OFF -DUSE_QUICHE=OFF \
+        -DUSE_MSH3=OFF -DCURL_BROTLI=OFF -DCURL_ZSTD=OFF -DUSE_LIBIDN2=OFF -DUSE_WIN32_IDN=OFF \
+        -DCURL_USE_LIBPSL=OFF -DENABLE_ARES=OFF -DCURL_CA_BUNDLE=none -DCURL_CA_PATH=none \
+        -DCURL_ZLIB=ON -DZLIB_LIBRARY="/usr/$TRIPLE/lib/libz.a" -DZLIB_INCLUDE_DIR="/usr/$TRIPLE/include"
     [ -f "$SYSROOT/lib/libcjson.a" ] || die "libcjson.a missing after install"
+    [ -f "$SYSROOT/lib/libcurl.a" ] || die "libcurl.a missing after install"
+    [ -f "$SYSROOT/lib/libpcre2-8.a" ] || die "libpcre2-8.a missing after install"
+    [ -f "$SYSROOT/lib/libpcre2-posix.a" ] || die "libpcre2-posix.a missing after install"
     ls "$SYSROOT"/lib/libpng*.a >/dev/null 2>&1 || die "libpng*.a missing after install"
     rm -rf "$WORK"
-    printf 'recipe %s\ncjson %s\nlibpng1.6 %s\n' "$RECIPE" "$CJSON_V" "$PNG_V" >"$SYSROOT/.pg-complete"
+    printf 'recipe %s\ncjson %s\nlibpng1.6 %s\npcre2 %s\ncurl %s\n' "$RECIPE" "$CJSON_V" "$PNG_V" \
+        "$PCRE2_V" "$CURL_V" >"$SYSROOT/.pg-complete"
 }
 
 main() {
@@ -242,6 +269,8 @@ main() {
     refresh_src_index
     CJSON_V=$(resolve_src cjson)
     PNG_V=$(resolve_src libpng1.6)
+    PCRE2_V=$(resolve_src pcre2)
+    CURL_V=$(resolve_src curl)
     local key
     key=$(sysroot_key)
     SYSROOT=$CACHE/mingw-sysroot-$key

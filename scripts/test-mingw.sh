@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# test-mingw.sh - cross-build the portable part of pixelgate (common/,
-# broker/engine/, client/ and their unit tests) for Windows x86_64 with
-# mingw-w64 and run the unit tests under Wine on Xvfb.
+# test-mingw.sh - cross-build pixelgate for Windows x86_64 with mingw-w64
+# (broker service, client, installer) and run, under Wine on Xvfb, the unit
+# tests, the end-to-end service test (tests/windows/service_test.sh, a ctest)
+# and the installer test (tests/windows/installer_test.sh).
 #
 # Usage: scripts/test-mingw.sh [extra ctest args, e.g. -R transport]
 # Environment: PG_CACHE (cache dir outside the repo; default
@@ -45,5 +46,12 @@ ctest --preset mingw --timeout 300 "$@" || rc=$?
 phase "teardown"
 pg_wine_down
 trap - EXIT
-phase "done: ctest exit code $rc"
-exit "$rc"
+
+# The installer test uses its own Wine prefix (the service it registers must
+# not linger in the shared one), so it runs after the shared prefix is down.
+phase "installer (tests/windows/installer_test.sh, own Wine prefix)"
+irc=0
+bash "$REPO/tests/windows/installer_test.sh" "$REPO/build/mingw" || irc=$?
+phase "done: ctest exit code $rc, installer test exit code $irc"
+[ "$rc" = 0 ] || exit "$rc"
+exit "$irc"
