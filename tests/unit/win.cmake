@@ -16,3 +16,5 @@ pg_unit_test(test_win_security SOURCES test_win_security.c LIBS pg_win_security)
 pg_unit_test(test_win_pipe_server SOURCES test_win_pipe_server.c LIBS pg_win_security)
 # The service's session helper through its proxy (broker/win/pg_win_helper.h); drives win32_testapp.
 pg_unit_test(test_win_helper SOURCES test_win_helper.c LIBS pg_win_helper shell32 user32)
+# Windows principals of the broker core (SID -> uid, policy names, integrity rule).
+pg_unit_test(test_win_peer SOURCES test_win_peer.c LIBS pg_broker_core)
