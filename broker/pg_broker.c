@@ -67,7 +67,8 @@ void pg_broker_fini(pg_broker *b) {
 
 /* The broker's own records (not a client's request), e.g. a policy reload. */
 static void audit_self(pg_broker *b, const char *op, pg_err outcome, const char *detail, const char *reason) {
-    pg_audit_event ev = {.principal = {b->self_uid, "pixelgate", b->self_pid, NULL, "pixelgated"},
+    pg_audit_event ev = {.principal = {.uid = b->self_uid, .user = "pixelgate", .pid = b->self_pid,
+                                       .comm = "pixelgated"},
                          .op = op,
                          .disposition = {.kind = "policy", .detail = detail, .reason = reason},
                          .outcome = outcome};

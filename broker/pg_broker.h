@@ -58,6 +58,7 @@ typedef struct {
     pg_judge_cache *judge_cache; /* content judgements by image + expectation + endpoint */
     pthread_mutex_t ocr_lock;    /* one Tesseract engine, made on first use */
     struct pg_ocr *ocr;
+    char ocr_datapath[1024];     /* tessdata directory; "" = Tesseract's default */
     pthread_mutex_t policy_lock; /* guards the pointer only; a policy is immutable */
     pg_policy *policy;           /* swapped on SIGHUP; requests hold a reference */
     char policy_path[4096];

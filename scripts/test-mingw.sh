@@ -27,6 +27,9 @@ phase() { printf '\n== test-mingw: %s (+%ss)\n' "$*" "$(($(date +%s) - T0))"; }
 phase "dependencies (scripts/mingw-deps.sh)"
 SYSROOT=$("$REPO/scripts/mingw-deps.sh")
 echo "sysroot: $SYSROOT"
+phase "Tesseract for mingw (scripts/mingw-tesseract.sh; about 6 minutes the first time)"
+TESSERACT=$("$REPO/scripts/mingw-tesseract.sh" "$SYSROOT")
+echo "tesseract: $TESSERACT"
 
 phase "Wine on Xvfb"
 # shellcheck source=wine-env.sh
@@ -34,7 +37,7 @@ phase "Wine on Xvfb"
 pg_wine_up
 
 phase "configure (cmake --preset mingw)"
-cmake --preset mingw -DPG_MINGW_SYSROOT="$SYSROOT"
+cmake --preset mingw -DPG_MINGW_SYSROOT="$SYSROOT" -DPG_TESSERACT_PREFIX="$TESSERACT"
 
 phase "build"
 cmake --build --preset mingw
@@ -52,6 +55,11 @@ trap - EXIT
 phase "installer (tests/windows/installer_test.sh, own Wine prefix)"
 irc=0
 bash "$REPO/tests/windows/installer_test.sh" "$REPO/build/mingw" || irc=$?
-phase "done: ctest exit code $rc, installer test exit code $irc"
+# Every SIMD kernel of the static Tesseract under Wine (own prefix too).
+phase "Tesseract smoke test (tests/windows/tess_smoke.sh, own Wine prefix)"
+trc=0
+bash "$REPO/tests/windows/tess_smoke.sh" || trc=$?
+phase "done: ctest exit code $rc, installer test exit code $irc, tesseract smoke exit code $trc"
 [ "$rc" = 0 ] || exit "$rc"
-exit "$irc"
+[ "$irc" = 0 ] || exit "$irc"
+exit "$trc"

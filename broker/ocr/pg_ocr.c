@@ -1,14 +1,16 @@
 /* pg_ocr.c - see pg_ocr.h and docs/ocr.md. */
 #include "pg_ocr.h"
 
+#ifndef _WIN32
 #include <dlfcn.h>
+#include <unistd.h>
+#endif
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include <tesseract/capi.h>
 
@@ -73,6 +75,17 @@ void pg_ocr_free(pg_ocr *o) {
     free(o);
 }
 
+#ifdef _WIN32
+/* The Windows Tesseract (scripts/mingw-tesseract.sh) is built without
+ * OpenMP: recognition is single-threaded and there is nothing to limit. */
+int pg_ocr_thread_limit(void) { return 0; }
+
+pg_err pg_ocr_ensure_single_thread(char *const argv[], pg_error *e) {
+    (void)argv;
+    (void)e;
+    return PG_OK;
+}
+#else
 int pg_ocr_thread_limit(void) {
     void *sym = dlsym(RTLD_DEFAULT, "omp_get_thread_limit");
     if (!sym) return 0;
@@ -94,6 +107,7 @@ pg_err pg_ocr_ensure_single_thread(char *const argv[], pg_error *e) {
     return pg_error_set(e, PG_E_INTERNAL, "start the process with OMP_THREAD_LIMIT=1 in its environment",
                         "re-exec with OMP_THREAD_LIMIT=1 failed: %s", strerror(errno));
 }
+#endif
 
 const char *pg_ocr_tesseract_version(void) { return TessVersion(); }
 

@@ -17,7 +17,7 @@ static pg_err broker_ocr(pg_call *c, const pg_img *img, const pg_img_rect *regio
         return pg_error_set(e, PG_E_POLICY, "the administrator turned OCR off (analysis.ocr)", "OCR is off by policy");
     pg_broker *b = c->b;
     pthread_mutex_lock(&b->ocr_lock);
-    pg_err rc = b->ocr ? PG_OK : pg_ocr_new(&b->ocr, "eng", NULL, e);
+    pg_err rc = b->ocr ? PG_OK : pg_ocr_new(&b->ocr, "eng", b->ocr_datapath[0] ? b->ocr_datapath : NULL, e);
     if (!rc) rc = pg_ocr_run(b->ocr, img, region, out, e);
     pthread_mutex_unlock(&b->ocr_lock);
     return rc;

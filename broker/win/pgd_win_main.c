@@ -134,6 +134,22 @@ static pg_err load_policy(pg_policy **policy, pg_error *e) {
     return rc;
 }
 
+/* Tesseract's language data: $TESSDATA_PREFIX when set (Tesseract reads it
+ * itself), else the tessdata folder beside pixelgated.exe, where the
+ * installer puts it: the default compiled into a cross-built Tesseract is a
+ * path on the build machine. */
+static void ocr_datapath(char *out, size_t cap) {
+    out[0] = '\0';
+    if (GetEnvironmentVariableW(L"TESSDATA_PREFIX", NULL, 0) > 0) return;
+    wchar_t exe[MAX_PATH];
+    DWORD n = GetModuleFileNameW(NULL, exe, MAX_PATH);
+    if (n == 0 || n >= MAX_PATH) return;
+    wchar_t *slash = wcsrchr(exe, L'\\');
+    if (!slash) return;
+    wcscpy(slash + 1, L"tessdata");
+    if (WideCharToMultiByte(CP_UTF8, 0, exe, -1, out, (int)cap, NULL, NULL) <= 0) out[0] = '\0';
+}
+
 static pg_err broker_start(broker_run *r, pg_error *e) {
     pg_policy *policy = NULL;
     pg_err rc = load_policy(&policy, e);
@@ -155,6 +171,7 @@ static pg_err broker_start(broker_run *r, pg_error *e) {
         pg_broker_fini(&r->b);
         return rc;
     }
+    ocr_datapath(r->b.ocr_datapath, sizeof r->b.ocr_datapath);
     pg_log(PG_LOG_INFO, "pixelgated %s pid=%lu backend=%s state=%s", PG_VERSION, (unsigned long)GetCurrentProcessId(),
            r->b.plat_ops->name, opts.state_dir);
     return PG_OK;

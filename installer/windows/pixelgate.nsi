@@ -56,6 +56,11 @@ SetCompressor /SOLID lzma
 !ifndef POLICY
   !define POLICY "policy.json"
 !endif
+; Tesseract's English language data, read by the broker's OCR from <INSTDIR>\tessdata
+; (Debian: tesseract-ocr-eng).
+!ifndef TESSDATA
+  !define TESSDATA "/usr/share/tesseract-ocr/5/tessdata/eng.traineddata"
+!endif
 !ifndef OUTFILE
   !define OUTFILE "pixelgate-setup.exe"
 !endif
@@ -342,6 +347,7 @@ Function RollBackFiles
   Delete "$INSTDIR\policy.default.json"
   Delete "$INSTDIR\uninstall.exe"
   RMDir /r "$INSTDIR\docs"
+  RMDir /r "$INSTDIR\tessdata"
   RMDir "$INSTDIR"
   DeleteRegKey HKLM "${UNINST_KEY}"
 FunctionEnd
@@ -374,6 +380,8 @@ Section "pixelgate" SecMain
   File "/oname=pixelgated.exe" "${BROKER_EXE}"
   File "/oname=pixelgate.exe" "${CLIENT_EXE}"
   File "/oname=policy.default.json" "${POLICY}"
+  SetOutPath "$INSTDIR\tessdata"
+  File "/oname=eng.traineddata" "${TESSDATA}"
   SetOutPath "$INSTDIR\docs"
   File "/oname=windows.md" "${SRCDIR}/docs/windows.md"
   File "/oname=policy.md" "${SRCDIR}/docs/policy.md"
@@ -500,6 +508,7 @@ Section "Uninstall"
   Delete "$INSTDIR\pixelgate.exe"
   Delete "$INSTDIR\policy.default.json"
   RMDir /r "$INSTDIR\docs"
+  RMDir /r "$INSTDIR\tessdata"
   Delete "$INSTDIR\uninstall.exe"
   SetOutPath "$TEMP"
   RMDir "$INSTDIR" ; stays when run with _?=$INSTDIR (the uninstaller itself is there)

@@ -157,7 +157,7 @@ save_logs 0-pre
 # ---- 1. fresh install ----
 run_setup install "$WORK/pixelgate-setup.exe" /S
 check "silent install exits 0 (got $RC)" [ "$RC" = 0 ]
-for f in pixelgated.exe pixelgate.exe uninstall.exe policy.default.json docs/policy.md docs/windows.md; do
+for f in pixelgated.exe pixelgate.exe uninstall.exe policy.default.json docs/policy.md docs/windows.md tessdata/eng.traineddata; do
     check "installed Program Files/pixelgate/$f" [ -f "$PF/$f" ]
 done
 check "installed pixelgated.exe is the build's" cmp -s "$BROKER" "$PF/pixelgated.exe"
@@ -191,7 +191,7 @@ mkdir -p "$PD/audit" # (the broker made it; "audit exists" above checked that)
 echo '{"seq":1}' >"$PD/audit/audit.jsonl"
 run_uninstall uninstall
 check "silent uninstall exits 0 (got $RC)" [ "$RC" = 0 ]
-for f in pixelgated.exe pixelgate.exe policy.default.json docs; do
+for f in pixelgated.exe pixelgate.exe policy.default.json docs tessdata; do
     check "removed Program Files/pixelgate/$f" [ ! -e "$PF/$f" ]
 done
 check "service key removed" key_gone svc3 "$SVC_KEY"

@@ -54,8 +54,12 @@ for f in broker/pixelgated.exe client/pixelgate.exe tests/unit/win32_testapp.exe
     [ -f "$BUILD/$f" ] || die "$BUILD/$f missing: build with cmake --preset mingw first"
 done
 command -v jq >/dev/null || die "jq missing (scripts/mingw-deps.sh installs it)"
-rm -rf "$APPDIR" && mkdir -p "$APPDIR"
+TESSDATA=/usr/share/tesseract-ocr/5/tessdata/eng.traineddata
+[ -f "$TESSDATA" ] || die "$TESSDATA missing (Debian tesseract-ocr-eng; scripts/mingw-tesseract.sh installs it)"
+rm -rf "$APPDIR" && mkdir -p "$APPDIR/tessdata"
 cp "$BUILD/broker/pixelgated.exe" "$BUILD/client/pixelgate.exe" "$BUILD/tests/unit/win32_testapp.exe" "$APPDIR/"
+# The broker reads language data from the tessdata folder beside it (the installer's layout).
+cp "$TESSDATA" "$APPDIR/tessdata/"
 
 # From here on a failed check is counted, not fatal: the summary decides.
 set +e
