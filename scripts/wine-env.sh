@@ -9,7 +9,9 @@
 #   - pg_wine_up: uses $DISPLAY if its X socket exists, else starts Xvfb on a
 #     free display (-displayfd) and remembers its pid; creates the prefix once
 #     (wineboot -i, wineserver -w, crash dialogs off, X11 "Managed"=N since
-#     Xvfb has no window manager); then starts a persistent wineserver and
+#     Xvfb has no window manager); stops a wineserver left running for the
+#     prefix by a killed run (it would keep that run's DISPLAY for services
+#     it starts); then starts a persistent wineserver and
 #     Wine's background services with their output in files, so that a later
 #     `ctest` never shares its output pipes with a long-lived Wine process.
 #     Installs `trap pg_wine_down EXIT` unless PG_WINE_NO_TRAP=1.
@@ -127,6 +129,11 @@ pg_wine_up() {
         trap pg_wine_down EXIT
         trap 'exit 130' INT TERM
     fi
+    # We hold the prefix lock, so a wineserver still running for this prefix is
+    # a leftover of a killed run: its services (services.exe and the Windows
+    # services it starts) would keep that run's DISPLAY. Stop it first.
+    pg_wine_run wineserver "$PG_WINESERVER" -k || true
+    pg_wine_run wineserver "$PG_WINESERVER" -w || true
     pg_wine_display && pg_wine_prefix && pg_wine_services || return 1
     pg_wine_log "ready: WINEPREFIX=$WINEPREFIX DISPLAY=$DISPLAY"
 }

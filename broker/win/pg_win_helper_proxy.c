@@ -315,13 +315,14 @@ static pg_err dec_window(const cJSON *o, pg_window *w, size_t i, pg_error *e) {
         {"id", PG_ARG_INT, true},     {"title", PG_ARG_STRING, true}, {"class", PG_ARG_STRING, true},
         {"instance", PG_ARG_STRING, true}, {"pid", PG_ARG_INT, true}, {"x", PG_ARG_INT, true},
         {"y", PG_ARG_INT, true},      {"width", PG_ARG_INT, true},    {"height", PG_ARG_INT, true},
-        {"visible", PG_ARG_BOOL, true}, {"focused", PG_ARG_BOOL, true}};
+        {"visible", PG_ARG_BOOL, true}, {"focused", PG_ARG_BOOL, true}, {"dpi", PG_ARG_INT, true}};
     pg_err rc = check_fields(o, spec, sizeof spec / sizeof *spec, "window", e);
     if (rc) return rc;
-    int64_t id = 0, pid = 0, x = 0, y = 0, wd = 0, ht = 0;
+    int64_t id = 0, pid = 0, x = 0, y = 0, wd = 0, ht = 0, dpi = 0;
     if (!int_in(o, "id", 1, MAX_ID, &id) || !int_in(o, "pid", -1, UINT32_MAX, &pid) ||
         !int_in(o, "x", INT32_MIN, INT32_MAX, &x) || !int_in(o, "y", INT32_MIN, INT32_MAX, &y) ||
-        !int_in(o, "width", 0, INT32_MAX, &wd) || !int_in(o, "height", 0, INT32_MAX, &ht))
+        !int_in(o, "width", 0, INT32_MAX, &wd) || !int_in(o, "height", 0, INT32_MAX, &ht) ||
+        !int_in(o, "dpi", 0, 9600, &dpi))
         return bad_reply(e, "window %zu: a number out of range", i);
     if (!str_into(o, "title", w->title, sizeof w->title) ||
         !str_into(o, "class", w->class_name, sizeof w->class_name) ||
@@ -333,6 +334,7 @@ static pg_err dec_window(const cJSON *o, pg_window *w, size_t i, pg_error *e) {
     w->width = (uint32_t)wd, w->height = (uint32_t)ht;
     w->visible = pg_args_bool(o, "visible", false);
     w->focused = pg_args_bool(o, "focused", false);
+    w->dpi = (uint32_t)dpi;
     return PG_OK;
 }
 

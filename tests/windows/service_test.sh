@@ -24,10 +24,13 @@ check() { local d=$1; shift; if "$@"; then ok "$d"; else not_ok "$d"; show; fi; 
 die() { echo "FATAL: $*" >&2; exit 1; }
 
 # --- Wine ------------------------------------------------------------------
+OWN_WINE=0
 if [ -z "${PG_WINE:-}" ] || [ -z "${WINEPREFIX:-}" ]; then
     # shellcheck source=../../scripts/wine-env.sh
     . "$REPO/scripts/wine-env.sh"
-    pg_wine_up || die "Wine did not come up"
+    PG_WINE_NO_TRAP=1 pg_wine_up || die "Wine did not come up"
+    OWN_WINE=1 # cleanup() below takes it down (its trap replaces this one)
+    trap pg_wine_down EXIT
 fi
 LOGS=$(mktemp -d /tmp/pg-wine-svc.XXXXXX)
 C=$WINEPREFIX/drive_c
@@ -69,6 +72,7 @@ cleanup() {
     w sc stop pixelgate || true
     w "C:\\pixelgate-test\\pixelgated.exe" uninstall || true
     [ -n "${APP_PID:-}" ] && kill "$APP_PID" 2>/dev/null || true
+    [ "$OWN_WINE" = 1 ] && pg_wine_down
     echo "logs: $LOGS"
     exit $rc
 }
@@ -135,6 +139,7 @@ echo "  caps detail: $(jqo .detail)"
 pg windows --match 'pixelgate win32 test'
 check "windows --match finds the test app" jqe '.count == 1 and .windows[0].class == "pgwin32test"'
 check "the window reports the app's pid" jqe '.windows[0].pid > 0'
+check "the window reports its DPI and scale (96 DPI under Wine)" jqe '.windows[0].dpi == 96 and .windows[0].scale == 1'
 
 pg snapshot --window 'pixelgate win32 test'
 check "snapshot -> opaque token" jqe '(.token | test("^cap:[A-Za-z0-9_-]{22}$")) and .width == 420 and .height == 240'

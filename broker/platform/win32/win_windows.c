@@ -84,7 +84,7 @@ static BOOL CALLBACK collect(HWND h, LPARAM lp) {
     return TRUE;
 }
 
-static void describe_window(HWND h, HWND fg, pg_window *w) {
+static void describe_window(const pg_platform *p, HWND h, HWND fg, pg_window *w) {
     memset(w, 0, sizeof *w);
     w->id = (uint64_t)(uintptr_t)h;
     wchar_t buf[512];
@@ -103,6 +103,9 @@ static void describe_window(HWND h, HWND fg, pg_window *w) {
     }
     w->visible = IsWindowVisible(h) && !IsIconic(h);
     w->focused = h == fg;
+    /* Coordinates are physical pixels (per-monitor aware); the scale tells the
+     * agent how the app itself sizes things on mixed-DPI machines. */
+    w->dpi = p->dpi_for_window ? p->dpi_for_window(h) : 0;
 }
 
 pg_err win_list_windows(pg_platform *p, pg_window **out, size_t *n, pg_error *e) {
@@ -120,7 +123,7 @@ pg_err win_list_windows(pg_platform *p, pg_window **out, size_t *n, pg_error *e)
     HWND fg = GetForegroundWindow();
     size_t k = 0;
     for (size_t i = 0; i < l.n; i++)
-        if (IsWindow(l.h[i])) describe_window(l.h[i], fg, &w[k++]); /* may close meanwhile */
+        if (IsWindow(l.h[i])) describe_window(p, l.h[i], fg, &w[k++]); /* may close meanwhile */
     free(l.h);
     *out = w;
     *n = k;
