@@ -101,6 +101,53 @@ def parse(path):
             cur["lines"].append((line[1], line[3:]))
     return blocks
 
+WINDOWS = """
+## On Windows
+
+The same commands, the same JSON and the same exit codes. The differences:
+
+- The broker is the `pixelgate` service; `pixelgate.exe` reaches it over the named pipe
+  `\\\\.\\pipe\\pixelgate` (`--socket` / `PIXELGATE_SOCKET` name another pipe). Exit 5 with
+  "no such pipe" means the service is not running: `sc query pixelgate`.
+- Your identity is your Windows account (the pipe client's token); the policy names it `agent`
+  for a local account or `CORP\\agent` for a domain account (in the policy's JSON: `"CORP\\\\agent"`).
+- Each window also reports `dpi` and `scale` (1 = 96 DPI). Coordinates stay physical pixels,
+  the same ones `--at` and `--region` take.
+- `method` is `printwindow`, `bitblt` (a window whose PrintWindow came back black, or a screen
+  capture without DXGI) or `dxgi`.
+- Input into a window of a program running elevated (a higher integrity level than yours) is
+  refused with exit 3, whatever the policy says.
+
+Recorded under Wine by `tests/windows/service_test.sh` (service started through the SCM, the
+Win32 test app, user `root`):
+
+```
+agent> pixelgate windows --match "pixelgate win32 test"
+{"windows":[{"id":65608,"title":"pixelgate win32 test","class":"pgwin32test","instance":"","pid":324,"x":100,"y":100,"width":420,"height":240,"visible":true,"focused":true,"dpi":96,"scale":1,"capture_denied":false}],"count":1}
+```
+
+```
+agent> pixelgate snapshot --window "pixelgate win32 test"
+{"token":"cap:c3y5x1mtVUuJdjbvBhgQlw","width":420,"height":240,"source_width":420,"source_height":240,"method":"bitblt","sha256":"b1f730245e9cd5b5146a8f5a924a5afa9a9994f80fdf2ef40f604fe43106e594","created":"2026-11-30T15:30:43.890Z","expires":"2026-11-30T16:30:43.890Z","source":"window","window":{"id":65608,"title":"pixelgate win32 test","class":"pgwin32test","instance":"","pid":324,"x":100,"y":100,"width":420,"height":240,"visible":true,"focused":true,"dpi":96,"scale":1},"settled":true}
+```
+
+```
+agent> pixelgate type --window "pixelgate win32 test" "héllo wörld ✓ 𝄞"
+{"typed_chars":15,"window":{"id":65608,"title":"pixelgate win32 test","class":"pgwin32test","instance":"","pid":324,"x":100,"y":100,"width":420,"height":240,"visible":true,"focused":true,"dpi":96,"scale":1}}
+```
+
+```
+agent> pixelgate assert text cap:TqciyF9k9P1o85UWqZns_w --expect "Press me"
+{"found":true,"expect":"Press me","exact":false,"match":{"x":63,"y":35,"w":52,"h":10,"center":{"x":89,"y":40}},"words":[{"text":"Press","x":63,"y":35,"w":31,"h":10,"conf":96.2,"line":0},{"text":"me","x":99,"y":38,"w":16,"h":7,"conf":96.6,"line":0}],"text_read":"Press me\\nhéllo wérld CO","passed":true,"evidence":{"image":"cap:Tqci..."}}
+```
+
+```
+agent> pixelgate release cap:TqciyF9k9P1o85UWqZns_w --png C:\\pixelgate-test\\leak.png
+# stderr: {"error":{"code":"POLICY_REFUSED","exit":3,"message":"release needs an approver under expose_pixels analyze-only (request rel:KW_Pqh7MD1s)","recovery_tip":"ask an approver to run: pixelgate approve <request_id>, then release again","details":{"request_id":"rel:KW_Pqh7MD1s"}}}
+# exit 3
+```
+"""
+
 
 def command_of(block):
     cmd = block["cmd"]
@@ -137,6 +184,7 @@ def main():
             sys.exit("no example for " + name)
         doc.append("\n## %s\n\n%s\n" % (name if name != "root#" else "The audit trail (administrator)", prose))
         doc.extend(render(b) + "\n" for b in mine)
+    doc.append(WINDOWS)
     open(sys.argv[2] if len(sys.argv) > 2 else "docs/agents.md", "w", encoding="utf-8").write("\n".join(doc))
 
 

@@ -61,7 +61,7 @@ typedef struct {
     bool settle;           /* can wait for repaint quiet */
     bool window_manager;   /* a WM is running */
     char backend[32];      /* "x11", "win32" */
-    char detail[256];      /* free text: extensions found, WM name, screen size */
+    char detail[512];      /* free text: extensions found, WM name, screen size */
 } pg_caps;
 
 typedef struct pg_platform pg_platform;
