@@ -138,3 +138,16 @@ pg_err pg_broker_reload_policy(pg_broker *b, pg_error *e) {
     return PG_OK;
 }
 
+
+int pg_broker_verify_audit(const char *path, const char *anchor) {
+    pg_audit_report r;
+    pg_error e;
+    pg_error_clear(&e);
+    pg_audit_verify_opts vo = {.anchor = anchor};
+    pg_err rc = pg_audit_verify(path, &vo, &r, &e);
+    char text[2048];
+    pg_audit_report_format(&r, rc, text, sizeof text);
+    printf("%s\n", text);
+    if (rc && rc != PG_E_ASSERT) fprintf(stderr, "pixelgated: %s\n", e.message);
+    return rc;
+}

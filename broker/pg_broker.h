@@ -129,6 +129,11 @@ pg_err pg_broker_reload_policy(pg_broker *b, pg_error *e);
  * in buf. */
 void pg_broker_principal(uint32_t uid, const char *user, pg_principal *p, const char **groups, size_t max_groups,
                          char *buf, size_t buflen);
+/* Shared by the two: a principal holding only uid and user, and one more
+ * group name copied into buf (false when buf or the array is full). */
+void pg_principal_start(pg_principal *p, uint32_t uid, const char *user, const char **groups);
+bool pg_principal_add_group(pg_principal *p, size_t max_groups, char *buf, size_t buflen, size_t *used,
+                            const char *name);
 /* Did the peer come through a remote transport (an SSH-forwarded socket)? */
 bool pg_peer_is_remote(const pg_peer *p);
 /* Does the process pid run as uid? Linux: its real uid (/proc). Windows: its
@@ -160,6 +165,10 @@ void pg_broker_fini(pg_broker *b);
  * old policy. Both outcomes are logged and audited. */
 void pg_broker_reload(pg_broker *b);
 void pg_broker_log_policy(const pg_policy *p);
+/* "pixelgated --verify-audit FILE [--anchor SEQ:HASH]": an administrator's
+ * check of the chain, no broker started. Prints the report; returns 0 when
+ * whole, PG_E_ASSERT naming the first bad record, or the error. */
+int pg_broker_verify_audit(const char *path, const char *anchor);
 
 /* Platform access for handlers: lock, and PG_E_UNREACHABLE if no display. */
 pg_err pg_broker_plat_lock(pg_broker *b, pg_error *e);

@@ -51,10 +51,7 @@ pg_err pg_broker_input_gate(int64_t pid, const pg_peer *peer, pg_error *e) {
 
 void pg_broker_principal(uint32_t uid, const char *user, pg_principal *p, const char **groups, size_t max_groups,
                          char *buf, size_t buflen) {
-    memset(p, 0, sizeof *p);
-    p->user = user;
-    p->uid = uid;
-    p->groups = groups;
+    pg_principal_start(p, uid, user, groups);
     struct passwd pw, *pwr = NULL;
     char pwbuf[1024];
     if (getpwuid_r(uid, &pw, pwbuf, sizeof pwbuf, &pwr) != 0 || !pwr) return;
@@ -62,15 +59,11 @@ void pg_broker_principal(uint32_t uid, const char *user, pg_principal *p, const 
     int ng = 64;
     if (getgrouplist(pw.pw_name, pw.pw_gid, gids, &ng) < 0) ng = 64;
     size_t used = 0;
-    for (int i = 0; i < ng && p->n_groups < max_groups; i++) {
+    for (int i = 0; i < ng; i++) {
         struct group gr, *grr = NULL;
         char grbuf[1024];
         if (getgrgid_r(gids[i], &gr, grbuf, sizeof grbuf, &grr) != 0 || !grr) continue;
-        size_t len = strlen(gr.gr_name) + 1;
-        if (used + len > buflen) break;
-        memcpy(buf + used, gr.gr_name, len);
-        groups[p->n_groups++] = buf + used;
-        used += len;
+        if (!pg_principal_add_group(p, max_groups, buf, buflen, &used, gr.gr_name)) break;
     }
 }
 

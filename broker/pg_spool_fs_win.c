@@ -6,6 +6,8 @@
 #include <wchar.h>
 #include <windows.h>
 
+#include "pg_utf8.h"
+
 struct pg_spool_dir {
     HANDLE h;      /* the directory itself, held so it cannot be renamed away */
     wchar_t *path; /* "DIR\" */
@@ -16,18 +18,6 @@ struct pg_spool_file {
     HANDLE h;
 };
 
-/* UTF-8 -> a malloc'd wide string with room for extra more wchar_ts. */
-static wchar_t *widen(const char *s, size_t extra, size_t *len) {
-    int n = MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, s, -1, NULL, 0);
-    if (n <= 0) return NULL;
-    wchar_t *w = malloc(((size_t)n + extra) * sizeof *w);
-    if (w && MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, s, -1, w, n) != n) {
-        free(w);
-        return NULL;
-    }
-    if (w && len) *len = (size_t)n - 1;
-    return w;
-}
 
 /* "DIR\NAME" (malloc'd) for a store name (ASCII hex, or FindFirstFileW's). */
 static wchar_t *join(const pg_spool_dir *d, const wchar_t *name) {
@@ -40,7 +30,7 @@ static wchar_t *join(const pg_spool_dir *d, const wchar_t *name) {
 }
 
 static wchar_t *join_utf8(const pg_spool_dir *d, const char *name) {
-    wchar_t *wn = widen(name, 0, NULL);
+    wchar_t *wn = pg_utf8_to_wide(name, 0, NULL);
     wchar_t *w = wn ? join(d, wn) : NULL;
     free(wn);
     return w;
@@ -57,7 +47,7 @@ static BOOL is_plain(HANDLE h, BOOL want_dir) {
 
 pg_err pg_spool_dir_open(pg_spool_dir **out, const char *path, pg_error *e) {
     pg_spool_dir *d = calloc(1, sizeof *d);
-    if (d) d->path = widen(path, 2, &d->len);
+    if (d) d->path = pg_utf8_to_wide(path, 2, &d->len);
     if (!d || !d->path) {
         free(d);
         return pg_error_set(e, PG_E_INTERNAL, NULL, "cannot open spool directory: out of memory or not UTF-8");

@@ -186,21 +186,6 @@ static void signal_ready(void) {
     }
 }
 
-/* --verify-audit: an administrator's check, no broker started. Exit 0 when the
- * chain is whole, 1 (ASSERTION_FAILED) naming the first bad record. */
-static int verify_audit(const char *path, const char *anchor) {
-    pg_audit_report r;
-    pg_error e;
-    pg_error_clear(&e);
-    pg_audit_verify_opts vo = {.anchor = anchor};
-    pg_err rc = pg_audit_verify(path, &vo, &r, &e);
-    char text[2048];
-    pg_audit_report_format(&r, rc, text, sizeof text);
-    printf("%s\n", text);
-    if (rc && rc != PG_E_ASSERT) fprintf(stderr, "pixelgated: %s\n", e.message);
-    return rc;
-}
-
 /* SIGHUP: reload the policy; a bad file keeps the old policy. */
 static void reload_policy(pg_broker *b) { pg_broker_reload(b); }
 
@@ -212,7 +197,7 @@ int main(int argc, char **argv) {
                  .quota_bytes = 1024ull << 20, .memory_budget = 256ull << 20, .io_timeout_ms = 30000};
     int pr = parse_args(argc, argv, &o);
     if (pr) return pr == 1 ? 0 : PG_E_USAGE;
-    if (o.verify_audit) return verify_audit(o.verify_audit, o.anchor);
+    if (o.verify_audit) return pg_broker_verify_audit(o.verify_audit, o.anchor);
     /* Tesseract must run single-threaded (OMP_THREAD_LIMIT=1, read at load):
      * re-exec with it set when it is not (a no-op otherwise). */
     pg_error oe;

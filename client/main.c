@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pg_args.h"
+#include "pg_utf8.h"
 #include "pg_cli.h"
 #include "pg_script.h"
 

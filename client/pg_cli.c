@@ -9,7 +9,7 @@
 #include <unistd.h>
 #endif
 
-#include "pg_args.h"
+#include "pg_utf8.h"
 #include "pg_crypto.h"
 
 void pg_cli_request_fini(pg_cli_request *r) {

@@ -24,6 +24,9 @@
 #include <string.h>
 
 #include "pg_policy_private.h"
+#ifdef _WIN32
+#include "pg_utf8.h"
+#endif
 
 #ifndef _WIN32
 #include <fcntl.h>
@@ -231,27 +234,6 @@ static bool under_wine(void) {
     return nt && GetProcAddress(nt, "wine_get_version") != NULL;
 }
 
-/* UTF-8 <-> UTF-16 (malloc'd; NULL on bad input or no memory). */
-static wchar_t *to_wide(const char *s) {
-    int n = MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, s, -1, NULL, 0);
-    wchar_t *w = n > 0 ? malloc((size_t)n * sizeof *w) : NULL;
-    if (w && MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, s, -1, w, n) <= 0) {
-        free(w);
-        w = NULL;
-    }
-    return w;
-}
-
-static char *to_utf8(const wchar_t *w) {
-    int n = WideCharToMultiByte(CP_UTF8, WC_ERR_INVALID_CHARS, w, -1, NULL, 0, NULL, NULL);
-    char *s = n > 0 ? malloc((size_t)n) : NULL;
-    if (s && WideCharToMultiByte(CP_UTF8, WC_ERR_INVALID_CHARS, w, -1, s, n, NULL, NULL) <= 0) {
-        free(s);
-        s = NULL;
-    }
-    return s;
-}
-
 /* The absolute form of path ("X:\dir\file", separators '\', no "." or "..")
  * in *wout and *uout (both malloc'd). Only local drive paths: a UNC share's
  * ACL is another machine's business, and device paths (\\?\, \\.\) and
@@ -260,7 +242,7 @@ static pg_err full_path(const char *path, wchar_t **wout, char **uout, pg_error 
     *wout = NULL;
     *uout = NULL;
     if (!path || !path[0]) return pg_error_set(e, PG_E_BADINPUT, NULL, "policy file: empty path");
-    wchar_t *w = to_wide(path);
+    wchar_t *w = pg_utf8_to_wide(path, 0, NULL);
     if (!w) return pg_error_set(e, PG_E_BADINPUT, NULL, "policy file: path is not valid UTF-8");
     DWORD n = GetFullPathNameW(w, 0, NULL, NULL);
     wchar_t *full = n ? malloc((size_t)n * sizeof *full) : NULL;
@@ -285,7 +267,7 @@ static pg_err full_path(const char *path, wchar_t **wout, char **uout, pg_error 
         return pg_error_set(e, PG_E_BADINPUT, "point --policy at the policy file itself",
                             "policy file: %s names a directory", path);
     }
-    *uout = to_utf8(full);
+    *uout = pg_wide_to_utf8(full);
     if (!*uout) {
         free(full);
         return pg_error_set(e, PG_E_INTERNAL, NULL, "policy: out of memory");
@@ -329,7 +311,7 @@ static pg_err check_components(wchar_t *w, pg_error *e) {
         if (*q != L'\\' && *q != L'\0') continue;
         wchar_t keep = *q;
         *q = L'\0';
-        char *u = to_utf8(w);
+        char *u = pg_wide_to_utf8(w);
         rc = u ? check_component(w, u, keep == L'\0', e) : pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory");
         free(u);
         *q = keep;

@@ -9,6 +9,7 @@
 #include <sddl.h>
 
 #include "pg_audit.h" /* PG_AUDIT_LOCK_OFFSET */
+#include "pg_utf8.h"
 
 struct pg_afs_dir {
     HANDLE h;      /* the directory, held without FILE_SHARE_DELETE */
@@ -40,17 +41,6 @@ static int pg_afs_errno(DWORD err) {
 
 static int last_errno(void) { return pg_afs_errno(GetLastError()); }
 
-static wchar_t *widen(const char *s, size_t extra, size_t *len) {
-    int n = MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, s, -1, NULL, 0);
-    if (n <= 0) return NULL;
-    wchar_t *w = malloc(((size_t)n + extra) * sizeof *w);
-    if (w && MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, s, -1, w, n) != n) {
-        free(w);
-        return NULL;
-    }
-    if (w && len) *len = (size_t)n - 1;
-    return w;
-}
 
 static void narrow(const wchar_t *w, char *out, size_t n) {
     if (!WideCharToMultiByte(CP_UTF8, 0, w, -1, out, (int)n, NULL, NULL) && n) out[0] = 0;
@@ -59,7 +49,7 @@ static void narrow(const wchar_t *w, char *out, size_t n) {
 /* "DIR\NAME", malloc'd; names are the log's own (base name + suffix). */
 static wchar_t *join(const pg_afs_dir *d, const char *name) {
     size_t n;
-    wchar_t *wn = widen(name, 0, &n);
+    wchar_t *wn = pg_utf8_to_wide(name, 0, &n);
     wchar_t *w = wn ? malloc((d->len + n + 1) * sizeof *w) : NULL;
     if (w) {
         wmemcpy(w, d->path, d->len);
@@ -83,7 +73,7 @@ static int plain(HANDLE h, bool want_dir) {
 
 int pg_afs_dir_open(const char *path, bool nofollow, pg_afs_dir **out) {
     pg_afs_dir *d = calloc(1, sizeof *d);
-    if (d) d->path = widen(path, 2, &d->len);
+    if (d) d->path = pg_utf8_to_wide(path, 2, &d->len);
     if (!d || !d->path) {
         free(d);
         return d ? ENOENT : ENOMEM; /* not UTF-8: no such name */

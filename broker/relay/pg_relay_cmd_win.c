@@ -23,20 +23,13 @@
 
 #include "pg_relay.h"
 #include "pg_relay_int.h"
+#ifdef _WIN32
+#include "pg_utf8.h"
+#endif
 
 #define ERR_TAIL 1024
 #define CMDLINE_MAX 32767 /* CreateProcessW's limit, in UTF-16 units */
 #define DRAIN_MS 5000     /* after the job is killed, pipes close at once */
-
-wchar_t *pg_relay_wide(const char *s) {
-    int n = MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, s, -1, NULL, 0);
-    wchar_t *w = n > 0 ? malloc((size_t)n * sizeof *w) : NULL;
-    if (w && MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, s, -1, w, n) <= 0) {
-        free(w);
-        w = NULL;
-    }
-    return w;
-}
 
 static bool is_drive_path(const char *p) {
     return ((p[0] >= 'A' && p[0] <= 'Z') || (p[0] >= 'a' && p[0] <= 'z')) && p[1] == ':' &&
@@ -124,7 +117,7 @@ static wchar_t *env_entry(const char *name, const char *value) {
     char *s = malloc(n);
     if (!s) return NULL;
     snprintf(s, n, "%s=%s", name, value);
-    wchar_t *w = pg_relay_wide(s);
+    wchar_t *w = pg_utf8_to_wide(s, 0, NULL);
     free(s);
     return w;
 }
@@ -344,10 +337,10 @@ static pg_err build_wide(const pg_endpoint *ep, int nargv, int nenv, const char 
     w->env = calloc((size_t)nenv + 6, sizeof *w->env);
     if (!w->argv || !w->env) return pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory");
     for (; w->nargv < nargv; w->nargv++)
-        if (!(w->argv[w->nargv] = pg_relay_wide(ep->argv[w->nargv])))
+        if (!(w->argv[w->nargv] = pg_utf8_to_wide(ep->argv[w->nargv], 0, NULL)))
             return pg_error_set(e, PG_E_BADINPUT, NULL, "endpoint '%s': argv[%d] is not UTF-8", nm, w->nargv);
     for (; w->nenv < nenv; w->nenv++)
-        if (!(w->env[w->nenv] = pg_relay_wide(ep->env[w->nenv])))
+        if (!(w->env[w->nenv] = pg_utf8_to_wide(ep->env[w->nenv], 0, NULL)))
             return pg_error_set(e, PG_E_BADINPUT, NULL, "endpoint '%s': environment entry %d is not UTF-8", nm,
                                 w->nenv);
     char windir[MAX_PATH], path[2 * MAX_PATH + 16];

@@ -53,10 +53,6 @@ char *pg_relay_last_line(char *s, size_t n);
 /* Printable-ASCII copy of the last 200 bytes of buf, for messages. */
 void pg_relay_tail_text(const char *buf, size_t n, char *out, size_t outsz);
 
-#ifdef _WIN32
-/* UTF-8 -> UTF-16, malloc'd; NULL on invalid UTF-8 or no memory. */
-wchar_t *pg_relay_wide(const char *s);
-#endif
 
 /* In place: invalid UTF-8 -> '?', C0/C1 controls other than \n and \t -> ' '
  * (removes terminal escapes); \r\n -> \n. */

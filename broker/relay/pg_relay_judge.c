@@ -26,6 +26,9 @@
 #include "pg_crypto.h"
 #include "pg_relay.h"
 #include "pg_relay_int.h"
+#ifdef _WIN32
+#include "pg_utf8.h"
+#endif
 
 #define PROMPT_VERSION "pixelgate-judge-prompt-v1"
 
@@ -288,7 +291,7 @@ static void cache_put(pg_judge_cache *c, const uint8_t key[PG_SHA256_LEN], const
  * index, size, last-write and change time (100 ns units). */
 static bool exe_identity(const char *path, uint64_t id[7]) {
 #ifdef _WIN32
-    wchar_t *w = pg_relay_wide(path);
+    wchar_t *w = pg_utf8_to_wide(path, 0, NULL);
     HANDLE f = w ? CreateFileW(w, FILE_READ_ATTRIBUTES, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL,
                                OPEN_EXISTING, FILE_FLAG_BACKUP_SEMANTICS, NULL)
                  : INVALID_HANDLE_VALUE;

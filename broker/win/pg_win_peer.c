@@ -133,23 +133,15 @@ pg_err pg_win_peer_from_client(const pg_win_client_id *id, pg_peer *p, pg_error 
 
 void pg_broker_principal(uint32_t uid, const char *user, pg_principal *p, const char **groups, size_t max_groups,
                          char *buf, size_t buflen) {
-    memset(p, 0, sizeof *p);
-    p->user = user;
-    p->uid = uid;
-    p->groups = groups;
+    pg_principal_start(p, uid, user, groups);
     pthread_mutex_lock(&table_lock);
     size_t slot = uid - UID_BASE;
     if (uid >= UID_BASE && slot < table_n) {
         const principal *pr = &table[slot];
         p->admin = pr->admin;
         size_t used = 0;
-        for (size_t i = 0; i < pr->n_groups && p->n_groups < max_groups; i++) {
-            size_t len = strlen(pr->groups[i]) + 1;
-            if (used + len > buflen) break;
-            memcpy(buf + used, pr->groups[i], len);
-            groups[p->n_groups++] = buf + used;
-            used += len;
-        }
+        for (size_t i = 0; i < pr->n_groups; i++)
+            if (!pg_principal_add_group(p, max_groups, buf, buflen, &used, pr->groups[i])) break;
     }
     pthread_mutex_unlock(&table_lock);
 }
@@ -159,17 +151,6 @@ bool pg_peer_is_remote(const pg_peer *p) {
      * admits remote clients, so a connected peer is local or allowed. */
     (void)p;
     return false;
-}
-
-static void *process_token_info(HANDLE tok, TOKEN_INFORMATION_CLASS cls) {
-    DWORD len = 0;
-    GetTokenInformation(tok, cls, NULL, 0, &len);
-    void *buf = len ? malloc(len) : NULL;
-    if (buf && !GetTokenInformation(tok, cls, buf, len, &len)) {
-        free(buf);
-        buf = NULL;
-    }
-    return buf;
 }
 
 pg_err pg_win_process_identity(int64_t pid, char sid[192], uint32_t *integrity_rid, pg_error *e) {
@@ -189,14 +170,11 @@ pg_err pg_win_process_identity(int64_t pid, char sid[192], uint32_t *integrity_r
         return pg_error_set(e, PG_E_POLICY, NULL, "cannot read the token of process %lld: Windows error %lu",
                             (long long)pid, (unsigned long)GetLastError());
     pg_err rc = PG_OK;
-    TOKEN_USER *tu = process_token_info(tok, TokenUser);
+    TOKEN_USER *tu = pg_win_token_info(tok, TokenUser);
     if (!tu) rc = pg_error_set(e, PG_E_POLICY, NULL, "cannot read the user of process %lld", (long long)pid);
     else rc = pg_win_sid_format(tu->User.Sid, sid, e);
     free(tu);
-    TOKEN_MANDATORY_LABEL *ml = rc ? NULL : process_token_info(tok, TokenIntegrityLevel);
-    if (ml && IsValidSid(ml->Label.Sid) && *GetSidSubAuthorityCount(ml->Label.Sid) > 0)
-        *integrity_rid = *GetSidSubAuthority(ml->Label.Sid, *GetSidSubAuthorityCount(ml->Label.Sid) - 1u);
-    free(ml);
+    if (!rc) *integrity_rid = pg_win_token_integrity(tok);
     CloseHandle(tok);
     return rc;
 }

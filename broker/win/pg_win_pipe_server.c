@@ -154,8 +154,7 @@ static enum wait_result wait_connect(pg_win_pipe_server *s, HANDLE stop, ULONGLO
     return w == WAIT_TIMEOUT ? W_TIMEOUT : W_ERROR;
 }
 
-/* GetTokenInformation into a malloc'd buffer. */
-static void *token_info(HANDLE tok, TOKEN_INFORMATION_CLASS cls) {
+void *pg_win_token_info(HANDLE tok, TOKEN_INFORMATION_CLASS cls) {
     DWORD n = 0;
     GetTokenInformation(tok, cls, NULL, 0, &n);
     void *buf = n ? malloc(n) : NULL;
@@ -199,7 +198,7 @@ static void account_name(PSID sid, char *out, size_t cap) {
 }
 
 static pg_err read_groups(HANDLE tok, pg_win_client_id *id, pg_error *e) {
-    TOKEN_GROUPS *tg = token_info(tok, TokenGroups);
+    TOKEN_GROUPS *tg = pg_win_token_info(tok, TokenGroups);
     if (!tg) return pg_error_set(e, PG_E_POLICY, NULL, "cannot read the pipe client's groups");
     id->groups = calloc(tg->GroupCount ? tg->GroupCount : 1, sizeof *id->groups);
     pg_err rc = id->groups ? PG_OK : pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory");
@@ -212,8 +211,8 @@ static pg_err read_groups(HANDLE tok, pg_win_client_id *id, pg_error *e) {
     return rc;
 }
 
-static uint32_t integrity_rid(HANDLE tok) {
-    TOKEN_MANDATORY_LABEL *ml = token_info(tok, TokenIntegrityLevel);
+uint32_t pg_win_token_integrity(HANDLE tok) {
+    TOKEN_MANDATORY_LABEL *ml = pg_win_token_info(tok, TokenIntegrityLevel);
     uint32_t rid = 0;
     if (ml && IsValidSid(ml->Label.Sid) && *GetSidSubAuthorityCount(ml->Label.Sid) > 0)
         rid = *GetSidSubAuthority(ml->Label.Sid, *GetSidSubAuthorityCount(ml->Label.Sid) - 1u);
@@ -222,13 +221,13 @@ static uint32_t integrity_rid(HANDLE tok) {
 }
 
 static pg_err read_token(HANDLE tok, pg_win_client_id *id, pg_error *e) {
-    TOKEN_USER *tu = token_info(tok, TokenUser);
+    TOKEN_USER *tu = pg_win_token_info(tok, TokenUser);
     if (!tu) return pg_error_set(e, PG_E_POLICY, NULL, "cannot read the pipe client's user SID");
     pg_err rc = pg_win_sid_format(tu->User.Sid, id->user_sid, e);
     if (!rc) account_name(tu->User.Sid, id->account, sizeof id->account);
     free(tu);
     if (!rc) rc = read_groups(tok, id, e);
-    id->integrity_rid = integrity_rid(tok);
+    id->integrity_rid = pg_win_token_integrity(tok);
     return rc;
 }
 

@@ -55,4 +55,10 @@ pg_err pg_win_pipe_server_accept(pg_win_pipe_server *s, HANDLE stop, uint32_t ti
 void pg_win_pipe_server_close(pg_win_pipe_server *s);
 void pg_win_client_id_free(pg_win_client_id *id);
 
+/* Token helpers (also used for other processes' tokens, pg_win_peer.c):
+ * GetTokenInformation into a malloc'd buffer (NULL on failure), and the
+ * integrity level's RID (SECURITY_MANDATORY_*_RID; 0 if unreadable). */
+void *pg_win_token_info(HANDLE tok, TOKEN_INFORMATION_CLASS cls);
+uint32_t pg_win_token_integrity(HANDLE tok);
+
 #endif

@@ -21,6 +21,7 @@
 #include "pg_crypto.h"
 #include "pg_win_sddl.h"
 #include "pg_win_session.h"
+#include "pg_utf8.h"
 
 #define PIPE_BUF_SIZE 65536
 #define STOP_WAIT_MS 5000
@@ -108,19 +109,12 @@ static pg_err make_pipe(wchar_t *name, size_t cap, HANDLE *pipe, pg_error *e) {
 
 /* ---------------------------------------------------------- the process */
 
-static wchar_t *utf8_to_wide(const char *s) {
-    int n = MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, s, -1, NULL, 0);
-    wchar_t *w = n > 0 ? malloc((size_t)n * sizeof *w) : NULL;
-    if (w) MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, s, -1, w, n);
-    return w;
-}
-
 /* exe (wide, malloc'd) and the whole mutable command line. */
 static pg_err command_line(const pg_win_helper_launch *how, const wchar_t *pipe, wchar_t **exe, wchar_t **cmd,
                            pg_error *e) {
-    wchar_t *args = utf8_to_wide(how->args ? how->args : "helper");
+    wchar_t *args = pg_utf8_to_wide(how->args ? how->args : "helper", 0, NULL);
     if (how->exe) {
-        *exe = utf8_to_wide(how->exe);
+        *exe = pg_utf8_to_wide(how->exe, 0, NULL);
     } else if ((*exe = malloc(EXE_PATH_MAX * sizeof **exe)) != NULL) {
         DWORD n = GetModuleFileNameW(NULL, *exe, EXE_PATH_MAX);
         if (n == 0 || n >= EXE_PATH_MAX) (*exe)[0] = L'\0';

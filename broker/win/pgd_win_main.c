@@ -24,7 +24,7 @@
 #include <string.h>
 
 #include "audit/pg_audit.h"
-#include "pg_args.h"
+#include "pg_utf8.h"
 #include "pg_broker.h"
 #include "pg_log.h"
 #include "pg_win_helper.h"
@@ -311,16 +311,7 @@ static int verify_audit(int argc, char **argv) {
         usage(stderr);
         return PG_E_USAGE;
     }
-    pg_audit_report r;
-    pg_error e;
-    pg_error_clear(&e);
-    pg_audit_verify_opts vo = {.anchor = anchor};
-    pg_err rc = pg_audit_verify(path, &vo, &r, &e);
-    char text[2048];
-    pg_audit_report_format(&r, rc, text, sizeof text);
-    printf("%s\n", text);
-    if (rc && rc != PG_E_ASSERT) fprintf(stderr, "pixelgated: %s\n", e.message);
-    return rc;
+    return pg_broker_verify_audit(path, anchor);
 }
 
 int main(int argc, char **argv) {

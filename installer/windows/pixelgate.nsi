@@ -147,6 +147,16 @@ Var LogH
   nsExec::ExecToStack `${CMDLINE}`
   Pop $0
   Exch $1
+  ; "error": the process could not be started at all (seen once under Wine on a
+  ; loaded machine); one retry after a second, logged.
+  ${If} $0 == "error"
+    Pop $1
+    !insertmacro Log `could not start it; retrying in 1 s`
+    Sleep 1000
+    nsExec::ExecToStack `${CMDLINE}`
+    Pop $0
+    Exch $1
+  ${EndIf}
   !insertmacro Log `exit code $0: $1`
   Pop $1
 !macroend

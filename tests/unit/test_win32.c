@@ -31,6 +31,7 @@
 
 #include "pg_platform.h"
 #include "pg_test.h"
+#include "win_testapp.h"
 #include "pg_win32.h"
 
 #define APP_TITLE "pixelgate win32 test"
@@ -42,12 +43,10 @@
 static struct {
     bool ready, broken;
     char why[600];
-    wchar_t state[MAX_PATH];
-    PROCESS_INFORMATION pi;
+    pg_testapp ta;                /* win32_testapp.exe */
     const pg_platform_ops *ops;
     pg_platform *p;
     uint64_t app;
-    RECT button, edit; /* client coordinates, from the app */
     bool wine;
 } env;
 
@@ -79,49 +78,12 @@ static bool fail_setup(const char *fmt, ...) {
 static void cleanup(void) {
     if (env.p) env.ops->close(env.p);
     env.p = NULL;
-    if (env.pi.hProcess) {
-        if (env.app) PostMessageW((HWND)(uintptr_t)env.app, WM_CLOSE, 0, 0);
-        if (WaitForSingleObject(env.pi.hProcess, 3000) != WAIT_OBJECT_0)
-            TerminateProcess(env.pi.hProcess, 1);
-        CloseHandle(env.pi.hProcess);
-        CloseHandle(env.pi.hThread);
-    }
-    if (env.state[0]) DeleteFileW(env.state);
+    pg_testapp_stop(&env.ta, env.app);
 }
 
-/* The whole state file, or NULL; caller frees. */
-static char *read_state_file(void) {
-    FILE *f = _wfopen(env.state, L"rb");
-    if (!f) return NULL;
-    char *buf = calloc(1, 1 << 20);
-    size_t n = buf ? fread(buf, 1, (1 << 20) - 1, f) : 0;
-    fclose(f);
-    if (buf) buf[n] = 0;
-    return buf;
-}
+typedef pg_testapp_state app_state;
 
-typedef struct {
-    int clicks;
-    char edit[1024];
-} app_state;
-
-/* The last complete "state" line. */
-static bool read_state(app_state *s) {
-    char *buf = read_state_file();
-    if (!buf) return false;
-    char *last = NULL;
-    for (char *l = buf; (l = strstr(l, "state clicks=")) != NULL; l++)
-        if (strchr(l, '\n')) last = l;
-    bool ok = last != NULL;
-    if (ok) {
-        s->clicks = atoi(last + 13);
-        const char *t = strstr(last, " edit=");
-        size_t n = t ? strcspn(t + 6, "\n") : 0;
-        snprintf(s->edit, sizeof s->edit, "%.*s", (int)n, t ? t + 6 : "");
-    }
-    free(buf);
-    return ok;
-}
+static bool read_state(app_state *s) { return pg_testapp_read(&env.ta, s); }
 
 static bool wait_clicks(int want, app_state *s) {
     for (ULONGLONG t0 = GetTickCount64(); GetTickCount64() - t0 < 3000; Sleep(20))
@@ -140,43 +102,8 @@ static bool wait_edit(const char *want, app_state *s) {
 /* ------------------------------------------------------------ the app */
 
 static bool start_app(void) {
-    wchar_t exe[MAX_PATH], tmp[MAX_PATH], cmd[3 * MAX_PATH];
-    DWORD n = GetModuleFileNameW(NULL, exe, MAX_PATH);
-    wchar_t *slash = n ? wcsrchr(exe, L'\\') : NULL;
-    if (!slash) return fail_setup("GetModuleFileNameW failed (%lu)", GetLastError());
-    wcscpy(slash + 1, L"win32_testapp.exe");
-    if (GetFileAttributesW(exe) == INVALID_FILE_ATTRIBUTES)
-        return fail_setup("win32_testapp.exe is not next to the test (error %lu): build it", GetLastError());
-    GetTempPathW(MAX_PATH, tmp);
-    swprintf(env.state, MAX_PATH, L"%lspg-win32-state-%lu.txt", tmp, GetCurrentProcessId());
-    DeleteFileW(env.state);
-    swprintf(cmd, 3 * MAX_PATH, L"\"%ls\" \"%ls\"", exe, env.state);
-    STARTUPINFOW si = {0};
-    si.cb = sizeof si;
-    if (!CreateProcessW(exe, cmd, NULL, NULL, FALSE, 0, NULL, NULL, &si, &env.pi))
-        return fail_setup("CreateProcessW(win32_testapp.exe) failed (%lu)", GetLastError());
-    return true;
-}
-
-/* Read the controls' rectangles from the app's "ready" line. */
-static bool wait_ready(void) {
-    for (ULONGLONG t0 = GetTickCount64(); GetTickCount64() - t0 < 15000; Sleep(50)) {
-        char *buf = read_state_file();
-        const char *r = buf ? strstr(buf, "ready pid=") : NULL;
-        long b[4], e[4];
-        bool ok = r && strchr(r, '\n') &&
-                  sscanf(strstr(r, "button="), "button=%ld,%ld,%ld,%ld edit=%ld,%ld,%ld,%ld", &b[0],
-                         &b[1], &b[2], &b[3], &e[0], &e[1], &e[2], &e[3]) == 8;
-        free(buf);
-        if (ok) {
-            env.button = (RECT){b[0], b[1], b[0] + b[2], b[1] + b[3]};
-            env.edit = (RECT){e[0], e[1], e[0] + e[2], e[1] + e[3]};
-            return true;
-        }
-        if (WaitForSingleObject(env.pi.hProcess, 0) == WAIT_OBJECT_0)
-            return fail_setup("win32_testapp exited before it was ready");
-    }
-    return fail_setup("win32_testapp wrote no ready line within 15 s");
+    char why[300];
+    return pg_testapp_start(&env.ta, L"win32", why, sizeof why) || fail_setup("%s", why);
 }
 
 static const pg_window *find_app(const pg_window *w, size_t n) {
@@ -206,7 +133,7 @@ static bool setup(void) {
     atexit(cleanup);
     HMODULE ntdll = GetModuleHandleW(L"ntdll.dll");
     env.wine = ntdll && GetProcAddress(ntdll, "wine_get_version");
-    if (!start_app() || !wait_ready() || !open_backend()) return false;
+    if (!start_app() || !open_backend()) return false;
     /* The pointer must not rest on the button (hover state). */
     SetCursorPos(5, 5);
     env.ready = true;
@@ -233,7 +160,7 @@ static int32_t mid_y(RECT r) { return (r.top + r.bottom) / 2; }
 /* Click into the edit and select all its text (End, shift+Home), so what is
  * typed next replaces it: the tests run in any order. */
 static bool select_edit(pg_error *e) {
-    return env.ops->click(env.p, env.app, mid_x(env.edit), mid_y(env.edit), PG_BTN_LEFT, 1, e) == PG_OK &&
+    return env.ops->click(env.p, env.app, mid_x(env.ta.edit), mid_y(env.ta.edit), PG_BTN_LEFT, 1, e) == PG_OK &&
            env.ops->key(env.p, env.app, "End", e) == PG_OK &&
            env.ops->key(env.p, env.app, "shift+Home", e) == PG_OK;
 }
@@ -292,7 +219,7 @@ PG_TEST(list_finds_the_app_with_its_pid_and_client_area) {
         printf("     app: 0x%llx class %s pid %lld at %d,%d %ux%u focused %d\n",
                (unsigned long long)a->id, a->class_name, (long long)a->pid, a->x, a->y, a->width,
                a->height, a->focused);
-        CHECK_EQ_INT(a->pid, env.pi.dwProcessId);
+        CHECK_EQ_INT(a->pid, env.ta.pi.dwProcessId);
         CHECK_STR(a->class_name, "pgwin32test");
         CHECK_STR(a->instance, "");
         CHECK(a->x == APP_X && a->y == APP_Y);
@@ -441,9 +368,9 @@ PG_TEST(pointer_lands_on_the_pixel_and_clicks_reach_the_button) {
     for (ULONGLONG t0 = GetTickCount64(); GetTickCount64() - t0 < 1000; Sleep(10))
         if (GetCursorPos(&pt) && pt.x == APP_X + 5 && pt.y == APP_Y + 7) break;
     CHECK(pt.x == APP_X + 5 && pt.y == APP_Y + 7);
-    REQUIRE(env.ops->click(env.p, env.app, mid_x(env.button), mid_y(env.button), PG_BTN_LEFT, 1, &e) == PG_OK);
+    REQUIRE(env.ops->click(env.p, env.app, mid_x(env.ta.button), mid_y(env.ta.button), PG_BTN_LEFT, 1, &e) == PG_OK);
     CHECK(wait_clicks(c0 + 1, &st));
-    REQUIRE(env.ops->click(env.p, env.app, mid_x(env.button), mid_y(env.button), PG_BTN_LEFT, 2, &e) == PG_OK);
+    REQUIRE(env.ops->click(env.p, env.app, mid_x(env.ta.button), mid_y(env.ta.button), PG_BTN_LEFT, 2, &e) == PG_OK);
     CHECK(wait_clicks(c0 + 3, &st)); /* a push button takes the double click as a second press */
     CHECK_EQ_INT(env.ops->click(env.p, env.app, APP_W, 10, PG_BTN_LEFT, 1, &e), PG_E_BADINPUT);
     CHECK_EQ_INT(env.ops->click(env.p, env.app, -1, 10, PG_BTN_LEFT, 1, &e), PG_E_BADINPUT);
@@ -517,7 +444,7 @@ PG_TEST(covered_point_is_refused_naming_the_cover) {
     REQUIRE(read_state(&before));
     HWND cover = make_window(L"pg cover", APP_X - 10, APP_Y - 10, APP_W + 20, APP_H + 20, true);
     REQUIRE(cover != NULL);
-    pg_err rc = env.ops->click(env.p, env.app, mid_x(env.button), mid_y(env.button), PG_BTN_LEFT, 1, &e);
+    pg_err rc = env.ops->click(env.p, env.app, mid_x(env.ta.button), mid_y(env.ta.button), PG_BTN_LEFT, 1, &e);
     CHECK_EQ_INT(rc, PG_E_POLICY);
     printf("     refused: %s\n", e.message);
     char id[32];

@@ -39,6 +39,7 @@
 
 #include "pg_proto.h"
 #include "pg_test.h"
+#include "win_testapp.h"
 #include "pg_win_helper.h"
 
 #define APP_TITLE "pixelgate win32 test"
@@ -90,12 +91,10 @@ __attribute__((constructor)) static void child_roles(void) {
 static struct {
     bool ready, broken;
     char why[600];
-    wchar_t state[MAX_PATH];
-    PROCESS_INFORMATION app_pi;
+    pg_testapp ta;                /* win32_testapp.exe */
     const pg_platform_ops *ops;
     pg_platform *p;
     uint64_t app;
-    RECT button, edit;
     bool wine;
 } env;
 
@@ -112,44 +111,12 @@ static bool fail_setup(const char *fmt, ...) {
 static void cleanup(void) {
     if (env.p) env.ops->close(env.p);
     env.p = NULL;
-    if (env.app_pi.hProcess) {
-        if (env.app) PostMessageW((HWND)(uintptr_t)env.app, WM_CLOSE, 0, 0);
-        if (WaitForSingleObject(env.app_pi.hProcess, 3000) != WAIT_OBJECT_0) TerminateProcess(env.app_pi.hProcess, 1);
-        CloseHandle(env.app_pi.hProcess);
-        CloseHandle(env.app_pi.hThread);
-    }
-    if (env.state[0]) DeleteFileW(env.state);
+    pg_testapp_stop(&env.ta, env.app);
 }
 
-static char *read_state_file(void) {
-    FILE *f = _wfopen(env.state, L"rb");
-    if (!f) return NULL;
-    char *buf = calloc(1, 1 << 20);
-    size_t n = buf ? fread(buf, 1, (1 << 20) - 1, f) : 0;
-    fclose(f);
-    if (buf) buf[n] = 0;
-    return buf;
-}
+typedef pg_testapp_state app_state;
 
-typedef struct {
-    int clicks;
-    char edit[1024];
-} app_state;
-
-/* The app's last complete "state clicks=N edit=TEXT" line. */
-static bool read_state(app_state *s) {
-    char *buf = read_state_file(), *last = NULL;
-    for (char *l = buf; l && (l = strstr(l, "state clicks=")) != NULL; l++)
-        if (strchr(l, '\n')) last = l;
-    if (last) {
-        s->clicks = atoi(last + 13);
-        const char *t = strstr(last, " edit=");
-        size_t n = t ? strcspn(t + 6, "\n") : 0;
-        snprintf(s->edit, sizeof s->edit, "%.*s", (int)n, t ? t + 6 : "");
-    }
-    free(buf);
-    return last != NULL;
-}
+static bool read_state(app_state *s) { return pg_testapp_read(&env.ta, s); }
 
 static bool wait_state(int clicks, const char *edit, app_state *s) {
     for (ULONGLONG t0 = GetTickCount64(); GetTickCount64() - t0 < 3000; Sleep(20))
@@ -160,33 +127,8 @@ static bool wait_state(int clicks, const char *edit, app_state *s) {
 }
 
 static bool start_app(void) {
-    wchar_t exe[MAX_PATH], tmp[MAX_PATH], cmd[3 * MAX_PATH];
-    DWORD n = GetModuleFileNameW(NULL, exe, MAX_PATH);
-    wchar_t *slash = n ? wcsrchr(exe, L'\\') : NULL;
-    if (!slash) return fail_setup("GetModuleFileNameW failed (%lu)", GetLastError());
-    wcscpy(slash + 1, L"win32_testapp.exe");
-    GetTempPathW(MAX_PATH, tmp);
-    swprintf(env.state, MAX_PATH, L"%lspg-helper-state-%lu.txt", tmp, GetCurrentProcessId());
-    DeleteFileW(env.state);
-    swprintf(cmd, 3 * MAX_PATH, L"\"%ls\" \"%ls\"", exe, env.state);
-    STARTUPINFOW si = {.cb = sizeof si};
-    if (!CreateProcessW(exe, cmd, NULL, NULL, FALSE, 0, NULL, NULL, &si, &env.app_pi))
-        return fail_setup("cannot start win32_testapp.exe next to the test (error %lu): build it", GetLastError());
-    for (ULONGLONG t0 = GetTickCount64(); GetTickCount64() - t0 < 15000; Sleep(50)) {
-        char *buf = read_state_file();
-        const char *r = buf ? strstr(buf, "ready pid=") : NULL;
-        long b[4], e[4];
-        bool ok = r && strchr(r, '\n') &&
-                  sscanf(strstr(r, "button="), "button=%ld,%ld,%ld,%ld edit=%ld,%ld,%ld,%ld", &b[0], &b[1], &b[2],
-                         &b[3], &e[0], &e[1], &e[2], &e[3]) == 8;
-        free(buf);
-        if (ok) {
-            env.button = (RECT){b[0], b[1], b[0] + b[2], b[1] + b[3]};
-            env.edit = (RECT){e[0], e[1], e[0] + e[2], e[1] + e[3]};
-            return true;
-        }
-    }
-    return fail_setup("win32_testapp wrote no ready line within 15 s");
+    char why[300];
+    return pg_testapp_start(&env.ta, L"helper", why, sizeof why) || fail_setup("%s", why);
 }
 
 static const pg_window *find_app(const pg_window *w, size_t n) {
@@ -290,7 +232,7 @@ PG_TEST(list_through_the_helper_finds_the_app_with_pid_and_client_area) {
     CHECK(a != NULL);
     if (a) {
         CHECK_EQ_INT(a->id, env.app);
-        CHECK_EQ_INT(a->pid, env.app_pi.dwProcessId);
+        CHECK_EQ_INT(a->pid, env.ta.pi.dwProcessId);
         CHECK_STR(a->class_name, "pgwin32test");
         CHECK(a->width == APP_W && a->height == APP_H && a->visible);
     }
@@ -341,10 +283,10 @@ PG_TEST(click_and_unicode_text_through_the_helper_reach_the_app) {
     app_state st = {0};
     REQUIRE(read_state(&st));
     int c0 = st.clicks;
-    REQUIRE(env.ops->click(env.p, env.app, mid_x(env.button), mid_y(env.button), PG_BTN_LEFT, 1, &e) == PG_OK);
+    REQUIRE(env.ops->click(env.p, env.app, mid_x(env.ta.button), mid_y(env.ta.button), PG_BTN_LEFT, 1, &e) == PG_OK);
     CHECK(wait_state(c0 + 1, NULL, &st));
     /* Select the edit's text so the typing replaces it. */
-    REQUIRE(env.ops->click(env.p, env.app, mid_x(env.edit), mid_y(env.edit), PG_BTN_LEFT, 1, &e) == PG_OK);
+    REQUIRE(env.ops->click(env.p, env.app, mid_x(env.ta.edit), mid_y(env.ta.edit), PG_BTN_LEFT, 1, &e) == PG_OK);
     REQUIRE(env.ops->key(env.p, env.app, "End", &e) == PG_OK);
     REQUIRE(env.ops->key(env.p, env.app, "shift+Home", &e) == PG_OK);
     const char *text = "Gr\xc3\xbc\xc3\x9f" "e \xe2\x82\xac \xf0\x9f\x98\x80"; /* Grüße € U+1F600 */

@@ -6,7 +6,11 @@ pg_unit_test(test_transport_win SOURCES test_transport_win.c LIBS pg_common)
 # which the test starts from its own directory.
 add_executable(win32_testapp WIN32 ${CMAKE_SOURCE_DIR}/tests/apps/win32_testapp.c)
 target_link_libraries(win32_testapp PRIVATE user32 gdi32 shell32)
-pg_unit_test(test_win32 SOURCES test_win32.c LIBS pg_platform_win32 user32 gdi32)
+# win_testapp.c: starting, reading and stopping the test app, shared by the tests that drive it.
+add_library(pg_win_testapp STATIC win_testapp.c)
+target_include_directories(pg_win_testapp PUBLIC ${CMAKE_CURRENT_SOURCE_DIR})
+target_link_libraries(pg_win_testapp PUBLIC user32)
+pg_unit_test(test_win32 SOURCES test_win32.c LIBS pg_platform_win32 pg_win_testapp user32 gdi32)
 add_dependencies(test_win32 win32_testapp)
 set_tests_properties(unit.test_win32 PROPERTIES LABELS "unit;win32" TIMEOUT 120)
 # Windows security rules (broker/win): pure SID/SDDL/ACL functions, and the
@@ -15,6 +19,7 @@ set_tests_properties(unit.test_win32 PROPERTIES LABELS "unit;win32" TIMEOUT 120)
 pg_unit_test(test_win_security SOURCES test_win_security.c LIBS pg_win_security)
 pg_unit_test(test_win_pipe_server SOURCES test_win_pipe_server.c LIBS pg_win_security)
 # The service's session helper through its proxy (broker/win/pg_win_helper.h); drives win32_testapp.
-pg_unit_test(test_win_helper SOURCES test_win_helper.c LIBS pg_win_helper shell32 user32)
+pg_unit_test(test_win_helper SOURCES test_win_helper.c LIBS pg_win_helper pg_win_testapp shell32 user32)
+add_dependencies(test_win_helper win32_testapp)
 # Windows principals of the broker core (SID -> uid, policy names, integrity rule).
 pg_unit_test(test_win_peer SOURCES test_win_peer.c LIBS pg_broker_core)

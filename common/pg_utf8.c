@@ -1,5 +1,5 @@
-/* pg_args.c - SHIM: UTF-8 command line and file names; see pg_args.h. */
-#include "pg_args.h"
+/* pg_utf8.c - SHIM: UTF-8 at the Windows API's edges; see pg_utf8.h. */
+#include "pg_utf8.h"
 
 #ifdef _WIN32
 #include <windows.h>
@@ -7,10 +7,11 @@
 #include <shellapi.h>
 #include <stdlib.h>
 
-static char *to_utf8(const wchar_t *w) {
-    int n = WideCharToMultiByte(CP_UTF8, 0, w, -1, NULL, 0, NULL, NULL);
+char *pg_wide_to_utf8(const wchar_t *w) {
+    /* Strict: an unpaired surrogate is an error, not a silent U+FFFD. */
+    int n = WideCharToMultiByte(CP_UTF8, WC_ERR_INVALID_CHARS, w, -1, NULL, 0, NULL, NULL);
     char *s = n > 0 ? malloc((size_t)n) : NULL;
-    if (s && WideCharToMultiByte(CP_UTF8, 0, w, -1, s, n, NULL, NULL) <= 0) {
+    if (s && WideCharToMultiByte(CP_UTF8, WC_ERR_INVALID_CHARS, w, -1, s, n, NULL, NULL) <= 0) {
         free(s);
         s = NULL;
     }
@@ -23,7 +24,7 @@ int pg_args_utf8(int *argc, char ***argv) {
     if (!wv) return -1;
     char **v = calloc((size_t)n + 1, sizeof *v);
     for (int i = 0; v && i < n; i++)
-        if (!(v[i] = to_utf8(wv[i]))) {
+        if (!(v[i] = pg_wide_to_utf8(wv[i]))) {
             LocalFree(wv);
             return -1; /* the partial vector is left to the process's end */
         }
@@ -32,6 +33,18 @@ int pg_args_utf8(int *argc, char ***argv) {
     *argc = n;
     *argv = v;
     return 0;
+}
+
+wchar_t *pg_utf8_to_wide(const char *s, size_t extra, size_t *len) {
+    int n = MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, s, -1, NULL, 0);
+    if (n <= 0) return NULL;
+    wchar_t *w = malloc(((size_t)n + extra) * sizeof *w);
+    if (w && MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, s, -1, w, n) != n) {
+        free(w);
+        return NULL;
+    }
+    if (w && len) *len = (size_t)n - 1;
+    return w;
 }
 
 FILE *pg_fopen_utf8(const char *path, const char *mode) {

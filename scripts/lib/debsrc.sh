@@ -1,0 +1,99 @@
+# scripts/lib/debsrc.sh - SOURCE this (bash): what scripts/mingw-deps.sh and
+# scripts/mingw-tesseract.sh share to install Debian packages and to fetch
+# Debian source packages through the private deb-src index in $SRC.
+#
+# The caller defines log() and die(), the array PKGS (packages its build
+# needs), and before calling the source functions: SRC (the index dir that
+# mingw-deps.sh keeps: parts/, lists/, cache/, pool/) and LOGS.
+# Never: touches the system's apt sources, lists or caches; reads stdin.
+
+# The cache dir: $PG_CACHE, else /var/cache/pixelgate-build if we may write
+# there, else the user's cache. Shared with scripts/wine-env.sh.
+pg_cache_dir() {
+    if [ -n "${PG_CACHE:-}" ]; then echo "$PG_CACHE"; return; fi
+    local sys=/var/cache/pixelgate-build
+    if mkdir -p "$sys" 2>/dev/null && [ -w "$sys" ]; then echo "$sys"; return; fi
+    echo "${XDG_CACHE_HOME:-$HOME/.cache}/pixelgate-build"
+}
+
+as_root() {
+    if [ "$(id -u)" = 0 ]; then "$@"
+    elif command -v sudo >/dev/null; then sudo -n "$@"
+    else die "need root to run: $*"; fi
+}
+
+install_packages() {
+    local p miss=()
+    for p in "${PKGS[@]}"; do
+        dpkg-query -W -f='${db:Status-Status}\n' "$p" 2>/dev/null | grep -qx installed || miss+=("$p")
+    done
+    [ ${#miss[@]} = 0 ] && return 0
+    log "installing: ${miss[*]}"
+    for p in "${miss[@]}"; do
+        apt-cache show --no-all-versions "$p" >/dev/null 2>&1 && continue
+        log "apt does not know $p yet: apt-get update"
+        as_root apt-get update -q >&2
+        break
+    done
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+        -oDPkg::Lock::Timeout=600 "${miss[@]}" >&2
+}
+
+# apt options that confine apt to $SRC (lists, caches) and our source list.
+apt_src_opts() {
+    printf '%s\n' -oDir::Etc::SourceList=/dev/null "-oDir::Etc::SourceParts=$SRC/parts" \
+        "-oDir::State::Lists=$SRC/lists" "-oDir::Cache=$SRC/cache" -oAPT::Sandbox::User=root \
+        -oAPT::Get::List-Cleanup=0
+}
+
+# Suites of the private deb-src list, e.g. "bookworm bookworm-updates ...".
+src_suites() {
+    cat "$SRC"/parts/* | awk '/^Suites:/ {for (i = 2; i <= NF; i++) print $i}
+        $1 == "deb-src" {gsub(/\[[^]]*\] */, ""); print $3}' | sort -u
+}
+
+# "VERSION SUITE" for each suite that carries PKG, newest version first.
+src_candidates() {
+    local pkg=$1 s dsc
+    mapfile -t O < <(apt_src_opts)
+    for s in $(src_suites); do
+        dsc=$(apt-get "${O[@]}" source --print-uris "$pkg/$s" 2>/dev/null | awk '{print $2}' |
+            grep '\.dsc$' | head -n1) || continue
+        dsc=${dsc%.dsc}
+        echo "${dsc#*_} $s"
+    done | sort -r -V
+}
+
+# Download PKG/SUITE into $SRC/pool/PKG_VERSION (kept: a rerun needs no network).
+download_src() {
+    local pkg=$1 ver=$2 suite=$3 dir=$SRC/pool/$1_$2
+    ls "$dir"/*.dsc >/dev/null 2>&1 && return 0
+    rm -rf "$dir.tmp" && mkdir -p "$dir.tmp"
+    mapfile -t O < <(apt_src_opts)
+    (cd "$dir.tmp" && apt-get "${O[@]}" source --download-only -q "$pkg/$suite") \
+        >>"$LOGS/$pkg-fetch.log" 2>&1 </dev/null || return 1
+    rm -rf "$dir" && mv "$dir.tmp" "$dir"
+}
+
+# Prints the version of PKG to build: the newest one the mirror actually
+# serves (a security mirror may list a version it cannot deliver). The choice
+# is remembered per source index, so a rerun resolves it offline.
+resolve_src() {
+    local pkg=$1 memo=$SRC/resolved-$1 sum msum ver suite
+    sum=$(cat "$SRC/lists.sum")
+    if [ -f "$memo" ] && read -r msum ver <"$memo" && [ "$msum" = "$sum" ] &&
+        ls "$SRC/pool/${pkg}_$ver"/*.dsc >/dev/null 2>&1; then
+        echo "$ver"; return 0
+    fi
+    : >"$LOGS/$pkg-fetch.log"
+    while read -r ver suite; do
+        [ -n "$ver" ] || continue
+        if download_src "$pkg" "$ver" "$suite"; then
+            echo "$sum $ver" >"$memo"
+            echo "$ver"; return 0
+        fi
+        log "$pkg $ver from $suite could not be downloaded; trying an older one"
+    done < <(src_candidates "$pkg")
+    tail -n 20 "$LOGS/$pkg-fetch.log" >&2
+    die "no downloadable source package '$pkg' in the Debian source index"
+}
