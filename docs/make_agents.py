@@ -42,6 +42,9 @@ bounds a call. Global options go before the command. `pixelgate --help` lists ev
 `--window REGEX` is a POSIX extended regex, case-insensitive, matched against each **visible**
 window's title, WM class and instance. It must match exactly one window; several matches exit 2
 with `error.details.candidates`: narrow it, use `--id ID` (from `windows`), or add `--first`.
+Patterns follow the policy's rules for its own: no back-references, no stacked or deeply nested
+repetitions (they would cost the broker gigabytes), no Perl syntax such as `(?i)` or `\\d`
+(use `[[:digit:]]`); such a pattern exits 2 saying why.
 Coordinates (`--at`, `--region`, `--offset`) are relative to the window's top-left corner.
 IMAGE arguments are a token, or a file of yours (PNG, JPEG, WebP) that the client reads and
 sends; the broker never opens a path you name.

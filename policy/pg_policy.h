@@ -222,6 +222,13 @@ bool pg_policy_capture_denied(const pg_policy_view *v, const char *title, const 
 pg_err pg_policy_check_input(const pg_policy_view *v, const char *title, const char *cls,
                              const char *instance, bool same_owner, pg_error *e);
 
+/* A window pattern an agent sent (--window, --match), held to the rules the
+ * policy's own patterns follow: size, matching cost (no stacked or deeply
+ * nested repetitions, which make glibc's regcomp take gigabytes), no
+ * back-references, no syntax POSIX and PCRE2 read differently. PG_E_USAGE
+ * saying why; the broker checks before it compiles anything. */
+pg_err pg_policy_pattern_check(const char *pattern, pg_error *e);
+
 /* Pattern list access (for logs and the audit): count and source text. */
 size_t pg_policy_patset_count(const pg_policy_patset *s);
 const char *pg_policy_patset_pattern(const pg_policy_patset *s, size_t i);

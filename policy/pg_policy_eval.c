@@ -253,3 +253,10 @@ void pg_policy_principals_get(const pg_policy *p, pg_policy_principals *out) {
     out->n_approvers = p->n_approvers;
     out->all = p->clients_all;
 }
+
+pg_err pg_policy_pattern_check(const char *pattern, pg_error *e) {
+    char why[256];
+    if (pgp_pattern_check(pattern, why, sizeof why)) return PG_OK;
+    return pg_error_set(e, PG_E_USAGE, "window patterns are POSIX extended regular expressions of modest cost",
+                        "bad window pattern \"%.200s\": %s", pattern, why);
+}

@@ -112,6 +112,8 @@ static cJSON *candidates_json(pg_window *all, size_t n, const regex_t *re) {
 static pg_err resolve_by_regex(pg_call *c, pg_window *all, size_t n, const char *pattern, pg_window *out,
                                pg_error *e) {
     regex_t re;
+    pg_err prc = pg_policy_pattern_check(pattern, e); /* before any compile: cost */
+    if (prc) return prc;
     int rr = pg_regex_compile(&re, pattern);
     if (rr != 0) {
         char msg[128];

@@ -9,12 +9,14 @@ const pg_arg_spec pg_op_windows_args[1] = {{"match", PG_ARG_STRING, false}};
 pg_err pg_op_windows(pg_call *c, pg_error *e) {
     const char *pattern = pg_args_str(c->req->args, "match", NULL);
     regex_t re;
+    pg_err rc = pattern ? pg_policy_pattern_check(pattern, e) : PG_OK; /* before any compile: cost */
+    if (rc) return rc;
     if (pattern && pg_regex_compile(&re, pattern) != 0)
         return pg_error_set(e, PG_E_USAGE, "--match takes a POSIX extended regular expression",
                             "bad pattern \"%s\"", pattern);
     pg_window *all = NULL;
     size_t n = 0;
-    pg_err rc = pg_broker_plat_lock(c->b, e);
+    rc = pg_broker_plat_lock(c->b, e);
     if (!rc) {
         rc = c->b->plat_ops->list_windows(c->b->plat, &all, &n, e);
         pg_broker_plat_unlock(c->b);

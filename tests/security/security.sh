@@ -100,6 +100,18 @@ check "...and the refusal is audited" audited 'map(select(.op=="snapshot" and .o
 pg_as "$PG_AGENT" pixelgate click --window '^secret vault$' --at 10,10 >/dev/null 2>&1
 check "input into a denied window exits 3" test $? = 3
 
+# --- agent-supplied patterns
+# A pattern whose automaton glibc would build for seconds and gigabytes (6.5 GB,
+# 10 s measured with regcomp alone) is refused before anything is compiled;
+# compiled, it would match nothing and exit 0.
+pg_as "$PG_AGENT" pixelgate windows --match '((a{1,255}){1,255}){1,255}' >/dev/null 2>"$PG_TMP/e"
+check "a pathological --match pattern is refused as USAGE (exit 2)" test $? = 2
+check "...saying why" grep -q 'bad window pattern' "$PG_TMP/e"
+pg_as "$PG_AGENT" pixelgate snapshot --window '((a{1,255}){1,255}){1,255}' >/dev/null 2>"$PG_TMP/e"
+check "...and as a --window target (exit 2)" test $? = 2
+pg_as "$PG_AGENT" pixelgate ping >/dev/null 2>&1
+check "...the broker still answers" test $? = 0
+
 # --- input only into the requester's own windows
 pg_as "$PG_AGENT" pixelgate click --window '^other user app$' --at 150,100 >/dev/null 2>"$PG_TMP/e"
 check "clicking a window owned by another user exits 3" test $? = 3

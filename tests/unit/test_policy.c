@@ -1293,3 +1293,18 @@ PG_TEST(windows_reparse_points_on_the_path_are_refused) {
     wrmscratch();
 }
 #endif
+
+/* Patterns an agent sends (--window, --match) follow the policy's own rules,
+ * checked before anything is compiled (glibc's regcomp takes gigabytes on
+ * nested intervals). */
+PG_TEST(agent_patterns_are_checked_like_policy_patterns) {
+    pg_error e;
+    CHECK_EQ_INT(pg_policy_pattern_check("^pixelgate demo$", &e), PG_OK);
+    CHECK_EQ_INT(pg_policy_pattern_check("Press|OK [[:digit:]]+", &e), PG_OK);
+    CHECK_EQ_INT(pg_policy_pattern_check("((a{1,255}){1,255}){1,255}", &e), PG_E_USAGE);
+    CHECK(strstr(e.message, "bad window pattern") != NULL);
+    CHECK_EQ_INT(pg_policy_pattern_check("a**", &e), PG_E_USAGE);
+    CHECK_EQ_INT(pg_policy_pattern_check("(a)\\1", &e), PG_E_USAGE);
+    CHECK_EQ_INT(pg_policy_pattern_check("(?i)demo", &e), PG_E_USAGE);
+    CHECK_EQ_INT(pg_policy_pattern_check("", &e), PG_E_USAGE);
+}
