@@ -115,7 +115,9 @@ The same commands, the same JSON and the same exit codes. The differences:
 - Your identity is your Windows account (the pipe client's token); the policy names it `agent`
   for a local account or `CORP\\agent` for a domain account (in the policy's JSON: `"CORP\\\\agent"`).
 - Each window also reports `dpi` and `scale` (1 = 96 DPI). Coordinates stay physical pixels,
-  the same ones `--at` and `--region` take.
+  the same ones `--at` and `--region` take. A minimized window is listed with `"visible": false,
+  "minimized": true` (capturing it is exit 8: restore it first); windows DWM keeps cloaked
+  (on another virtual desktop, suspended apps) are not listed.
 - `method` is `printwindow`, `bitblt` (a window whose PrintWindow came back black, or a screen
   capture without DXGI) or `dxgi`.
 - Input into a window of a program running elevated (a higher integrity level than yours) is

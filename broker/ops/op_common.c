@@ -22,6 +22,7 @@ cJSON *pg_window_json(const pg_window *w) {
     cJSON_AddNumberToObject(o, "height", w->height);
     cJSON_AddBoolToObject(o, "visible", w->visible);
     cJSON_AddBoolToObject(o, "focused", w->focused);
+    if (w->minimized) cJSON_AddBoolToObject(o, "minimized", true); /* Windows: listed, not visible */
     if (w->dpi) { /* Windows: the window's DPI and scale (1 = 96 DPI); coordinates stay physical */
         cJSON_AddNumberToObject(o, "dpi", w->dpi);
         cJSON_AddNumberToObject(o, "scale", w->dpi / 96.0);

@@ -31,6 +31,7 @@ typedef struct {
     uint32_t width, height; /* content size */
     bool visible;           /* mapped / IsWindowVisible */
     bool focused;           /* has input focus / is foreground */
+    bool minimized;         /* Win32: IsIconic (listed, with visible false); X11: false */
     uint32_t dpi;           /* Win32: GetDpiForWindow (96 = 100 %); 0 = not known (X11:
                                coordinates are physical pixels, no per-window scale) */
 } pg_window;

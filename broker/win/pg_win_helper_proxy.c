@@ -315,7 +315,8 @@ static pg_err dec_window(const cJSON *o, pg_window *w, size_t i, pg_error *e) {
         {"id", PG_ARG_INT, true},     {"title", PG_ARG_STRING, true}, {"class", PG_ARG_STRING, true},
         {"instance", PG_ARG_STRING, true}, {"pid", PG_ARG_INT, true}, {"x", PG_ARG_INT, true},
         {"y", PG_ARG_INT, true},      {"width", PG_ARG_INT, true},    {"height", PG_ARG_INT, true},
-        {"visible", PG_ARG_BOOL, true}, {"focused", PG_ARG_BOOL, true}, {"dpi", PG_ARG_INT, true}};
+        {"visible", PG_ARG_BOOL, true}, {"focused", PG_ARG_BOOL, true}, {"minimized", PG_ARG_BOOL, true},
+        {"dpi", PG_ARG_INT, true}};
     pg_err rc = check_fields(o, spec, sizeof spec / sizeof *spec, "window", e);
     if (rc) return rc;
     int64_t id = 0, pid = 0, x = 0, y = 0, wd = 0, ht = 0, dpi = 0;
@@ -334,6 +335,7 @@ static pg_err dec_window(const cJSON *o, pg_window *w, size_t i, pg_error *e) {
     w->width = (uint32_t)wd, w->height = (uint32_t)ht;
     w->visible = pg_args_bool(o, "visible", false);
     w->focused = pg_args_bool(o, "focused", false);
+    w->minimized = pg_args_bool(o, "minimized", false);
     w->dpi = (uint32_t)dpi;
     return PG_OK;
 }

@@ -151,6 +151,7 @@ static cJSON *window_json(const pg_window *w) {
     cJSON_AddNumberToObject(o, "height", w->height);
     cJSON_AddBoolToObject(o, "visible", w->visible);
     cJSON_AddBoolToObject(o, "focused", w->focused);
+    cJSON_AddBoolToObject(o, "minimized", w->minimized);
     cJSON_AddNumberToObject(o, "dpi", w->dpi);
     return o;
 }

@@ -480,6 +480,14 @@ PG_TEST(minimized_window_is_badinput_not_a_black_image) {
     CHECK_EQ_INT(env.ops->click(env.p, env.app, 5, 5, PG_BTN_LEFT, 1, &e), PG_E_BADINPUT);
     pg_win_info info;
     CHECK(pg_win_window_info(env.p, env.app, &info, &e) == PG_OK && info.minimized);
+    pg_window *w = NULL;
+    size_t n = 0;
+    REQUIRE(env.ops->list_windows(env.p, &w, &n, &e) == PG_OK);
+    bool listed = false;
+    for (size_t i = 0; i < n; i++)
+        if (w[i].id == env.app) listed = w[i].minimized && !w[i].visible; /* listed, marked, not visible */
+    free(w);
+    CHECK(listed);
     REQUIRE(env.ops->focus(env.p, env.app, &e) == PG_OK); /* restores it */
     for (ULONGLONG t0 = GetTickCount64(); IsIconic(app) && GetTickCount64() - t0 < 2000;) pump(20);
     CHECK(!IsIconic(app));

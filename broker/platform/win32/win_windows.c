@@ -101,7 +101,8 @@ static void describe_window(const pg_platform *p, HWND h, HWND fg, pg_window *w)
         w->x = c.left, w->y = c.top;
         w->width = (uint32_t)(c.right - c.left), w->height = (uint32_t)(c.bottom - c.top);
     }
-    w->visible = IsWindowVisible(h) && !IsIconic(h);
+    w->minimized = IsIconic(h) != 0;
+    w->visible = IsWindowVisible(h) && !w->minimized;
     w->focused = h == fg;
     /* Coordinates are physical pixels (per-monitor aware); the scale tells the
      * agent how the app itself sizes things on mixed-DPI machines. */
