@@ -136,13 +136,14 @@ bool pg_principal_add_group(pg_principal *p, size_t max_groups, char *buf, size_
                             const char *name);
 /* Did the peer come through a remote transport (an SSH-forwarded socket)? */
 bool pg_peer_is_remote(const pg_peer *p);
-/* Does the process pid run as uid? Linux: its real uid (/proc). Windows: its
- * token's user SID is uid's SID. False when unknown. */
-bool pg_broker_pid_owned_by(int64_t pid, uint32_t uid);
-/* Input to pid refused whatever the policy says? Windows: PG_E_POLICY when
- * the process runs at a higher integrity level than the requester (UIPI's
- * rule, kept by the broker too) or its level cannot be read. Linux: PG_OK. */
-pg_err pg_broker_input_gate(int64_t pid, const pg_peer *peer, pg_error *e);
+/* What input into process pid must know, from one look at the process:
+ * *same_owner - it runs as the peer (Linux: its real uid in /proc; Windows:
+ * its token's user SID); false when unknown. The result: Windows refuses
+ * (PG_E_POLICY) a process at a higher integrity level than the requester
+ * (UIPI's rule, kept by the broker too) or one whose token cannot be read,
+ * whatever the policy says, and a vanished one is PG_E_NOTFOUND. Linux: PG_OK
+ * (X11 has no integrity levels; ownership and the policy decide). */
+pg_err pg_broker_input_target(int64_t pid, const pg_peer *peer, bool *same_owner, pg_error *e);
 
 /* Lifecycle shared by the Linux daemon and the Windows service
  * (broker/pg_broker.c). cfg->policy is handed over (one reference). */

@@ -40,15 +40,6 @@ pg_err pg_peer_from_socket(int fd, pg_peer *p, pg_error *e) {
     return PG_OK;
 }
 
-pg_err pg_broker_input_gate(int64_t pid, const pg_peer *peer, pg_error *e) {
-    /* X11 has no integrity levels: ownership (pg_broker_pid_owned_by) and the
-     * policy decide. */
-    (void)pid;
-    (void)peer;
-    (void)e;
-    return PG_OK;
-}
-
 void pg_broker_principal(uint32_t uid, const char *user, pg_principal *p, const char **groups, size_t max_groups,
                          char *buf, size_t buflen) {
     pg_principal_start(p, uid, user, groups);
@@ -73,7 +64,7 @@ bool pg_peer_is_remote(const pg_peer *p) {
     return strcmp(p->comm, "sshd") == 0 || strncmp(p->comm, "sshd-", 5) == 0;
 }
 
-bool pg_broker_pid_owned_by(int64_t pid, uint32_t uid) {
+static bool pid_owned_by(int64_t pid, uint32_t uid) {
     if (pid <= 0) return false;
     char path[64], line[256];
     snprintf(path, sizeof path, "/proc/%lld/status", (long long)pid);
@@ -89,4 +80,10 @@ bool pg_broker_pid_owned_by(int64_t pid, uint32_t uid) {
     }
     fclose(f);
     return owned;
+}
+
+pg_err pg_broker_input_target(int64_t pid, const pg_peer *peer, bool *same_owner, pg_error *e) {
+    (void)e;
+    *same_owner = pid_owned_by(pid, peer->uid);
+    return PG_OK;
 }

@@ -31,8 +31,8 @@ static pg_err with_target(pg_call *c, input_fn fn, pg_error *e) {
         pg_audit_window_set(c, &w);
         /* Ownership from the server side (X-Resource pid -> /proc uid), never
          * from anything the client or the window says about itself. */
-        bool same_owner = pg_broker_pid_owned_by(w.pid, c->peer->uid);
-        rc = pg_broker_input_gate(w.pid, c->peer, e);
+        bool same_owner = false;
+        rc = pg_broker_input_target(w.pid, c->peer, &same_owner, e);
         if (!rc) rc = pg_policy_check_input(c->view, w.title, w.class_name, w.instance, same_owner, e);
     }
     if (!rc) {

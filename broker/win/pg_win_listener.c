@@ -50,7 +50,7 @@ void pg_win_listener_principals(const pg_policy *p, char (*sids)[192], size_t ma
 }
 
 static pg_err open_pipe(pg_broker *b, const pg_win_listener_opts *o, pg_win_pipe_server **srv, pg_error *e) {
-    static char sids[PG_WIN_MAX_PRINCIPALS][PG_WIN_SID_STR_MAX];
+    char sids[PG_WIN_MAX_PRINCIPALS][PG_WIN_SID_STR_MAX];
     const char *ptrs[PG_WIN_MAX_PRINCIPALS];
     size_t n = 0;
     pg_policy *p = pg_broker_policy(b);

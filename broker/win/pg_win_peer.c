@@ -23,8 +23,8 @@ typedef struct {
 } principal;
 
 static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
-static principal *table;
-static size_t table_n;
+static principal *table; /* grows as accounts appear: each entry is ~4.5 KB */
+static size_t table_n, table_cap;
 
 static void computer_name(char *out, size_t cap) {
     wchar_t w[MAX_COMPUTERNAME_LENGTH + 1];
@@ -81,11 +81,17 @@ static pg_err table_slot(const char *sid, size_t *slot, pg_error *e) {
             *slot = i;
             return PG_OK;
         }
-    if (!table) table = calloc(MAX_PRINCIPALS, sizeof *table);
-    if (!table) return pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory");
     if (table_n == MAX_PRINCIPALS)
         return pg_error_set(e, PG_E_INTERNAL, "restart the service", "too many distinct client accounts (%u)",
                             MAX_PRINCIPALS);
+    if (table_n == table_cap) {
+        size_t cap = table_cap ? table_cap * 2 : 16;
+        principal *t = realloc(table, cap * sizeof *t);
+        if (!t) return pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory");
+        table = t;
+        table_cap = cap;
+    }
+    memset(&table[table_n], 0, sizeof *table);
     snprintf(table[table_n].sid, sizeof table[0].sid, "%s", sid);
     *slot = table_n++;
     return PG_OK;
@@ -184,23 +190,13 @@ bool pg_win_integrity_allows(uint32_t requester_rid, uint32_t target_rid) {
     return target_rid <= requester_rid;
 }
 
-bool pg_broker_pid_owned_by(int64_t pid, uint32_t uid) {
-    char sid[PG_WIN_SID_STR_MAX], mine[PG_WIN_SID_STR_MAX] = "";
-    uint32_t rid;
-    pg_error e;
-    if (pg_win_process_identity(pid, sid, &rid, &e)) return false;
-    pthread_mutex_lock(&table_lock);
-    size_t slot = uid - UID_BASE;
-    if (uid >= UID_BASE && slot < table_n) snprintf(mine, sizeof mine, "%s", table[slot].sid);
-    pthread_mutex_unlock(&table_lock);
-    return mine[0] && pg_win_sid_str_equal(sid, mine);
-}
-
-pg_err pg_broker_input_gate(int64_t pid, const pg_peer *peer, pg_error *e) {
+pg_err pg_broker_input_target(int64_t pid, const pg_peer *peer, bool *same_owner, pg_error *e) {
     char sid[PG_WIN_SID_STR_MAX];
     uint32_t rid;
+    *same_owner = false;
     pg_err rc = pg_win_process_identity(pid, sid, &rid, e);
     if (rc) return rc == PG_E_NOTFOUND ? rc : pg_error_set(e, PG_E_POLICY, NULL, "input refused: %s", e->message);
+    *same_owner = peer->sid[0] && pg_win_sid_str_equal(sid, peer->sid);
     if (!pg_win_integrity_allows(peer->integrity_rid, rid))
         return pg_error_set(e, PG_E_POLICY, "run the agent at the same integrity level as the target program",
                             "input refused: the window's process runs at integrity level 0x%x, above the "

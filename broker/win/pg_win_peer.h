@@ -11,7 +11,7 @@
  *   machine, BUILTIN or NT AUTHORITY; "DOMAIN\name" otherwise, so a domain
  *   account never matches a local name by accident.
  * It also implements the core's per-platform questions about processes
- * (pg_broker_pid_owned_by, pg_broker_input_gate in pg_broker.h) from the
+ * (pg_broker_input_target in pg_broker.h) from the
  * target process's token: owner SID and integrity level.
  * Wine gives every process the same SID and integrity, so there the owner
  * check always holds; the rule itself is pg_win_integrity_allows (pure).
