@@ -18,7 +18,7 @@ static pg_err open_audit(pg_broker *b, const char *state_dir, pg_error *e) {
     return pg_audit_open(&b->audit, path, ps->audit_rotate_bytes, e);
 }
 
-void pg_broker_log_policy(const pg_policy *p) {
+static void log_policy(const pg_policy *p) {
     const pg_policy_settings *ps = pg_policy_settings_get(p);
     pg_log(PG_LOG_INFO, "policy %s sha256=%.16s...%s", ps->source, ps->sha256,
            ps->file_checked ? "" : " (file permissions NOT checked)");
@@ -39,7 +39,7 @@ pg_err pg_broker_init(pg_broker *b, const pg_broker_config *cfg, pg_error *e) {
     pthread_mutex_init(&b->plat_lock, NULL);
     pthread_mutex_init(&b->policy_lock, NULL);
     pthread_mutex_init(&b->ocr_lock, NULL);
-    pg_broker_log_policy(b->policy);
+    log_policy(b->policy);
     uint64_t quota = pg_policy_settings_get(b->policy)->spool_quota_bytes;
     if (cfg->quota_cap_bytes && quota > cfg->quota_cap_bytes) quota = cfg->quota_cap_bytes;
     pg_err rc = pg_tok_store_new(&b->tokens, cfg->spool_dir, quota, cfg->memory_budget, cfg->ttl_s, e);
@@ -86,7 +86,7 @@ void pg_broker_reload(pg_broker *b) {
     }
     pg_judge_cache_clear(b->judge_cache); /* endpoints may have changed */
     pg_policy *p = pg_broker_policy(b);
-    pg_broker_log_policy(p);
+    log_policy(p);
     char detail[128];
     snprintf(detail, sizeof detail, "sha256 %s", pg_policy_settings_get(p)->sha256);
     audit_self(b, "policy.reload", PG_OK, detail, NULL);

@@ -165,7 +165,6 @@ void pg_broker_fini(pg_broker *b);
 /* Loads the policy again (SIGHUP / service PARAMCHANGE); a bad file keeps the
  * old policy. Both outcomes are logged and audited. */
 void pg_broker_reload(pg_broker *b);
-void pg_broker_log_policy(const pg_policy *p);
 /* "pixelgated --verify-audit FILE [--anchor SEQ:HASH]": an administrator's
  * check of the chain, no broker started. Prints the report; returns 0 when
  * whole, PG_E_ASSERT naming the first bad record, or the error. */

@@ -11,7 +11,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "audit/pg_audit.h"
 #include "ocr/pg_ocr.h"
 #include "pg_broker.h"
 #include "pg_log.h"
@@ -186,11 +185,6 @@ static void signal_ready(void) {
     }
 }
 
-/* SIGHUP: reload the policy; a bad file keeps the old policy. */
-static void reload_policy(pg_broker *b) { pg_broker_reload(b); }
-
-
-
 int main(int argc, char **argv) {
     options o = {.socket_path = "/run/pixelgate/broker.sock", .state_dir = "/var/lib/pixelgate",
                  .display = getenv("DISPLAY"), .socket_mode = 0666, .max_conns = 32, .ttl_s = 3600,
@@ -251,7 +245,7 @@ int main(int argc, char **argv) {
     pg_server_opts so = {o.socket_path, o.socket_mode, o.max_conns, o.io_timeout_ms};
     pg_log(PG_LOG_INFO, "pixelgated %s uid=%u display=%s backend=%s state=%s", PG_VERSION, (unsigned)geteuid(),
            b.display, b.plat_ops->name, o.state_dir);
-    pg_err rc = pg_server_run(&b, &so, &stop_flag, &hup_flag, reload_policy, signal_ready, &e);
+    pg_err rc = pg_server_run(&b, &so, &stop_flag, &hup_flag, pg_broker_reload, signal_ready, &e);
     if (rc) fprintf(stderr, "pixelgated: %s\n", e.message);
     else pg_log(PG_LOG_INFO, "stopped (signal %d)", (int)stop_flag);
     pg_broker_fini(&b);

@@ -23,7 +23,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "audit/pg_audit.h"
 #include "pg_utf8.h"
 #include "pg_broker.h"
 #include "pg_log.h"
