@@ -34,21 +34,12 @@
 #include "win_testapp.h"
 #include "pg_win32.h"
 
-#define APP_TITLE "pixelgate win32 test"
 #define APP_X 100
 #define APP_Y 100
 #define APP_W 420
 #define APP_H 240
 
-static struct {
-    bool ready, broken;
-    char why[600];
-    pg_testapp ta;                /* win32_testapp.exe */
-    const pg_platform_ops *ops;
-    pg_platform *p;
-    uint64_t app;
-    bool wine;
-} env;
+static pg_testapp_fixture env;
 
 /* ------------------------------------------------------------ helpers */
 
@@ -63,22 +54,6 @@ static void pump(DWORD ms) {
         if (GetTickCount64() - t0 >= ms) return;
         Sleep(5);
     }
-}
-
-static bool fail_setup(const char *fmt, ...) __attribute__((format(gnu_printf, 1, 2)));
-static bool fail_setup(const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(env.why, sizeof env.why, fmt, ap);
-    va_end(ap);
-    env.broken = true;
-    return false;
-}
-
-static void cleanup(void) {
-    if (env.p) env.ops->close(env.p);
-    env.p = NULL;
-    pg_testapp_stop(&env.ta, env.app);
 }
 
 typedef pg_testapp_state app_state;
@@ -101,53 +76,12 @@ static bool wait_edit(const char *want, app_state *s) {
 
 /* ------------------------------------------------------------ the app */
 
-static bool start_app(void) {
-    char why[300];
-    return pg_testapp_start(&env.ta, L"win32", why, sizeof why) || fail_setup("%s", why);
+static pg_err open_backend(const pg_platform_ops **ops, pg_platform **p, pg_error *e) {
+    *ops = pg_platform_default();
+    return (*ops)->open(p, NULL, e);
 }
 
-static const pg_window *find_app(const pg_window *w, size_t n) {
-    for (size_t i = 0; i < n; i++)
-        if (strcmp(w[i].title, APP_TITLE) == 0) return &w[i];
-    return NULL;
-}
-
-static bool open_backend(void) {
-    pg_error e;
-    env.ops = pg_platform_default();
-    if (env.ops->open(&env.p, NULL, &e) != PG_OK) return fail_setup("open: %s", e.message);
-    for (ULONGLONG t0 = GetTickCount64(); GetTickCount64() - t0 < 10000; Sleep(50)) {
-        pg_window *w;
-        size_t n;
-        if (env.ops->list_windows(env.p, &w, &n, &e) != PG_OK) return fail_setup("list: %s", e.message);
-        const pg_window *a = find_app(w, n);
-        env.app = a && a->visible ? a->id : 0;
-        free(w);
-        if (env.app) return true;
-    }
-    return fail_setup("the app window never appeared in list_windows");
-}
-
-static bool setup(void) {
-    if (env.ready || env.broken) return env.ready;
-    atexit(cleanup);
-    HMODULE ntdll = GetModuleHandleW(L"ntdll.dll");
-    env.wine = ntdll && GetProcAddress(ntdll, "wine_get_version");
-    if (!start_app() || !open_backend()) return false;
-    /* The pointer must not rest on the button (hover state). */
-    SetCursorPos(5, 5);
-    env.ready = true;
-    return true;
-}
-
-#define SETUP()                                                                         \
-    do {                                                                                \
-        if (!setup()) {                                                                 \
-            fprintf(stderr, "%s:%d: setup failed: %s\n", __FILE__, __LINE__, env.why);  \
-            *pg_failed_ = 1;                                                            \
-            return;                                                                     \
-        }                                                                               \
-    } while (0)
+#define SETUP() PG_TESTAPP_SETUP(&env, L"win32", open_backend)
 
 static bool rgb_is(const pg_capture *c, uint32_t x, uint32_t y, uint8_t r, uint8_t g, uint8_t b) {
     const uint8_t *px = c->rgba + (size_t)y * c->stride + (size_t)x * 4;
@@ -213,7 +147,7 @@ PG_TEST(list_finds_the_app_with_its_pid_and_client_area) {
     size_t n;
     pg_error e;
     REQUIRE(env.ops->list_windows(env.p, &w, &n, &e) == PG_OK);
-    const pg_window *a = find_app(w, n);
+    const pg_window *a = pg_testapp_find(w, n);
     CHECK(a != NULL);
     if (a) {
         printf("     app: 0x%llx class %s pid %lld at %d,%d %ux%u focused %d\n",
@@ -554,7 +488,7 @@ PG_TEST(focus_makes_foreground_and_settle_is_bounded) {
     pg_window *w;
     size_t n;
     REQUIRE(env.ops->list_windows(env.p, &w, &n, &e) == PG_OK);
-    const pg_window *a = find_app(w, n);
+    const pg_window *a = pg_testapp_find(w, n);
     CHECK(a && a->focused);
     free(w);
     DestroyWindow(other);

@@ -42,7 +42,6 @@
 #include "win_testapp.h"
 #include "pg_win_helper.h"
 
-#define APP_TITLE "pixelgate win32 test"
 #define APP_W 420
 #define APP_H 240
 
@@ -88,31 +87,7 @@ __attribute__((constructor)) static void child_roles(void) {
 
 /* ----------------------------------------------------------- the app */
 
-static struct {
-    bool ready, broken;
-    char why[600];
-    pg_testapp ta;                /* win32_testapp.exe */
-    const pg_platform_ops *ops;
-    pg_platform *p;
-    uint64_t app;
-    bool wine;
-} env;
-
-static bool fail_setup(const char *fmt, ...) __attribute__((format(gnu_printf, 1, 2)));
-static bool fail_setup(const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(env.why, sizeof env.why, fmt, ap);
-    va_end(ap);
-    env.broken = true;
-    return false;
-}
-
-static void cleanup(void) {
-    if (env.p) env.ops->close(env.p);
-    env.p = NULL;
-    pg_testapp_stop(&env.ta, env.app);
-}
+static pg_testapp_fixture env;
 
 typedef pg_testapp_state app_state;
 
@@ -126,54 +101,14 @@ static bool wait_state(int clicks, const char *edit, app_state *s) {
     return false;
 }
 
-static bool start_app(void) {
-    char why[300];
-    return pg_testapp_start(&env.ta, L"helper", why, sizeof why) || fail_setup("%s", why);
-}
-
-static const pg_window *find_app(const pg_window *w, size_t n) {
-    for (size_t i = 0; i < n; i++)
-        if (strcmp(w[i].title, APP_TITLE) == 0) return &w[i];
-    return NULL;
-}
-
 /* The helper is this exe in its "helper" role. */
-static bool open_proxy(void) {
-    pg_error e;
+static pg_err open_proxy(const pg_platform_ops **ops, pg_platform **p, pg_error *e) {
     pg_win_helper_launch how = {.args = "helper"};
-    env.ops = pg_win_helper_ops();
-    if (pg_win_helper_proxy_open(&env.p, &how, &e) != PG_OK) return fail_setup("proxy open: %s", e.message);
-    for (ULONGLONG t0 = GetTickCount64(); GetTickCount64() - t0 < 10000; Sleep(50)) {
-        pg_window *w;
-        size_t n;
-        if (env.ops->list_windows(env.p, &w, &n, &e) != PG_OK) return fail_setup("list: %s", e.message);
-        const pg_window *a = find_app(w, n);
-        env.app = a && a->visible ? a->id : 0;
-        free(w);
-        if (env.app) return true;
-    }
-    return fail_setup("the app window never appeared in the helper's list");
+    *ops = pg_win_helper_ops();
+    return pg_win_helper_proxy_open(p, &how, e);
 }
 
-static bool setup(void) {
-    if (env.ready || env.broken) return env.ready;
-    atexit(cleanup);
-    HMODULE ntdll = GetModuleHandleW(L"ntdll.dll");
-    env.wine = ntdll && GetProcAddress(ntdll, "wine_get_version");
-    if (!start_app() || !open_proxy()) return false;
-    SetCursorPos(5, 5); /* not resting on the button */
-    env.ready = true;
-    return true;
-}
-
-#define SETUP()                                                                         \
-    do {                                                                                \
-        if (!setup()) {                                                                 \
-            fprintf(stderr, "%s:%d: setup failed: %s\n", __FILE__, __LINE__, env.why);  \
-            *pg_failed_ = 1;                                                            \
-            return;                                                                     \
-        }                                                                               \
-    } while (0)
+#define SETUP() PG_TESTAPP_SETUP(&env, L"helper", open_proxy)
 
 static int32_t mid_x(RECT r) { return (r.left + r.right) / 2; }
 static int32_t mid_y(RECT r) { return (r.top + r.bottom) / 2; }
@@ -228,7 +163,7 @@ PG_TEST(list_through_the_helper_finds_the_app_with_pid_and_client_area) {
     size_t n;
     pg_error e;
     REQUIRE(env.ops->list_windows(env.p, &w, &n, &e) == PG_OK);
-    const pg_window *a = find_app(w, n);
+    const pg_window *a = pg_testapp_find(w, n);
     CHECK(a != NULL);
     if (a) {
         CHECK_EQ_INT(a->id, env.app);
@@ -337,7 +272,7 @@ PG_TEST(killed_helper_is_replaced_on_the_next_call) {
     REQUIRE(before != 0);
     REQUIRE(kill_pid(before));
     REQUIRE(env.ops->list_windows(env.p, &w, &n, &e) == PG_OK);
-    CHECK(find_app(w, n) != NULL);
+    CHECK(pg_testapp_find(w, n) != NULL);
     free(w);
     uint32_t after = pg_win_helper_pid(env.p);
     printf("     helper pid %u killed, replaced by %u\n", before, after);
@@ -373,7 +308,7 @@ PG_TEST(own_session_launch_says_so_and_close_stops_the_helper) {
     CHECK_STR(path, "CreateProcess(own session, as asked)");
     pg_window *w;
     size_t n;
-    CHECK(pg_win_helper_ops()->list_windows(p, &w, &n, &e) == PG_OK && find_app(w, n) != NULL);
+    CHECK(pg_win_helper_ops()->list_windows(p, &w, &n, &e) == PG_OK && pg_testapp_find(w, n) != NULL);
     free(w);
     HANDLE h = OpenProcess(SYNCHRONIZE, FALSE, pg_win_helper_pid(p));
     REQUIRE(h != NULL);

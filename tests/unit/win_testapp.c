@@ -1,6 +1,7 @@
 /* win_testapp.c - see win_testapp.h. */
 #include "win_testapp.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,4 +80,62 @@ void pg_testapp_stop(pg_testapp *a, uint64_t hwnd) {
     }
     if (a->state[0]) DeleteFileW(a->state);
     memset(a, 0, sizeof *a);
+}
+
+/* ---------------------------------------------------------------- fixture */
+
+static pg_testapp_fixture *the_fixture; /* for atexit */
+
+static void fixture_cleanup(void) {
+    pg_testapp_fixture *f = the_fixture;
+    if (f->p) f->ops->close(f->p);
+    f->p = NULL;
+    pg_testapp_stop(&f->ta, f->app);
+}
+
+static bool fixture_fail(pg_testapp_fixture *f, const char *fmt, ...) __attribute__((format(gnu_printf, 2, 3)));
+static bool fixture_fail(pg_testapp_fixture *f, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(f->why, sizeof f->why, fmt, ap);
+    va_end(ap);
+    f->broken = true;
+    return false;
+}
+
+const pg_window *pg_testapp_find(const pg_window *w, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(w[i].title, PG_TESTAPP_TITLE) == 0) return &w[i];
+    return NULL;
+}
+
+/* Waits until the backend lists the app's window, visible. */
+static bool find_app(pg_testapp_fixture *f) {
+    pg_error e;
+    for (ULONGLONG t0 = GetTickCount64(); GetTickCount64() - t0 < 10000; Sleep(50)) {
+        pg_window *w;
+        size_t n;
+        if (f->ops->list_windows(f->p, &w, &n, &e) != PG_OK) return fixture_fail(f, "list: %s", e.message);
+        const pg_window *a = pg_testapp_find(w, n);
+        f->app = a && a->visible ? a->id : 0;
+        free(w);
+        if (f->app) return true;
+    }
+    return fixture_fail(f, "the app window never appeared in the backend's list");
+}
+
+bool pg_testapp_fixture_setup(pg_testapp_fixture *f, const wchar_t *tag, pg_testapp_open_fn open) {
+    if (f->ready || f->broken) return f->ready;
+    the_fixture = f;
+    atexit(fixture_cleanup);
+    HMODULE ntdll = GetModuleHandleW(L"ntdll.dll");
+    f->wine = ntdll && GetProcAddress(ntdll, "wine_get_version");
+    pg_error e;
+    char why[300];
+    if (!pg_testapp_start(&f->ta, tag, why, sizeof why)) return fixture_fail(f, "%s", why);
+    if (open(&f->ops, &f->p, &e) != PG_OK) return fixture_fail(f, "open: %s", e.message);
+    if (!find_app(f)) return false;
+    SetCursorPos(5, 5); /* the pointer must not rest on the button (hover state) */
+    f->ready = true;
+    return true;
 }

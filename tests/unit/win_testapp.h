@@ -8,6 +8,13 @@
  * the last complete "state clicks=N edit=TEXT" line. pg_testapp_stop posts
  * WM_CLOSE to hwnd (if non-zero), terminates the app after 3 s, and deletes
  * the state file.
+ *
+ * pg_testapp_fixture is what a test that drives the app through a platform
+ * backend needs, set up once per process by the first test (SETUP()): the
+ * app started, a platform handle opened by the caller's open function, the
+ * app's window listed and visible (waited for up to 10 s), the pointer parked
+ * at 5,5 so it does not rest on the button. A failed setup is remembered, so
+ * every later test reports the same reason. Cleanup runs at exit.
  */
 #ifndef WIN_TESTAPP_H
 #define WIN_TESTAPP_H
@@ -17,6 +24,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "pg_platform.h"
 
 #define PG_TESTAPP_TITLE "pixelgate win32 test"
 
@@ -35,5 +44,34 @@ typedef struct {
 bool pg_testapp_start(pg_testapp *a, const wchar_t *tag, char *why, size_t n);
 bool pg_testapp_read(const pg_testapp *a, pg_testapp_state *s);
 void pg_testapp_stop(pg_testapp *a, uint64_t hwnd);
+
+/* The app's entry in a window list (by title), or NULL. */
+const pg_window *pg_testapp_find(const pg_window *w, size_t n);
+
+typedef struct {
+    bool ready, broken;
+    bool wine;                    /* running under Wine (ntdll's wine_get_version) */
+    char why[600];                /* why setup failed */
+    pg_testapp ta;                /* win32_testapp.exe */
+    const pg_platform_ops *ops;
+    pg_platform *p;
+    uint64_t app;                 /* the app's window as the backend lists it */
+} pg_testapp_fixture;
+
+/* Opens the backend under test into *ops and *p. */
+typedef pg_err (*pg_testapp_open_fn)(const pg_platform_ops **ops, pg_platform **p, pg_error *e);
+
+/* The setup described above, once per process (one fixture per process). */
+bool pg_testapp_fixture_setup(pg_testapp_fixture *f, const wchar_t *tag, pg_testapp_open_fn open);
+
+/* In a PG_TEST: set the fixture up or fail the test with the reason. */
+#define PG_TESTAPP_SETUP(f, tag, open)                                                      \
+    do {                                                                                    \
+        if (!pg_testapp_fixture_setup(f, tag, open)) {                                      \
+            fprintf(stderr, "%s:%d: setup failed: %s\n", __FILE__, __LINE__, (f)->why);    \
+            *pg_failed_ = 1;                                                                \
+            return;                                                                         \
+        }                                                                                   \
+    } while (0)
 
 #endif
