@@ -43,6 +43,15 @@ audited() { jq -s -e "$1" "$AUDIT" >/dev/null; }   # audited JQ_FILTER_ON_ALL_RE
 TOKEN=$(pg_as "$PG_AGENT" pixelgate snapshot --window '^pixelgate demo$' | jq -r .token)
 check "setup: the agent has a token" grep -q '^cap:' <<<"$TOKEN"
 
+# --- hash is not a pixel oracle (a 1x1 sha256 has only 2^24 answers: a table inverts it)
+pg_as "$PG_AGENT" pixelgate hash "$TOKEN" --algo sha256 --region 5,5,1,1 >/dev/null 2>"$PG_TMP/e"
+check "sha256 of a token sub-region is refused (exit 3)" test $? = 3
+out=$(pg_as "$PG_AGENT" pixelgate hash "$TOKEN" --algo sha256)
+check "...the token's hash is its stored whole-image digest" test "$(jq -r .hash <<<"$out")" = "$(pg_as "$PG_AGENT" pixelgate info "$TOKEN" | jq -r .sha256)"
+pg_as "$PG_AGENT" pixelgate hash "$TOKEN" --algo dhash --region 5,5,8,8 >/dev/null 2>&1
+check "a dhash of a tiny token region is refused (exit 3)" test $? = 3
+check "...and hash queries on tokens are audited" audited 'map(select(.op=="hash")) | length >= 3'
+
 # --- admission
 pg_as "$OUTSIDER" pixelgate ping >/dev/null 2>"$PG_TMP/e"
 check "a user the policy does not admit is refused (exit 3)" test $? = 3
