@@ -28,7 +28,7 @@ static const pg_op ops_table[] = {
     OP("analyze", pg_op_analyze, pg_op_analyze_args, PG_OP_AUDIT),
     OP("judge", pg_op_judge, pg_op_judge_args, PG_OP_AUDIT),
     OP("ocr", pg_op_ocr, pg_op_ocr_args, PG_OP_AUDIT),
-    OP("hash", pg_op_hash, pg_op_hash_args, 0),
+    OP("hash", pg_op_hash, pg_op_hash_args, PG_OP_AUDIT),
     OP("diff", pg_op_diff, pg_op_diff_args, PG_OP_AUDIT),
     OP("assert", pg_op_assert, pg_op_assert_args, PG_OP_AUDIT),
     OP("wait_stable", pg_op_wait_stable, pg_op_wait_stable_args, PG_OP_AUDIT),

@@ -37,6 +37,31 @@ static cJSON *rect_json(const pg_img_rect *r) {
 
 /* ---- hash ---- */
 
+/* The smallest token region whose dhash an agent may ask for when it may not
+ * have the pixels: 64 bits about at least 1024 pixels. */
+#define PG_HASH_MIN_REGION 32
+
+/* May the caller learn exact answers about this token's pixels? Only when the
+ * policy would release them to it right now. */
+static bool token_pixels_exact(const pg_call *c) { return c->view->expose_pixels == PG_EXPOSE_ALLOW; }
+
+/* A token's sha256 is its stored whole-image digest; a sub-region's sha256 is
+ * an exact oracle (a 1x1 region has 2^24 possible inputs) and is refused
+ * unless the pixels are the caller's to have. */
+static pg_err hash_token_rule(pg_call *c, const char *algo, const pg_img_rect *region, pg_error *e) {
+    if (!region || token_pixels_exact(c)) return PG_OK;
+    if (!strcmp(algo, "sha256"))
+        return pg_error_set(e, PG_E_POLICY, "hash the whole token (its stored digest), or crop with snapshot --region",
+                            "sha256 of a region of a token is refused under expose_pixels %s: it would reveal the pixels",
+                            pg_policy_expose_name(c->view->expose_pixels));
+    if (region->w < PG_HASH_MIN_REGION || region->h < PG_HASH_MIN_REGION)
+        return pg_error_set(e, PG_E_POLICY, "use a region of at least 32x32 pixels",
+                            "dhash of a %ux%u region of a token is refused under expose_pixels %s (minimum %dx%d)",
+                            region->w, region->h, pg_policy_expose_name(c->view->expose_pixels), PG_HASH_MIN_REGION,
+                            PG_HASH_MIN_REGION);
+    return PG_OK;
+}
+
 pg_err pg_op_hash(pg_call *c, pg_error *e) {
     c->audit.kind = "hash";
     const char *algo = pg_args_str(c->req->args, "algo", "sha256");
@@ -45,12 +70,19 @@ pg_err pg_op_hash(pg_call *c, pg_error *e) {
     pg_img_rect region;
     bool has_region;
     pg_err rc = pg_rect_arg(c->req->args, "region", &region, &has_region, e);
+    const cJSON *image = cJSON_GetObjectItemCaseSensitive(c->req->args, "image");
+    bool is_token = cJSON_GetObjectItemCaseSensitive(image, "token") != NULL;
+    if (!rc && is_token) rc = hash_token_rule(c, algo, has_region ? &region : NULL, e);
     pg_img *img = NULL;
     char label[64];
-    if (!rc) rc = pg_image_arg(c, "image", &img, label, e);
+    pg_tok_meta m;
+    if (!rc && is_token) rc = pg_image_from_token(c, pg_args_str(image, "token", ""), &img, label, &m, e);
+    else if (!rc) rc = pg_image_arg(c, "image", &img, label, e);
     if (rc) return rc;
     char hex[65];
-    if (!strcmp(algo, "sha256")) {
+    if (!strcmp(algo, "sha256") && is_token && !has_region) {
+        memcpy(hex, m.sha256, sizeof hex); /* the digest the store computed at capture */
+    } else if (!strcmp(algo, "sha256")) {
         uint8_t d[PG_SHA256_LEN];
         rc = pg_fp_sha256(img, has_region ? &region : NULL, d, e);
         if (!rc) pg_hex(d, sizeof d, hex);
@@ -62,6 +94,7 @@ pg_err pg_op_hash(pg_call *c, pg_error *e) {
     uint32_t w = img->width, h = img->height;
     pg_img_free(img);
     if (rc) return rc;
+    snprintf(c->audit.detail, sizeof c->audit.detail, "%s%s", algo, has_region ? " of a region" : "");
     cJSON *r = cJSON_CreateObject();
     cJSON_AddStringToObject(r, "hash", hex);
     cJSON_AddStringToObject(r, "algorithm", algo);
