@@ -165,6 +165,22 @@ check "SIGHUP reload is audited" audited 'map(select(.op=="policy.reload" and .o
 out=$(pg_as "$PG_AGENT" pixelgate snapshot --screen)
 check "a screen capture reports the denied window blacked out" test "$(jq .redacted_windows <<<"$out")" = 1
 STOK=$(jq -r .token <<<"$out")
+# A region that starts left of and above the screen: the capture is clipped
+# to the screen, and the blackout must follow the clipped origin.
+out=$(pg_as "$PG_AGENT" pixelgate snapshot --screen --region -20000,-20000,40000,40000)
+check "a screen capture whose region starts outside the screen still blacks out the denied window" \
+    test "$(jq .redacted_windows <<<"$out")" = 1
+NTOK=$(jq -r .token <<<"$out")
+pg_as "$PG_AGENT" pixelgate release "$NTOK" --png "$RELDIR/neg.png" >/dev/null
+check "...and the released pixels at the denied window are black" \
+    test "$(convert "$RELDIR/neg.png" -format '%[pixel:p{750,500}]' info:)" = "srgb(0,0,0)"
+out=$(pg_as "$PG_AGENT" pixelgate snapshot --screen --region -200,380,1200,400)
+NTOK=$(jq -r .token <<<"$out")
+pg_as "$PG_AGENT" pixelgate release "$NTOK" --png "$RELDIR/straddle.png" >/dev/null
+check "a region straddling the left edge blacks out the denied window where it lands (x 600..900, y 400..600)" \
+    test "$(convert "$RELDIR/straddle.png" -format '%[pixel:p{610,30}]' info:)" = "srgb(0,0,0)" -a \
+         "$(convert "$RELDIR/straddle.png" -format '%[pixel:p{890,190}]' info:)" = "srgb(0,0,0)"
+check "...with the clipped origin in its metadata" test "$(jq -c .region <<<"$out")" = '{"x":0,"y":380,"w":1000,"h":400}'
 pg_as "$PG_AGENT" pixelgate release "$STOK" --png "$RELDIR/screen.png" >/dev/null
 check "under allow the agent releases its screen capture" test -s "$RELDIR/screen.png"
 px() { convert "$RELDIR/screen.png" -format "%[pixel:p{$1}]" info:; }
