@@ -47,13 +47,18 @@ static pg_err read_args(const cJSON *args, snap_args *a, pg_error *e) {
 }
 
 /* Blacks out every visible window the policy denies that lies inside the
- * screen capture; returns how many. Caller holds the platform lock. */
-static unsigned redact_denied(pg_call *c, const snap_args *a, pg_capture *cap) {
+ * screen capture, in the coordinates of the capture's first pixel (the
+ * backend's origin: the clipped region, or a negative virtual-screen origin),
+ * never the region the client asked for. Fails closed: when the windows
+ * cannot be listed the capture is refused. Caller holds the platform lock. */
+static pg_err redact_denied(pg_call *c, pg_capture *cap, unsigned *redacted, pg_error *e) {
     pg_window *all = NULL;
     size_t n = 0;
-    pg_error ignored;
-    if (c->b->plat_ops->list_windows(c->b->plat, &all, &n, &ignored) != PG_OK) return 0;
-    int64_t ox = a->has_region ? a->region.x : 0, oy = a->has_region ? a->region.y : 0;
+    pg_err rc = c->b->plat_ops->list_windows(c->b->plat, &all, &n, e);
+    if (rc) return pg_error_set(e, PG_E_INTERNAL, "retry; the display may be busy",
+                                "screen capture refused: the window list could not be read to black out denied windows (%s)",
+                                pg_err_name(rc));
+    int64_t ox = cap->origin_x, oy = cap->origin_y;
     unsigned hits = 0;
     for (size_t i = 0; i < n; i++) {
         const pg_window *w = &all[i];
@@ -74,7 +79,8 @@ static unsigned redact_denied(pg_call *c, const snap_args *a, pg_capture *cap) {
         hits++;
     }
     free(all);
-    return hits;
+    *redacted = hits;
+    return PG_OK;
 }
 
 /* Refuses a window the policy says is never captured. */
@@ -95,7 +101,11 @@ static pg_err capture(pg_call *c, const snap_args *a, pg_capture *cap, pg_window
     const pg_rect *region = a->has_region ? &a->region : NULL;
     if (a->screen) {
         rc = ops->capture_screen(c->b->plat, region, cap, e);
-        if (!rc) *redacted = redact_denied(c, a, cap);
+        if (!rc) rc = redact_denied(c, cap, redacted, e);
+        if (rc) {
+            free(cap->rgba);
+            cap->rgba = NULL;
+        }
     } else {
         rc = pg_resolve_window(c, w, e);
         if (!rc) pg_audit_window_set(c, w);
@@ -124,9 +134,9 @@ static void fill_meta(pg_tok_meta *m, const snap_args *a, const pg_window *w, co
         pg_copy_utf8(m->window_title, sizeof m->window_title, w->title);
         pg_copy_utf8(m->window_class, sizeof m->window_class, w->class_name);
     }
-    if (a->has_region) {
-        m->region_x = a->region.x;
-        m->region_y = a->region.y;
+    if (a->has_region) { /* where the clipped capture starts: screen, or window-relative */
+        m->region_x = a->screen ? cap->origin_x : cap->origin_x - w->x;
+        m->region_y = a->screen ? cap->origin_y : cap->origin_y - w->y;
         m->region_w = cap->width;
         m->region_h = cap->height;
     }

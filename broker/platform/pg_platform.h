@@ -46,6 +46,8 @@ typedef struct {
     uint8_t *rgba;
     uint32_t width, height;
     size_t stride;       /* bytes per row, >= width*4 */
+    int32_t origin_x;    /* screen coordinates of pixel (0,0): every blackout and every */
+    int32_t origin_y;    /* mapping back to the screen starts from these, never from the request */
     char method[32];     /* which path produced it: "composite+shm", "composite+getimage", "shm", "getimage" */
 } pg_capture;
 
@@ -80,7 +82,9 @@ typedef struct {
      * an empty intersection is PG_E_BADINPUT. Unknown/vanished id: PG_E_NOTFOUND. */
     pg_err (*capture_window)(pg_platform *p, uint64_t id, const pg_rect *region, pg_capture *out,
                              pg_error *e);
-    /* region NULL = whole screen; region in screen coordinates. */
+    /* region NULL = whole screen; region in screen coordinates, clipped to the
+     * screen (Windows: the virtual screen, whose origin may be negative);
+     * out->origin_x/y say where the clipped capture starts. */
     pg_err (*capture_screen)(pg_platform *p, const pg_rect *region, pg_capture *out, pg_error *e);
     pg_err (*focus)(pg_platform *p, uint64_t id, pg_error *e);
     pg_err (*pointer_move)(pg_platform *p, uint64_t id, int32_t x, int32_t y, pg_error *e);

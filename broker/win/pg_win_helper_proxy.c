@@ -394,7 +394,8 @@ static pg_err check_capture(const capture_out *co, int64_t w, int64_t h, int64_t
 static pg_err dec_capture(proxy *x, const cJSON *result, pg_msg *m, void *out, pg_error *e) {
     static const pg_arg_spec spec[] = {{"width", PG_ARG_INT, true},   {"height", PG_ARG_INT, true},
                                        {"stride", PG_ARG_INT, true},  {"method", PG_ARG_STRING, true},
-                                       {"fallback", PG_ARG_STRING, true}};
+                                       {"fallback", PG_ARG_STRING, true}, {"origin_x", PG_ARG_INT, true},
+                                       {"origin_y", PG_ARG_INT, true}};
     capture_out *co = out;
     pg_capture c = {0};
     char fallback[sizeof x->fallback];
@@ -406,7 +407,11 @@ static pg_err dec_capture(proxy *x, const cJSON *result, pg_msg *m, void *out, p
     if ((rc = check_capture(co, w, h, stride, m->att[0].len, e)) != PG_OK) return rc;
     if (!method_into(result, c.method, sizeof c.method) || !str_into(result, "fallback", fallback, sizeof fallback))
         return bad_reply(e, "capture method or fallback too long or not text");
+    int64_t ox = pg_args_int(result, "origin_x", 0), oy = pg_args_int(result, "origin_y", 0);
+    if (ox < INT32_MIN / 2 || ox > INT32_MAX / 2 || oy < INT32_MIN / 2 || oy > INT32_MAX / 2)
+        return bad_reply(e, "capture origin %lld,%lld out of range", (long long)ox, (long long)oy);
     c.width = (uint32_t)w, c.height = (uint32_t)h, c.stride = (size_t)stride;
+    c.origin_x = (int32_t)ox, c.origin_y = (int32_t)oy;
     c.rgba = m->att[0].data; /* taken from the message */
     m->att[0].data = NULL;
     memcpy(x->fallback, fallback, sizeof fallback);

@@ -191,6 +191,8 @@ static pg_err capture_reply(helper *h, pg_capture *c, const char *fallback, cJSO
     cJSON_AddNumberToObject(r, "width", c->width);
     cJSON_AddNumberToObject(r, "height", c->height);
     cJSON_AddNumberToObject(r, "stride", (double)row);
+    cJSON_AddNumberToObject(r, "origin_x", c->origin_x);
+    cJSON_AddNumberToObject(r, "origin_y", c->origin_y);
     cJSON_AddStringToObject(r, "method", c->method);
     cJSON_AddStringToObject(r, "fallback", fallback);
     (void)h;

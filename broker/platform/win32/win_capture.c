@@ -205,6 +205,8 @@ pg_err win_capture_window(pg_platform *p, uint64_t id, const pg_rect *region, pg
         return pg_error_set(e, PG_E_BADINPUT, NULL, "window 0x%llx has an empty client area",
                             (unsigned long long)id);
     if ((rc = clip(region, w, ht, &sub, e)) != PG_OK) return rc;
+    out->origin_x = c.left + sub.x;
+    out->origin_y = c.top + sub.y;
     dib d;
     char why[sizeof p->fallback];
     if (try_printwindow(h, w, ht, &d, why, sizeof why)) {
@@ -236,6 +238,8 @@ pg_err win_capture_screen(pg_platform *p, const pg_rect *region, pg_capture *out
     if (rc != PG_OK) return rc;
     pg_rect all = {0, 0, sub.w, sub.h};
     RECT want = {vx + sub.x, vy + sub.y, vx + sub.x + (LONG)sub.w, vy + sub.y + (LONG)sub.h};
+    out->origin_x = want.left; /* negative when a monitor sits left of or above the primary */
+    out->origin_y = want.top;
     uint8_t *px = malloc((size_t)sub.w * 4 * sub.h);
     if (px && win_dxgi_capture(&p->dxgi, &want, px, (size_t)sub.w * 4, p->screen_fallback,
                                sizeof p->screen_fallback)) {

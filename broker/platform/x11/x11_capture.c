@@ -210,7 +210,10 @@ static pg_err capture_from_root(pg_platform *p, const x11_win *w, const pg_rect 
     if (rc != PG_OK) return rc;
     grab_req g = {p->root, s.x, s.y, s.w, s.h, {0}};
     rc = x11_pixfmt_for(p, p->screen->root_visual, p->screen->root_depth, &g.fmt, e);
-    return rc != PG_OK ? rc : grab(p, &g, "", out, e);
+    if (rc == PG_OK) rc = grab(p, &g, "", out, e);
+    out->origin_x = s.x;
+    out->origin_y = s.y;
+    return rc;
 }
 
 pg_err x11_capture_window(pg_platform *p, uint64_t id, const pg_rect *region, pg_capture *out,
@@ -226,8 +229,11 @@ pg_err x11_capture_window(pg_platform *p, uint64_t id, const pg_rect *region, pg
                             (unsigned long long)id);
     pg_rect r;
     if ((rc = clip(region, w.width, w.height, &r, "window", e)) != PG_OK) return rc;
-    return p->redirected ? capture_composite(p, &w, &r, out, e)
-                         : capture_from_root(p, &w, &r, out, e);
+    if (!p->redirected) return capture_from_root(p, &w, &r, out, e);
+    rc = capture_composite(p, &w, &r, out, e);
+    out->origin_x = w.root_x + r.x;
+    out->origin_y = w.root_y + r.y;
+    return rc;
 }
 
 pg_err x11_capture_screen(pg_platform *p, const pg_rect *region, pg_capture *out, pg_error *e) {
@@ -239,5 +245,8 @@ pg_err x11_capture_screen(pg_platform *p, const pg_rect *region, pg_capture *out
     if (rc != PG_OK) return rc;
     grab_req g = {p->root, r.x, r.y, r.w, r.h, {0}};
     rc = x11_pixfmt_for(p, p->screen->root_visual, p->screen->root_depth, &g.fmt, e);
-    return rc != PG_OK ? rc : grab(p, &g, "", out, e);
+    if (rc == PG_OK) rc = grab(p, &g, "", out, e);
+    out->origin_x = r.x; /* the clipped start, not the region asked for */
+    out->origin_y = r.y;
+    return rc;
 }
