@@ -18,6 +18,7 @@
 
 #include <cJSON.h>
 
+#include "pg_opdecl.h"
 #include "pg_platform.h"
 #include "pg_proto.h"
 #include "pg_token.h"
@@ -87,6 +88,8 @@ typedef struct {
     pg_broker *b;
     const pg_peer *peer;
     const pg_request *req;
+    const pg_opdecl *op;         /* the operation's declaration (common/pg_ops.def) */
+    const void *args;            /* its checked arguments: a pg_args_<op> */
     const pg_msg *msg;           /* request attachments */
     cJSON *result;               /* set by the handler on success */
     cJSON *details;              /* optional structured detail on failure */
@@ -97,26 +100,13 @@ typedef struct {
     pg_call_audit audit;
 } pg_call;
 
-typedef pg_err (*pg_op_fn)(pg_call *c, pg_error *e);
-
-/* PG_OP_AUDIT: every outcome is audited. Without it only refusals are. */
-#define PG_OP_AUDIT 1u
-
-typedef struct {
-    const char *name;
-    pg_op_fn fn;
-    const pg_arg_spec *args;
-    size_t n_args;
-    unsigned flags;
-} pg_op;
-
-/* Dispatch one parsed request: look up op, check args, run handler, then
- * write the audit record (when the op is audited, or was refused) before the
- * caller replies. A failed audit write turns the outcome into PG_E_INTERNAL
- * and undoes a created token: nothing happens that is not on record. */
+/* Dispatch one parsed request: look up its declaration, admit the peer,
+ * check the arguments against the declaration into a typed struct, run the
+ * handler, then write the audit record (when the op is audited, or was
+ * refused) before the caller replies. A failed audit write turns the outcome
+ * into PG_E_INTERNAL and undoes a created token: nothing happens that is not
+ * on record. */
 pg_err pg_dispatch(pg_call *c, pg_error *e);
-const pg_op *pg_ops_find(const char *name);
-const pg_op *pg_ops_list(size_t *n);
 
 /* The current policy, with a reference the caller drops (pg_policy_free). */
 pg_policy *pg_broker_policy(pg_broker *b);

@@ -1,50 +1,30 @@
-/* The operation table: one line per op, the handler and its argument schema.
- * Handlers live in broker/ops/op_*.c. */
+/* Dispatch: every operation of common/pg_ops.def bound to its handler
+ * (broker/ops/), admission, the argument check, and the audit record. */
 #include <stdio.h>
-#include <string.h>
-
 #include <stdlib.h>
+#include <string.h>
 
 #include "audit/pg_audit.h"
 #include "ops/pg_ops.h"
-#include "pg_log.h"
 #include "pg_broker.h"
+#include "pg_log.h"
 
-#define OP(name, fn, spec, flags) {name, fn, spec, sizeof(spec) / sizeof(spec[0]), flags}
-#define OP_NOARGS(name, fn) {name, fn, NULL, 0, 0}
+typedef pg_err (*handler_fn)(pg_call *c, const void *args, pg_error *e);
 
-static const pg_op ops_table[] = {
-    OP_NOARGS("ping", pg_op_ping),
-    OP_NOARGS("caps", pg_op_caps),
-    OP("windows", pg_op_windows, pg_op_windows_args, 0),
-    OP("snapshot", pg_op_snapshot, pg_op_snapshot_args, PG_OP_AUDIT),
-    OP("info", pg_op_info, pg_op_info_args, 0),
-    OP("focus", pg_op_focus, pg_op_target_args, PG_OP_AUDIT),
-    OP("click", pg_op_click, pg_op_click_args, PG_OP_AUDIT),
-    OP("key", pg_op_key, pg_op_key_args, PG_OP_AUDIT),
-    OP("type", pg_op_type, pg_op_type_args, PG_OP_AUDIT),
-    OP("release", pg_op_release, pg_op_release_args, PG_OP_AUDIT),
-    OP("approve", pg_op_approve, pg_op_approve_args, PG_OP_AUDIT),
-    OP("analyze", pg_op_analyze, pg_op_analyze_args, PG_OP_AUDIT),
-    OP("judge", pg_op_judge, pg_op_judge_args, PG_OP_AUDIT),
-    OP("ocr", pg_op_ocr, pg_op_ocr_args, PG_OP_AUDIT),
-    OP("hash", pg_op_hash, pg_op_hash_args, PG_OP_AUDIT),
-    OP("diff", pg_op_diff, pg_op_diff_args, PG_OP_AUDIT),
-    OP("assert", pg_op_assert, pg_op_assert_args, PG_OP_AUDIT),
-    OP("wait_stable", pg_op_wait_stable, pg_op_wait_stable_args, PG_OP_AUDIT),
-    OP("wait_for", pg_op_wait_for, pg_op_wait_for_args, PG_OP_AUDIT),
+/* One adapter per operation gives every handler the same C type. */
+#define PG_OP(id, ...) \
+    static pg_err run_##id(pg_call *c, const void *a, pg_error *e) { return pg_op_##id(c, a, e); }
+#define PG_ARG(op, name, type, ...)
+#define PG_END(id)
+#include "pg_ops.def"
+#undef PG_OP
+#define PG_OP(id, ...) [PG_OPI_##id] = run_##id,
+static const handler_fn handlers[PG_OPI_COUNT] = {
+#include "pg_ops.def"
 };
-
-const pg_op *pg_ops_list(size_t *n) {
-    *n = sizeof ops_table / sizeof ops_table[0];
-    return ops_table;
-}
-
-const pg_op *pg_ops_find(const char *name) {
-    for (size_t i = 0; i < sizeof ops_table / sizeof ops_table[0]; i++)
-        if (!strcmp(ops_table[i].name, name)) return &ops_table[i];
-    return NULL;
-}
+#undef PG_OP
+#undef PG_ARG
+#undef PG_END
 
 static pg_err write_audit(pg_call *c, pg_err outcome, const pg_error *why, pg_error *e) {
     const pg_call_audit *a = &c->audit;
@@ -73,9 +53,10 @@ static pg_err write_audit(pg_call *c, pg_err outcome, const pg_error *why, pg_er
 }
 
 /* Admission: is the peer one of the policy's clients? Sets c->view.
- * Approvers need not be clients: for "approve" pg_policy_may_approve is the gate. */
+ * Approvers need not be clients: for their operations pg_policy_may_approve
+ * is the gate. */
 static pg_err admit(pg_call *c, pg_error *e) {
-    if (!strcmp(c->req->op, "approve")) {
+    if (c->op->flags & PG_OPF_APPROVER) {
         c->view = pg_policy_view_for(c->policy, c->peer->user);
         return PG_OK;
     }
@@ -87,15 +68,26 @@ static pg_err admit(pg_call *c, pg_error *e) {
     return pg_policy_admit(c->policy, &who, &c->view, e);
 }
 
+/* Checks the arguments into a fresh pg_args_<op> and runs the handler. */
+static pg_err run(pg_call *c, pg_error *e) {
+    void *args = malloc(c->op->args_size);
+    if (!args) return pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory");
+    pg_err rc = pg_opdecl_parse(c->op, c->req->args, args, e);
+    c->args = args;
+    if (!rc) rc = handlers[c->op - pg_opdecls](c, args, e);
+    c->args = NULL;
+    free(args);
+    return rc;
+}
+
 pg_err pg_dispatch(pg_call *c, pg_error *e) {
-    const pg_op *op = pg_ops_find(c->req->op);
-    if (!op)
+    c->op = pg_opdecl_find(c->req->op);
+    if (!c->op)
         return pg_error_set(e, PG_E_USAGE, "upgrade the broker or check the client version", "unknown operation \"%s\"",
                             c->req->op);
     pg_err rc = admit(c, e);
-    if (!rc) rc = pg_args_check(c->req->args, op->args, op->n_args, e);
-    if (!rc) rc = op->fn(c, e);
-    if (!c->b->audit || !((op->flags & PG_OP_AUDIT) || rc == PG_E_POLICY)) return rc;
+    if (!rc) rc = run(c, e);
+    if (!c->b->audit || !((c->op->flags & PG_OPF_AUDIT) || rc == PG_E_POLICY)) return rc;
     pg_error ae;
     pg_error_clear(&ae);
     if (write_audit(c, rc, e, &ae) == PG_OK) return rc;
@@ -109,7 +101,6 @@ pg_err pg_dispatch(pg_call *c, pg_error *e) {
     return pg_error_set(e, PG_E_INTERNAL, "the administrator must fix the audit log (disk full?)",
                         "refused: the audit record could not be written (%s)", ae.message);
 }
-
 
 void pg_principal_start(pg_principal *p, uint32_t uid, const char *user, const char **groups) {
     memset(p, 0, sizeof *p);

@@ -8,15 +8,29 @@
 #include "pg_cli.h"
 #include "pg_script.h"
 
+/* The commands the client runs itself, besides the broker's operations. */
+static const struct {
+    const char *synopsis, *help;
+} client_cmds[] = {
+    {"pixelgate run FILE|-",
+     "Script mode: one command per line, same syntax as above, over one connection; $last is the token of the\n"
+     "last snapshot; stops at the first failure and exits with its code. # starts a comment.\n"
+     "Prints: one {\"step\":N,\"line\":N,\"command\":\"...\",\"result\":{...}} per step."},
+    {"pixelgate help [COMMAND]", "Describes a command, its arguments and its output."},
+};
+
 static void print_usage(FILE *f) {
-    size_t n;
-    const pg_cmd *cmds = pg_cmd_list(&n);
     fprintf(f,
             "pixelgate %s - see and drive GUIs through the pixelgate broker, without the pixels\n\n"
             "usage: pixelgate [--socket PATH] [--timeout SECONDS] COMMAND [ARGS]\n\n"
             "commands:\n",
             PG_VERSION);
-    for (size_t i = 0; i < n; i++) fprintf(f, "  %s\n", cmds[i].synopsis);
+    char syn[1024];
+    for (size_t i = 0; i < PG_OPI_COUNT; i++) {
+        pg_cli_synopsis(&pg_opdecls[i], syn, sizeof syn);
+        fprintf(f, "  %s\n", syn);
+    }
+    for (size_t i = 0; i < sizeof client_cmds / sizeof client_cmds[0]; i++) fprintf(f, "  %s\n", client_cmds[i].synopsis);
     fprintf(f,
             "\nThe socket is --socket, else $PIXELGATE_SOCKET, else %s.\n"
             "Output: one JSON object on stdout; errors as JSON on stderr.\n"
@@ -26,20 +40,37 @@ static void print_usage(FILE *f) {
             pg_transport_default_address());
 }
 
+/* help, help CMD, help assert (every "assert ..." command), help run. */
 static int cmd_help(int argc, char **argv) {
     if (argc == 0) {
         print_usage(stdout);
         return 0;
     }
-    const pg_cmd *c = pg_cmd_find(argv[0]);
-    if (!c) {
-        pg_error e;
-        pg_error_set(&e, PG_E_USAGE, "run 'pixelgate --help' for the list", "no command \"%s\"", argv[0]);
-        pg_cli_print_error(&e, NULL, 0, 0);
-        return PG_E_USAGE;
+    for (size_t i = 0; i < sizeof client_cmds / sizeof client_cmds[0]; i++)
+        if (!strncmp(client_cmds[i].synopsis + 10, argv[0], strlen(argv[0])) &&
+            client_cmds[i].synopsis[10 + strlen(argv[0])] == ' ') {
+            printf("usage: %s\n\n%s\n", client_cmds[i].synopsis, client_cmds[i].help);
+            return 0;
+        }
+    int used;
+    const pg_opdecl *d = pg_cli_find_op(argc, argv, &used);
+    if (d) {
+        pg_cli_print_help(stdout, d);
+        return 0;
     }
-    printf("usage: %s\n\n%s\n", c->synopsis, c->help);
-    return 0;
+    if (pg_cli_is_group(argv[0])) {
+        size_t n = strlen(argv[0]);
+        for (size_t i = 0, shown = 0; i < PG_OPI_COUNT; i++)
+            if (!strncmp(pg_opdecls[i].cli, argv[0], n) && pg_opdecls[i].cli[n] == ' ') {
+                if (shown++) printf("\n");
+                pg_cli_print_help(stdout, &pg_opdecls[i]);
+            }
+        return 0;
+    }
+    pg_error e;
+    pg_error_set(&e, PG_E_USAGE, "run 'pixelgate --help' for the list", "no command \"%s\"", argv[0]);
+    pg_cli_print_error(&e, NULL, 0, 0);
+    return PG_E_USAGE;
 }
 
 static int cmd_run(int argc, char **argv, const char *address) {
@@ -61,12 +92,12 @@ static int cmd_run(int argc, char **argv, const char *address) {
     return rc;
 }
 
-static int run_one(const pg_cmd *cmd, int argc, char **argv, const char *address, uint32_t timeout_ms) {
+static int run_one(const pg_opdecl *d, int argc, char **argv, const char *address, uint32_t timeout_ms) {
     pg_cli_request req = {0};
     pg_error e;
     pg_error_clear(&e);
     cJSON *result = NULL, *details = NULL;
-    pg_err rc = cmd->build(argc, argv, &req, &e);
+    pg_err rc = pg_cli_build(d, argc, argv, &req, &e);
     if (rc) {
         pg_cli_request_fini(&req);
     } else {
@@ -119,14 +150,17 @@ int main(int argc, char **argv) {
         return PG_E_USAGE;
     }
     const char *name = argv[i];
-    const pg_cmd *cmd = pg_cmd_find(name);
-    if (!cmd) {
+    if (!strcmp(name, "help")) return cmd_help(argc - i - 1, argv + i + 1);
+    if (!strcmp(name, "run")) return cmd_run(argc - i - 1, argv + i + 1, address);
+    int used;
+    const pg_opdecl *d = pg_cli_find_op(argc - i, argv + i, &used);
+    if (!d) {
         pg_error e;
-        pg_error_set(&e, PG_E_USAGE, "run 'pixelgate --help' for the list", "unknown command \"%s\"", name);
+        if (pg_cli_is_group(name))
+            pg_error_set(&e, PG_E_USAGE, NULL, "%s needs a kind: see 'pixelgate help %s'", name, name);
+        else pg_error_set(&e, PG_E_USAGE, "run 'pixelgate --help' for the list", "unknown command \"%s\"", name);
         pg_cli_print_error(&e, NULL, 0, 0);
         return PG_E_USAGE;
     }
-    if (!strcmp(name, "help")) return cmd_help(argc - i - 1, argv + i + 1);
-    if (!strcmp(name, "run")) return cmd_run(argc - i - 1, argv + i + 1, address);
-    return run_one(cmd, argc - i - 1, argv + i + 1, address, timeout_ms);
+    return run_one(d, argc - i - used, argv + i + used, address, timeout_ms);
 }

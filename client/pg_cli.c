@@ -14,6 +14,7 @@
 
 void pg_cli_request_fini(pg_cli_request *r) {
     cJSON_Delete(r->args);
+    cJSON_Delete(r->local);
     for (size_t i = 0; i < r->n_att; i++) free(r->att[i].data);
     memset(r, 0, sizeof *r);
 }
@@ -120,130 +121,6 @@ void pg_cli_print_error(const pg_error *e, const cJSON *details, int step, int l
         free(s);
     }
     cJSON_Delete(root);
-}
-
-/* ---- options ---- */
-
-static pg_opt *find_opt(pg_opt *opts, size_t n, const char *name, size_t len) {
-    for (size_t i = 0; i < n; i++)
-        if (strlen(opts[i].name) == len && !strncmp(opts[i].name, name, len)) return &opts[i];
-    return NULL;
-}
-
-pg_err pg_opts_parse(int argc, char **argv, pg_opt *opts, size_t n_opts, char **pos, size_t max_pos,
-                     size_t *n_pos, pg_error *e) {
-    *n_pos = 0;
-    bool only_pos = false;
-    for (int i = 0; i < argc; i++) {
-        char *a = argv[i];
-        if (!only_pos && !strcmp(a, "--")) {
-            only_pos = true;
-            continue;
-        }
-        if (!only_pos && a[0] == '-' && a[1] == '-') {
-            const char *eq = strchr(a, '=');
-            size_t len = eq ? (size_t)(eq - a) : strlen(a);
-            pg_opt *o = find_opt(opts, n_opts, a, len);
-            if (!o) return pg_error_set(e, PG_E_USAGE, NULL, "unknown option %.*s", (int)len, a);
-            o->seen = true;
-            if (!o->takes_value) {
-                if (eq) return pg_error_set(e, PG_E_USAGE, NULL, "%s takes no value", o->name);
-                continue;
-            }
-            if (eq) o->value = eq + 1;
-            else if (i + 1 < argc) o->value = argv[++i];
-            else return pg_error_set(e, PG_E_USAGE, NULL, "%s needs a value", o->name);
-            continue;
-        }
-        if (*n_pos >= max_pos) return pg_error_set(e, PG_E_USAGE, NULL, "unexpected argument \"%s\"", a);
-        pos[(*n_pos)++] = a;
-    }
-    return PG_OK;
-}
-
-const pg_opt *pg_opt_get(const pg_opt *opts, size_t n, const char *name) {
-    for (size_t i = 0; i < n; i++)
-        if (!strcmp(opts[i].name, name)) return opts[i].seen ? &opts[i] : NULL;
-    return NULL;
-}
-
-/* Parses up to max comma-separated integers; returns how many, -1 on junk. */
-static int parse_ints(const char *s, char sep, long *out, int max) {
-    int n = 0;
-    const char *p = s;
-    while (n < max) {
-        char *end;
-        errno = 0;
-        long v = strtol(p, &end, 10);
-        if (end == p || errno) return -1;
-        out[n++] = v;
-        if (*end == '\0') return n;
-        if (*end != sep) return -1;
-        p = end + 1;
-    }
-    return -1;
-}
-
-pg_err pg_parse_region(const char *s, cJSON **out, pg_error *e) {
-    long v[4];
-    if (parse_ints(s, ',', v, 4) != 4 || v[2] <= 0 || v[3] <= 0)
-        return pg_error_set(e, PG_E_USAGE, "e.g. --region 10,20,200,100", "bad region \"%s\": want X,Y,W,H with W,H > 0",
-                            s);
-    cJSON *o = cJSON_CreateObject();
-    cJSON_AddNumberToObject(o, "x", (double)v[0]);
-    cJSON_AddNumberToObject(o, "y", (double)v[1]);
-    cJSON_AddNumberToObject(o, "w", (double)v[2]);
-    cJSON_AddNumberToObject(o, "h", (double)v[3]);
-    *out = o;
-    return PG_OK;
-}
-
-pg_err pg_parse_point(const char *s, long *x, long *y, pg_error *e) {
-    long v[2];
-    if (parse_ints(s, ',', v, 2) != 2)
-        return pg_error_set(e, PG_E_USAGE, "e.g. --at 120,45 (relative to the window)", "bad point \"%s\": want X,Y", s);
-    *x = v[0];
-    *y = v[1];
-    return PG_OK;
-}
-
-pg_err pg_parse_size(const char *s, cJSON **out, pg_error *e) {
-    long v[2];
-    if (parse_ints(s, 'x', v, 2) != 2 || v[0] <= 0 || v[1] <= 0)
-        return pg_error_set(e, PG_E_USAGE, "e.g. --max-size 1280x720", "bad size \"%s\": want WxH", s);
-    cJSON *o = cJSON_CreateObject();
-    cJSON_AddNumberToObject(o, "w", (double)v[0]);
-    cJSON_AddNumberToObject(o, "h", (double)v[1]);
-    *out = o;
-    return PG_OK;
-}
-
-pg_err pg_parse_window_id(const char *s, double *out, pg_error *e) {
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 0);
-    if (!*s || *end || errno || s[0] == '-' || v > 9007199254740991ull)
-        return pg_error_set(e, PG_E_USAGE, "ids come from 'pixelgate windows' (decimal or 0x hex)", "bad window id \"%s\"", s);
-    *out = (double)v;
-    return PG_OK;
-}
-
-pg_err pg_add_target(const pg_opt *opts, size_t n, cJSON *args, bool required, pg_error *e) {
-    const pg_opt *w = pg_opt_get(opts, n, "--window"), *id = pg_opt_get(opts, n, "--id");
-    if (w && id) return pg_error_set(e, PG_E_USAGE, NULL, "give --window or --id, not both");
-    if (!w && !id) {
-        if (required) return pg_error_set(e, PG_E_USAGE, NULL, "name the window with --window REGEX or --id ID");
-        return PG_OK;
-    }
-    if (w) cJSON_AddStringToObject(args, "window", w->value);
-    if (id) {
-        double v;
-        pg_err rc = pg_parse_window_id(id->value, &v, e);
-        if (rc) return rc;
-        cJSON_AddNumberToObject(args, "id", v);
-    }
-    if (pg_opt_get(opts, n, "--first")) cJSON_AddBoolToObject(args, "first", 1);
-    return PG_OK;
 }
 
 #define PG_CLI_MAX_FILE ((size_t)64 << 20)

@@ -133,13 +133,14 @@ static pg_err run_step(pg_session *sess, pg_script_line *l, int step, int lineno
                        pg_error *e) {
     int first = (l->n > 0 && !strcmp(l->words[0], "pixelgate")) ? 1 : 0;
     if (first >= l->n) return pg_error_set(e, PG_E_USAGE, NULL, "empty command");
-    const char *name = l->words[first];
-    const pg_cmd *cmd = pg_cmd_find(name);
-    if (!cmd || !cmd->build)
+    int used;
+    const pg_opdecl *d = pg_cli_find_op(l->n - first, l->words + first, &used);
+    if (!d)
         return pg_error_set(e, PG_E_USAGE, "see 'pixelgate --help' for commands usable in scripts",
-                            "\"%s\" is not a command scripts can run", name);
+                            "\"%s\" is not a command scripts can run", l->words[first]);
+    const char *name = d->cli;
     pg_cli_request req = {0};
-    pg_err rc = cmd->build(l->n - first - 1, l->words + first + 1, &req, e);
+    pg_err rc = pg_cli_build(d, l->n - first - used, l->words + first + used, &req, e);
     cJSON *result = NULL;
     if (rc) pg_cli_request_fini(&req);
     else rc = pg_session_call(sess, &req, &result, details, e);

@@ -1,106 +1,109 @@
-/* pg_ops.h - handlers for every broker operation and their argument schemas.
- * One handler per operation; the table that binds names to handlers is in
- * broker/pg_dispatch.c. Shared helpers (window resolution, JSON shapes) are in
- * op_common.c. */
+/* pg_ops.h - the handler of every operation and the helpers they share.
+ *
+ * Every operation declared in common/pg_ops.def has one handler,
+ *     pg_err pg_op_<id>(pg_call *c, const pg_args_<id> *a, pg_error *e);
+ * in broker/ops/<id>.c (or the file of its family: input.c holds focus,
+ * click, key and type; diff.c the image comparisons; wait.c the waits). The
+ * dispatcher (broker/pg_dispatch.c) has already checked the arguments against
+ * the declaration, so a handler reads typed, in-range values from `a` and
+ * checks only what spans several arguments.
+ *
+ * The helpers below (call.c, capture.c, find.c) carry the pg_call_ /
+ * pg_capture_ / pg_find_ prefixes of their files.
+ * Never: a helper opens a path a client named, or trusts a window's own word
+ * about who owns it.
+ */
 #ifndef PG_OPS_H
 #define PG_OPS_H
 
 #include "../pg_broker.h"
-
-pg_err pg_op_ping(pg_call *c, pg_error *e);
-pg_err pg_op_caps(pg_call *c, pg_error *e);
-pg_err pg_op_windows(pg_call *c, pg_error *e);
-pg_err pg_op_snapshot(pg_call *c, pg_error *e);
-pg_err pg_op_info(pg_call *c, pg_error *e);
-pg_err pg_op_focus(pg_call *c, pg_error *e);
-pg_err pg_op_click(pg_call *c, pg_error *e);
-pg_err pg_op_key(pg_call *c, pg_error *e);
-pg_err pg_op_type(pg_call *c, pg_error *e);
-pg_err pg_op_release(pg_call *c, pg_error *e);
-pg_err pg_op_approve(pg_call *c, pg_error *e);
-pg_err pg_op_analyze(pg_call *c, pg_error *e);
-pg_err pg_op_judge(pg_call *c, pg_error *e);
-pg_err pg_op_hash(pg_call *c, pg_error *e);
-pg_err pg_op_diff(pg_call *c, pg_error *e);
-pg_err pg_op_assert(pg_call *c, pg_error *e);
-pg_err pg_op_ocr(pg_call *c, pg_error *e);
-pg_err pg_op_wait_stable(pg_call *c, pg_error *e);
-pg_err pg_op_wait_for(pg_call *c, pg_error *e);
-
-extern const pg_arg_spec pg_op_windows_args[1];
-extern const pg_arg_spec pg_op_snapshot_args[7];
-extern const pg_arg_spec pg_op_info_args[1];
-extern const pg_arg_spec pg_op_target_args[3];
-extern const pg_arg_spec pg_op_click_args[11];
-extern const pg_arg_spec pg_op_key_args[4];
-extern const pg_arg_spec pg_op_type_args[4];
-extern const pg_arg_spec pg_op_release_args[1];
-extern const pg_arg_spec pg_op_approve_args[1];
-extern const pg_arg_spec pg_op_analyze_args[3];
-extern const pg_arg_spec pg_op_judge_args[4];
-extern const pg_arg_spec pg_op_hash_args[3];
-extern const pg_arg_spec pg_op_diff_args[7];
-extern const pg_arg_spec pg_op_assert_args[14];
-extern const pg_arg_spec pg_op_ocr_args[2];
-extern const pg_arg_spec pg_op_wait_stable_args[7];
-extern const pg_arg_spec pg_op_wait_for_args[8];
-
-/* ---- helpers shared by handlers (op_common.c) ---- */
-
-/* Resolves the target window from args "window" (regex over title, class and
- * instance; case-insensitive POSIX ERE, visible windows only), "id" or
- * "first". Caller holds the platform lock. On ambiguity: PG_E_USAGE with
- * c->details = {"candidates":[...]}. */
-pg_err pg_resolve_window(pg_call *c, pg_window *out, pg_error *e);
-cJSON *pg_window_json(const pg_window *w);
-/* Records a token (as a prefix), its image digest and source window. */
-void pg_audit_token_set(pg_call *c, const pg_tok_meta *m);
-/* Records the target window in the call's audit record. */
-void pg_audit_window_set(pg_call *c, const pg_window *w);
-/* Reads args.region {"x","y","w","h"}; *has = false when absent. */
-pg_err pg_region_arg(const cJSON *args, const char *name, pg_rect *r, bool *has, pg_error *e);
-/* Copies src into dst[cap], cutting at a UTF-8 character boundary. */
-void pg_copy_utf8(char *dst, size_t cap, const char *src);
-/* ---- image arguments (op_image.c) ---- */
 #include "pg_img.h"
-/* Loads image argument `name` ({"token"} or {"attachment"}); label names it
- * for messages ("cap:AbCd..." or "file #0"). */
-pg_err pg_image_arg(pg_call *c, const char *name, pg_img **out, char label[64], pg_error *e);
-/* Loads one of the caller's tokens as an image; meta (may be NULL) gets its metadata. */
-pg_err pg_image_from_token(pg_call *c, const char *token, pg_img **out, char label[64], pg_tok_meta *meta,
+#include "pg_template.h"
+
+/* ---- the handlers, one per declaration ---- */
+#define PG_OP(id, ...) pg_err pg_op_##id(pg_call *c, const pg_args_##id *a, pg_error *e);
+#define PG_ARG(op, name, type, ...)
+#define PG_END(id)
+#include "pg_ops.def"
+#undef PG_OP
+#undef PG_ARG
+#undef PG_END
+
+/* ---- call.c: targets, images, tokens, audit fields, JSON shapes ---- */
+
+/* The window an operation names (PG_TARGET_ARGS in pg_ops.def). */
+typedef struct {
+    const char *window; /* regex or NULL */
+    bool has_id;
+    uint64_t id;
+    bool first;
+} pg_target;
+#define PG_TARGET_OF(a) ((pg_target){(a)->window, (a)->has_id, (uint64_t)(a)->id, (a)->first})
+
+/* Resolves the target among the listed windows (regex over title, class and
+ * instance; case-insensitive POSIX ERE; visible windows only; or the id).
+ * Caller holds the platform lock. Ambiguity: PG_E_USAGE with
+ * c->details = {"candidates":[...]}. */
+pg_err pg_call_resolve_window(pg_call *c, const pg_target *t, pg_window *out, pg_error *e);
+cJSON *pg_window_json(const pg_window *w);
+/* Records the target window / a token (prefix, digest, source) for the audit. */
+void pg_call_audit_window(pg_call *c, const pg_window *w);
+void pg_call_audit_token(pg_call *c, const pg_tok_meta *m);
+
+/* Loads an image argument: a token of the caller's, or bytes the client sent
+ * (decoded under the caller's image limits). label names it for messages
+ * ("cap:AbCd..." or "file #0"); meta (may be NULL) gets a token's metadata
+ * and *is_token says which it was (may be NULL). */
+pg_err pg_call_image(pg_call *c, const pg_image_ref *ref, pg_img **out, char label[64], pg_tok_meta *meta,
+                     bool *is_token, pg_error *e);
+pg_err pg_call_token_image(pg_call *c, const char *token, pg_img **out, char label[64], pg_tok_meta *meta,
                            pg_error *e);
-/* Reads a region argument as an image rectangle (x, y >= 0). */
-pg_err pg_rect_arg(const cJSON *args, const char *name, pg_img_rect *r, bool *has, pg_error *e);
+/* An argument rectangle in image coordinates (the declaration keeps x, y >= 0). */
+pg_img_rect pg_call_img_rect(const pg_rect *r);
+
 /* Stores img (always consumed) as a token of the caller under its policy's
  * TTL and quota; fills m's owner, size, token, times and digest. */
-pg_err pg_store_image(pg_call *c, pg_img *img, pg_tok_meta *m, pg_error *e);
+pg_err pg_call_store_image(pg_call *c, pg_img *img, pg_tok_meta *m, pg_error *e);
 /* Stores a derived image (takes img) as a new token of the caller under the
  * same policy as captures; adds its token to into[field]. */
-pg_err pg_derived_token(pg_call *c, pg_img *img, const char *method, cJSON *into, const char *field, pg_error *e);
+pg_err pg_call_derived_token(pg_call *c, pg_img *img, const char *method, cJSON *into, const char *field,
+                             pg_error *e);
 
-/* ---- finding things (op_assert.c, op_ocr.c) ---- */
-#include "pg_template.h"
-/* Template from args.template in img; *out = {found, best, ...}. */
-pg_err pg_template_find(pg_call *c, const pg_img *img, const pg_img_rect *region, pg_tmpl_result *res, cJSON **out,
-                        pg_error *e);
-/* OCR img and look for phrase; *out = {found, match{box,center}, words, text_read}; box filled when found. */
-pg_err pg_find_text(pg_call *c, const pg_img *img, const pg_img_rect *region, const char *phrase, bool exact,
-                    pg_img_rect *box, cJSON **out, pg_error *e);
-pg_err pg_assert_text(pg_call *c, pg_error *e);
-/* PG_E_POLICY when the policy never captures this window (op_snapshot.c). */
-pg_err pg_check_capture_allowed(pg_call *c, const pg_window *w, pg_error *e);
+/* A token's metadata as the client sees it. */
+cJSON *pg_tok_meta_json(const pg_tok_meta *m);
+/* ISO 8601 UTC from unix ms into out[40]. */
+void pg_iso_time(int64_t ms, char out[40]);
+/* Copies src into dst[cap], cutting at a UTF-8 character boundary. */
+void pg_copy_utf8(char *dst, size_t cap, const char *src);
+cJSON *pg_rect_json(const pg_img_rect *r);
+
+/* Finishes a check: on pass the measurements are the result; otherwise they
+ * travel as error details (printed on stdout by the client) with
+ * PG_E_ASSERT. fmt takes two doubles. */
+pg_err pg_call_verdict(pg_call *c, cJSON *measured, bool pass, pg_error *e, const char *tip, const char *fmt,
+                       double v1, double v2);
+
+/* ---- capture.c: live pixels of a window, under the deny rules ---- */
+
+/* PG_E_POLICY when the policy never captures this window. */
+pg_err pg_capture_check_allowed(pg_call *c, const pg_window *w, pg_error *e);
 /* Captures the known window w as an image, checking the policy first; the
  * caller holds the platform lock. method (may be NULL) gets the path that ran. */
 pg_err pg_capture_img_locked(pg_call *c, const pg_window *w, const pg_rect *region, pg_img **img, char method[32],
                              pg_error *e);
-/* Captures a window as an image (op_wait.c). resolve: find w from the args
- * first (and check the policy); otherwise w is known. Takes the platform lock. */
-pg_err pg_capture_window_img(pg_call *c, bool resolve, pg_window *w, const pg_rect *region, pg_img **img,
+/* Captures a window as an image under the platform lock. t non-NULL: resolve
+ * w from it first (and record it for the audit); NULL: w is known. */
+pg_err pg_capture_window_img(pg_call *c, const pg_target *t, pg_window *w, const pg_rect *region, pg_img **img,
                              char method[32], pg_error *e);
 
-/* A token's metadata as the client sees it (op_info.c). */
-cJSON *pg_tok_meta_json(const pg_tok_meta *m);
-/* ISO 8601 UTC from unix ms into out[40]. */
-void pg_iso_time(int64_t ms, char out[40]);
+/* ---- find.c (templates) and ocr.c (text): finding things in an image ---- */
+
+/* The template image in img; *out = {found, threshold, best[, matches]}. */
+pg_err pg_find_template(pg_call *c, const pg_img *img, const pg_image_ref *tmpl, double threshold, bool all,
+                        const pg_img_rect *region, pg_tmpl_result *res, cJSON **out, pg_error *e);
+/* OCR img and look for phrase; *out = {found, expect, exact, match{box,center}, words, text_read};
+ * box filled when found. */
+pg_err pg_find_text(pg_call *c, const pg_img *img, const pg_img_rect *region, const char *phrase, bool exact,
+                    pg_img_rect *box, cJSON **out, pg_error *e);
 
 #endif

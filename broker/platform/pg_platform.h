@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "pg_error.h"
+#include "pg_geom.h"
 
 typedef struct {
     uint64_t id;            /* X window id / HWND */
@@ -35,11 +36,6 @@ typedef struct {
     uint32_t dpi;           /* Win32: GetDpiForWindow (96 = 100 %); 0 = not known (X11:
                                coordinates are physical pixels, no per-window scale) */
 } pg_window;
-
-typedef struct {
-    int32_t x, y;
-    uint32_t w, h;
-} pg_rect;
 
 /* Captured pixels: RGBA8, row-major, alpha 255. Owned by the caller: free(rgba). */
 typedef struct {

@@ -118,8 +118,10 @@ if [ "$(pg_as "$PG_AGENT" pixelgate windows | jq '[.windows[] | select(.visible)
 else
     check "a pattern matching the only window works" test $rc = 0
 fi
-pg_as "$PG_AGENT" pixelgate click --window 'pixelgate demo' --at 99999,5 >/dev/null 2>&1
+pg_as "$PG_AGENT" pixelgate click --window 'pixelgate demo' --at 9999,5 >/dev/null 2>&1
 check "a click outside the window exits 8" test $? = 8
+pg_as "$PG_AGENT" pixelgate click --window 'pixelgate demo' --at -3,5 >/dev/null 2>&1
+check "...and so does a point left of it (exit 8)" test $? = 8
 pg_as "$PG_AGENT" pixelgate snapshot >/dev/null 2>&1
 check "snapshot without a target exits 2" test $? = 2
 pg_as "$PG_AGENT" pixelgate --socket "$PG_TMP/run/nope.sock" ping >/dev/null 2>"$PG_TMP/e3"

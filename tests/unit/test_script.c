@@ -63,43 +63,78 @@ PG_TEST(region_point_size_id_parsers) {
     CHECK_EQ_INT(pg_parse_region("1,2,3", &j, &e), PG_E_USAGE);
     CHECK_EQ_INT(pg_parse_region("1,2,3,4,5", &j, &e), PG_E_USAGE);
     CHECK_EQ_INT(pg_parse_region("a,b,c,d", &j, &e), PG_E_USAGE);
-    long x, y;
-    REQUIRE(pg_parse_point("12,34", &x, &y, &e) == PG_OK);
-    CHECK(x == 12 && y == 34);
-    CHECK_EQ_INT(pg_parse_point("12;34", &x, &y, &e), PG_E_USAGE);
+    REQUIRE(pg_parse_point("12,-34", &j, &e) == PG_OK);
+    CHECK(cJSON_GetObjectItem(j, "x")->valueint == 12 && cJSON_GetObjectItem(j, "y")->valueint == -34);
+    cJSON_Delete(j);
+    CHECK_EQ_INT(pg_parse_point("12;34", &j, &e), PG_E_USAGE);
     REQUIRE(pg_parse_size("1280x720", &j, &e) == PG_OK);
     CHECK_EQ_INT(cJSON_GetObjectItem(j, "h")->valueint, 720);
     cJSON_Delete(j);
     CHECK_EQ_INT(pg_parse_size("1280x", &j, &e), PG_E_USAGE);
-    double id;
-    REQUIRE(pg_parse_window_id("0x1a00003", &id, &e) == PG_OK);
-    CHECK(id == 0x1a00003);
-    CHECK_EQ_INT(pg_parse_window_id("-5", &id, &e), PG_E_USAGE);
-    CHECK_EQ_INT(pg_parse_window_id("12abc", &id, &e), PG_E_USAGE);
 }
 
+/* argv through the declaration: op found (one or two words), built, checked. */
+static pg_err build(const char *const *words, int n, pg_cli_request *r, pg_error *e) {
+    int used;
+    char *argv[16];
+    for (int i = 0; i < n; i++) argv[i] = (char *)words[i];
+    const pg_opdecl *d = pg_cli_find_op(n, argv, &used);
+    if (!d) return pg_error_set(e, PG_E_USAGE, NULL, "no such command");
+    memset(r, 0, sizeof *r);
+    return pg_cli_build(d, n - used, argv + used, r, e);
+}
+#define BUILD(r, e, ...) build((const char *const[]){__VA_ARGS__}, sizeof((const char *const[]){__VA_ARGS__}) / sizeof(char *), r, e)
+
 PG_TEST(builders_reject_bad_command_lines) {
-    const pg_cmd *snap = pg_cmd_find("snapshot");
-    REQUIRE(snap && snap->build);
-    pg_cli_request r = {0};
+    pg_cli_request r;
     pg_error e;
-    char *a1[] = {"--screen", "--window", "x"};
-    CHECK_EQ_INT(snap->build(3, a1, &r, &e), PG_E_USAGE);
+    CHECK_EQ_INT(BUILD(&r, &e, "snapshot", "--screen", "--window", "x"), PG_E_USAGE);
     pg_cli_request_fini(&r);
-    char *a2[] = {"--bogus"};
-    CHECK_EQ_INT(snap->build(1, a2, &r, &e), PG_E_USAGE);
+    CHECK_EQ_INT(BUILD(&r, &e, "snapshot", "--bogus"), PG_E_USAGE);
     pg_cli_request_fini(&r);
-    char *a3[] = {"--window", "demo", "--region", "1,2,3,4", "--max-size=100x50"};
-    REQUIRE(snap->build(5, a3, &r, &e) == PG_OK);
+    REQUIRE(BUILD(&r, &e, "snapshot", "--window", "demo", "--region", "1,2,3,4", "--max-size=100x50", "--no-settle") ==
+            PG_OK);
+    CHECK_STR(r.op, "snapshot");
     CHECK_STR(cJSON_GetObjectItem(r.args, "window")->valuestring, "demo");
     CHECK_EQ_INT(cJSON_GetObjectItem(cJSON_GetObjectItem(r.args, "max_size"), "w")->valueint, 100);
+    CHECK(cJSON_IsFalse(cJSON_GetObjectItem(r.args, "settle")));
     pg_cli_request_fini(&r);
-    const pg_cmd *click = pg_cmd_find("click");
-    char *a4[] = {"--window", "demo"};
-    CHECK_EQ_INT(click->build(2, a4, &r, &e), PG_E_USAGE); /* no --at */
+    CHECK_EQ_INT(BUILD(&r, &e, "click", "--window", "demo"), PG_E_USAGE); /* no --at, --text or --template */
     pg_cli_request_fini(&r);
-    const pg_cmd *type = pg_cmd_find("type");
-    char *a5[] = {"--id", "7", "hello", "extra"};
-    CHECK_EQ_INT(type->build(4, a5, &r, &e), PG_E_USAGE);
+    CHECK_EQ_INT(BUILD(&r, &e, "type", "--id", "7", "hello", "extra"), PG_E_USAGE);
+    pg_cli_request_fini(&r);
+    CHECK_EQ_INT(BUILD(&r, &e, "judge", "cap:x", "--expect", "y", "--samples", "10"), PG_E_USAGE); /* 1..9 */
+    CHECK(strstr(e.message, "--samples") != NULL);
+    pg_cli_request_fini(&r);
+    REQUIRE(BUILD(&r, &e, "type", "--id", "0x1a00003", "hello") == PG_OK);
+    CHECK(cJSON_GetObjectItem(r.args, "id")->valuedouble == 0x1a00003);
+    pg_cli_request_fini(&r);
+    CHECK_EQ_INT(BUILD(&r, &e, "type", "--id", "-5", "hello"), PG_E_USAGE);
+    pg_cli_request_fini(&r);
+}
+
+PG_TEST(two_word_commands_and_repeated_options) {
+    pg_cli_request r;
+    pg_error e;
+    REQUIRE(BUILD(&r, &e, "assert", "unchanged", "cap:a", "cap:b", "--mask", "0,0,4,4", "--mask=5,5,2,2",
+                  "--max-pct", "2") == PG_OK);
+    CHECK_STR(r.op, "assert_unchanged");
+    CHECK_EQ_INT(cJSON_GetArraySize(cJSON_GetObjectItem(r.args, "masks")), 2);
+    CHECK_STR(cJSON_GetObjectItem(cJSON_GetObjectItem(r.args, "a"), "token")->valuestring, "cap:a");
+    pg_cli_request_fini(&r);
+    CHECK_EQ_INT(BUILD(&r, &e, "assert", "unchanged", "cap:a", "cap:b", "--min-pct", "2"), PG_E_USAGE);
+    pg_cli_request_fini(&r);
+}
+
+PG_TEST(local_options_stay_in_the_client) {
+    pg_cli_request r;
+    pg_error e;
+    REQUIRE(BUILD(&r, &e, "release", "cap:a", "--png", "/tmp/x.png") == PG_OK);
+    CHECK(cJSON_GetObjectItem(r.args, "png") == NULL); /* never sent */
+    CHECK_STR(r.out_path, "/tmp/x.png");
+    pg_cli_request_fini(&r);
+    CHECK_EQ_INT(BUILD(&r, &e, "release", "cap:a"), PG_E_USAGE); /* --png or --base64 */
+    pg_cli_request_fini(&r);
+    CHECK_EQ_INT(BUILD(&r, &e, "release", "cap:a", "--png", "x", "--base64"), PG_E_USAGE);
     pg_cli_request_fini(&r);
 }

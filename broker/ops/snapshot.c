@@ -3,48 +3,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "pg_img.h"
 #include "pg_log.h"
 #include "pg_ops.h"
-
-const pg_arg_spec pg_op_snapshot_args[7] = {
-    {"window", PG_ARG_STRING, false}, {"id", PG_ARG_INT, false},    {"first", PG_ARG_BOOL, false},
-    {"screen", PG_ARG_BOOL, false},   {"region", PG_ARG_OBJECT, false}, {"max_size", PG_ARG_OBJECT, false},
-    {"settle", PG_ARG_BOOL, false}};
-
-typedef struct {
-    bool screen, has_region, settle;
-    pg_rect region;
-    uint32_t max_w, max_h; /* 0 = no limit */
-} snap_args;
-
-static pg_err read_max_size(const cJSON *args, snap_args *a, pg_error *e) {
-    const cJSON *m = cJSON_GetObjectItemCaseSensitive(args, "max_size");
-    if (!m) return PG_OK;
-    static const pg_arg_spec spec[] = {{"w", PG_ARG_INT, true}, {"h", PG_ARG_INT, true}};
-    pg_err rc = pg_args_check(m, spec, 2, e);
-    if (rc) return rc;
-    int64_t w = pg_args_int(m, "w", 0), h = pg_args_int(m, "h", 0);
-    if (w < 1 || h < 1 || w > 65535 || h > 65535)
-        return pg_error_set(e, PG_E_USAGE, "--max-size WxH with both above zero", "bad max_size %lldx%lld",
-                            (long long)w, (long long)h);
-    a->max_w = (uint32_t)w;
-    a->max_h = (uint32_t)h;
-    return PG_OK;
-}
-
-static pg_err read_args(const cJSON *args, snap_args *a, pg_error *e) {
-    memset(a, 0, sizeof *a);
-    a->screen = pg_args_bool(args, "screen", false);
-    a->settle = pg_args_bool(args, "settle", true);
-    bool has_target = cJSON_GetObjectItemCaseSensitive(args, "window") || cJSON_GetObjectItemCaseSensitive(args, "id");
-    if (a->screen == has_target)
-        return pg_error_set(e, PG_E_USAGE, NULL, "snapshot takes exactly one of --window, --id or --screen");
-    pg_err rc = pg_region_arg(args, "region", &a->region, &a->has_region, e);
-    return rc ? rc : read_max_size(args, a, e);
-}
+#include "pg_time.h"
 
 /* Blacks out every visible window the policy denies that lies inside the
  * screen capture, in the coordinates of the capture's first pixel (the
@@ -55,9 +18,10 @@ static pg_err redact_denied(pg_call *c, pg_capture *cap, unsigned *redacted, pg_
     pg_window *all = NULL;
     size_t n = 0;
     pg_err rc = c->b->plat_ops->list_windows(c->b->plat, &all, &n, e);
-    if (rc) return pg_error_set(e, PG_E_INTERNAL, "retry; the display may be busy",
-                                "screen capture refused: the window list could not be read to black out denied windows (%s)",
-                                pg_err_name(rc));
+    if (rc)
+        return pg_error_set(e, PG_E_INTERNAL, "retry; the display may be busy",
+                            "screen capture refused: the window list could not be read to black out denied windows (%s)",
+                            pg_err_name(rc));
     int64_t ox = cap->origin_x, oy = cap->origin_y;
     unsigned hits = 0;
     for (size_t i = 0; i < n; i++) {
@@ -83,17 +47,9 @@ static pg_err redact_denied(pg_call *c, pg_capture *cap, unsigned *redacted, pg_
     return PG_OK;
 }
 
-/* Refuses a window the policy says is never captured. */
-pg_err pg_check_capture_allowed(pg_call *c, const pg_window *w, pg_error *e) {
-    char pattern[256];
-    if (!pg_policy_capture_denied(c->view, w->title, w->class_name, w->instance, pattern, sizeof pattern)) return PG_OK;
-    return pg_error_set(e, PG_E_POLICY, "this window is private by the administrator's policy",
-                        "window \"%.200s\" is never captured (capture.deny_windows: %.200s)", w->title, pattern);
-}
-
 /* Captures under the platform lock; fills cap, w (window case), settled and
  * the number of denied windows blacked out of a screen capture. */
-static pg_err capture(pg_call *c, const snap_args *a, pg_capture *cap, pg_window *w, cJSON **settled,
+static pg_err capture(pg_call *c, const pg_args_snapshot *a, pg_capture *cap, pg_window *w, cJSON **settled,
                       unsigned *redacted, pg_error *e) {
     pg_err rc = pg_broker_plat_lock(c->b, e);
     if (rc) return rc;
@@ -107,9 +63,10 @@ static pg_err capture(pg_call *c, const snap_args *a, pg_capture *cap, pg_window
             cap->rgba = NULL;
         }
     } else {
-        rc = pg_resolve_window(c, w, e);
-        if (!rc) pg_audit_window_set(c, w);
-        if (!rc) rc = pg_check_capture_allowed(c, w, e);
+        pg_target t = PG_TARGET_OF(a);
+        rc = pg_call_resolve_window(c, &t, w, e);
+        if (!rc) pg_call_audit_window(c, w);
+        if (!rc) rc = pg_capture_check_allowed(c, w, e);
         if (!rc && a->settle) {
             /* Repaint lag after input: wait for quiet, but a busy window still gets captured. */
             pg_error se;
@@ -123,7 +80,7 @@ static pg_err capture(pg_call *c, const snap_args *a, pg_capture *cap, pg_window
 }
 
 /* Source, window and region of a capture; owner and size are the store's. */
-static void fill_meta(pg_tok_meta *m, const snap_args *a, const pg_window *w, const pg_capture *cap) {
+static void fill_meta(pg_tok_meta *m, const pg_args_snapshot *a, const pg_window *w, const pg_capture *cap) {
     memset(m, 0, sizeof *m);
     m->source_width = cap->width;
     m->source_height = cap->height;
@@ -142,58 +99,56 @@ static void fill_meta(pg_tok_meta *m, const snap_args *a, const pg_window *w, co
     }
 }
 
-static double mono_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+/* The capture as an image, downscaled to fit max_size when asked. */
+static pg_err to_image(const pg_args_snapshot *a, pg_capture *cap, pg_img **out, pg_error *e) {
+    pg_img *img = NULL;
+    pg_err rc = pg_img_wrap(&img, cap->rgba, cap->width, cap->height, cap->stride, e);
+    if (rc) {
+        free(cap->rgba);
+        return rc;
+    }
+    if (a->has_max_size && (img->width > a->max_size.w || img->height > a->max_size.h)) {
+        pg_img *small = NULL;
+        rc = pg_img_downscale_fit(img, a->max_size.w, a->max_size.h, &small, e);
+        pg_img_free(img);
+        img = small;
+    }
+    *out = img;
+    return rc;
 }
 
-pg_err pg_op_snapshot(pg_call *c, pg_error *e) {
-    double t0 = mono_ms();
-    snap_args a;
-    pg_err rc = read_args(c->req->args, &a, e);
-    if (rc) return rc;
+pg_err pg_op_snapshot(pg_call *c, const pg_args_snapshot *a, pg_error *e) {
+    double t0 = pg_mono_ms();
     pg_capture cap = {0};
     pg_window w = {0};
     cJSON *settled = NULL;
     unsigned redacted = 0;
-    rc = capture(c, &a, &cap, &w, &settled, &redacted, e);
-    if (rc) {
-        cJSON_Delete(settled);
-        return rc;
-    }
-    double t1 = mono_ms();
+    pg_err rc = capture(c, a, &cap, &w, &settled, &redacted, e);
+    double t1 = pg_mono_ms();
     pg_img *img = NULL;
-    rc = pg_img_wrap(&img, cap.rgba, cap.width, cap.height, cap.stride, e);
-    if (rc) free(cap.rgba);
-    if (!rc && a.max_w && (img->width > a.max_w || img->height > a.max_h)) {
-        pg_img *small = NULL;
-        rc = pg_img_downscale_fit(img, a.max_w, a.max_h, &small, e);
-        pg_img_free(img);
-        img = small;
-    }
+    if (!rc) rc = to_image(a, &cap, &img, e);
     pg_tok_meta m;
-    double t2 = mono_ms();
+    double t2 = pg_mono_ms();
     if (!rc) {
-        fill_meta(&m, &a, &w, &cap);
-        rc = pg_store_image(c, img, &m, e);
+        fill_meta(&m, a, &w, &cap);
+        rc = pg_call_store_image(c, img, &m, e);
     }
     if (rc) {
         cJSON_Delete(settled);
         return rc;
     }
     pg_log(PG_LOG_DEBUG, "snapshot %ux%u via %s: capture %.2f ms, scale/pack %.2f ms, store %.2f ms", m.width,
-           m.height, m.method, t1 - t0, t2 - t1, mono_ms() - t2);
+           m.height, m.method, t1 - t0, t2 - t1, pg_mono_ms() - t2);
     memcpy(c->created_token, m.token, sizeof c->created_token);
     c->audit.kind = "token";
     memcpy(c->audit.token, m.token, sizeof c->audit.token);
     memcpy(c->audit.image_sha256, m.sha256, sizeof c->audit.image_sha256);
-    snprintf(c->audit.detail, sizeof c->audit.detail, "%s %ux%u via %s%s", a.screen ? "screen" : "window", m.width,
+    snprintf(c->audit.detail, sizeof c->audit.detail, "%s %ux%u via %s%s", a->screen ? "screen" : "window", m.width,
              m.height, m.method, redacted ? ", denied windows blacked out" : "");
     cJSON *r = pg_tok_meta_json(&m);
-    if (!a.screen) cJSON_ReplaceItemInObject(r, "window", pg_window_json(&w));
+    if (!a->screen) cJSON_ReplaceItemInObject(r, "window", pg_window_json(&w));
     cJSON_AddItemToObject(r, "settled", settled ? settled : cJSON_CreateNull());
-    if (a.screen) cJSON_AddNumberToObject(r, "redacted_windows", redacted);
+    if (a->screen) cJSON_AddNumberToObject(r, "redacted_windows", redacted);
     c->result = r;
     return PG_OK;
 }

@@ -9,8 +9,6 @@
 #include "ocr/pg_ocr.h"
 #include "pg_ops.h"
 
-const pg_arg_spec pg_op_ocr_args[2] = {{"token", PG_ARG_STRING, true}, {"region", PG_ARG_OBJECT, false}};
-
 /* Reads img (region optional) with the broker's engine. */
 static pg_err broker_ocr(pg_call *c, const pg_img *img, const pg_img_rect *region, pg_ocr_result *out, pg_error *e) {
     if (!c->view->ocr)
@@ -40,20 +38,14 @@ static cJSON *words_json(const pg_ocr_result *r, size_t first, size_t n) {
     return arr;
 }
 
-static pg_err region_of(pg_call *c, pg_img_rect *r, bool *has, pg_error *e) {
-    return pg_rect_arg(c->req->args, "region", r, has, e);
-}
-
-pg_err pg_op_ocr(pg_call *c, pg_error *e) {
+pg_err pg_op_ocr(pg_call *c, const pg_args_ocr *a, pg_error *e) {
     c->audit.kind = "ocr";
-    pg_img_rect region;
-    bool has;
-    pg_err rc = region_of(c, &region, &has, e);
+    pg_img_rect region = pg_call_img_rect(&a->region);
     pg_img *img = NULL;
     char label[64];
-    if (!rc) rc = pg_image_from_token(c, pg_args_str(c->req->args, "token", ""), &img, label, NULL, e);
+    pg_err rc = pg_call_token_image(c, a->token, &img, label, NULL, e);
     pg_ocr_result r = {0};
-    if (!rc) rc = broker_ocr(c, img, has ? &region : NULL, &r, e);
+    if (!rc) rc = broker_ocr(c, img, a->has_region ? &region : NULL, &r, e);
     pg_img_free(img);
     if (rc) return rc;
     snprintf(c->audit.detail, sizeof c->audit.detail, "%zu words", r.n_words);
@@ -63,10 +55,18 @@ pg_err pg_op_ocr(pg_call *c, pg_error *e) {
     cJSON_AddNumberToObject(o, "lines", (double)r.n_lines);
     cJSON_AddNumberToObject(o, "mean_conf", (int)(r.mean_conf * 10) / 10.0);
     cJSON_AddNumberToObject(o, "scale", r.scale);
-    cJSON_AddStringToObject(o, "token", pg_args_str(c->req->args, "token", ""));
+    cJSON_AddStringToObject(o, "token", a->token);
     pg_ocr_result_fini(&r);
     c->result = o;
     return PG_OK;
+}
+
+static cJSON *match_json(const pg_img_rect *box) {
+    cJSON *b = pg_rect_json(box);
+    cJSON *ctr = cJSON_AddObjectToObject(b, "center");
+    cJSON_AddNumberToObject(ctr, "x", box->x + box->w / 2);
+    cJSON_AddNumberToObject(ctr, "y", box->y + box->h / 2);
+    return b;
 }
 
 pg_err pg_find_text(pg_call *c, const pg_img *img, const pg_img_rect *region, const char *phrase, bool exact,
@@ -87,14 +87,7 @@ pg_err pg_find_text(pg_call *c, const pg_img *img, const pg_img_rect *region, co
     cJSON_AddStringToObject(o, "expect", phrase);
     cJSON_AddBoolToObject(o, "exact", exact);
     if (found == PG_OK) {
-        cJSON *b = cJSON_AddObjectToObject(o, "match");
-        cJSON_AddNumberToObject(b, "x", m.box.x);
-        cJSON_AddNumberToObject(b, "y", m.box.y);
-        cJSON_AddNumberToObject(b, "w", m.box.w);
-        cJSON_AddNumberToObject(b, "h", m.box.h);
-        cJSON *ctr = cJSON_AddObjectToObject(b, "center");
-        cJSON_AddNumberToObject(ctr, "x", m.box.x + m.box.w / 2);
-        cJSON_AddNumberToObject(ctr, "y", m.box.y + m.box.h / 2);
+        cJSON_AddItemToObject(o, "match", match_json(&m.box));
         cJSON_AddItemToObject(o, "words", words_json(&r, m.first_word, m.n_words));
         if (box) *box = m.box;
     }
@@ -104,17 +97,15 @@ pg_err pg_find_text(pg_call *c, const pg_img *img, const pg_img_rect *region, co
     return PG_OK;
 }
 
-pg_err pg_assert_text(pg_call *c, pg_error *e) {
-    const char *expect = pg_args_str(c->req->args, "expect", NULL);
-    if (!expect) return pg_error_set(e, PG_E_USAGE, NULL, "assert text needs --expect TEXT");
-    pg_img_rect region;
-    bool has;
-    pg_err rc = region_of(c, &region, &has, e);
+pg_err pg_op_assert_text(pg_call *c, const pg_args_assert_text *a, pg_error *e) {
+    c->audit.kind = "assert";
+    snprintf(c->audit.mode, sizeof c->audit.mode, "text");
+    pg_img_rect region = pg_call_img_rect(&a->region);
     pg_img *img = NULL;
     char label[64];
-    if (!rc) rc = pg_image_arg(c, "image", &img, label, e);
+    pg_err rc = pg_call_image(c, &a->image, &img, label, NULL, NULL, e);
     cJSON *j = NULL;
-    if (!rc) rc = pg_find_text(c, img, has ? &region : NULL, expect, pg_args_bool(c->req->args, "exact", false), NULL, &j, e);
+    if (!rc) rc = pg_find_text(c, img, a->has_region ? &region : NULL, a->expect, a->exact, NULL, &j, e);
     pg_img_free(img);
     if (rc) return rc;
     bool found = cJSON_IsTrue(cJSON_GetObjectItem(j, "found"));
@@ -127,5 +118,5 @@ pg_err pg_assert_text(pg_call *c, pg_error *e) {
     }
     c->details = j;
     return pg_error_set(e, PG_E_ASSERT, "text_read shows what was read; wait for the UI or check the expectation",
-                        "text \"%.200s\" not found", expect);
+                        "text \"%.200s\" not found", a->expect);
 }

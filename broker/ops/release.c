@@ -9,9 +9,6 @@
 #include "pg_img_codec.h"
 #include "pg_ops.h"
 
-const pg_arg_spec pg_op_release_args[1] = {{"token", PG_ARG_STRING, true}};
-const pg_arg_spec pg_op_approve_args[1] = {{"request", PG_ARG_STRING, true}};
-
 /* Decides whether this release may go ahead; fills the mode it goes under. */
 static pg_err decide(pg_call *c, const pg_tok_meta *m, const char **mode, pg_error *e) {
     if (pg_policy_check_release(c->view, false, e) == PG_OK) {
@@ -34,14 +31,14 @@ static pg_err decide(pg_call *c, const pg_tok_meta *m, const char **mode, pg_err
                         "release needs an approver under expose_pixels analyze-only (request %s)", id);
 }
 
-pg_err pg_op_release(pg_call *c, pg_error *e) {
+pg_err pg_op_release(pg_call *c, const pg_args_release *a, pg_error *e) {
     c->audit.kind = "release";
     pg_tok_meta m;
     pg_img *img = NULL;
     char label[64];
-    pg_err rc = pg_image_from_token(c, pg_args_str(c->req->args, "token", ""), &img, label, &m, e);
+    pg_err rc = pg_call_token_image(c, a->token, &img, label, &m, e);
     if (rc) return rc;
-    pg_audit_token_set(c, &m);
+    pg_call_audit_token(c, &m);
     const char *mode = NULL;
     rc = decide(c, &m, &mode, e);
     if (rc) {
@@ -66,9 +63,9 @@ pg_err pg_op_release(pg_call *c, pg_error *e) {
     return PG_OK;
 }
 
-pg_err pg_op_approve(pg_call *c, pg_error *e) {
+pg_err pg_op_approve(pg_call *c, const pg_args_approve *a, pg_error *e) {
     c->audit.kind = "approve";
-    const char *id = pg_args_str(c->req->args, "request", "");
+    const char *id = a->request;
     snprintf(c->audit.request_id, sizeof c->audit.request_id, "%.31s", id);
     uint32_t req_uid;
     char req_user[64];

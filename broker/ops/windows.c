@@ -4,16 +4,19 @@
 #include "pg_ops.h"
 #include "pg_regex.h"
 
-const pg_arg_spec pg_op_windows_args[1] = {{"match", PG_ARG_STRING, false}};
+static bool listed(const regex_t *re, const pg_window *w) {
+    if (!re) return true;
+    return pg_regex_match(re, w->title) == 1 || pg_regex_match(re, w->class_name) == 1 ||
+           pg_regex_match(re, w->instance) == 1;
+}
 
-pg_err pg_op_windows(pg_call *c, pg_error *e) {
-    const char *pattern = pg_args_str(c->req->args, "match", NULL);
+pg_err pg_op_windows(pg_call *c, const pg_args_windows *a, pg_error *e) {
     regex_t re;
-    pg_err rc = pattern ? pg_policy_pattern_check(pattern, e) : PG_OK; /* before any compile: cost */
+    pg_err rc = a->match ? pg_policy_pattern_check(a->match, e) : PG_OK; /* before any compile: cost */
     if (rc) return rc;
-    if (pattern && pg_regex_compile(&re, pattern) != 0)
-        return pg_error_set(e, PG_E_USAGE, "--match takes a POSIX extended regular expression",
-                            "bad pattern \"%s\"", pattern);
+    if (a->match && pg_regex_compile(&re, a->match) != 0)
+        return pg_error_set(e, PG_E_USAGE, "--match takes a POSIX extended regular expression", "bad pattern \"%s\"",
+                            a->match);
     pg_window *all = NULL;
     size_t n = 0;
     rc = pg_broker_plat_lock(c->b, e);
@@ -26,9 +29,7 @@ pg_err pg_op_windows(pg_call *c, pg_error *e) {
         cJSON *arr = cJSON_AddArrayToObject(r, "windows");
         for (size_t i = 0; i < n; i++) {
             const pg_window *w = &all[i];
-            if (pattern && pg_regex_match(&re, w->title) != 1 && pg_regex_match(&re, w->class_name) != 1 &&
-                pg_regex_match(&re, w->instance) != 1)
-                continue;
+            if (!listed(a->match ? &re : NULL, w)) continue;
             cJSON *o = pg_window_json(w);
             /* Say up front which windows the policy keeps private. */
             cJSON_AddBoolToObject(o, "capture_denied",
@@ -39,6 +40,6 @@ pg_err pg_op_windows(pg_call *c, pg_error *e) {
         c->result = r;
     }
     free(all);
-    if (pattern) regfree(&re);
+    if (a->match) regfree(&re);
     return rc;
 }

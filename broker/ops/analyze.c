@@ -10,13 +10,6 @@
 #include "pg_ops.h"
 #include "relay/pg_relay.h"
 
-const pg_arg_spec pg_op_analyze_args[3] = {
-    {"token", PG_ARG_STRING, true}, {"prompt", PG_ARG_STRING, true}, {"endpoint", PG_ARG_STRING, false}};
-const pg_arg_spec pg_op_judge_args[4] = {{"token", PG_ARG_STRING, true},
-                                         {"expect", PG_ARG_STRING, true},
-                                         {"samples", PG_ARG_INT, false},
-                                         {"endpoint", PG_ARG_STRING, false}};
-
 /* An endpoint as the relay wants it, filled from the policy's description. */
 typedef struct {
     pg_endpoint ep;
@@ -64,27 +57,27 @@ static pg_err target_for(pg_call *c, const char *name, relay_target *t, pg_error
 }
 
 /* The token's pixels as PNG, for the endpoint; records the token for audit. */
-static pg_err token_png(pg_call *c, uint8_t **png, size_t *len, pg_tok_meta *m, pg_error *e) {
+static pg_err token_png(pg_call *c, const char *token, uint8_t **png, size_t *len, pg_tok_meta *m, pg_error *e) {
     pg_img *img = NULL;
     char label[64];
-    pg_err rc = pg_image_from_token(c, pg_args_str(c->req->args, "token", ""), &img, label, m, e);
+    pg_err rc = pg_call_token_image(c, token, &img, label, m, e);
     if (rc) return rc;
-    pg_audit_token_set(c, m);
+    pg_call_audit_token(c, m);
     rc = pg_img_encode_png(img, NULL, png, len, e);
     pg_img_free(img);
     return rc;
 }
 
-pg_err pg_op_analyze(pg_call *c, pg_error *e) {
+pg_err pg_op_analyze(pg_call *c, const pg_args_analyze *a, pg_error *e) {
     c->audit.kind = "analyze";
     relay_target t;
-    pg_err rc = target_for(c, pg_args_str(c->req->args, "endpoint", NULL), &t, e);
+    pg_err rc = target_for(c, a->endpoint, &t, e);
     pg_tok_meta m;
     uint8_t *png = NULL;
     size_t len = 0;
-    if (!rc) rc = token_png(c, &png, &len, &m, e);
+    if (!rc) rc = token_png(c, a->token, &png, &len, &m, e);
     char *answer = NULL;
-    if (!rc) rc = pg_relay_analyze(&t.ep, &t.dest, png, len, pg_args_str(c->req->args, "prompt", ""), &answer, e);
+    if (!rc) rc = pg_relay_analyze(&t.ep, &t.dest, png, len, a->prompt, &answer, e);
     free(png);
     if (rc) return rc;
     cJSON *r = cJSON_CreateObject();
@@ -117,20 +110,17 @@ static cJSON *judge_json(const pg_judge_result *j, const char *endpoint, const c
     return r;
 }
 
-pg_err pg_op_judge(pg_call *c, pg_error *e) {
+pg_err pg_op_judge(pg_call *c, const pg_args_judge *a, pg_error *e) {
     c->audit.kind = "judge";
-    int64_t samples = pg_args_int(c->req->args, "samples", 3);
-    if (samples < 1 || samples > 9) return pg_error_set(e, PG_E_USAGE, NULL, "--samples takes 1..9");
     relay_target t;
-    pg_err rc = target_for(c, pg_args_str(c->req->args, "endpoint", NULL), &t, e);
+    pg_err rc = target_for(c, a->endpoint, &t, e);
     pg_tok_meta m;
     uint8_t *png = NULL;
     size_t len = 0;
-    if (!rc) rc = token_png(c, &png, &len, &m, e);
+    if (!rc) rc = token_png(c, a->token, &png, &len, &m, e);
     pg_judge_result j;
     memset(&j, 0, sizeof j);
-    if (!rc) rc = pg_relay_judge(&t.ep, &t.dest, c->b->judge_cache, png, len, pg_args_str(c->req->args, "expect", ""),
-                                 (unsigned)samples, &j, e);
+    if (!rc) rc = pg_relay_judge(&t.ep, &t.dest, c->b->judge_cache, png, len, a->expect, (unsigned)a->samples, &j, e);
     free(png);
     if (rc) return rc; /* blocked: an endpoint failure never passes */
     snprintf(c->audit.detail, sizeof c->audit.detail, "%s (%s) %u/%u/%u%s", pg_content_status_name(j.status),

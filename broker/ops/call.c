@@ -1,0 +1,267 @@
+/* Helpers every handler shares: naming the target window, loading image
+ * arguments, storing tokens, the audit fields and the JSON shapes. An image
+ * argument is a token of the caller's or bytes the client read from its own
+ * file; the broker never opens a path a client names. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "pg_img_codec.h"
+#include "pg_ops.h"
+#include "pg_regex.h"
+
+/* ---- JSON shapes ---- */
+
+cJSON *pg_window_json(const pg_window *w) {
+    cJSON *o = cJSON_CreateObject();
+    if (!o) return NULL;
+    cJSON_AddNumberToObject(o, "id", (double)w->id);
+    cJSON_AddStringToObject(o, "title", w->title);
+    cJSON_AddStringToObject(o, "class", w->class_name);
+    cJSON_AddStringToObject(o, "instance", w->instance);
+    if (w->pid >= 0) cJSON_AddNumberToObject(o, "pid", (double)w->pid);
+    else cJSON_AddNullToObject(o, "pid");
+    cJSON_AddNumberToObject(o, "x", w->x);
+    cJSON_AddNumberToObject(o, "y", w->y);
+    cJSON_AddNumberToObject(o, "width", w->width);
+    cJSON_AddNumberToObject(o, "height", w->height);
+    cJSON_AddBoolToObject(o, "visible", w->visible);
+    cJSON_AddBoolToObject(o, "focused", w->focused);
+    if (w->minimized) cJSON_AddBoolToObject(o, "minimized", true); /* Windows: listed, not visible */
+    if (w->dpi) { /* Windows: the window's DPI and scale (1 = 96 DPI); coordinates stay physical */
+        cJSON_AddNumberToObject(o, "dpi", w->dpi);
+        cJSON_AddNumberToObject(o, "scale", w->dpi / 96.0);
+    }
+    return o;
+}
+
+cJSON *pg_rect_json(const pg_img_rect *r) {
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "x", r->x);
+    cJSON_AddNumberToObject(o, "y", r->y);
+    cJSON_AddNumberToObject(o, "w", r->w);
+    cJSON_AddNumberToObject(o, "h", r->h);
+    return o;
+}
+
+void pg_iso_time(int64_t ms, char out[40]) {
+    time_t s = (time_t)(ms / 1000);
+    struct tm tm;
+#ifdef _WIN32
+    gmtime_s(&tm, &s); /* mingw-w64 has no gmtime_r in strict C17 */
+#else
+    gmtime_r(&s, &tm);
+#endif
+    size_t n = strftime(out, 40, "%Y-%m-%dT%H:%M:%S", &tm);
+    snprintf(out + n, 40 - n, ".%03dZ", (int)(ms % 1000));
+}
+
+cJSON *pg_tok_meta_json(const pg_tok_meta *m) {
+    char created[40], expires[40];
+    pg_iso_time(m->created_ms, created);
+    pg_iso_time(m->expires_ms, expires);
+    cJSON *r = cJSON_CreateObject();
+    cJSON_AddStringToObject(r, "token", m->token);
+    cJSON_AddNumberToObject(r, "width", m->width);
+    cJSON_AddNumberToObject(r, "height", m->height);
+    cJSON_AddNumberToObject(r, "source_width", m->source_width);
+    cJSON_AddNumberToObject(r, "source_height", m->source_height);
+    cJSON_AddStringToObject(r, "method", m->method);
+    cJSON_AddStringToObject(r, "sha256", m->sha256);
+    cJSON_AddStringToObject(r, "created", created);
+    cJSON_AddStringToObject(r, "expires", expires);
+    if (m->screen) {
+        cJSON_AddStringToObject(r, "source", "screen");
+    } else {
+        cJSON_AddStringToObject(r, "source", "window");
+        cJSON *w = cJSON_AddObjectToObject(r, "window");
+        cJSON_AddNumberToObject(w, "id", (double)m->window_id);
+        cJSON_AddStringToObject(w, "title", m->window_title);
+        cJSON_AddStringToObject(w, "class", m->window_class);
+    }
+    if (m->region_w) {
+        cJSON *g = cJSON_AddObjectToObject(r, "region");
+        cJSON_AddNumberToObject(g, "x", m->region_x);
+        cJSON_AddNumberToObject(g, "y", m->region_y);
+        cJSON_AddNumberToObject(g, "w", m->region_w);
+        cJSON_AddNumberToObject(g, "h", m->region_h);
+    }
+    return r;
+}
+
+void pg_copy_utf8(char *dst, size_t cap, const char *src) {
+    size_t n = strnlen(src, cap - 1);
+    if (src[n] != '\0')
+        while (n > 0 && ((unsigned char)src[n] & 0xC0) == 0x80) n--; /* don't split a character */
+    memcpy(dst, src, n);
+    dst[n] = '\0';
+}
+
+/* ---- audit fields ---- */
+
+void pg_call_audit_window(pg_call *c, const pg_window *w) {
+    c->audit.has_window = true;
+    c->audit.window_id = w->id;
+    pg_copy_utf8(c->audit.window_title, sizeof c->audit.window_title, w->title);
+    pg_copy_utf8(c->audit.window_class, sizeof c->audit.window_class, w->class_name);
+}
+
+void pg_call_audit_token(pg_call *c, const pg_tok_meta *m) {
+    memcpy(c->audit.token, m->token, sizeof c->audit.token);
+    memcpy(c->audit.image_sha256, m->sha256, sizeof c->audit.image_sha256);
+    if (m->screen) return;
+    c->audit.has_window = true;
+    c->audit.window_id = m->window_id;
+    memcpy(c->audit.window_title, m->window_title, sizeof c->audit.window_title);
+    memcpy(c->audit.window_class, m->window_class, sizeof c->audit.window_class);
+}
+
+/* ---- the target window ---- */
+
+/* Only a positive match counts: a title the engine could not decide (PCRE2's
+ * match limit on Windows) is not a target the agent named. */
+static bool window_matches(const regex_t *re, const pg_window *w) {
+    return pg_regex_match(re, w->title) == 1 || pg_regex_match(re, w->class_name) == 1 ||
+           pg_regex_match(re, w->instance) == 1;
+}
+
+static pg_err resolve_by_id(pg_window *all, size_t n, uint64_t id, pg_window *out, pg_error *e) {
+    for (size_t i = 0; i < n; i++)
+        if (all[i].id == id) {
+            *out = all[i];
+            return PG_OK;
+        }
+    return pg_error_set(e, PG_E_NOTFOUND, "list windows with 'pixelgate windows'", "no window with id %llu",
+                        (unsigned long long)id);
+}
+
+static cJSON *candidates_json(pg_window *all, size_t n, const regex_t *re) {
+    cJSON *d = cJSON_CreateObject();
+    cJSON *arr = cJSON_AddArrayToObject(d, "candidates");
+    for (size_t i = 0; i < n; i++)
+        if (all[i].visible && window_matches(re, &all[i])) cJSON_AddItemToArray(arr, pg_window_json(&all[i]));
+    return d;
+}
+
+static pg_err resolve_by_regex(pg_call *c, pg_window *all, size_t n, const pg_target *t, pg_window *out,
+                               pg_error *e) {
+    regex_t re;
+    pg_err prc = pg_policy_pattern_check(t->window, e); /* before any compile: cost */
+    if (prc) return prc;
+    int rr = pg_regex_compile(&re, t->window);
+    if (rr != 0) {
+        char msg[128];
+        regerror(rr, &re, msg, sizeof msg);
+        return pg_error_set(e, PG_E_USAGE, "--window takes a POSIX extended regular expression",
+                            "bad window pattern \"%s\": %s", t->window, msg);
+    }
+    size_t hits = 0, first = 0;
+    for (size_t i = 0; i < n; i++)
+        if (all[i].visible && window_matches(&re, &all[i]) && hits++ == 0) first = i;
+    pg_err rc = PG_OK;
+    if (hits == 0)
+        rc = pg_error_set(e, PG_E_NOTFOUND, "list candidates with 'pixelgate windows'",
+                          "no visible window matches \"%s\"", t->window);
+    else if (hits > 1 && !t->first) {
+        rc = pg_error_set(e, PG_E_USAGE, "narrow the pattern, pass --id ID, or add --first",
+                          "%zu windows match \"%s\" (listed in details.candidates)", hits, t->window);
+        c->details = candidates_json(all, n, &re);
+    } else {
+        *out = all[first];
+    }
+    regfree(&re);
+    return rc;
+}
+
+pg_err pg_call_resolve_window(pg_call *c, const pg_target *t, pg_window *out, pg_error *e) {
+    if (!!t->window + t->has_id != 1)
+        return pg_error_set(e, PG_E_USAGE, NULL, "name the target with exactly one of --window REGEX or --id ID");
+    pg_window *all = NULL;
+    size_t n = 0;
+    pg_err rc = c->b->plat_ops->list_windows(c->b->plat, &all, &n, e);
+    if (rc) return rc;
+    rc = t->has_id ? resolve_by_id(all, n, t->id, out, e) : resolve_by_regex(c, all, n, t, out, e);
+    free(all);
+    return rc;
+}
+
+/* ---- images ---- */
+
+pg_err pg_call_token_image(pg_call *c, const char *token, pg_img **out, char label[64], pg_tok_meta *meta,
+                           pg_error *e) {
+    pg_tok_meta m;
+    uint8_t *px = NULL;
+    pg_err rc = pg_tok_load(c->b->tokens, token, (uint32_t)c->peer->uid, &m, &px, e);
+    if (rc) return rc;
+    rc = pg_img_wrap(out, px, m.width, m.height, (size_t)m.width * 4, e);
+    if (rc) free(px);
+    pg_tok_redact(m.token, label);
+    if (!c->audit.image_sha256[0]) memcpy(c->audit.image_sha256, m.sha256, sizeof c->audit.image_sha256);
+    if (!c->audit.token[0]) memcpy(c->audit.token, m.token, sizeof c->audit.token);
+    if (!rc && meta) *meta = m;
+    return rc;
+}
+
+static pg_err from_attachment(pg_call *c, int64_t idx, pg_img **out, char label[64], pg_error *e) {
+    if (idx < 0 || (size_t)idx >= c->msg->n_att)
+        return pg_error_set(e, PG_E_USAGE, NULL, "image refers to attachment %lld, the request has %zu", (long long)idx,
+                            c->msg->n_att);
+    const pg_blob *b = &c->msg->att[idx];
+    pg_img_limits lim = {(size_t)c->view->max_input_bytes, c->view->max_pixels};
+    if (b->len > lim.max_input_bytes)
+        return pg_error_set(e, PG_E_BADINPUT, "send a smaller image (images.max_input_bytes in the policy)",
+                            "image of %zu bytes is over the limit of %zu", b->len, lim.max_input_bytes);
+    snprintf(label, 64, "file #%lld", (long long)idx);
+    return pg_img_decode(b->data, b->len, &lim, out, e);
+}
+
+pg_err pg_call_image(pg_call *c, const pg_image_ref *ref, pg_img **out, char label[64], pg_tok_meta *meta,
+                     bool *is_token, pg_error *e) {
+    if (is_token) *is_token = ref->token != NULL;
+    if (ref->token) return pg_call_token_image(c, ref->token, out, label, meta, e);
+    return from_attachment(c, ref->attachment, out, label, e);
+}
+
+pg_img_rect pg_call_img_rect(const pg_rect *r) { return (pg_img_rect){(uint32_t)r->x, (uint32_t)r->y, r->w, r->h}; }
+
+pg_err pg_call_store_image(pg_call *c, pg_img *img, pg_tok_meta *m, pg_error *e) {
+    if (img->stride != (size_t)img->width * 4) { /* the store holds tight rows */
+        pg_img *tight = NULL;
+        pg_err rc = pg_img_clone(img, &tight, e);
+        pg_img_free(img);
+        if (rc) return rc;
+        img = tight;
+    }
+    m->uid = (uint32_t)c->peer->uid;
+    m->width = img->width;
+    m->height = img->height;
+    uint8_t *px = img->px; /* the store takes the pixels over */
+    img->px = NULL;
+    pg_img_free(img);
+    return pg_tok_put(c->b->tokens, m, px, c->view->token_ttl_s, c->view->spool_quota_bytes, e);
+}
+
+pg_err pg_call_derived_token(pg_call *c, pg_img *img, const char *method, cJSON *into, const char *field,
+                             pg_error *e) {
+    pg_tok_meta m;
+    memset(&m, 0, sizeof m);
+    m.source_width = img->width;
+    m.source_height = img->height;
+    snprintf(m.method, sizeof m.method, "%s", method);
+    pg_err rc = pg_call_store_image(c, img, &m, e);
+    if (rc) return rc;
+    cJSON_AddStringToObject(into, field, m.token);
+    return PG_OK;
+}
+
+pg_err pg_call_verdict(pg_call *c, cJSON *measured, bool pass, pg_error *e, const char *tip, const char *fmt,
+                       double v1, double v2) {
+    cJSON_AddBoolToObject(measured, "passed", pass);
+    if (pass) {
+        c->result = measured;
+        return PG_OK;
+    }
+    c->details = measured;
+    return pg_error_set(e, PG_E_ASSERT, tip, fmt, v1, v2);
+}

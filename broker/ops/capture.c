@@ -1,0 +1,39 @@
+/* Live pixels of a known window, under the policy's deny rules. The
+ * platform lock is the caller's (pg_capture_img_locked) or taken here for
+ * one capture (pg_capture_window_img), never across a sleep. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "pg_ops.h"
+
+pg_err pg_capture_check_allowed(pg_call *c, const pg_window *w, pg_error *e) {
+    char pattern[256];
+    if (!pg_policy_capture_denied(c->view, w->title, w->class_name, w->instance, pattern, sizeof pattern)) return PG_OK;
+    return pg_error_set(e, PG_E_POLICY, "this window is private by the administrator's policy",
+                        "window \"%.200s\" is never captured (capture.deny_windows: %.200s)", w->title, pattern);
+}
+
+pg_err pg_capture_img_locked(pg_call *c, const pg_window *w, const pg_rect *region, pg_img **img, char method[32],
+                             pg_error *e) {
+    pg_capture cap = {0};
+    pg_err rc = pg_capture_check_allowed(c, w, e);
+    if (!rc) rc = c->b->plat_ops->capture_window(c->b->plat, w->id, region, &cap, e);
+    if (rc) return rc;
+    if (method) memcpy(method, cap.method, 32);
+    rc = pg_img_wrap(img, cap.rgba, cap.width, cap.height, cap.stride, e);
+    if (rc) free(cap.rgba);
+    return rc;
+}
+
+pg_err pg_capture_window_img(pg_call *c, const pg_target *t, pg_window *w, const pg_rect *region, pg_img **img,
+                             char method[32], pg_error *e) {
+    pg_err rc = pg_broker_plat_lock(c->b, e);
+    if (rc) return rc;
+    if (t) {
+        rc = pg_call_resolve_window(c, t, w, e);
+        if (!rc) pg_call_audit_window(c, w);
+    }
+    if (!rc) rc = pg_capture_img_locked(c, w, region, img, method, e);
+    pg_broker_plat_unlock(c->b);
+    return rc;
+}

@@ -1,0 +1,144 @@
+/* diff, assert changed, assert unchanged: pixelmatch comparisons of two
+ * images (tokens or the client's own files, sent as bytes). The diff image
+ * becomes a token under the same release policy as any capture. A check that
+ * runs and says no is PG_E_ASSERT (exit 1) with the measurements in the
+ * error details, which the client prints on stdout, plus an evidence bundle. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pg_diff.h"
+#include "pg_ops.h"
+
+/* The arguments every comparison shares (PG_DIFF_ARGS in pg_ops.def). */
+typedef struct {
+    const pg_image_ref *a, *b;
+    double threshold;
+    bool include_aa;
+    const pg_rect *region; /* NULL: whole images */
+    const pg_rect_list *masks;
+} diff_in;
+#define DIFF_IN(x) ((diff_in){&(x)->a, &(x)->b, (x)->threshold, (x)->include_aa, (x)->has_region ? &(x)->region : NULL, &(x)->masks})
+
+static cJSON *diff_json(const pg_diff_result *r) {
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddBoolToObject(o, "sizes_match", r->sizes_match);
+    if (!r->sizes_match) {
+        char a[32], b[32];
+        snprintf(a, sizeof a, "%ux%u", r->width_a, r->height_a);
+        snprintf(b, sizeof b, "%ux%u", r->width_b, r->height_b);
+        cJSON_AddStringToObject(o, "size_a", a);
+        cJSON_AddStringToObject(o, "size_b", b);
+        return o;
+    }
+    cJSON_AddNumberToObject(o, "pixels_changed", (double)r->pixels_changed);
+    cJSON_AddNumberToObject(o, "pixels_antialiased", (double)r->pixels_aa);
+    cJSON_AddNumberToObject(o, "total_pixels", (double)r->total_pixels);
+    cJSON_AddNumberToObject(o, "changed_pct", r->changed_pct);
+    if (r->has_bounds) cJSON_AddItemToObject(o, "bounds", pg_rect_json(&r->bounds));
+    else cJSON_AddNullToObject(o, "bounds");
+    cJSON_AddNumberToObject(o, "region_count", (double)r->region_count);
+    cJSON *arr = cJSON_AddArrayToObject(o, "regions");
+    for (size_t i = 0; i < r->regions_len; i++) {
+        cJSON *g = pg_rect_json(&r->regions[i].box);
+        cJSON_AddNumberToObject(g, "pixels", (double)r->regions[i].pixels);
+        cJSON_AddItemToArray(arr, g);
+    }
+    return o;
+}
+
+/* Runs the comparison; *out is the result JSON (with the diff token and an
+ * evidence bundle). Returns PG_E_ASSERT when sizes differ. */
+static pg_err run_diff(pg_call *c, const diff_in *in, pg_diff_result *res, cJSON **out, pg_error *e) {
+    pg_diff_opts o;
+    pg_diff_opts_init(&o);
+    o.threshold = in->threshold;
+    o.include_aa = in->include_aa;
+    pg_img_rect region, masks[PG_LIST_MAX];
+    if (in->region) {
+        region = pg_call_img_rect(in->region);
+        o.region = &region;
+    }
+    for (size_t i = 0; i < in->masks->n; i++) masks[i] = pg_call_img_rect(&in->masks->v[i]);
+    o.masks = masks;
+    o.n_masks = in->masks->n;
+    pg_img *a = NULL, *b = NULL, *heat = NULL;
+    char la[64] = "", lb[64] = "";
+    pg_err rc = pg_call_image(c, in->a, &a, la, NULL, NULL, e);
+    if (!rc) rc = pg_call_image(c, in->b, &b, lb, NULL, NULL, e);
+    if (!rc) rc = pg_diff(a, b, &o, res, &heat, e);
+    pg_img_free(a);
+    pg_img_free(b);
+    if (rc && !(rc == PG_E_ASSERT && !res->sizes_match)) {
+        pg_img_free(heat);
+        return rc;
+    }
+    cJSON *j = diff_json(res);
+    cJSON *ev = cJSON_CreateObject();
+    cJSON_AddStringToObject(ev, "a", la);
+    cJSON_AddStringToObject(ev, "b", lb);
+    if (heat) {
+        pg_error de;
+        if (pg_call_derived_token(c, heat, "diff", j, "diff_token", &de) == PG_OK)
+            cJSON_AddStringToObject(ev, "diff", cJSON_GetObjectItem(j, "diff_token")->valuestring);
+    }
+    cJSON_AddItemToObject(j, "evidence", ev);
+    *out = j;
+    if (!res->sizes_match)
+        return pg_error_set(e, PG_E_ASSERT, "compare captures of the same size (same window, --region and --max-size)",
+                            "images differ in size (%ux%u vs %ux%u): not compared", res->width_a, res->height_a,
+                            res->width_b, res->height_b);
+    snprintf(c->audit.detail, sizeof c->audit.detail, "%llu of %llu pixels changed",
+             (unsigned long long)res->pixels_changed, (unsigned long long)res->total_pixels);
+    return PG_OK;
+}
+
+pg_err pg_op_diff(pg_call *c, const pg_args_diff *a, pg_error *e) {
+    c->audit.kind = "diff";
+    pg_diff_result res;
+    cJSON *j = NULL;
+    diff_in in = DIFF_IN(a);
+    pg_err rc = run_diff(c, &in, &res, &j, e);
+    if (rc) {
+        c->details = j;
+        return rc;
+    }
+    if (!a->has_max_ratio) {
+        c->result = j;
+        return PG_OK;
+    }
+    double ratio = res.total_pixels ? (double)res.pixels_changed / (double)res.total_pixels : 0;
+    return pg_call_verdict(c, j, ratio <= a->max_ratio, e, "the images differ more than --max-ratio allows",
+                           "changed ratio %.6f is over --max-ratio %.6f", ratio, a->max_ratio);
+}
+
+/* assert changed (want_change) or unchanged, against limit percent. */
+static pg_err assert_change(pg_call *c, const diff_in *in, bool want_change, double limit, pg_error *e) {
+    c->audit.kind = "assert";
+    snprintf(c->audit.mode, sizeof c->audit.mode, "%s", want_change ? "changed" : "unchanged");
+    pg_diff_result res;
+    cJSON *j = NULL;
+    pg_err rc = run_diff(c, in, &res, &j, e);
+    if (rc) {
+        c->details = j;
+        return rc;
+    }
+    if (want_change) {
+        cJSON_AddNumberToObject(j, "min_pct", limit);
+        return pg_call_verdict(c, j, res.changed_pct >= limit, e, "let the UI settle (wait-stable) or lower --min-pct",
+                               "only %.4f%% of pixels changed; at least %.4f%% expected", res.changed_pct, limit);
+    }
+    cJSON_AddNumberToObject(j, "max_pct", limit);
+    return pg_call_verdict(c, j, res.changed_pct <= limit, e, "look at the diff token's regions; mask what may change",
+                           "%.4f%% of pixels changed; at most %.4f%% allowed", res.changed_pct, limit);
+}
+
+pg_err pg_op_assert_changed(pg_call *c, const pg_args_assert_changed *a, pg_error *e) {
+    diff_in in = DIFF_IN(a);
+    return assert_change(c, &in, true, a->min_pct, e);
+}
+
+pg_err pg_op_assert_unchanged(pg_call *c, const pg_args_assert_unchanged *a, pg_error *e) {
+    diff_in in = DIFF_IN(a);
+    return assert_change(c, &in, false, a->max_pct, e);
+}

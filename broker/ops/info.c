@@ -1,0 +1,10 @@
+/* info: a token's metadata - never its pixels or where they are kept. */
+#include "pg_ops.h"
+
+pg_err pg_op_info(pg_call *c, const pg_args_info *a, pg_error *e) {
+    pg_tok_meta m;
+    pg_err rc = pg_tok_get(c->b->tokens, a->token, c->peer->uid, &m, e);
+    if (rc) return rc;
+    c->result = pg_tok_meta_json(&m);
+    return PG_OK;
+}

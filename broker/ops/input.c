@@ -1,0 +1,138 @@
+/* focus, click, key, type: input through the platform backend, always aimed
+ * at a window the broker resolved itself and the policy lets input reach. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pg_ops.h"
+
+/* Runs an input action under the platform lock against the resolved window,
+ * and answers {"window": {...}} plus whatever the action adds. */
+typedef pg_err (*input_fn)(pg_call *c, const void *a, const pg_window *w, cJSON *result, pg_error *e);
+
+static pg_err with_target(pg_call *c, const pg_target *t, const void *a, input_fn fn, pg_error *e) {
+    pg_window w;
+    pg_err rc = pg_broker_plat_lock(c->b, e);
+    if (rc) return rc;
+    rc = pg_call_resolve_window(c, t, &w, e);
+    cJSON *r = NULL;
+    c->audit.kind = "input";
+    if (!rc) {
+        pg_call_audit_window(c, &w);
+        /* Ownership from the server side (X-Resource pid -> /proc uid), never
+         * from anything the client or the window says about itself. */
+        bool same_owner = false;
+        rc = pg_broker_input_target(w.pid, c->peer, &same_owner, e);
+        if (!rc) rc = pg_policy_check_input(c->view, w.title, w.class_name, w.instance, same_owner, e);
+    }
+    if (!rc) {
+        r = cJSON_CreateObject();
+        rc = fn(c, a, &w, r, e);
+    }
+    pg_broker_plat_unlock(c->b);
+    if (rc) {
+        cJSON_Delete(r);
+        return rc;
+    }
+    cJSON_AddItemToObject(r, "window", pg_window_json(&w));
+    c->result = r;
+    return PG_OK;
+}
+
+static pg_err do_focus(pg_call *c, const void *args, const pg_window *w, cJSON *r, pg_error *e) {
+    (void)args;
+    pg_err rc = c->b->plat_ops->focus(c->b->plat, w->id, e);
+    if (!rc) cJSON_AddBoolToObject(r, "focused", 1);
+    return rc;
+}
+
+/* Finds the text or template in a fresh capture of w (platform lock held);
+ * the click goes to the centre of what was found, plus the offset. */
+static pg_err locate(pg_call *c, const pg_args_click *a, const pg_window *w, cJSON *r, int64_t *x, int64_t *y,
+                     pg_error *e) {
+    pg_img *img = NULL;
+    pg_err rc = pg_capture_img_locked(c, w, NULL, &img, NULL, e);
+    if (rc) return rc;
+    cJSON *found = NULL;
+    pg_img_rect box = {0};
+    bool ok = false;
+    if (a->text) {
+        rc = pg_find_text(c, img, NULL, a->text, false, &box, &found, e);
+        ok = !rc && cJSON_IsTrue(cJSON_GetObjectItem(found, "found"));
+    } else {
+        pg_tmpl_result res;
+        rc = pg_find_template(c, img, &a->template, 0.8, false, NULL, &res, &found, e);
+        ok = !rc && res.found;
+        box = res.best.box;
+    }
+    pg_img_free(img);
+    if (rc) return rc;
+    if (!ok) {
+        c->details = found;
+        return pg_error_set(e, PG_E_NOTFOUND, "check the text or template, or wait-for it first",
+                            "%s not found in the window", a->text ? "text" : "template");
+    }
+    cJSON_AddItemToObject(r, "found", found);
+    *x = box.x + box.w / 2 + a->offset.x;
+    *y = box.y + box.h / 2 + a->offset.y;
+    return PG_OK;
+}
+
+static const pg_button buttons[] = {PG_BTN_LEFT, PG_BTN_MIDDLE, PG_BTN_RIGHT}; /* the order of "button"'s values */
+
+static pg_err do_click(pg_call *c, const void *args, const pg_window *w, cJSON *r, pg_error *e) {
+    const pg_args_click *a = args;
+    char bname[16];
+    pg_enum_name(pg_opdecl_arg(&pg_opdecls[PG_OPI_click], "button")->values, a->button, bname, sizeof bname);
+    if (a->has_offset && a->has_at)
+        return pg_error_set(e, PG_E_USAGE, "--offset moves from the centre of --text or --template",
+                            "click takes --offset only with --text or --template");
+    int64_t x = a->at.x, y = a->at.y;
+    pg_err rc = PG_OK;
+    if (!a->has_at && (rc = locate(c, a, w, r, &x, &y, e))) return rc;
+    if (x < 0 || y < 0 || x >= w->width || y >= w->height)
+        return pg_error_set(e, PG_E_BADINPUT, "--at is relative to the window's top-left; see its width and height",
+                            "point %lld,%lld is outside the %ux%u window", (long long)x, (long long)y, w->width,
+                            w->height);
+    int count = (int)a->count;
+    snprintf(c->audit.detail, sizeof c->audit.detail, "click %lld,%lld %s x%d", (long long)x, (long long)y, bname,
+             count);
+    rc = c->b->plat_ops->click(c->b->plat, w->id, (int32_t)x, (int32_t)y, buttons[a->button], count, e);
+    if (rc) return rc;
+    cJSON *k = cJSON_AddObjectToObject(r, "clicked");
+    cJSON_AddNumberToObject(k, "x", (double)x);
+    cJSON_AddNumberToObject(k, "y", (double)y);
+    cJSON_AddStringToObject(k, "button", bname);
+    cJSON_AddNumberToObject(k, "count", count);
+    return PG_OK;
+}
+
+static pg_err do_key(pg_call *c, const void *args, const pg_window *w, cJSON *r, pg_error *e) {
+    const pg_args_key *a = args;
+    snprintf(c->audit.detail, sizeof c->audit.detail, "key %.200s", a->chord);
+    pg_err rc = c->b->plat_ops->key(c->b->plat, w->id, a->chord, e);
+    if (!rc) cJSON_AddStringToObject(r, "key", a->chord);
+    return rc;
+}
+
+static pg_err do_type(pg_call *c, const void *args, const pg_window *w, cJSON *r, pg_error *e) {
+    const pg_args_type *a = args;
+    /* The text itself may be a secret (a password): record only its size. */
+    snprintf(c->audit.detail, sizeof c->audit.detail, "type %zu bytes", strlen(a->text));
+    pg_err rc = c->b->plat_ops->type_text(c->b->plat, w->id, a->text, e);
+    if (rc) return rc;
+    size_t chars = 0; /* code points: count bytes that do not continue a UTF-8 sequence */
+    for (const unsigned char *p = (const unsigned char *)a->text; *p; p++) chars += (*p & 0xC0) != 0x80;
+    cJSON_AddNumberToObject(r, "typed_chars", (double)chars);
+    return PG_OK;
+}
+
+#define TARGETED(op, fn)                                                 \
+    pg_err pg_op_##op(pg_call *c, const pg_args_##op *a, pg_error *e) { \
+        pg_target t = PG_TARGET_OF(a);                                   \
+        return with_target(c, &t, a, fn, e);                             \
+    }
+TARGETED(focus, do_focus)
+TARGETED(click, do_click)
+TARGETED(key, do_key)
+TARGETED(type, do_type)
