@@ -1,0 +1,387 @@
+/* The in-memory desktop of pg_fake.h. */
+#include "pg_fake.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define FAKE_MAX_WINDOWS 64
+#define FAKE_MAX_FRAMES 16
+#define FAKE_MAX_INPUT 256
+#define FAKE_BACKGROUND 0x404040ffu
+
+typedef struct {
+    pg_window w;
+    uint8_t *frames[FAKE_MAX_FRAMES]; /* frame 0 is the window's pixels */
+    size_t n_frames, next_frame;
+    bool loop;
+} fake_window;
+
+typedef struct {
+    char op[32];
+    pg_err code;
+    unsigned times; /* 0: always */
+} fake_failure;
+
+struct pg_platform {
+    int32_t sx, sy;
+    uint32_t sw, sh;
+    fake_window win[FAKE_MAX_WINDOWS];
+    size_t n;
+    uint64_t next_id;
+    char *input[FAKE_MAX_INPUT];
+    size_t n_input;
+    unsigned captures;
+    fake_failure fail[8];
+    size_t n_fail;
+    void (*on_capture)(pg_fake *f, void *ctx);
+    void *on_capture_ctx;
+};
+
+/* ---- helpers ---- */
+
+static fake_window *find(pg_fake *f, uint64_t id) {
+    for (size_t i = 0; i < f->n; i++)
+        if (f->win[i].w.id == id) return &f->win[i];
+    return NULL;
+}
+
+static void put_px(uint8_t *p, uint32_t rgba) {
+    p[0] = (uint8_t)(rgba >> 24), p[1] = (uint8_t)(rgba >> 16), p[2] = (uint8_t)(rgba >> 8), p[3] = (uint8_t)rgba;
+}
+
+static void record(pg_fake *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void record(pg_fake *f, const char *fmt, ...) {
+    if (f->n_input == FAKE_MAX_INPUT) return;
+    char line[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    size_t len = strlen(line) + 1;
+    char *copy = malloc(len);
+    if (!copy) return;
+    memcpy(copy, line, len);
+    f->input[f->n_input++] = copy;
+}
+
+/* PG_OK, or the injected failure of op. */
+static pg_err injected(pg_fake *f, const char *op, pg_error *e) {
+    for (size_t i = 0; i < f->n_fail; i++) {
+        fake_failure *x = &f->fail[i];
+        if (strcmp(x->op, op) || x->code == PG_OK) continue;
+        pg_err code = x->code;
+        if (x->times && --x->times == 0) x->code = PG_OK;
+        return pg_error_set(e, code, NULL, "fake backend: %s fails as the test asked", op);
+    }
+    return PG_OK;
+}
+
+static pg_err resolve(pg_fake *f, uint64_t id, fake_window **out, pg_error *e) {
+    *out = find(f, id);
+    if (!*out) return pg_error_set(e, PG_E_NOTFOUND, NULL, "no window with id %llu", (unsigned long long)id);
+    return PG_OK;
+}
+
+/* The intersection of region (or the whole w x h) with [0,w) x [0,h). */
+static pg_err clip(const pg_rect *region, uint32_t w, uint32_t h, pg_rect *out, pg_error *e) {
+    int64_t x0 = 0, y0 = 0, x1 = w, y1 = h;
+    if (region) {
+        x0 = region->x > 0 ? region->x : 0;
+        y0 = region->y > 0 ? region->y : 0;
+        if ((int64_t)region->x + region->w < x1) x1 = (int64_t)region->x + region->w;
+        if ((int64_t)region->y + region->h < y1) y1 = (int64_t)region->y + region->h;
+    }
+    if (x1 <= x0 || y1 <= y0) return pg_error_set(e, PG_E_BADINPUT, NULL, "region does not overlap the target");
+    *out = (pg_rect){(int32_t)x0, (int32_t)y0, (uint32_t)(x1 - x0), (uint32_t)(y1 - y0)};
+    return PG_OK;
+}
+
+static pg_err copy_out(const uint8_t *src, uint32_t src_w, const pg_rect *r, pg_capture *out, const char *method,
+                       pg_error *e) {
+    size_t stride = (size_t)r->w * 4;
+    out->rgba = malloc(stride * r->h);
+    if (!out->rgba) return pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory");
+    for (uint32_t y = 0; y < r->h; y++)
+        memcpy(out->rgba + y * stride, src + ((size_t)(r->y + (int32_t)y) * src_w + (size_t)r->x) * 4, stride);
+    out->width = r->w, out->height = r->h, out->stride = stride;
+    snprintf(out->method, sizeof out->method, "%s", method);
+    return PG_OK;
+}
+
+/* ---- the backend ---- */
+
+static pg_err fake_open(pg_platform **out, const char *display, pg_error *e) {
+    (void)display;
+    pg_fake *f = calloc(1, sizeof *f);
+    if (!f) return pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory");
+    f->sw = 1280, f->sh = 800;
+    f->next_id = 1000;
+    *out = f;
+    return PG_OK;
+}
+
+static void fake_close(pg_platform *f) {
+    if (!f) return;
+    for (size_t i = 0; i < f->n; i++)
+        for (size_t k = 0; k < f->win[i].n_frames; k++) free(f->win[i].frames[k]);
+    for (size_t i = 0; i < f->n_input; i++) free(f->input[i]);
+    free(f);
+}
+
+static pg_err fake_caps(pg_platform *f, pg_caps *out, pg_error *e) {
+    (void)f;
+    (void)e;
+    *out = (pg_caps){.list_windows = true, .capture_window = true, .capture_covered = true, .capture_screen = true,
+                     .input_pointer = true, .input_keys = true, .input_text_unicode = true, .settle = true};
+    snprintf(out->backend, sizeof out->backend, "fake");
+    snprintf(out->detail, sizeof out->detail, "in-memory desktop %ux%u", f->sw, f->sh);
+    return PG_OK;
+}
+
+static pg_err fake_list(pg_platform *f, pg_window **out, size_t *n, pg_error *e) {
+    pg_err rc = injected(f, "list_windows", e);
+    if (rc) return rc;
+    *out = calloc(f->n ? f->n : 1, sizeof **out);
+    if (!*out) return pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory");
+    for (size_t i = 0; i < f->n; i++) (*out)[i] = f->win[i].w;
+    *n = f->n;
+    return PG_OK;
+}
+
+static void before_capture(pg_fake *f) {
+    f->captures++;
+    if (f->on_capture) f->on_capture(f, f->on_capture_ctx);
+}
+
+static pg_err fake_capture_window(pg_platform *f, uint64_t id, const pg_rect *region, pg_capture *out,
+                                  pg_error *e) {
+    memset(out, 0, sizeof *out);
+    before_capture(f);
+    fake_window *fw;
+    pg_err rc = injected(f, "capture_window", e);
+    if (!rc) rc = resolve(f, id, &fw, e);
+    if (rc) return rc;
+    if (!fw->w.visible) return pg_error_set(e, PG_E_NOTFOUND, NULL, "window %llu is not mapped", (unsigned long long)id);
+    pg_rect r;
+    if ((rc = clip(region, fw->w.width, fw->w.height, &r, e))) return rc;
+    size_t k = fw->next_frame;
+    if (fw->n_frames > 1) fw->next_frame = fw->loop ? (k + 1) % fw->n_frames : (k + 1 < fw->n_frames ? k + 1 : k);
+    rc = copy_out(fw->frames[k], fw->w.width, &r, out, "fake", e);
+    out->origin_x = fw->w.x + r.x;
+    out->origin_y = fw->w.y + r.y;
+    return rc;
+}
+
+/* The virtual screen as the visible windows paint it, bottom to top. */
+static uint8_t *compose(pg_fake *f) {
+    uint8_t *s = malloc((size_t)f->sw * f->sh * 4);
+    if (!s) return NULL;
+    for (size_t i = 0; i < (size_t)f->sw * f->sh; i++) put_px(s + 4 * i, FAKE_BACKGROUND);
+    for (size_t i = 0; i < f->n; i++) {
+        const fake_window *fw = &f->win[i];
+        if (!fw->w.visible) continue;
+        const uint8_t *px = fw->frames[fw->next_frame < fw->n_frames ? fw->next_frame : 0];
+        for (uint32_t y = 0; y < fw->w.height; y++) {
+            int64_t sy = (int64_t)fw->w.y + y - f->sy;
+            if (sy < 0 || sy >= f->sh) continue;
+            for (uint32_t x = 0; x < fw->w.width; x++) {
+                int64_t sx = (int64_t)fw->w.x + x - f->sx;
+                if (sx >= 0 && sx < f->sw)
+                    memcpy(s + ((size_t)sy * f->sw + (size_t)sx) * 4, px + ((size_t)y * fw->w.width + x) * 4, 4);
+            }
+        }
+    }
+    return s;
+}
+
+static pg_err fake_capture_screen(pg_platform *f, const pg_rect *region, pg_capture *out, pg_error *e) {
+    memset(out, 0, sizeof *out);
+    before_capture(f);
+    pg_err rc = injected(f, "capture_screen", e);
+    if (rc) return rc;
+    pg_rect rel, r;
+    if (region) rel = (pg_rect){region->x - f->sx, region->y - f->sy, region->w, region->h};
+    if ((rc = clip(region ? &rel : NULL, f->sw, f->sh, &r, e))) return rc;
+    uint8_t *s = compose(f);
+    if (!s) return pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory");
+    rc = copy_out(s, f->sw, &r, out, "fake-screen", e);
+    free(s);
+    out->origin_x = f->sx + r.x;
+    out->origin_y = f->sy + r.y;
+    return rc;
+}
+
+static pg_err fake_focus(pg_platform *f, uint64_t id, pg_error *e) {
+    fake_window *fw;
+    pg_err rc = injected(f, "focus", e);
+    if (!rc) rc = resolve(f, id, &fw, e);
+    if (rc) return rc;
+    for (size_t i = 0; i < f->n; i++) f->win[i].w.focused = f->win[i].w.id == id;
+    record(f, "focus %llu", (unsigned long long)id);
+    return PG_OK;
+}
+
+static pg_err fake_pointer_move(pg_platform *f, uint64_t id, int32_t x, int32_t y, pg_error *e) {
+    fake_window *fw;
+    pg_err rc = resolve(f, id, &fw, e);
+    if (!rc) record(f, "move %llu %d,%d", (unsigned long long)id, x, y);
+    return rc;
+}
+
+/* The visible window above fw covering window-relative (x, y), or NULL. */
+static const fake_window *cover_at(const pg_fake *f, const fake_window *fw, int32_t x, int32_t y) {
+    int64_t sx = (int64_t)fw->w.x + x, sy = (int64_t)fw->w.y + y;
+    for (size_t i = (size_t)(fw - f->win) + 1; i < f->n; i++) {
+        const pg_window *o = &f->win[i].w;
+        if (o->visible && sx >= o->x && sx < (int64_t)o->x + o->width && sy >= o->y && sy < (int64_t)o->y + o->height)
+            return &f->win[i];
+    }
+    return NULL;
+}
+
+static pg_err fake_click(pg_platform *f, uint64_t id, int32_t x, int32_t y, pg_button b, int count, pg_error *e) {
+    fake_window *fw;
+    pg_err rc = injected(f, "click", e);
+    if (!rc) rc = resolve(f, id, &fw, e);
+    if (rc) return rc;
+    if (x < 0 || y < 0 || (uint32_t)x >= fw->w.width || (uint32_t)y >= fw->w.height)
+        return pg_error_set(e, PG_E_BADINPUT, NULL, "point %d,%d is outside the window", x, y);
+    const fake_window *cover = cover_at(f, fw, x, y);
+    if (cover)
+        return pg_error_set(e, PG_E_POLICY, "bring the window to the front first",
+                            "window %llu covers that point", (unsigned long long)cover->w.id);
+    static const char *names[] = {"?", "left", "middle", "right"};
+    record(f, "click %llu %d,%d %s x%d", (unsigned long long)id, x, y, names[b], count);
+    return PG_OK;
+}
+
+static pg_err fake_key(pg_platform *f, uint64_t id, const char *chord, pg_error *e) {
+    fake_window *fw;
+    pg_err rc = injected(f, "key", e);
+    if (!rc) rc = resolve(f, id, &fw, e);
+    if (!rc) record(f, "key %llu %s", (unsigned long long)id, chord);
+    return rc;
+}
+
+static pg_err fake_type(pg_platform *f, uint64_t id, const char *utf8, pg_error *e) {
+    fake_window *fw;
+    pg_err rc = injected(f, "type_text", e);
+    if (!rc) rc = resolve(f, id, &fw, e);
+    if (!rc) record(f, "type %llu %s", (unsigned long long)id, utf8);
+    return rc;
+}
+
+static pg_err fake_settle(pg_platform *f, uint64_t id, uint32_t quiet_ms, uint32_t timeout_ms, pg_error *e) {
+    (void)quiet_ms;
+    (void)timeout_ms;
+    fake_window *fw;
+    pg_err rc = injected(f, "settle", e);
+    return rc ? rc : resolve(f, id, &fw, e);
+}
+
+const pg_platform_ops pg_fake_ops = {
+    .name = "fake",
+    .open = fake_open,
+    .close = fake_close,
+    .caps = fake_caps,
+    .list_windows = fake_list,
+    .capture_window = fake_capture_window,
+    .capture_screen = fake_capture_screen,
+    .focus = fake_focus,
+    .pointer_move = fake_pointer_move,
+    .click = fake_click,
+    .key = fake_key,
+    .type_text = fake_type,
+    .settle = fake_settle,
+};
+
+/* ---- scripting ---- */
+
+void pg_fake_set_screen(pg_fake *f, int32_t origin_x, int32_t origin_y, uint32_t w, uint32_t h) {
+    f->sx = origin_x, f->sy = origin_y, f->sw = w, f->sh = h;
+}
+
+uint64_t pg_fake_add_window(pg_fake *f, const char *title, const char *cls, int64_t pid, int32_t x, int32_t y,
+                            uint32_t w, uint32_t h, uint32_t rgba) {
+    if (f->n == FAKE_MAX_WINDOWS || !w || !h) return 0;
+    fake_window *fw = &f->win[f->n];
+    memset(fw, 0, sizeof *fw);
+    fw->frames[0] = malloc((size_t)w * h * 4);
+    if (!fw->frames[0]) return 0;
+    for (size_t i = 0; i < (size_t)w * h; i++) put_px(fw->frames[0] + 4 * i, rgba);
+    fw->n_frames = 1;
+    fw->w = (pg_window){.id = f->next_id++, .pid = pid, .x = x, .y = y, .width = w, .height = h, .visible = true};
+    snprintf(fw->w.title, sizeof fw->w.title, "%s", title);
+    snprintf(fw->w.class_name, sizeof fw->w.class_name, "%s", cls);
+    snprintf(fw->w.instance, sizeof fw->w.instance, "%s", cls);
+    f->n++;
+    return fw->w.id;
+}
+
+void pg_fake_fill(pg_fake *f, uint64_t id, int32_t x, int32_t y, uint32_t w, uint32_t h, uint32_t rgba) {
+    fake_window *fw = find(f, id);
+    if (!fw) return;
+    for (int64_t yy = y; yy < (int64_t)y + h; yy++)
+        for (int64_t xx = x; xx < (int64_t)x + w; xx++)
+            if (xx >= 0 && yy >= 0 && xx < fw->w.width && yy < fw->w.height)
+                put_px(fw->frames[0] + ((size_t)yy * fw->w.width + (size_t)xx) * 4, rgba);
+}
+
+void pg_fake_set_pixels(pg_fake *f, uint64_t id, const uint8_t *rgba) {
+    fake_window *fw = find(f, id);
+    if (fw) memcpy(fw->frames[0], rgba, (size_t)fw->w.width * fw->w.height * 4);
+}
+
+void pg_fake_add_frame(pg_fake *f, uint64_t id, const uint8_t *rgba, bool loop) {
+    fake_window *fw = find(f, id);
+    if (!fw || fw->n_frames == FAKE_MAX_FRAMES) return;
+    size_t bytes = (size_t)fw->w.width * fw->w.height * 4;
+    uint8_t *px = malloc(bytes);
+    if (!px) return;
+    memcpy(px, rgba, bytes);
+    fw->frames[fw->n_frames++] = px;
+    fw->loop = loop;
+}
+
+void pg_fake_set_title(pg_fake *f, uint64_t id, const char *title) {
+    fake_window *fw = find(f, id);
+    if (fw) snprintf(fw->w.title, sizeof fw->w.title, "%s", title);
+}
+
+void pg_fake_set_visible(pg_fake *f, uint64_t id, bool visible) {
+    fake_window *fw = find(f, id);
+    if (fw) fw->w.visible = visible;
+}
+
+void pg_fake_move(pg_fake *f, uint64_t id, int32_t x, int32_t y) {
+    fake_window *fw = find(f, id);
+    if (fw) fw->w.x = x, fw->w.y = y;
+}
+
+void pg_fake_remove(pg_fake *f, uint64_t id) {
+    fake_window *fw = find(f, id);
+    if (!fw) return;
+    for (size_t k = 0; k < fw->n_frames; k++) free(fw->frames[k]);
+    size_t i = (size_t)(fw - f->win);
+    memmove(&f->win[i], &f->win[i + 1], (f->n - i - 1) * sizeof f->win[0]);
+    f->n--;
+}
+
+void pg_fake_on_capture(pg_fake *f, void (*fn)(pg_fake *f, void *ctx), void *ctx) {
+    f->on_capture = fn;
+    f->on_capture_ctx = ctx;
+}
+
+void pg_fake_fail(pg_fake *f, const char *op, pg_err code, unsigned times) {
+    if (f->n_fail == sizeof f->fail / sizeof f->fail[0]) return;
+    fake_failure *x = &f->fail[f->n_fail++];
+    snprintf(x->op, sizeof x->op, "%s", op);
+    x->code = code;
+    x->times = times;
+}
+
+size_t pg_fake_input_count(const pg_fake *f) { return f->n_input; }
+const char *pg_fake_input(const pg_fake *f, size_t i) { return i < f->n_input ? f->input[i] : NULL; }
+unsigned pg_fake_captures(const pg_fake *f) { return f->captures; }

@@ -1,0 +1,70 @@
+/* pg_fake.h - an in-memory desktop behind pg_platform_ops, for unit tests of
+ * every handler and of the dispatch path without X, Wine or root.
+ *
+ * What it does
+ *   Holds scripted top-level windows (title, class, owner pid, geometry,
+ *   visibility, stacking order: later windows are on top) each with its own
+ *   RGBA pixels, optionally a series of frames that successive captures step
+ *   through (an animation), and a virtual screen whose origin may be negative
+ *   (a monitor left of or above the primary, as on Windows). Screen captures
+ *   compose the visible windows over a grey background in stacking order;
+ *   window captures return the window's own pixels (as Composite does).
+ *   Input is not delivered anywhere: every focus, click, key and text is
+ *   recorded as one line ("click 3 10,20 left x1") that tests read back.
+ *   Clicks on a point another window covers are refused like the X11 backend
+ *   refuses them. Any operation can be made to fail once or always.
+ *
+ * What it never does
+ *   Decodes images, calls the engine or reads policy (the backend contract);
+ *   it is never linked into pixelgated.
+ *
+ * Threads: like every backend, not thread-safe; the broker serialises calls.
+ */
+#ifndef PG_FAKE_H
+#define PG_FAKE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pg_platform.h"
+
+extern const pg_platform_ops pg_fake_ops;
+
+/* The handle pg_fake_ops.open made (the broker's b->plat). */
+typedef struct pg_platform pg_fake;
+
+/* The virtual screen: size and the screen coordinates of its top-left pixel. */
+void pg_fake_set_screen(pg_fake *f, int32_t origin_x, int32_t origin_y, uint32_t w, uint32_t h);
+
+/* Adds a visible window on top of the others, filled with rgba (0xRRGGBBAA
+ * as a number); returns its id (ids count up from 1000, never reused). */
+uint64_t pg_fake_add_window(pg_fake *f, const char *title, const char *cls, int64_t pid, int32_t x, int32_t y,
+                            uint32_t w, uint32_t h, uint32_t rgba);
+/* Fills a rectangle of the window's pixels (frame 0) with one colour. */
+void pg_fake_fill(pg_fake *f, uint64_t id, int32_t x, int32_t y, uint32_t w, uint32_t h, uint32_t rgba);
+/* Replaces the window's pixels with a copy of rgba (tight rows, w*h*4). */
+void pg_fake_set_pixels(pg_fake *f, uint64_t id, const uint8_t *rgba);
+/* Appends a frame (a copy of rgba): captures step through frames 0..n-1 and
+ * stay on the last one, or cycle when loop is set. */
+void pg_fake_add_frame(pg_fake *f, uint64_t id, const uint8_t *rgba, bool loop);
+void pg_fake_set_title(pg_fake *f, uint64_t id, const char *title);
+void pg_fake_set_visible(pg_fake *f, uint64_t id, bool visible);
+void pg_fake_move(pg_fake *f, uint64_t id, int32_t x, int32_t y);
+void pg_fake_remove(pg_fake *f, uint64_t id);
+/* Called before every capture (window or screen): a test changes the desktop
+ * mid-operation (a title turns private, a window closes). */
+void pg_fake_on_capture(pg_fake *f, void (*fn)(pg_fake *f, void *ctx), void *ctx);
+
+/* Failure injection: the next `times` calls (0 = every call) of the named
+ * operation ("list_windows", "capture_window", "capture_screen", "click",
+ * "key", "type_text", "focus", "settle") fail with code. */
+void pg_fake_fail(pg_fake *f, const char *op, pg_err code, unsigned times);
+
+/* The input recorded so far, one line per event. */
+size_t pg_fake_input_count(const pg_fake *f);
+const char *pg_fake_input(const pg_fake *f, size_t i);
+/* How many captures (window and screen) ran. */
+unsigned pg_fake_captures(const pg_fake *f);
+
+#endif

@@ -1,0 +1,151 @@
+/* hash, diff and the assertions against the fake desktop: tokens and the
+ * agent's own files, exact answers where they are the agent's to have,
+ * refusals where they would be a pixel oracle. */
+#include <unistd.h>
+
+#include "pg_broker_fixture.h"
+#include "pg_crypto.h"
+#include "pg_test.h"
+
+#define FX(fx, policy) \
+    pg_fx fx;          \
+    REQUIRE(pg_fx_init(&fx, policy) == 0)
+
+#define ALLOW_POLICY "{\"version\":1,\"clients\":{\"users\":[\"agent\"]},\"expose_pixels\":\"allow\"}"
+#define NEVER_POLICY "{\"version\":1,\"clients\":{\"users\":[\"agent\"]},\"expose_pixels\":\"never\"}"
+
+/* Two tokens of one window: before and after painting a 20x10 block. */
+static void before_after(pg_fx *fx, char a[32], char b[32]) {
+    uint64_t id = pg_fake_add_window(fx->fake, "demo", "Demo", getpid(), 0, 0, 100, 80, 0xffffffff);
+    pg_fx_snapshot(fx, id, a);
+    pg_fake_fill(fx->fake, id, 30, 40, 20, 10, 0x000000ff);
+    pg_fx_snapshot(fx, id, b);
+}
+
+static pg_err call2(pg_fx *fx, const char *op, const char *a, const char *b, const char *extra, pg_fx_reply *r) {
+    char args[512];
+    snprintf(args, sizeof args, "{\"a\":{\"token\":\"%s\"},\"b\":{\"token\":\"%s\"}%s%s}", a, b, extra ? "," : "",
+             extra ? extra : "");
+    return pg_fx_call(fx, op, args, NULL, 0, r);
+}
+
+PG_TEST(diff_counts_the_change_and_boxes_it) {
+    FX(fx, NULL);
+    char a[32], b[32];
+    before_after(&fx, a, b);
+    pg_fx_reply r;
+    REQUIRE(call2(&fx, "diff", a, b, NULL, &r) == PG_OK);
+    CHECK_EQ_INT(pg_fx_num(&r, "pixels_changed"), 200);
+    const cJSON *box = cJSON_GetObjectItem(r.result, "bounds");
+    CHECK_EQ_INT(cJSON_GetObjectItem(box, "x")->valueint, 30);
+    CHECK_EQ_INT(cJSON_GetObjectItem(box, "w")->valueint, 20);
+    CHECK(!strncmp(pg_fx_str(&r, "diff_token"), "cap:", 4)); /* the heatmap is a token, not pixels */
+    pg_fx_reply_fini(&r);
+    CHECK_EQ_INT(call2(&fx, "diff", a, b, "\"max_ratio\":0.001", &r), PG_E_ASSERT);
+    CHECK(r.details != NULL); /* the measurements travel with the failure */
+    pg_fx_reply_fini(&r);
+    CHECK_EQ_INT(pg_fx_audit_count(&fx, "diff", "OK"), 1);
+    pg_fx_fini(&fx);
+}
+
+PG_TEST(assert_changed_and_unchanged_say_yes_and_no) {
+    FX(fx, NULL);
+    char a[32], b[32];
+    before_after(&fx, a, b);
+    pg_fx_reply r;
+    CHECK_EQ_INT(call2(&fx, "assert_changed", a, b, "\"min_pct\":1", &r), PG_OK); /* 200/8000 = 2.5 % */
+    pg_fx_reply_fini(&r);
+    CHECK_EQ_INT(call2(&fx, "assert_changed", a, b, "\"min_pct\":5", &r), PG_E_ASSERT);
+    CHECK(cJSON_IsFalse(cJSON_GetObjectItem(r.details, "passed")));
+    pg_fx_reply_fini(&r);
+    CHECK_EQ_INT(call2(&fx, "assert_unchanged", a, b, NULL, &r), PG_E_ASSERT);
+    pg_fx_reply_fini(&r);
+    CHECK_EQ_INT(call2(&fx, "assert_unchanged", a, b, "\"masks\":[{\"x\":30,\"y\":40,\"w\":20,\"h\":10}]", &r), PG_OK);
+    pg_fx_reply_fini(&r);
+    CHECK_EQ_INT(call2(&fx, "assert_unchanged", a, b, "\"masks\":[{\"x\":0,\"y\":0,\"w\":100,\"h\":80}]", &r),
+                 PG_E_USAGE); /* a mask over everything is never a pass */
+    pg_fx_reply_fini(&r);
+    pg_fx_fini(&fx);
+}
+
+PG_TEST(hash_of_a_token_is_its_stored_digest_and_regions_follow_the_policy) {
+    FX(fx, NULL); /* analyze-only */
+    uint64_t id = pg_fake_add_window(fx.fake, "demo", "Demo", getpid(), 0, 0, 64, 64, 0x123456ff);
+    char tok[32];
+    REQUIRE(pg_fx_snapshot(&fx, id, tok) == 0);
+    pg_tok_meta m;
+    pg_error e;
+    REQUIRE(pg_tok_get(fx.b.tokens, tok, fx.peer.uid, &m, &e) == PG_OK);
+    char args[256];
+    pg_fx_reply r;
+    snprintf(args, sizeof args, "{\"image\":{\"token\":\"%s\"}}", tok);
+    REQUIRE(pg_fx_call(&fx, "hash", args, NULL, 0, &r) == PG_OK);
+    CHECK_STR(pg_fx_str(&r, "hash"), m.sha256);
+    pg_fx_reply_fini(&r);
+    snprintf(args, sizeof args, "{\"image\":{\"token\":\"%s\"},\"region\":{\"x\":3,\"y\":3,\"w\":1,\"h\":1}}", tok);
+    CHECK_EQ_INT(pg_fx_call(&fx, "hash", args, NULL, 0, &r), PG_E_POLICY);
+    pg_fx_reply_fini(&r);
+    snprintf(args, sizeof args,
+             "{\"image\":{\"token\":\"%s\"},\"algo\":\"dhash\",\"region\":{\"x\":0,\"y\":0,\"w\":31,\"h\":64}}", tok);
+    CHECK_EQ_INT(pg_fx_call(&fx, "hash", args, NULL, 0, &r), PG_E_POLICY);
+    pg_fx_reply_fini(&r);
+    snprintf(args, sizeof args,
+             "{\"image\":{\"token\":\"%s\"},\"algo\":\"dhash\",\"region\":{\"x\":0,\"y\":0,\"w\":32,\"h\":32}}", tok);
+    CHECK_EQ_INT(pg_fx_call(&fx, "hash", args, NULL, 0, &r), PG_OK);
+    pg_fx_reply_fini(&r);
+    CHECK_EQ_INT(pg_fx_audit_count(&fx, "hash", "OK"), 2);
+    CHECK_EQ_INT(pg_fx_audit_count(&fx, "hash", "POLICY_REFUSED"), 2);
+    pg_fx_fini(&fx);
+}
+
+PG_TEST(hash_is_exact_for_the_agents_own_file_and_under_allow) {
+    FX(fx, ALLOW_POLICY);
+    uint64_t id = pg_fake_add_window(fx.fake, "demo", "Demo", getpid(), 0, 0, 8, 8, 0x010203ff);
+    char tok[32], args[256];
+    REQUIRE(pg_fx_snapshot(&fx, id, tok) == 0);
+    snprintf(args, sizeof args, "{\"image\":{\"token\":\"%s\"},\"region\":{\"x\":3,\"y\":3,\"w\":1,\"h\":1}}", tok);
+    pg_fx_reply r;
+    REQUIRE(pg_fx_call(&fx, "hash", args, NULL, 0, &r) == PG_OK); /* the pixels are the agent's under allow */
+    uint8_t px[4] = {1, 2, 3, 255}, d[PG_SHA256_LEN];
+    char hex[65];
+    pg_error se;
+    pg_sha256(px, 4, d, &se);
+    pg_hex(d, sizeof d, hex);
+    CHECK_STR(pg_fx_str(&r, "hash"), hex);
+    pg_fx_reply_fini(&r);
+    pg_fx_fini(&fx);
+}
+
+PG_TEST(assert_template_finds_a_token_inside_a_token) {
+    FX(fx, NULL);
+    uint64_t id = pg_fake_add_window(fx.fake, "demo", "Demo", getpid(), 0, 0, 120, 90, 0xffffffff);
+    pg_fake_fill(fx.fake, id, 50, 30, 20, 20, 0x3366ccff);
+    pg_fake_fill(fx.fake, id, 55, 35, 10, 10, 0xffcc00ff);
+    uint64_t small = pg_fake_add_window(fx.fake, "patch", "Patch", getpid(), 300, 0, 20, 20, 0x3366ccff);
+    pg_fake_fill(fx.fake, small, 5, 5, 10, 10, 0xffcc00ff);
+    char big[32], tmpl[32], args[256];
+    REQUIRE(pg_fx_snapshot(&fx, id, big) == 0 && pg_fx_snapshot(&fx, small, tmpl) == 0);
+    snprintf(args, sizeof args, "{\"image\":{\"token\":\"%s\"},\"template\":{\"token\":\"%s\"}}", big, tmpl);
+    pg_fx_reply r;
+    REQUIRE(pg_fx_call(&fx, "assert_template", args, NULL, 0, &r) == PG_OK);
+    const cJSON *best = cJSON_GetObjectItem(r.result, "best");
+    CHECK_EQ_INT(cJSON_GetObjectItem(best, "x")->valueint, 50);
+    CHECK_EQ_INT(cJSON_GetObjectItem(best, "y")->valueint, 30);
+    pg_fx_reply_fini(&r);
+    pg_fx_fini(&fx);
+}
+
+PG_TEST(another_users_token_answers_like_an_unknown_one) {
+    FX(fx, NULL);
+    char a[32], b[32];
+    before_after(&fx, a, b);
+    fx.peer.uid += 1;
+    pg_fx_reply r1, r2;
+    CHECK_EQ_INT(call2(&fx, "diff", a, b, NULL, &r1), PG_E_NOTFOUND);
+    CHECK_EQ_INT(call2(&fx, "diff", "cap:AAAAAAAAAAAAAAAAAAAAAA", b, NULL, &r2), PG_E_NOTFOUND);
+    CHECK(strstr(r1.e.message, "(unknown, expired, or not yours)") && strstr(r2.e.message, "(unknown, expired, or not yours)"));
+    CHECK_STR(r1.e.recovery_tip, r2.e.recovery_tip);
+    pg_fx_reply_fini(&r1);
+    pg_fx_reply_fini(&r2);
+    pg_fx_fini(&fx);
+}

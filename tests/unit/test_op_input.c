@@ -1,0 +1,143 @@
+/* focus, click, key, type against the fake desktop: input goes only to the
+ * agent's own, allowed windows, lands where asked, and is audited. */
+#include <unistd.h>
+
+#include "pg_broker_fixture.h"
+#include "pg_test.h"
+
+#define FX(fx, policy) \
+    pg_fx fx;          \
+    REQUIRE(pg_fx_init(&fx, policy) == 0)
+
+static uint64_t own_window(pg_fx *fx) {
+    return pg_fake_add_window(fx->fake, "demo", "Demo", getpid(), 100, 100, 300, 200, 0xf4f4f4ff);
+}
+
+PG_TEST(click_key_type_focus_reach_the_named_window_and_are_recorded) {
+    FX(fx, NULL);
+    uint64_t id = own_window(&fx);
+    pg_fx_reply r;
+    REQUIRE(pg_fx_call(&fx, "click", "{\"window\":\"demo\",\"at\":{\"x\":10,\"y\":20},\"button\":\"right\",\"count\":2}",
+                       NULL, 0, &r) == PG_OK);
+    const cJSON *k = cJSON_GetObjectItem(r.result, "clicked");
+    CHECK_STR(cJSON_GetObjectItem(k, "button")->valuestring, "right");
+    CHECK_EQ_INT(cJSON_GetObjectItem(k, "count")->valueint, 2);
+    pg_fx_reply_fini(&r);
+    REQUIRE(pg_fx_call(&fx, "key", "{\"window\":\"demo\",\"chord\":\"ctrl+a\"}", NULL, 0, &r) == PG_OK);
+    pg_fx_reply_fini(&r);
+    REQUIRE(pg_fx_call(&fx, "type", "{\"window\":\"demo\",\"text\":\"héllo ✓\"}", NULL, 0, &r) == PG_OK);
+    CHECK_EQ_INT(pg_fx_num(&r, "typed_chars"), 7);
+    pg_fx_reply_fini(&r);
+    REQUIRE(pg_fx_call(&fx, "focus", "{\"window\":\"demo\"}", NULL, 0, &r) == PG_OK);
+    pg_fx_reply_fini(&r);
+    REQUIRE(pg_fake_input_count(fx.fake) == 4);
+    char want[64];
+    snprintf(want, sizeof want, "click %llu 10,20 right x2", (unsigned long long)id);
+    CHECK_STR(pg_fake_input(fx.fake, 0), want);
+    snprintf(want, sizeof want, "key %llu ctrl+a", (unsigned long long)id);
+    CHECK_STR(pg_fake_input(fx.fake, 1), want);
+    snprintf(want, sizeof want, "type %llu héllo ✓", (unsigned long long)id);
+    CHECK_STR(pg_fake_input(fx.fake, 2), want);
+    /* every input is audited; typed text by its size only */
+    CHECK_EQ_INT(pg_fx_audit_count(&fx, "type", "OK"), 1);
+    cJSON *all = pg_fx_audit(&fx);
+    char *text = cJSON_PrintUnformatted(all);
+    CHECK(strstr(text, "héllo") == NULL);
+    CHECK(strstr(text, "type 10 bytes") != NULL);
+    free(text);
+    cJSON_Delete(all);
+    pg_fx_fini(&fx);
+}
+
+PG_TEST(input_into_another_users_window_is_refused_and_nothing_is_sent) {
+    FX(fx, NULL);
+    int64_t other = pg_fx_foreign_pid(&fx);
+    REQUIRE(other > 0);
+    pg_fake_add_window(fx.fake, "other user app", "Other", other, 100, 100, 300, 200, 0xffffffff);
+    pg_fx_reply r;
+    CHECK_EQ_INT(pg_fx_call(&fx, "click", "{\"window\":\"other user\",\"at\":{\"x\":5,\"y\":5}}", NULL, 0, &r),
+                 PG_E_POLICY);
+    pg_fx_reply_fini(&r);
+    CHECK_EQ_INT(pg_fx_call(&fx, "type", "{\"window\":\"other user\",\"text\":\"rm -rf ~\"}", NULL, 0, &r), PG_E_POLICY);
+    pg_fx_reply_fini(&r);
+    CHECK_EQ_INT(pg_fake_input_count(fx.fake), 0);
+    CHECK_EQ_INT(pg_fx_audit_count(&fx, "type", "POLICY_REFUSED"), 1);
+    pg_fx_fini(&fx);
+}
+
+PG_TEST(input_into_a_denied_or_unlisted_window_is_refused) {
+    FX(fx, "{\"version\":1,\"clients\":{\"users\":[\"agent\"]},\"capture\":{\"deny_windows\":[\"^secret vault$\"]},"
+           "\"input\":{\"allow_windows\":[\"^demo$\"]}}");
+    own_window(&fx);
+    pg_fake_add_window(fx.fake, "secret vault", "Vault", getpid(), 500, 100, 100, 100, 0xffffffff);
+    pg_fake_add_window(fx.fake, "terminal", "XTerm", getpid(), 700, 100, 100, 100, 0x000000ff);
+    pg_fx_reply r;
+    CHECK_EQ_INT(pg_fx_call(&fx, "key", "{\"window\":\"^secret vault$\",\"chord\":\"Return\"}", NULL, 0, &r),
+                 PG_E_POLICY);
+    pg_fx_reply_fini(&r);
+    CHECK_EQ_INT(pg_fx_call(&fx, "type", "{\"window\":\"terminal\",\"text\":\"id\"}", NULL, 0, &r), PG_E_POLICY);
+    pg_fx_reply_fini(&r);
+    CHECK_EQ_INT(pg_fx_call(&fx, "type", "{\"window\":\"^demo$\",\"text\":\"ok\"}", NULL, 0, &r), PG_OK);
+    pg_fx_reply_fini(&r);
+    CHECK_EQ_INT(pg_fake_input_count(fx.fake), 1);
+    pg_fx_fini(&fx);
+}
+
+PG_TEST(points_outside_or_covered_are_refused_with_their_codes) {
+    FX(fx, NULL);
+    own_window(&fx);
+    pg_fake_add_window(fx.fake, "popup", "Pop", getpid(), 150, 150, 50, 50, 0xffffffff); /* on top of demo */
+    pg_fx_reply r;
+    CHECK_EQ_INT(pg_fx_call(&fx, "click", "{\"window\":\"^demo$\",\"at\":{\"x\":300,\"y\":5}}", NULL, 0, &r),
+                 PG_E_BADINPUT);
+    pg_fx_reply_fini(&r);
+    CHECK_EQ_INT(pg_fx_call(&fx, "click", "{\"window\":\"^demo$\",\"at\":{\"x\":-1,\"y\":5}}", NULL, 0, &r),
+                 PG_E_BADINPUT);
+    pg_fx_reply_fini(&r);
+    CHECK_EQ_INT(pg_fx_call(&fx, "click", "{\"window\":\"^demo$\",\"at\":{\"x\":60,\"y\":60}}", NULL, 0, &r),
+                 PG_E_POLICY); /* the popup covers demo's (60,60) */
+    pg_fx_reply_fini(&r);
+    CHECK_EQ_INT(pg_fx_call(&fx, "click", "{\"window\":\"^demo$\",\"at\":{\"x\":5,\"y\":5}}", NULL, 0, &r), PG_OK);
+    pg_fx_reply_fini(&r);
+    CHECK_EQ_INT(pg_fake_input_count(fx.fake), 1);
+    pg_fx_fini(&fx);
+}
+
+PG_TEST(click_on_a_template_clicks_its_centre_plus_offset) {
+    FX(fx, NULL);
+    uint64_t id = own_window(&fx);
+    pg_fake_fill(fx.fake, id, 200, 50, 40, 20, 0x2e7d32ff); /* a green "button" */
+    pg_fake_fill(fx.fake, id, 210, 55, 20, 10, 0xffffffff);
+    /* The template is a PNG file of the agent's own: the button itself. */
+    FILE *p = popen("convert -size 40x20 xc:'#2e7d32' -fill white -draw 'rectangle 10,5 29,14' png:-", "r");
+    REQUIRE(p);
+    uint8_t buf[4096];
+    size_t n = fread(buf, 1, sizeof buf, p);
+    REQUIRE(pclose(p) == 0 && n > 0);
+    pg_blob att = {buf, n};
+    pg_fx_reply r;
+    REQUIRE(pg_fx_call(&fx, "click", "{\"window\":\"demo\",\"template\":{\"attachment\":0},\"offset\":{\"x\":-5,\"y\":2}}",
+                       &att, 1, &r) == PG_OK);
+    r.reply.data = NULL;
+    const cJSON *k = cJSON_GetObjectItem(r.result, "clicked");
+    CHECK_EQ_INT(cJSON_GetObjectItem(k, "x")->valueint, 200 + 20 - 5);
+    CHECK_EQ_INT(cJSON_GetObjectItem(k, "y")->valueint, 50 + 10 + 2);
+    pg_fx_reply_fini(&r);
+    CHECK_EQ_INT(pg_fx_call(&fx, "click", "{\"window\":\"demo\",\"at\":{\"x\":1,\"y\":1},\"offset\":{\"x\":1,\"y\":1}}",
+                            NULL, 0, &r),
+                 PG_E_USAGE);
+    pg_fx_reply_fini(&r);
+    pg_fx_fini(&fx);
+}
+
+PG_TEST(a_window_that_vanished_is_not_found) {
+    FX(fx, NULL);
+    uint64_t id = own_window(&fx);
+    pg_fake_remove(fx.fake, id);
+    char args[64];
+    snprintf(args, sizeof args, "{\"id\":%llu,\"chord\":\"a\"}", (unsigned long long)id);
+    pg_fx_reply r;
+    CHECK_EQ_INT(pg_fx_call(&fx, "key", args, NULL, 0, &r), PG_E_NOTFOUND);
+    pg_fx_reply_fini(&r);
+    pg_fx_fini(&fx);
+}

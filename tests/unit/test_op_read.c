@@ -1,0 +1,141 @@
+/* windows, info, caps, ocr, assert text, analyze and judge against the fake
+ * desktop: what each tells the agent, and what it refuses. */
+#include <unistd.h>
+
+#include "pg_broker_fixture.h"
+#include "pg_test.h"
+
+#define FX(fx, policy) \
+    pg_fx fx;          \
+    REQUIRE(pg_fx_init(&fx, policy) == 0)
+
+PG_TEST(windows_lists_and_marks_denied_windows) {
+    FX(fx, NULL);
+    pg_fake_add_window(fx.fake, "demo", "Demo", getpid(), 0, 0, 50, 50, 0xffffffff);
+    pg_fake_add_window(fx.fake, "secret vault", "Vault", getpid(), 60, 0, 50, 50, 0xffffffff);
+    pg_fx_reply r;
+    REQUIRE(pg_fx_call(&fx, "windows", NULL, NULL, 0, &r) == PG_OK);
+    CHECK_EQ_INT(pg_fx_num(&r, "count"), 2);
+    const cJSON *w1 = cJSON_GetArrayItem(cJSON_GetObjectItem(r.result, "windows"), 1);
+    CHECK(cJSON_IsTrue(cJSON_GetObjectItem(w1, "capture_denied")));
+    pg_fx_reply_fini(&r);
+    REQUIRE(pg_fx_call(&fx, "windows", "{\"match\":\"^dem\"}", NULL, 0, &r) == PG_OK);
+    CHECK_EQ_INT(pg_fx_num(&r, "count"), 1);
+    pg_fx_reply_fini(&r);
+    CHECK_EQ_INT(pg_fx_call(&fx, "windows", "{\"match\":\"((a{1,255}){1,255}){1,255}\"}", NULL, 0, &r), PG_E_USAGE);
+    pg_fx_reply_fini(&r);
+    CHECK_EQ_INT(pg_fx_audit_count(&fx, "windows", "OK"), 2);
+    pg_fx_fini(&fx);
+}
+
+PG_TEST(info_and_caps_describe_without_pixels) {
+    FX(fx, NULL);
+    uint64_t id = pg_fake_add_window(fx.fake, "demo", "Demo", getpid(), 0, 0, 50, 40, 0xffffffff);
+    char tok[32], args[96];
+    REQUIRE(pg_fx_snapshot(&fx, id, tok) == 0);
+    snprintf(args, sizeof args, "{\"token\":\"%s\"}", tok);
+    pg_fx_reply r;
+    REQUIRE(pg_fx_call(&fx, "info", args, NULL, 0, &r) == PG_OK);
+    CHECK_EQ_INT(pg_fx_num(&r, "width"), 50);
+    CHECK_STR(pg_fx_str(&r, "method"), "fake");
+    pg_fx_reply_fini(&r);
+    REQUIRE(pg_fx_call(&fx, "caps", NULL, NULL, 0, &r) == PG_OK);
+    CHECK_STR(pg_fx_str(&r, "backend"), "fake");
+    CHECK_EQ_INT(cJSON_GetArraySize(cJSON_GetObjectItem(r.result, "operations")), PG_OPI_COUNT);
+    pg_fx_reply_fini(&r);
+    pg_fx_fini(&fx);
+}
+
+/* A window whose pixels are text rendered by ImageMagick (a PNG of our own). */
+static uint64_t text_window(pg_fx *fx, const char *text) {
+    char cmd[512];
+    snprintf(cmd, sizeof cmd,
+             "convert -size 400x60 xc:white -font DejaVu-Sans -pointsize 24 -fill black -draw \"text 12,40 '%s'\" "
+             "-depth 8 rgba:-",
+             text);
+    FILE *p = popen(cmd, "r");
+    if (!p) return 0;
+    uint8_t *px = malloc(400 * 60 * 4);
+    size_t n = fread(px, 1, 400 * 60 * 4, p);
+    uint64_t id = 0;
+    if (pclose(p) == 0 && n == 400 * 60 * 4) {
+        id = pg_fake_add_window(fx->fake, "reader", "Reader", getpid(), 0, 0, 400, 60, 0xffffffff);
+        pg_fake_set_pixels(fx->fake, id, px);
+    }
+    free(px);
+    return id;
+}
+
+PG_TEST(ocr_and_assert_text_read_inside_the_broker) {
+    FX(fx, NULL);
+    uint64_t id = text_window(&fx, "Status: ready");
+    REQUIRE(id);
+    char tok[32], args[160];
+    REQUIRE(pg_fx_snapshot(&fx, id, tok) == 0);
+    snprintf(args, sizeof args, "{\"token\":\"%s\"}", tok);
+    pg_fx_reply r;
+    REQUIRE(pg_fx_call(&fx, "ocr", args, NULL, 0, &r) == PG_OK);
+    CHECK(strstr(pg_fx_str(&r, "text"), "Status: ready") != NULL);
+    pg_fx_reply_fini(&r);
+    snprintf(args, sizeof args, "{\"image\":{\"token\":\"%s\"},\"expect\":\"ready\"}", tok);
+    CHECK_EQ_INT(pg_fx_call(&fx, "assert_text", args, NULL, 0, &r), PG_OK);
+    pg_fx_reply_fini(&r);
+    snprintf(args, sizeof args, "{\"image\":{\"token\":\"%s\"},\"expect\":\"failed\"}", tok);
+    CHECK_EQ_INT(pg_fx_call(&fx, "assert_text", args, NULL, 0, &r), PG_E_ASSERT);
+    CHECK(strstr(pg_fx_str(&r, "text_read"), "ready") != NULL);
+    pg_fx_reply_fini(&r);
+    CHECK_EQ_INT(pg_fx_audit_count(&fx, "ocr", "OK"), 1);
+    pg_fx_fini(&fx);
+}
+
+PG_TEST(ocr_turned_off_by_policy_is_refused) {
+    FX(fx, "{\"version\":1,\"clients\":{\"users\":[\"agent\"]},\"analysis\":{\"ocr\":false}}");
+    uint64_t id = pg_fake_add_window(fx.fake, "demo", "Demo", getpid(), 0, 0, 50, 40, 0xffffffff);
+    char tok[32], args[96];
+    REQUIRE(pg_fx_snapshot(&fx, id, tok) == 0);
+    snprintf(args, sizeof args, "{\"token\":\"%s\"}", tok);
+    pg_fx_reply r;
+    CHECK_EQ_INT(pg_fx_call(&fx, "ocr", args, NULL, 0, &r), PG_E_POLICY);
+    pg_fx_reply_fini(&r);
+    pg_fx_fini(&fx);
+}
+
+#define CMD_POLICY(expose)                                                                                    \
+    "{\"version\":1,\"clients\":{\"users\":[\"agent\"]},\"expose_pixels\":\"" expose "\",\"analysis\":{"     \
+    "\"endpoints\":{\"cmd\":{\"kind\":\"command\",\"argv\":[\"/bin/sh\",\"" PG_SOURCE_DIR                    \
+    "/tests/relay/analyze_cmd.sh\"]},\"judge\":{\"kind\":\"command\",\"argv\":[\"/bin/sh\",\"" PG_SOURCE_DIR \
+    "/tests/relay/judge_seq.sh\",\"/dev/null\",\"MATCH\"]}}}}"
+
+PG_TEST(analyze_and_judge_go_to_a_named_endpoint_and_only_text_returns) {
+    FX(fx, CMD_POLICY("analyze-only"));
+    uint64_t id = pg_fake_add_window(fx.fake, "demo", "Demo", getpid(), 0, 0, 50, 40, 0xffffffff);
+    char tok[32], args[160];
+    REQUIRE(pg_fx_snapshot(&fx, id, tok) == 0);
+    snprintf(args, sizeof args, "{\"token\":\"%s\",\"prompt\":\"what\",\"endpoint\":\"cmd\"}", tok);
+    pg_fx_reply r;
+    REQUIRE(pg_fx_call(&fx, "analyze", args, NULL, 0, &r) == PG_OK);
+    CHECK(strstr(pg_fx_str(&r, "answer"), "prompt=what") != NULL);
+    CHECK(r.reply.data == NULL);
+    pg_fx_reply_fini(&r);
+    snprintf(args, sizeof args, "{\"token\":\"%s\",\"prompt\":\"x\",\"endpoint\":\"http://127.0.0.1:1/\"}", tok);
+    CHECK_EQ_INT(pg_fx_call(&fx, "analyze", args, NULL, 0, &r), PG_E_POLICY);
+    pg_fx_reply_fini(&r);
+    snprintf(args, sizeof args, "{\"token\":\"%s\",\"expect\":\"a window\",\"samples\":1,\"endpoint\":\"judge\"}", tok);
+    REQUIRE(pg_fx_call(&fx, "judge", args, NULL, 0, &r) == PG_OK);
+    CHECK_STR(pg_fx_str(&r, "outcome"), "CONTENT_MATCH");
+    pg_fx_reply_fini(&r);
+    CHECK_EQ_INT(pg_fx_audit_count(&fx, "analyze", "OK"), 1);
+    pg_fx_fini(&fx);
+}
+
+PG_TEST(under_never_no_image_goes_to_any_endpoint) {
+    FX(fx, CMD_POLICY("never"));
+    uint64_t id = pg_fake_add_window(fx.fake, "demo", "Demo", getpid(), 0, 0, 50, 40, 0xffffffff);
+    char tok[32], args[160];
+    REQUIRE(pg_fx_snapshot(&fx, id, tok) == 0);
+    snprintf(args, sizeof args, "{\"token\":\"%s\",\"prompt\":\"what\",\"endpoint\":\"cmd\"}", tok);
+    pg_fx_reply r;
+    CHECK_EQ_INT(pg_fx_call(&fx, "analyze", args, NULL, 0, &r), PG_E_POLICY);
+    pg_fx_reply_fini(&r);
+    pg_fx_fini(&fx);
+}

@@ -1,0 +1,146 @@
+/* snapshot against the fake desktop: window and screen captures, regions,
+ * max-size, and the redaction of denied windows in the coordinates of the
+ * capture's first pixel, failing closed. */
+#include <unistd.h>
+
+#include "pg_broker_fixture.h"
+#include "pg_test.h"
+
+#define FX(fx, policy) \
+    pg_fx fx;          \
+    REQUIRE(pg_fx_init(&fx, policy) == 0)
+
+/* The RGBA of pixel (x, y) of a token, loaded the way handlers load it. */
+static uint32_t token_px(pg_fx *fx, const char *tok, uint32_t x, uint32_t y) {
+    pg_tok_meta m;
+    uint8_t *px = NULL;
+    pg_error e;
+    if (pg_tok_load(fx->b.tokens, tok, fx->peer.uid, &m, &px, &e)) return 0xdeadbeef;
+    const uint8_t *p = px + ((size_t)y * m.width + x) * 4;
+    uint32_t v = (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+    free(px);
+    return v;
+}
+
+PG_TEST(a_window_snapshot_answers_a_token_and_metadata_never_pixels) {
+    FX(fx, NULL);
+    uint64_t id = pg_fake_add_window(fx.fake, "pixelgate demo", "Demo", getpid(), 40, 30, 200, 100, 0x2e7d32ff);
+    pg_fx_reply r;
+    REQUIRE(pg_fx_call(&fx, "snapshot", "{\"window\":\"^pixelgate demo$\"}", NULL, 0, &r) == PG_OK);
+    CHECK(!strncmp(pg_fx_str(&r, "token"), "cap:", 4));
+    CHECK_EQ_INT(pg_fx_num(&r, "width"), 200);
+    CHECK_EQ_INT(pg_fx_num(&r, "height"), 100);
+    CHECK_STR(pg_fx_str(&r, "source"), "window");
+    CHECK_EQ_INT(cJSON_GetObjectItem(cJSON_GetObjectItem(r.result, "window"), "id")->valuedouble, (double)id);
+    CHECK_EQ_INT(token_px(&fx, pg_fx_str(&r, "token"), 5, 5), 0x2e7d32ff);
+    CHECK(r.reply.data == NULL);
+    pg_fx_reply_fini(&r);
+    CHECK_EQ_INT(pg_fx_audit_count(&fx, "snapshot", "OK"), 1);
+    pg_fx_fini(&fx);
+}
+
+PG_TEST(region_and_max_size_crop_and_downscale) {
+    FX(fx, NULL);
+    pg_fake_add_window(fx.fake, "demo", "Demo", getpid(), 0, 0, 400, 200, 0xffffffff);
+    pg_fx_reply r;
+    REQUIRE(pg_fx_call(&fx, "snapshot", "{\"window\":\"demo\",\"region\":{\"x\":-50,\"y\":10,\"w\":150,\"h\":50}}", NULL,
+                       0, &r) == PG_OK);
+    CHECK_EQ_INT(pg_fx_num(&r, "width"), 100); /* clipped at the window's left edge */
+    const cJSON *reg = cJSON_GetObjectItem(r.result, "region");
+    CHECK_EQ_INT(cJSON_GetObjectItem(reg, "x")->valueint, 0);
+    CHECK_EQ_INT(cJSON_GetObjectItem(reg, "y")->valueint, 10);
+    pg_fx_reply_fini(&r);
+    REQUIRE(pg_fx_call(&fx, "snapshot", "{\"window\":\"demo\",\"max_size\":{\"w\":100,\"h\":100}}", NULL, 0, &r) ==
+            PG_OK);
+    CHECK_EQ_INT(pg_fx_num(&r, "width"), 100);
+    CHECK_EQ_INT(pg_fx_num(&r, "height"), 50);
+    CHECK_EQ_INT(pg_fx_num(&r, "source_width"), 400);
+    pg_fx_reply_fini(&r);
+    CHECK_EQ_INT(pg_fx_call(&fx, "snapshot", "{\"window\":\"demo\",\"region\":{\"x\":500,\"y\":0,\"w\":5,\"h\":5}}",
+                            NULL, 0, &r),
+                 PG_E_BADINPUT);
+    pg_fx_reply_fini(&r);
+    pg_fx_fini(&fx);
+}
+
+PG_TEST(ambiguous_missing_and_denied_targets) {
+    FX(fx, NULL);
+    pg_fake_add_window(fx.fake, "editor one", "Ed", getpid(), 0, 0, 50, 50, 0xffffffff);
+    pg_fake_add_window(fx.fake, "editor two", "Ed", getpid(), 60, 0, 50, 50, 0xffffffff);
+    pg_fake_add_window(fx.fake, "secret vault", "Vault", getpid(), 120, 0, 50, 50, 0xff0000ff);
+    pg_fx_reply r;
+    CHECK_EQ_INT(pg_fx_call(&fx, "snapshot", "{\"window\":\"editor\"}", NULL, 0, &r), PG_E_USAGE);
+    CHECK_EQ_INT(cJSON_GetArraySize(cJSON_GetObjectItem(r.details, "candidates")), 2);
+    pg_fx_reply_fini(&r);
+    CHECK_EQ_INT(pg_fx_call(&fx, "snapshot", "{\"window\":\"editor\",\"first\":true}", NULL, 0, &r), PG_OK);
+    pg_fx_reply_fini(&r);
+    CHECK_EQ_INT(pg_fx_call(&fx, "snapshot", "{\"window\":\"nothing here\"}", NULL, 0, &r), PG_E_NOTFOUND);
+    pg_fx_reply_fini(&r);
+    CHECK_EQ_INT(pg_fx_call(&fx, "snapshot", "{\"window\":\"^secret vault$\"}", NULL, 0, &r), PG_E_POLICY);
+    pg_fx_reply_fini(&r);
+    CHECK_EQ_INT(pg_fx_audit_count(&fx, "snapshot", "POLICY_REFUSED"), 1);
+    pg_fx_fini(&fx);
+}
+
+/* A desktop with the agent's window and a denied one, on a virtual screen at origin (ox, oy). */
+static void vault_desktop(pg_fx *fx, int32_t ox, int32_t oy) {
+    pg_fake_set_screen(fx->fake, ox, oy, 800, 600);
+    pg_fake_add_window(fx->fake, "demo", "Demo", getpid(), ox + 10, oy + 10, 200, 200, 0xffffffff);
+    pg_fake_add_window(fx->fake, "secret vault", "Vault", getpid(), ox + 400, oy + 300, 200, 150, 0xff0000ff);
+}
+
+PG_TEST(screen_capture_blacks_out_denied_windows_with_regions_outside_the_screen) {
+    static const char *regions[] = {
+        NULL,                                                  /* the whole screen */
+        "{\"x\":-20000,\"y\":-20000,\"w\":40000,\"h\":40000}", /* covers it, starting far outside */
+        "{\"x\":-200,\"y\":250,\"w\":900,\"h\":300}",          /* straddles the left edge */
+    };
+    for (size_t i = 0; i < sizeof regions / sizeof *regions; i++) {
+        FX(fx, NULL);
+        vault_desktop(&fx, 0, 0);
+        char args[160];
+        snprintf(args, sizeof args, regions[i] ? "{\"screen\":true,\"region\":%s}" : "{\"screen\":true}",
+                 regions[i]);
+        pg_fx_reply r;
+        REQUIRE(pg_fx_call(&fx, "snapshot", args, NULL, 0, &r) == PG_OK);
+        CHECK_EQ_INT(pg_fx_num(&r, "redacted_windows"), 1);
+        const cJSON *reg = cJSON_GetObjectItem(r.result, "region");
+        int ox = reg ? cJSON_GetObjectItem(reg, "x")->valueint : 0, oy = reg ? cJSON_GetObjectItem(reg, "y")->valueint : 0;
+        /* the vault's corners and centre, in the token's pixels */
+        CHECK_EQ_INT(token_px(&fx, pg_fx_str(&r, "token"), (uint32_t)(400 - ox), (uint32_t)(300 - oy)), 0x000000ff);
+        CHECK_EQ_INT(token_px(&fx, pg_fx_str(&r, "token"), (uint32_t)(599 - ox), (uint32_t)(449 - oy)), 0x000000ff);
+        CHECK_EQ_INT(token_px(&fx, pg_fx_str(&r, "token"), (uint32_t)(500 - ox), (uint32_t)(375 - oy)), 0x000000ff);
+        if (i != 2) CHECK_EQ_INT(token_px(&fx, pg_fx_str(&r, "token"), (uint32_t)(20 - ox), (uint32_t)(20 - oy)), 0xffffffff);
+        pg_fx_reply_fini(&r);
+        pg_fx_fini(&fx);
+    }
+}
+
+PG_TEST(a_negative_virtual_screen_origin_moves_no_blackout) {
+    /* Windows with a monitor left of and above the primary: the screen's first pixel is at (-1280, -300). */
+    FX(fx, NULL);
+    vault_desktop(&fx, -1280, -300);
+    pg_fx_reply r;
+    REQUIRE(pg_fx_call(&fx, "snapshot", "{\"screen\":true}", NULL, 0, &r) == PG_OK);
+    CHECK_EQ_INT(pg_fx_num(&r, "redacted_windows"), 1);
+    CHECK_EQ_INT(token_px(&fx, pg_fx_str(&r, "token"), 400, 300), 0x000000ff);
+    CHECK_EQ_INT(token_px(&fx, pg_fx_str(&r, "token"), 599, 449), 0x000000ff);
+    CHECK_EQ_INT(token_px(&fx, pg_fx_str(&r, "token"), 20, 20), 0xffffffff);
+    pg_fx_reply_fini(&r);
+    pg_fx_fini(&fx);
+}
+
+PG_TEST(a_screen_capture_whose_window_list_fails_is_refused_not_stored) {
+    FX(fx, NULL);
+    vault_desktop(&fx, 0, 0);
+    uint64_t bytes, mem;
+    unsigned before, after;
+    pg_tok_usage(fx.b.tokens, &bytes, &mem, &before);
+    pg_fake_fail(fx.fake, "list_windows", PG_E_TIMEOUT, 1);
+    pg_fx_reply r;
+    CHECK_EQ_INT(pg_fx_call(&fx, "snapshot", "{\"screen\":true}", NULL, 0, &r), PG_E_INTERNAL);
+    pg_fx_reply_fini(&r);
+    pg_tok_usage(fx.b.tokens, &bytes, &mem, &after);
+    CHECK_EQ_INT(after, before);
+    pg_fx_fini(&fx);
+}

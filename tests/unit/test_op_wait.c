@@ -1,0 +1,68 @@
+/* wait_stable and wait_for against the fake desktop's frame series. */
+#include <unistd.h>
+
+#include "pg_broker_fixture.h"
+#include "pg_test.h"
+
+#define FX(fx) \
+    pg_fx fx;  \
+    REQUIRE(pg_fx_init(&fx, NULL) == 0)
+
+/* Frames of a w x h window: frame k has a black bar at x = 10*k. */
+static void animate(pg_fake *f, uint64_t id, uint32_t w, uint32_t h, int frames, bool loop) {
+    uint8_t *px = malloc((size_t)w * h * 4);
+    for (int k = 1; k < frames; k++) {
+        memset(px, 0xff, (size_t)w * h * 4);
+        for (uint32_t y = 0; y < h; y++)
+            for (uint32_t x = 10u * (uint32_t)k; x < 10u * (uint32_t)k + 8 && x < w; x++) memset(px + (y * w + x) * 4, 0, 3);
+        pg_fake_add_frame(f, id, px, loop);
+    }
+    free(px);
+}
+
+PG_TEST(wait_stable_waits_out_an_animation_and_keeps_the_last_frame) {
+    FX(fx);
+    uint64_t id = pg_fake_add_window(fx.fake, "demo", "Demo", getpid(), 0, 0, 80, 40, 0xffffffff);
+    animate(fx.fake, id, 80, 40, 5, false); /* moves for 4 captures, then stays */
+    pg_fx_reply r;
+    REQUIRE(pg_fx_call(&fx, "wait_stable", "{\"window\":\"demo\",\"interval\":0.01,\"timeout\":5}", NULL, 0, &r) ==
+            PG_OK);
+    CHECK(cJSON_IsTrue(cJSON_GetObjectItem(r.result, "stable")));
+    CHECK(pg_fx_num(&r, "frames_observed") >= 5);
+    CHECK(!strncmp(pg_fx_str(&r, "token"), "cap:", 4));
+    pg_fx_reply_fini(&r);
+    pg_fx_fini(&fx);
+}
+
+PG_TEST(wait_stable_times_out_on_an_endless_animation_with_evidence) {
+    FX(fx);
+    uint64_t id = pg_fake_add_window(fx.fake, "demo", "Demo", getpid(), 0, 0, 80, 40, 0xffffffff);
+    animate(fx.fake, id, 80, 40, 6, true);
+    pg_fx_reply r;
+    CHECK_EQ_INT(pg_fx_call(&fx, "wait_stable", "{\"window\":\"demo\",\"interval\":0.01,\"timeout\":0.3}", NULL, 0, &r),
+                 PG_E_TIMEOUT);
+    CHECK(cJSON_IsFalse(cJSON_GetObjectItem(r.details, "stable")));
+    CHECK(!strncmp(pg_fx_str(&r, "token"), "cap:", 4));
+    pg_fx_reply_fini(&r);
+    pg_fx_fini(&fx);
+}
+
+PG_TEST(wait_for_a_template_finds_it_when_it_appears) {
+    FX(fx);
+    uint64_t id = pg_fake_add_window(fx.fake, "demo", "Demo", getpid(), 0, 0, 80, 40, 0xffffffff);
+    animate(fx.fake, id, 80, 40, 4, false); /* frame 0 blank; frame 1 a bar at x 10..17 */
+    uint64_t t = pg_fake_add_window(fx.fake, "tmpl", "T", getpid(), 200, 0, 16, 40, 0xffffffff);
+    pg_fake_fill(fx.fake, t, 4, 0, 8, 40, 0x000000ff); /* the bar with white margins */
+    char tmpl[32];
+    REQUIRE(pg_fx_snapshot(&fx, t, tmpl) == 0);
+    char args[192];
+    snprintf(args, sizeof args, "{\"window\":\"^demo$\",\"template\":{\"token\":\"%s\"},\"interval\":0.01,\"timeout\":5}",
+             tmpl);
+    pg_fx_reply r;
+    REQUIRE(pg_fx_call(&fx, "wait_for", args, NULL, 0, &r) == PG_OK);
+    const cJSON *m = cJSON_GetObjectItem(r.result, "match");
+    CHECK_EQ_INT(cJSON_GetObjectItem(m, "x")->valueint, 6);
+    CHECK(!strncmp(pg_fx_str(&r, "token"), "cap:", 4));
+    pg_fx_reply_fini(&r);
+    pg_fx_fini(&fx);
+}
