@@ -12,9 +12,10 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tests", "oracle"))
-from oracle_common import save_rgba, ui_screen  # noqa: E402
+from oracle_common import save_rgba, sprite, ui_screen  # noqa: E402
 
 TOOL, MODS, WORK, REPS = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+ONLY = os.environ.get("PG_BENCH_ONLY")  # "diff": the diff rows alone
 cv2.setNumThreads(2)
 
 
@@ -51,6 +52,27 @@ def pair(w, h, seed):
     b[y0:y0 + h // 8, x0:x0 + w // 6] = a[y0 + 2:y0 + 2 + h // 8, x0:x0 + w // 6]
     cv2.putText(b, "Status: done", (w // 10, h - 20), cv2.FONT_HERSHEY_SIMPLEX, 0.6, (10, 10, 10), 1, cv2.LINE_AA)
     return a, b
+
+
+def transparent_pair(w, h, seed):
+    """A transparent asset sheet (antialiased edges in alpha, a half-clear
+    panel) and its next revision: a block redrawn 2 px over, a faded band."""
+    a = sprite(w, h, seed)
+    b = a.copy()
+    y0, x0, bh, bw = h // 3, w // 3, h // 3, w // 3
+    b[y0:y0 + bh, x0:x0 + bw] = sprite(bw, bh, seed + 1, shift=2)
+    b[h // 20:h // 20 + h // 10, :, 3] = (b[h // 20:h // 20 + h // 10, :, 3].astype(int) * 3 // 4).astype(np.uint8)
+    return a, b
+
+
+def pm_run(plan_cases, name):
+    """pixelmatch_runner.mjs over the cases; its JSON lines by case name."""
+    path = os.path.join(WORK, name)
+    with open(path, "w") as f:
+        json.dump(plan_cases, f)
+    out = subprocess.run(["node", os.path.join(HERE, "..", "tests", "oracle", "pixelmatch_runner.mjs"), MODS, path],
+                         check=True, capture_output=True, text=True).stdout
+    return {r["name"]: r for r in map(json.loads, out.splitlines())}
 
 
 def busiest(img, h, w):
@@ -92,25 +114,41 @@ def main():
     # --- diff ---
     cases = [(f"{w}x{h}", *paths[w][:2]) for (w, h) in [(1280, 720), (1920, 1080), (3840, 2160)]]
     cases.append(("1920x1080 worst case: noise on every pixel", paths[1920][0], pn))
-    plan = [{"name": n, "a": a, "b": b, "threshold": 0.1, "includeAA": False, "checkerboard": False,
-             "region": None, "masks": [], "out": None, "reps": REPS} for n, a, b in cases]
-    with open(os.path.join(WORK, "plan.json"), "w") as f:
-        json.dump(plan, f)
-    pm = {}
-    for line in subprocess.run(["node", os.path.join(HERE, "..", "tests", "oracle", "pixelmatch_runner.mjs"), MODS,
-                                os.path.join(WORK, "plan.json")], check=True, capture_output=True, text=True).stdout.splitlines():
-        r = json.loads(line)
-        pm[r["name"]] = r
+    plan = [{"name": n, "a": a, "b": b, "version": 7, "region": None, "masks": [], "out": None, "reps": REPS}
+            for n, a, b in cases]
+    pm = pm_run(plan, "plan.json")
     for n, a, b in cases:
         ours = tool("time-diff", a, b, REPS)
         same = "same count" if ours["pixels_changed"] == pm[n]["pixelmatch"] else f"COUNTS DIFFER {ours['pixels_changed']} vs {pm[n]['pixelmatch']}"
         rows.append(row(f"diff {n}, call only ({ours['pixels_changed']} px changed)", ours["median_ms"], pm[n]["median_ms"],
-                        "pixelmatch", same))
+                        "pixelmatch 7.2.0", same))
+    # Transparent 1080p pair, both generations (defaults: checkerboard on).
+    ta, tb = transparent_pair(1920, 1080, 60)
+    pta, ptb = os.path.join(WORK, "ta1920.png"), os.path.join(WORK, "tb1920.png")
+    save_rgba(pta, ta)
+    save_rgba(ptb, tb)
+    gens = [(7, "yiq", "pixelmatch 7.2.0"), (8, "oklab", "pixelmatch 8.0.0")]
+    tplan = [{"name": f"t{v}", "a": pta, "b": ptb, "version": v, "region": None, "masks": [], "out": None, "reps": REPS}
+             for v, _, _ in gens] + [{"name": "o8", "a": paths[1920][0], "b": paths[1920][1], "version": 8,
+                                      "region": None, "masks": [], "out": None, "reps": REPS}]
+    tpm = pm_run(tplan, "tplan.json")
+    for v, metric, label in gens:
+        ours = tool("time-diff", pta, ptb, REPS, "--metric", metric)
+        r = tpm[f"t{v}"]
+        same = "same count" if ours["pixels_changed"] == r["pixelmatch"] else f"COUNTS DIFFER {ours['pixels_changed']} vs {r['pixelmatch']}"
+        rows.append(row(f"diff 1920x1080 transparent pair, --metric {metric}, call only ({ours['pixels_changed']} px changed)",
+                        ours["median_ms"], r["median_ms"], label, same))
+    ours = tool("time-diff", paths[1920][0], paths[1920][1], REPS, "--metric", "oklab")
+    same = "same count" if ours["pixels_changed"] == tpm["o8"]["pixelmatch"] else f"COUNTS DIFFER {ours['pixels_changed']} vs {tpm['o8']['pixelmatch']}"
+    rows.append(row(f"diff 1920x1080, --metric oklab, call only ({ours['pixels_changed']} px changed)", ours["median_ms"],
+                    tpm["o8"]["median_ms"], "pixelmatch 8.0.0", same))
     for n, a, b in cases[:3]:
         ours_p, _ = timed_process([TOOL, "diff", a, b], max(3, REPS // 3))
         im_p, p = timed_process(["compare", "-metric", "AE", a, b, "null:"], max(3, REPS // 3), ok=(0, 1))
         rows.append(row(f"diff {n}, whole process incl. PNG decode", ours_p, im_p, "compare -metric AE",
                         f"AE counts any changed pixel: {p.stderr.strip()}"))
+    if ONLY == "diff":
+        return print_table(rows)
     # --- template ---
     # Haystack: the "after" screen; needles around its one-off label "Saved 3
     # files" (unique, so the best location is well defined), and a busy patch
@@ -152,6 +190,10 @@ def main():
         cv_png_ms, enc = timed(lambda: cv2.imencode(".png", bgr), max(3, REPS // 3))
         rows.append(row(f"PNG encode {label} (level 1, SUB, RLE)", png["encode_fast_ms"], cv_png_ms, "cv2.imencode",
                         f"{png['fast_bytes']} vs {len(enc[1])} bytes; libpng level 6 all filters: {png['encode_l6_ms']:.1f} ms, {png['l6_bytes']} bytes; decode {png['decode_fast_ms']:.1f} ms"))
+    print_table(rows)
+
+
+def print_table(rows):
     print(f"Medians in ms, {REPS} repetitions (fewer for whole-process and template rows); ratio = other / pixelgate.\n")
     print("| work | pixelgate | other tool | ratio | note |")
     print("|---|---|---|---|---|")

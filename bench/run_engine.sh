@@ -1,6 +1,8 @@
 #!/bin/sh
 # Engine benchmark, side by side in one run: pixelgate's diff against
-# pixelmatch (node, the call only) and ImageMagick `compare -metric AE`
+# pixelmatch 7.2.0 and 8.0.0 (node, the call only; opaque screens and a
+# transparent 1080p pair, each metric against its generation) and
+# ImageMagick `compare -metric AE`
 # (whole process); template matching against OpenCV matchTemplate (2 threads);
 # dHash, SHA-256 and PNG encoding per frame against what a user would reach
 # for (OpenCV resize INTER_AREA, Python hashlib, cv2.imencode). Generated
@@ -8,6 +10,7 @@
 # and ratios (docs/performance.md, section "Engine").
 # Usage: sh bench/run_engine.sh [BENCH_ENGINE_BINARY] [REPS]
 #   (after: cmake --build build/default --target bench_engine)
+#   PG_BENCH_ONLY=diff: the diff rows alone
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 tool=${1:-$here/../build/default/bench/bench_engine}

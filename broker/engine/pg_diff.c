@@ -1,14 +1,17 @@
-/* pixelmatch-compatible comparison. The colour maths mirrors pixelmatch 7.2
- * operation by operation (IEEE doubles, same association order, built with
+/* pixelmatch-compatible comparison, both generations. The colour maths
+ * mirrors pixelmatch 7.2.0 (YIQ) and 8.0.0 (OKLab, in pg_oklab.c) operation
+ * by operation (IEEE doubles, same association order, built with
  * -ffp-contract=off) so counts agree exactly; the speed comes from skipping
- * identical pixels in 64-byte blocks and running the antialiasing detector
- * only for pixels that are over the threshold. */
+ * identical rows and 64-byte blocks, running the antialiasing detector only
+ * for pixels over the threshold, and testing alpha only where pixels differ
+ * (opaque pixels never enter the blending code). */
 #include "pg_diff.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "pg_oklab.h"
 #include "pg_regions.h"
 
 /* YIQ weights and the delta's scale, as published (Kotsarenko & Ramos). */
@@ -30,9 +33,10 @@ typedef struct {
 typedef struct {
     pg_img a, b;  /* views of the compared area */
     uint32_t w, h;
-    double max_delta;
-    bool include_aa, checker;
+    double max_delta; /* yiq: squared YIQ distance; oklab: HyAB distance */
+    bool include_aa, checker, oklab;
     double alpha;
+    pg_oklab *ok; /* oklab only */
     pg_img *out;
     pg_img_rect *masks; /* compared-area coordinates, sorted by x */
     size_t n_masks;
@@ -45,6 +49,8 @@ typedef struct {
 void pg_diff_opts_init(pg_diff_opts *o) {
     memset(o, 0, sizeof *o);
     o->threshold = 0.1;
+    o->metric = PG_DIFF_YIQ;
+    o->checkerboard = true; /* pixelmatch 7.1+'s default */
     o->alpha = 0.1;
 }
 
@@ -54,7 +60,9 @@ static inline uint32_t load32(const uint8_t *p) {
     return v;
 }
 
-/* pixelmatch's background for translucent pixels at byte offset k. */
+/* ---- pixelmatch 7.2: YIQ ---- */
+
+/* pixelmatch 7's background for translucent pixels at byte offset k. */
 static void background(uint64_t k, bool checker, int *rb, int *gb, int *bb) {
     if (!checker) {
         *rb = *gb = *bb = 255;
@@ -97,13 +105,47 @@ static double color_delta(const uint8_t *p, const uint8_t *q, uint64_t k, bool c
     return y > 0 ? -delta : delta;
 }
 
-/* Brightness-only delta of a neighbour q against centre p (k: p's offset). */
-static double brightness_delta(const uint8_t *p, const uint8_t *q, uint64_t k, bool checker) {
-    if (load32(p) == load32(q)) return 0;
-    double dr, dg, db;
-    pixel_diff(p, q, k, checker, &dr, &dg, &db);
-    return dr * Y_R + dg * Y_G + db * Y_B;
+/* ---- pixelmatch 8: OKLab ---- */
+
+/* pixelmatch 8's background at byte offset k: three bits of a Fibonacci hash
+ * of the pixel index (JS: Math.imul(k >> 2, 0x9e3779b1), k >> 2 on the
+ * 32-bit wrapped offset). */
+static void background8(uint64_t k, bool checker, int *rb, int *gb, int *bb) {
+    if (!checker) {
+        *rb = *gb = *bb = 255;
+        return;
+    }
+    uint32_t u = (uint32_t)k, idx = u >> 2 | (u & 0x80000000u ? 0xc0000000u : 0);
+    uint32_t h = idx * 0x9e3779b1u;
+    *rb = 48 + 159 * (int)(h >> 31);
+    *gb = 48 + 159 * (int)(h >> 30 & 1);
+    *bb = 48 + 159 * (int)(h >> 29 & 1);
 }
+
+/* Over the HyAB threshold? 0 if not, else pixelmatch 8's sign. Translucent
+ * pairs are composited (each pixel over the background) before conversion.
+ * Kept out of line so that the YIQ scan loop stays as small as it was. */
+__attribute__((noinline)) static int oklab_delta(pg_oklab *ok, const uint8_t *p, const uint8_t *q, uint64_t k,
+                                                 bool checker, double max) {
+    pg_oklab_px x, y;
+    if ((p[3] & q[3]) == 255) {
+        pg_oklab_rgb8(ok, p, &x);
+        pg_oklab_rgb8(ok, q, &y);
+    } else {
+        int bg[3], a1 = p[3], a2 = q[3];
+        background8(k, checker, &bg[0], &bg[1], &bg[2]);
+        double c1[3], c2[3];
+        for (int i = 0; i < 3; i++) {
+            c1[i] = (double)(p[i] * a1 + bg[i] * (255 - a1)) / 255;
+            c2[i] = (double)(q[i] * a2 + bg[i] * (255 - a2)) / 255;
+        }
+        pg_oklab_rgbf(ok, c1[0], c1[1], c1[2], &x);
+        pg_oklab_rgbf(ok, c2[0], c2[1], c2[2], &y);
+    }
+    return pg_oklab_exceeds(&x, &y, max);
+}
+
+/* ---- antialiasing detector (both generations) ---- */
 
 static inline const uint8_t *px(const pg_img *img, uint32_t x, uint32_t y) {
     return img->px + (size_t)y * img->stride + (size_t)x * 4;
@@ -124,12 +166,16 @@ static bool many_siblings(const pg_img *img, uint32_t x1, uint32_t y1) {
     return false;
 }
 
-/* Brightness deltas of the centre c against its neighbours nb[0..n), in the
- * order given. When all are opaque no blending applies and the delta is the
- * plain weighted difference (identical pixels give exactly 0, as pixelmatch's
- * early return does), computed without branches. */
+/* Brightness-only deltas (luma of the blended difference) of the centre c
+ * against its neighbours nb[0..n), in the order given; k is c's offset, whose
+ * background pixelmatch 7 uses for every neighbour. When all are opaque no
+ * blending applies and the delta is the plain weighted difference (identical
+ * pixels give exactly 0, as pixelmatch's early return does), computed
+ * without branches. Otherwise each neighbour takes pixelmatch's branches;
+ * pixelmatch 8 always blends over white and, when that luma cancels out but
+ * alpha differs, lets half the alpha step give the direction. */
 static void neighbour_deltas(const uint8_t *c, const uint8_t *const *nb, int n, uint64_t k, bool checker,
-                             double *d) {
+                             bool gen8, double *d) {
     unsigned opaque = c[3];
     for (int i = 0; i < n; i++) opaque &= nb[i][3];
     if (opaque == 255) {
@@ -137,14 +183,31 @@ static void neighbour_deltas(const uint8_t *c, const uint8_t *const *nb, int n, 
             d[i] = (double)(c[0] - nb[i][0]) * Y_R + (double)(c[1] - nb[i][1]) * Y_G + (double)(c[2] - nb[i][2]) * Y_B;
         return;
     }
-    for (int i = 0; i < n; i++) d[i] = brightness_delta(c, nb[i], k, checker);
+    int rb = 255, gb = 255, bb = 255, ca = c[3];
+    if (!gen8) background(k, checker, &rb, &gb, &bb);
+    for (int i = 0; i < n; i++) {
+        const uint8_t *q = nb[i];
+        if (load32(c) == load32(q)) {
+            d[i] = 0;
+            continue;
+        }
+        int da = ca - q[3];
+        double dr = c[0] - q[0], dg = c[1] - q[1], db = c[2] - q[2];
+        if ((ca & q[3]) != 255) {
+            dr = (double)(c[0] * ca - q[0] * q[3] - rb * da) / 255;
+            dg = (double)(c[1] * ca - q[1] * q[3] - gb * da) / 255;
+            db = (double)(c[2] * ca - q[2] * q[3] - bb * da) / 255;
+        }
+        double v = dr * Y_R + dg * Y_G + db * Y_B;
+        d[i] = gen8 && v == 0 && da ? da / 2.0 : v;
+    }
 }
 
 /* pixelmatch's antialiasing detector for the pixel of img at (x1,y1); the
  * sibling test looks at both compared images a and b. Neighbours are visited
  * column by column (x outer) because ties keep the first extreme found. */
 static bool antialiased(const pg_img *img, const pg_img *a, const pg_img *b, uint32_t x1, uint32_t y1,
-                        bool checker) {
+                        bool checker, bool gen8) {
     uint32_t x0 = x1 ? x1 - 1 : 0, y0 = y1 ? y1 - 1 : 0;
     uint32_t x2 = x1 + 1 < img->width ? x1 + 1 : x1, y2 = y1 + 1 < img->height ? y1 + 1 : y1;
     const uint8_t *nb[8];
@@ -156,7 +219,7 @@ static bool antialiased(const pg_img *img, const pg_img *a, const pg_img *b, uin
             nb[n] = px(img, x, y), nx[n] = x, ny[n] = y, n++;
         }
     double d[8];
-    neighbour_deltas(px(img, x1, y1), nb, n, ((uint64_t)y1 * img->width + x1) * 4, checker, d);
+    neighbour_deltas(px(img, x1, y1), nb, n, ((uint64_t)y1 * img->width + x1) * 4, checker, gen8, d);
     int zeroes = (x1 == x0 || x1 == x2 || y1 == y0 || y1 == y2) ? 1 : 0;
     double min = 0, max = 0;
     int imin = -1, imax = -1;
@@ -274,11 +337,15 @@ static void mark_changed(diff_ctx *c, uint32_t x) {
     c->run_x0 = c->run_x1 = x;
 }
 
+static bool over_threshold(const diff_ctx *c, const uint8_t *p, const uint8_t *q, uint64_t k) {
+    if (c->oklab) return oklab_delta(c->ok, p, q, k, c->checker, c->max_delta) != 0;
+    return fabs(color_delta(p, q, k, c->checker)) > c->max_delta;
+}
+
 static void judge_pixel(diff_ctx *c, uint32_t x, uint32_t y, const uint8_t *p, const uint8_t *q, uint8_t *o) {
-    double d = color_delta(p, q, ((uint64_t)y * c->w + x) * 4, c->checker);
-    if (fabs(d) <= c->max_delta) return;
-    if (!c->include_aa &&
-        (antialiased(&c->a, &c->a, &c->b, x, y, c->checker) || antialiased(&c->b, &c->b, &c->a, x, y, c->checker))) {
+    if (!over_threshold(c, p, q, ((uint64_t)y * c->w + x) * 4)) return;
+    if (!c->include_aa && (antialiased(&c->a, &c->a, &c->b, x, y, c->checker, c->oklab) ||
+                           antialiased(&c->b, &c->b, &c->a, x, y, c->checker, c->oklab))) {
         c->aa++;
         if (o) draw(o + 4 * (size_t)x, 255, 255, 0);
         return;
@@ -335,6 +402,8 @@ static pg_err check_opts(const pg_diff_opts *o, pg_error *e) {
     if (!(o->alpha >= 0 && o->alpha <= 1))
         return pg_error_set(e, PG_E_USAGE, NULL, "diff alpha %g is not within 0..1", o->alpha);
     if (o->n_masks && !o->masks) return pg_error_set(e, PG_E_USAGE, NULL, "mask count without masks");
+    if (o->metric != PG_DIFF_YIQ && o->metric != PG_DIFF_OKLAB)
+        return pg_error_set(e, PG_E_USAGE, "use the metric yiq or oklab", "unknown diff metric %d", (int)o->metric);
     return PG_OK;
 }
 
@@ -354,7 +423,16 @@ static void fill_result(diff_ctx *c, const pg_img_rect *area, pg_diff_result *r,
     }
 }
 
-static pg_err run_diff(diff_ctx *c, const pg_img_rect *area, pg_diff_result *r, pg_error *e) {
+/* pixelmatch 8's windowSize: its N is clamped to the compared area. */
+static pg_err window_count(diff_ctx *c, uint32_t asked, pg_diff_result *r, pg_error *e) {
+    if (!asked) return PG_OK;
+    uint32_t n = asked < c->w ? asked : c->w;
+    if (n > c->h) n = c->h;
+    r->window_size = n;
+    return pg_regions_max_window(&c->reg, c->w, c->h, n, &r->max_window_changed, e);
+}
+
+static pg_err run_diff(diff_ctx *c, const pg_img_rect *area, uint32_t window, pg_diff_result *r, pg_error *e) {
     for (uint32_t y = 0; y < c->h; y++) diff_row(c, y);
     if (c->total == 0)
         return pg_error_set(e, PG_E_USAGE, "shrink the masks: a fully masked comparison proves nothing",
@@ -363,7 +441,8 @@ static pg_err run_diff(diff_ctx *c, const pg_img_rect *area, pg_diff_result *r, 
     size_t n;
     uint64_t count;
     pg_img_rect bounds = {0, 0, 0, 0};
-    pg_err rc = pg_regions_finish(&c->reg, info, PG_DIFF_MAX_REGIONS, &n, &count, &bounds, e);
+    pg_err rc = window_count(c, window, r, e);
+    if (!rc) rc = pg_regions_finish(&c->reg, info, PG_DIFF_MAX_REGIONS, &n, &count, &bounds, e);
     if (!rc) fill_result(c, area, r, info, n, count, bounds);
     return rc;
 }
@@ -383,17 +462,22 @@ pg_err pg_diff(const pg_img *a, const pg_img *b, const pg_diff_opts *opts, pg_di
                             "image sizes differ: %ux%u vs %ux%u", a->width, a->height, b->width, b->height);
     r->sizes_match = true;
     pg_img_rect area = o->region ? *o->region : (pg_img_rect){0, 0, a->width, a->height};
-    diff_ctx c = {.max_delta = MAX_YIQ_DELTA * o->threshold * o->threshold, .include_aa = o->include_aa,
-                  .checker = o->checkerboard, .alpha = o->alpha, .run_x1 = UINT32_MAX};
+    bool oklab = o->metric == PG_DIFF_OKLAB;
+    diff_ctx c = {.max_delta = oklab ? o->threshold : MAX_YIQ_DELTA * o->threshold * o->threshold,
+                  .include_aa = o->include_aa, .checker = o->checkerboard, .oklab = oklab, .alpha = o->alpha,
+                  .run_x1 = UINT32_MAX};
     pg_regions_init(&c.reg);
+    if (oklab && !(c.ok = malloc(sizeof *c.ok))) return pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory");
+    if (oklab) pg_oklab_init(c.ok);
     rc = pg_img_view(a, &area, &c.a, e);
     if (!rc) rc = pg_img_view(b, &area, &c.b, e);
     c.w = area.w;
     c.h = area.h;
     if (!rc) rc = prepare_masks(&c, a, &area, o, e);
     if (!rc && diff) rc = pg_img_new(&c.out, c.w, c.h, e);
-    if (!rc) rc = run_diff(&c, &area, r, e);
+    if (!rc) rc = run_diff(&c, &area, o->window_size, r, e);
     pg_regions_fini(&c.reg);
+    free(c.ok);
     free(c.masks);
     free(c.open);
     free(c.shut);

@@ -66,6 +66,46 @@ void pg_regions_end_row(pg_regions *g) {
     g->prev_hi = g->len;
 }
 
+/* Add (sign 1) or remove (-1) the runs [*i, ...) of row y to the column counts. */
+static uint64_t band_update(const pg_regions *g, uint32_t *i, uint64_t y, uint32_t *col, int sign) {
+    uint64_t moved = 0;
+    for (; *i < g->len && g->runs[*i].y == y; (*i)++) {
+        const pg_run *r = &g->runs[*i];
+        for (uint32_t x = r->x0; x <= r->x1; x++) col[x] += (uint32_t)sign;
+        moved += (uint64_t)r->x1 - r->x0 + 1;
+    }
+    return moved;
+}
+
+/* Column counts over the last n rows, slid down the rows that can hold run
+ * pixels; each full band is scanned with a running sum of n columns unless
+ * its total cannot beat the best window so far. */
+pg_err pg_regions_max_window(const pg_regions *g, uint32_t w, uint32_t h, uint32_t n, uint64_t *out, pg_error *e) {
+    *out = 0;
+    if (g->oom) return pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory while labelling regions");
+    if (g->len == 0) return PG_OK;
+    uint32_t *col = calloc(w, sizeof *col);
+    if (!col) return pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory while counting windows");
+    uint64_t last = (uint64_t)g->runs[g->len - 1].y + n - 1, band = 0, best = 0;
+    if (last > h - 1) last = h - 1;
+    uint32_t enter = 0, leave = 0;
+    for (uint64_t y = g->runs[0].y; y <= last; y++) {
+        band += band_update(g, &enter, y, col, 1);
+        if (y >= n) band -= band_update(g, &leave, y - n, col, -1);
+        if (y + 1 < n || band <= best) continue;
+        uint64_t sum = 0;
+        for (uint32_t x = 0; x + 1 < n; x++) sum += col[x];
+        for (uint32_t x = n - 1; x < w; x++) {
+            sum += col[x];
+            if (sum > best) best = sum;
+            sum -= col[x + 1 - n];
+        }
+    }
+    free(col);
+    *out = best;
+    return PG_OK;
+}
+
 typedef struct {
     uint64_t pixels;
     uint32_t x0, y0, x1, y1;

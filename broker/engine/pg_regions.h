@@ -1,6 +1,7 @@
 /* pg_regions.h - engine-internal: 8-connected components of a set of pixels
  * given row by row as horizontal runs, with union-find over runs (memory is
- * proportional to the number of runs, never to the image).
+ * proportional to the number of runs, never to the image), and the densest
+ * square window of those pixels.
  * Never: visible outside broker/engine.
  */
 #ifndef PG_REGIONS_H
@@ -36,6 +37,11 @@ void pg_regions_fini(pg_regions *g);
 void pg_regions_begin_row(pg_regions *g, uint32_t y);
 void pg_regions_add_run(pg_regions *g, uint32_t x0, uint32_t x1);
 void pg_regions_end_row(pg_regions *g);
+
+/* The largest number of run pixels inside any n x n window of the w x h
+ * area the runs came from (1 <= n <= min(w, h)); 0 without runs. Memory: w
+ * counters. Call before pg_regions_finish. */
+pg_err pg_regions_max_window(const pg_regions *g, uint32_t w, uint32_t h, uint32_t n, uint64_t *out, pg_error *e);
 
 /* The max_out largest components, largest first (ties: top, then left);
  * *count = all components, *bounds_out = union box (only if count > 0). */

@@ -1,6 +1,7 @@
 """Shared helpers of the oracle tests: locating the tools (failing loudly when
 one is missing - an oracle test never skips) and drawing deterministic test
-images with OpenCV (antialiased text and shapes)."""
+images with OpenCV (antialiased text and shapes, opaque screens and
+transparent assets)."""
 import json
 import os
 import shutil
@@ -24,8 +25,10 @@ def node_modules():
     mods = os.path.join(cache, "npm", "node_modules")
     if not shutil.which("node"):
         die("node not found (apt-get install nodejs)")
-    if not os.path.isfile(os.path.join(mods, "pixelmatch", "index.js")) or not os.path.isdir(os.path.join(mods, "pngjs")):
-        die(f"pixelmatch/pngjs missing under {mods}: run tests/oracle/setup.sh first")
+    need = [os.path.join(mods, "pixelmatch7", "index.js"), os.path.join(mods, "pixelmatch8", "index.js"),
+            os.path.join(mods, "pngjs", "package.json")]
+    if not all(os.path.isfile(p) for p in need):
+        die(f"pixelmatch7/pixelmatch8/pngjs missing under {mods}: run tests/oracle/setup.sh first")
     return mods
 
 
@@ -78,3 +81,34 @@ def ui_screen(w, h, seed, shift=0, extra_word=None):
     if extra_word:
         cv2.putText(img, extra_word, (w // 3, h // 2), cv2.FONT_HERSHEY_SIMPLEX, 0.7, (20, 20, 20), 1, cv2.LINE_AA)
     return img[..., ::-1].copy()  # RGB
+
+
+def sprite(w, h, seed, shift=0, under=(0, 0, 0), ink=None):
+    """A UI asset as design tools export it: a transparent canvas, shapes and
+    text whose antialiased edges live in the alpha channel (coverage), a
+    half-transparent panel, and `under` as the colour of invisible pixels;
+    `ink` gives every shape that one colour."""
+    rng = np.random.default_rng(seed)
+    cov = np.zeros((h, w), np.uint8)
+    rgb = np.zeros((h, w, 3), np.uint8)
+    rgb[:] = under
+    for i in range(max(2, min(80, (w * h) // 9000))):
+        col = ink if ink else tuple(int(c) for c in rng.integers(0, 256, 3))
+        layer = np.zeros((h, w), np.uint8)
+        c = (int(rng.integers(0, w)) + shift, int(rng.integers(0, h)))
+        if i % 3 == 0:
+            cv2.circle(layer, c, int(rng.integers(3, max(4, min(w, h) // 3))), 255, -1, cv2.LINE_AA)
+        elif i % 3 == 1:
+            cv2.putText(layer, "Save", c, cv2.FONT_HERSHEY_SIMPLEX, float(rng.choice([0.4, 0.7, 1.2])), 255, 1,
+                        cv2.LINE_AA)
+        else:
+            cv2.line(layer, c, (int(rng.integers(0, w)), int(rng.integers(0, h))), 255, int(rng.integers(1, 4)),
+                     cv2.LINE_AA)
+        on = layer > 0
+        rgb[on] = col
+        cov = np.maximum(cov, layer)
+    y0, x0 = h // 3, w // 4
+    panel = (slice(y0, y0 + max(1, h // 4)), slice(x0, x0 + max(1, w // 3)))
+    cov[panel] = np.maximum(cov[panel], 128)
+    rgb[panel][cov[panel] == 128] = (40, 90, 200)
+    return np.dstack([rgb, cov])

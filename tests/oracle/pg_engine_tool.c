@@ -2,13 +2,15 @@
  * benchmarks: reads image files, runs one engine operation, prints one JSON
  * object on stdout. Not shipped; the broker is the real user of the engine.
  *
- *   pg_engine_tool diff A B [--threshold T] [--include-aa] [--checkerboard]
+ *   pg_engine_tool diff A B [--threshold T] [--include-aa] [--no-checkerboard]
+ *                  [--metric yiq|oklab] [--window-size N]
  *                  [--region X,Y,W,H] [--mask X,Y,W,H]... [--out DIFF.png]
  *   pg_engine_tool template IMAGE TEMPLATE [--threshold T] [--all] [--region R] [--fft|--direct]
  *   pg_engine_tool grey IMAGE OUT.raw                (OpenCV-compatible grey bytes)
  *   pg_engine_tool ssim A B [REPS]                   (and its median ms)
  *   pg_engine_tool hash IMAGE [--region X,Y,W,H]
  *   pg_engine_tool time-diff A B REPS [diff options]  (median ms of the call only)
+ *   pg_engine_tool cbrt < LINES     ("XBITS YBITS" hex per line: is cbrt(x) = y? prints the mismatches)
  *   pg_engine_tool time-template IMAGE TEMPLATE REPS
  *   pg_engine_tool time-hash IMAGE REPS
  *   pg_engine_tool time-png IMAGE REPS                (encode, fast and level 6)
@@ -24,6 +26,7 @@
 #include "pg_fingerprint.h"
 #include "pg_img.h"
 #include "pg_img_codec.h"
+#include "pg_oklab.h"
 #include "pg_ssim.h"
 #include "pg_template.h"
 
@@ -94,6 +97,18 @@ static void parse_diff_args(int argc, char **argv, int i, diff_args *d) {
         if (!strcmp(argv[i], "--threshold") && i + 1 < argc) d->o.threshold = atof(argv[++i]);
         else if (!strcmp(argv[i], "--include-aa")) d->o.include_aa = true;
         else if (!strcmp(argv[i], "--checkerboard")) d->o.checkerboard = true;
+        else if (!strcmp(argv[i], "--no-checkerboard")) d->o.checkerboard = false;
+        else if (!strcmp(argv[i], "--metric") && i + 1 < argc) {
+            i++;
+            if (!strcmp(argv[i], "yiq")) d->o.metric = PG_DIFF_YIQ;
+            else if (!strcmp(argv[i], "oklab")) d->o.metric = PG_DIFF_OKLAB;
+            else {
+                fprintf(stderr, "unknown metric %s\n", argv[i]);
+                exit(2);
+            }
+        } else if (!strcmp(argv[i], "--window-size") && i + 1 < argc) {
+            d->o.window_size = (uint32_t)strtoul(argv[++i], NULL, 10);
+        }
         else if (!strcmp(argv[i], "--region") && i + 1 < argc) {
             d->region = parse_rect(argv[++i]);
             d->o.region = &d->region;
@@ -129,9 +144,10 @@ static int cmd_diff(int argc, char **argv) {
     pg_err rc = pg_diff(a, b, &d.o, &r, d.out ? &out : NULL, &e);
     if (rc && !(rc == PG_E_ASSERT && !r.sizes_match)) return fail(&e);
     printf("{\"sizes_match\":%s,\"pixels_changed\":%llu,\"pixels_aa\":%llu,\"total_pixels\":%llu,"
-           "\"changed_pct\":%.6f,\"region_count\":%llu,\"regions\":[",
+           "\"changed_pct\":%.6f,\"window_size\":%u,\"max_window_changed\":%llu,\"region_count\":%llu,\"regions\":[",
            r.sizes_match ? "true" : "false", (unsigned long long)r.pixels_changed, (unsigned long long)r.pixels_aa,
-           (unsigned long long)r.total_pixels, r.changed_pct, (unsigned long long)r.region_count);
+           (unsigned long long)r.total_pixels, r.changed_pct, r.window_size, (unsigned long long)r.max_window_changed,
+           (unsigned long long)r.region_count);
     for (size_t i = 0; i < r.regions_len; i++)
         printf("%s[%u,%u,%u,%u,%llu]", i ? "," : "", r.regions[i].box.x, r.regions[i].box.y, r.regions[i].box.w,
                r.regions[i].box.h, (unsigned long long)r.regions[i].pixels);
@@ -329,6 +345,25 @@ static int cmd_ssim(int argc, char **argv) {
     return 0;
 }
 
+/* The engine's cube root against bit patterns produced by another one
+ * (node's Math.cbrt in the oracle test). */
+static int cmd_cbrt(void) {
+    char xs[32], ys[32];
+    unsigned long long n = 0, bad = 0;
+    while (scanf("%31s %31s", xs, ys) == 2) {
+        uint64_t xb = strtoull(xs, NULL, 16), yb = strtoull(ys, NULL, 16), got;
+        double x;
+        memcpy(&x, &xb, 8);
+        double y = pg_oklab_cbrt(x);
+        memcpy(&got, &y, 8);
+        n++;
+        if (got != yb && bad++ < 5)
+            fprintf(stderr, "cbrt(%a): %a, expected bits %016llx\n", x, y, (unsigned long long)yb);
+    }
+    printf("{\"values\":%llu,\"mismatches\":%llu}\n", n, bad);
+    return bad ? 1 : 0;
+}
+
 int main(int argc, char **argv) {
     if (argc >= 4 && !strcmp(argv[1], "ssim")) return cmd_ssim(argc, argv);
     if (argc >= 4 && !strcmp(argv[1], "template")) return cmd_template(argc, argv);
@@ -337,6 +372,7 @@ int main(int argc, char **argv) {
     if (argc >= 4 && !strcmp(argv[1], "diff")) return cmd_diff(argc, argv);
     if (argc >= 5 && !strcmp(argv[1], "time-diff")) return cmd_time_diff(argc, argv);
     if (argc >= 3 && !strcmp(argv[1], "hash")) return cmd_hash(argc, argv);
+    if (argc == 2 && !strcmp(argv[1], "cbrt")) return cmd_cbrt();
     if (argc >= 4 && !strcmp(argv[1], "time-hash")) return cmd_time_hash(argc, argv);
     if (argc >= 4 && !strcmp(argv[1], "time-png")) return cmd_time_png(argc, argv);
     fprintf(stderr, "usage: see the comment at the top of pg_engine_tool.c\n");

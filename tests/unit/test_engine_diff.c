@@ -1,9 +1,12 @@
 /* pg_diff: pixelmatch semantics on hand-made cases, masks (never a silent
- * pass), regions, size mismatch, connected regions and the diff image. The
- * bit-for-bit agreement with the npm pixelmatch is the oracle test's job. */
+ * pass), regions, size mismatch, connected regions, the diff image, both
+ * metrics, translucency and the densest window. The bit-for-bit agreement
+ * with the npm pixelmatch (7.2.0 and 8.0.0) is the oracle test's job. */
+#include <math.h>
 #include <string.h>
 
 #include "pg_diff.h"
+#include "pg_oklab.h"
 #include "pg_test.h"
 #include "test_engine_util.h"
 
@@ -212,18 +215,163 @@ PG_TEST(antialiased_edge_pixels_are_excluded_unless_asked) {
     pg_img_free(a), pg_img_free(b);
 }
 
-PG_TEST(stride_and_translucency) {
-    pg_img *big = blank(20, 20), *b = blank(10, 10), av;
-    pg_img_rect r10 = {5, 5, 10, 10};
-    REQUIRE(pg_img_view(big, &r10, &av, NULL) == PG_OK);
-    tu_set(b, 3, 3, 0, 0, 0, 0); /* transparent black over white reads as white */
-    pg_diff_result r;
-    REQUIRE(pg_diff(&av, b, NULL, &r, NULL, NULL) == PG_OK);
-    CHECK_EQ_INT(r.pixels_changed, 0);
+PG_TEST(defaults_are_pixelmatch_7_2s) {
     pg_diff_opts o;
     pg_diff_opts_init(&o);
-    o.checkerboard = true; /* over pixelmatch's checkerboard the same pixel changes */
-    REQUIRE(pg_diff(&av, b, &o, &r, NULL, NULL) == PG_OK);
-    CHECK_EQ_INT(r.pixels_changed, 1);
+    CHECK(o.threshold == 0.1);
+    CHECK_EQ_INT(o.metric, PG_DIFF_YIQ);
+    CHECK(o.checkerboard); /* 7.1+: checkerboard: true */
+    CHECK(!o.include_aa);
+    CHECK_EQ_INT(o.window_size, 0);
+    CHECK(o.alpha == 0.1);
+}
+
+/* Transparent white (alpha 0) against opaque white. Over white both read as
+ * white. Over the checkerboard the first pixel's background is (48,48,48) in
+ * both generations (7: k = 0, so k/phi | 0 = 0; 8: hash of index 0 = 0), so
+ * the transparent pixel reads as dark grey 48: a YIQ delta of
+ * 0.5053 * 207^2 = 21652 > 35215 * 0.1^2, an OKLab step of about 0.7 > 0.1. */
+PG_TEST(translucent_pixels_are_blended_over_the_checkerboard_unless_white_is_asked) {
+    pg_img *big = blank(20, 20), *b = blank(10, 10), av;
+    pg_img_rect r10 = {5, 5, 10, 10};
+    REQUIRE(pg_img_view(big, &r10, &av, NULL) == PG_OK); /* a view: stride 80, not 40 */
+    tu_set(b, 0, 0, 255, 255, 255, 0);
+    pg_diff_metric metrics[2] = {PG_DIFF_YIQ, PG_DIFF_OKLAB};
+    for (int m = 0; m < 2; m++) {
+        pg_diff_opts o;
+        pg_diff_opts_init(&o);
+        o.metric = metrics[m];
+        pg_diff_result r;
+        REQUIRE(pg_diff(&av, b, &o, &r, NULL, NULL) == PG_OK);
+        CHECK_EQ_INT(r.pixels_changed, 1);
+        o.checkerboard = false;
+        REQUIRE(pg_diff(&av, b, &o, &r, NULL, NULL) == PG_OK);
+        CHECK_EQ_INT(r.pixels_changed, 0);
+    }
     pg_img_free(big), pg_img_free(b);
+}
+
+/* Black against grey 30. YIQ: 0.5053 * 30^2 = 454.8, under 35215 * 0.12^2 =
+ * 507. OKLab: linear 30/255 is ((0.1176 + 0.055) / 1.055)^2.4 = 0.01298,
+ * cube root 0.2351 = L, toe-corrected Lr = 0.132 (black: 0), neutral so no
+ * chroma: HyAB 0.132, over 0.12 and under 0.14. */
+PG_TEST(oklab_threshold_is_the_hyab_distance_not_yiqs_scale) {
+    pg_img *a = blank(1, 1), *b = blank(1, 1);
+    tu_set(a, 0, 0, 0, 0, 0, 255);
+    tu_set(b, 0, 0, 30, 30, 30, 255);
+    pg_diff_opts o;
+    pg_diff_opts_init(&o);
+    o.threshold = 0.12;
+    pg_diff_result r;
+    REQUIRE(pg_diff(a, b, &o, &r, NULL, NULL) == PG_OK);
+    CHECK_EQ_INT(r.pixels_changed, 0);
+    o.metric = PG_DIFF_OKLAB;
+    REQUIRE(pg_diff(a, b, &o, &r, NULL, NULL) == PG_OK);
+    CHECK_EQ_INT(r.pixels_changed, 1);
+    o.threshold = 0.14;
+    REQUIRE(pg_diff(a, b, &o, &r, NULL, NULL) == PG_OK);
+    CHECK_EQ_INT(r.pixels_changed, 0);
+    o.metric = (pg_diff_metric)7;
+    pg_error e;
+    CHECK_EQ_INT(pg_diff(a, b, &o, &r, NULL, &e), PG_E_USAGE);
+    pg_img_free(a), pg_img_free(b);
+}
+
+/* White ink whose edge column fades from alpha 128 to 64, between opaque
+ * white (left) and transparent white (right). Over the checkerboard the edge
+ * pixels differ; pixelmatch 8's detector blends over white, where every
+ * neighbour has the same luma, and takes the alpha steps as the direction:
+ * left darker (-127/2), right brighter (128/2), and the left column has 3+
+ * equal siblings in both images, so each edge pixel is antialiasing. */
+PG_TEST(oklab_detector_follows_alpha_steps_of_white_ink) {
+    pg_img *a, *b;
+    REQUIRE(pg_img_new(&a, 5, 8, NULL) == PG_OK);
+    REQUIRE(pg_img_new(&b, 5, 8, NULL) == PG_OK);
+    for (uint32_t y = 0; y < 8; y++)
+        for (uint32_t x = 0; x < 5; x++) {
+            uint8_t al = x < 2 ? 255 : x == 2 ? 128 : 0;
+            tu_set(a, x, y, 255, 255, 255, al);
+            tu_set(b, x, y, 255, 255, 255, x == 2 ? 64 : al);
+        }
+    pg_diff_opts o;
+    pg_diff_opts_init(&o);
+    o.metric = PG_DIFF_OKLAB;
+    pg_diff_result r;
+    REQUIRE(pg_diff(a, b, &o, &r, NULL, NULL) == PG_OK);
+    CHECK_EQ_INT(r.pixels_changed, 0);
+    CHECK(r.pixels_aa > 0);
+    uint64_t over = r.pixels_aa;
+    o.include_aa = true;
+    REQUIRE(pg_diff(a, b, &o, &r, NULL, NULL) == PG_OK);
+    CHECK_EQ_INT(r.pixels_changed, over);
+    pg_img_free(a), pg_img_free(b);
+}
+
+/* A 3x3 block at (2,2), four pixels within a 3x3 square at (10,10)-(12,12)
+ * and one at (18,18): the densest N x N windows hold 1 (N=1), 4 (N=2),
+ * 9 (N=3), 13 (N=11: x and y 2..12), 14 (N=17: 2..18). */
+PG_TEST(window_size_finds_the_densest_square_of_change) {
+    pg_img *a = blank(20, 20), *b = blank(20, 20);
+    tu_rect(b, 2, 2, 3, 3, 0, 0, 0);
+    tu_set(b, 10, 10, 0, 0, 0, 255);
+    tu_set(b, 12, 10, 0, 0, 0, 255);
+    tu_set(b, 10, 12, 0, 0, 0, 255);
+    tu_set(b, 12, 12, 0, 0, 0, 255);
+    tu_set(b, 18, 18, 0, 0, 0, 255);
+    uint32_t sizes[5] = {1, 2, 3, 11, 17};
+    uint64_t want[5] = {1, 4, 9, 13, 14};
+    pg_diff_opts o;
+    pg_diff_opts_init(&o);
+    pg_diff_result r;
+    REQUIRE(pg_diff(a, b, &o, &r, NULL, NULL) == PG_OK);
+    CHECK_EQ_INT(r.pixels_changed, 14);
+    CHECK_EQ_INT(r.window_size, 0); /* not asked */
+    CHECK_EQ_INT(r.max_window_changed, 0);
+    for (int m = 0; m < 2; m++) {
+        o.metric = m ? PG_DIFF_OKLAB : PG_DIFF_YIQ;
+        for (int i = 0; i < 5; i++) {
+            o.window_size = sizes[i];
+            REQUIRE(pg_diff(a, b, &o, &r, NULL, NULL) == PG_OK);
+            CHECK_EQ_INT(r.window_size, sizes[i]);
+            CHECK_EQ_INT(r.max_window_changed, want[i]);
+        }
+    }
+    o.window_size = 500; /* clamped to the image: the whole of it */
+    REQUIRE(pg_diff(a, b, &o, &r, NULL, NULL) == PG_OK);
+    CHECK_EQ_INT(r.window_size, 20);
+    CHECK_EQ_INT(r.max_window_changed, 14);
+    pg_img_rect region = {1, 1, 16, 5}, mask = {2, 2, 1, 3}; /* the block's first column masked */
+    o.region = &region;
+    o.masks = &mask;
+    o.n_masks = 1;
+    REQUIRE(pg_diff(a, b, &o, &r, NULL, NULL) == PG_OK);
+    CHECK_EQ_INT(r.window_size, 5); /* clamped to the region's height */
+    CHECK_EQ_INT(r.max_window_changed, 6);
+    pg_img_free(a), pg_img_free(b);
+}
+
+PG_TEST(identical_images_have_an_empty_densest_window) {
+    pg_img *a = blank(7, 3), *b = blank(7, 3);
+    pg_diff_opts o;
+    pg_diff_opts_init(&o);
+    o.window_size = 2;
+    pg_diff_result r;
+    REQUIRE(pg_diff(a, b, &o, &r, NULL, NULL) == PG_OK);
+    CHECK_EQ_INT(r.window_size, 2);
+    CHECK_EQ_INT(r.max_window_changed, 0);
+    pg_img_free(a), pg_img_free(b);
+}
+
+PG_TEST(oklab_cube_root_is_exact_on_cubes_and_keeps_signs) {
+    CHECK(pg_oklab_cbrt(8.0) == 2.0);
+    CHECK(pg_oklab_cbrt(27.0) == 3.0);
+    CHECK(pg_oklab_cbrt(0.125) == 0.5);
+    CHECK(pg_oklab_cbrt(-64.0) == -4.0);
+    CHECK(pg_oklab_cbrt(0x1p-1074) == 0x1p-358); /* smallest subnormal */
+    CHECK(pg_oklab_cbrt(0.0) == 0.0 && !signbit(pg_oklab_cbrt(0.0)));
+    CHECK(signbit(pg_oklab_cbrt(-0.0)));
+    CHECK(isinf(pg_oklab_cbrt(INFINITY)));
+    CHECK(isnan(pg_oklab_cbrt(NAN)));
+    double x = 0.3, y = pg_oklab_cbrt(x); /* within an ulp of the true root */
+    CHECK(fabs(y * y * y - x) < 4e-16);
 }
