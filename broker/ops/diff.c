@@ -14,14 +14,21 @@
 typedef struct {
     const pg_image_ref *a, *b;
     double threshold;
-    bool include_aa;
+    bool include_aa, checkerboard;
+    int metric; /* index into "yiq|oklab" */
+    uint32_t window_size; /* 0: not asked */
     const pg_rect *region; /* NULL: whole images */
     const pg_rect_list *masks;
 } diff_in;
-#define DIFF_IN(x) ((diff_in){&(x)->a, &(x)->b, (x)->threshold, (x)->include_aa, (x)->has_region ? &(x)->region : NULL, &(x)->masks})
+#define DIFF_IN(x)                                                                                          \
+    ((diff_in){&(x)->a, &(x)->b, (x)->threshold, (x)->include_aa, (x)->checkerboard, (x)->metric,          \
+               (x)->has_window_size ? (uint32_t)(x)->window_size : 0, (x)->has_region ? &(x)->region : NULL, \
+               &(x)->masks})
 
-static cJSON *diff_json(const pg_diff_result *r) {
+static cJSON *diff_json(const diff_in *in, const pg_diff_result *r) {
     cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "metric", in->metric ? "oklab" : "yiq");
+    cJSON_AddBoolToObject(o, "checkerboard", in->checkerboard);
     cJSON_AddBoolToObject(o, "sizes_match", r->sizes_match);
     if (!r->sizes_match) {
         char a[32], b[32];
@@ -37,6 +44,10 @@ static cJSON *diff_json(const pg_diff_result *r) {
     cJSON_AddNumberToObject(o, "changed_pct", r->changed_pct);
     if (r->has_bounds) cJSON_AddItemToObject(o, "bounds", pg_rect_json(&r->bounds));
     else cJSON_AddNullToObject(o, "bounds");
+    if (r->window_size) {
+        cJSON_AddNumberToObject(o, "window_size", r->window_size);
+        cJSON_AddNumberToObject(o, "max_window_changed", (double)r->max_window_changed);
+    }
     cJSON_AddNumberToObject(o, "region_count", (double)r->region_count);
     cJSON *arr = cJSON_AddArrayToObject(o, "regions");
     for (size_t i = 0; i < r->regions_len; i++) {
@@ -54,6 +65,9 @@ static pg_err run_diff(pg_call *c, const diff_in *in, pg_diff_result *res, cJSON
     pg_diff_opts_init(&o);
     o.threshold = in->threshold;
     o.include_aa = in->include_aa;
+    o.checkerboard = in->checkerboard;
+    o.metric = in->metric ? PG_DIFF_OKLAB : PG_DIFF_YIQ;
+    o.window_size = in->window_size;
     pg_img_rect region, masks[PG_LIST_MAX];
     if (in->region) {
         region = pg_call_img_rect(in->region);
@@ -73,7 +87,7 @@ static pg_err run_diff(pg_call *c, const diff_in *in, pg_diff_result *res, cJSON
         pg_img_free(heat);
         return rc;
     }
-    cJSON *j = diff_json(res);
+    cJSON *j = diff_json(in, res);
     cJSON *ev = cJSON_CreateObject();
     cJSON_AddStringToObject(ev, "a", la);
     cJSON_AddStringToObject(ev, "b", lb);

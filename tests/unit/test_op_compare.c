@@ -149,3 +149,23 @@ PG_TEST(another_users_token_answers_like_an_unknown_one) {
     pg_fx_reply_fini(&r2);
     pg_fx_fini(&fx);
 }
+
+PG_TEST(diff_reports_the_densest_window_and_its_metric) {
+    FX(fx, NULL);
+    char a[32], b[32];
+    before_after(&fx, a, b); /* a 20x10 block changed */
+    pg_fx_reply r;
+    REQUIRE(call2(&fx, "diff", a, b, "\"metric\":\"oklab\",\"window_size\":5", &r) == PG_OK);
+    CHECK_STR(pg_fx_str(&r, "metric"), "oklab");
+    CHECK_EQ_INT(pg_fx_num(&r, "window_size"), 5);
+    CHECK_EQ_INT(pg_fx_num(&r, "max_window_changed"), 25);
+    CHECK_EQ_INT(pg_fx_num(&r, "pixels_changed"), 200);
+    pg_fx_reply_fini(&r);
+    REQUIRE(call2(&fx, "diff", a, b, "\"window_size\":16", &r) == PG_OK);
+    CHECK_STR(pg_fx_str(&r, "metric"), "yiq");
+    CHECK_EQ_INT(pg_fx_num(&r, "max_window_changed"), 160); /* 16 wide, 10 high */
+    pg_fx_reply_fini(&r);
+    CHECK_EQ_INT(call2(&fx, "diff", a, b, "\"metric\":\"lab\"", &r), PG_E_USAGE);
+    pg_fx_reply_fini(&r);
+    pg_fx_fini(&fx);
+}
