@@ -1,6 +1,10 @@
 /* SSIM from exact integer window sums. Five column sums (x, y, x^2, y^2, xy
  * over the current `win` rows) slide down the image; each output row then
- * takes win-wide horizontal sums and evaluates S for the whole row at once.
+ * takes win-wide horizontal sums (by doubling: sums of 1, 2, 4.. columns,
+ * added where win has a bit) and evaluates S for the whole row at once.
+ * RGBA input is converted to grey row by row into a ring of win+1 rows, so
+ * no grey image is ever allocated (its page faults cost more than the
+ * conversion).
  * Every loop is element-wise over x, so the auto-vectoriser takes them all;
  * the mean is accumulated per column and summed once at the end (a fixed
  * order: the same bits whatever the vector width). */
@@ -12,11 +16,19 @@
 #include "pg_simd.h"
 #include "pg_template.h"
 
+/* Where grey rows come from: planes, or RGBA images converted on demand. */
+typedef struct {
+    const pg_img *ia, *ib; /* RGBA sources, or NULL for planes */
+    uint8_t *ring;         /* (win+1) x 2 grey rows */
+} row_src;
+
 typedef struct {
     const pg_ssim_grey_in *in;
+    row_src src;
     uint32_t ow;        /* windows per row */
     int32_t *cs[5];     /* column sums, w each */
     int32_t *hs[5];     /* window sums, ow each */
+    int32_t *pw[2];     /* doubling scratch, w each */
     double *s, *tot;    /* S of the current row; per-column running totals */
     uint64_t windows;
 } ssim_ctx;
@@ -39,11 +51,34 @@ PG_CLONES static void col_update(int32_t *restrict c0, int32_t *restrict c1, int
     }
 }
 
-PG_CLONES static void box_row(int32_t *restrict h, const int32_t *restrict c, uint32_t ow, uint32_t win) {
-    memcpy(h, c, sizeof *h * ow);
-    for (uint32_t k = 1; k < win; k++) {
-        const int32_t *ck = c + k; /* size_t index below: no wrap-around for the vectoriser to fear */
-        for (size_t x = 0; x < ow; x++) h[x] += ck[x];
+PG_CLONES static void add_to(int32_t *restrict h, const int32_t *restrict p, size_t n) {
+    for (size_t x = 0; x < n; x++) h[x] += p[x]; /* size_t: no wrap-around for the vectoriser to fear */
+}
+
+PG_CLONES static void pair_sums(int32_t *restrict out, const int32_t *restrict p, size_t len, size_t n) {
+    for (size_t x = 0; x < n; x++) out[x] = p[x] + p[x + len];
+}
+
+/* h[x] = c[x] + ... + c[x + win - 1]: for each bit of win (lowest first),
+ * the sum of `len` columns starting at the current offset is added, and
+ * the sums of len columns are paired into sums of 2 len. 7 = 1+2+4: four
+ * vector adds per element instead of six. */
+static void box_row(int32_t *h, const int32_t *c, int32_t *pw[2], uint32_t w, uint32_t ow, uint32_t win) {
+    const int32_t *cur = c;
+    size_t len = 1, off = 0;
+    int first = 1, slot = 0;
+    for (uint32_t bits = win;; bits >>= 1) {
+        if (bits & 1) {
+            if (first) memcpy(h, cur + off, sizeof *h * ow), first = 0;
+            else add_to(h, cur + off, ow);
+            off += len;
+        }
+        if (bits <= 1) break;
+        size_t n = w - 2 * len + 1; /* sums of 2 len columns that exist */
+        pair_sums(pw[slot], cur, len, n);
+        cur = pw[slot];
+        slot ^= 1;
+        len *= 2;
     }
 }
 
@@ -79,7 +114,7 @@ static uint64_t accumulate_skip(double *tot, const double *s, const uint8_t *ski
 /* Windows of output row y (top-left row y). */
 static void out_row(ssim_ctx *c, uint32_t y) {
     const pg_ssim_grey_in *in = c->in;
-    for (int i = 0; i < 5; i++) box_row(c->hs[i], c->cs[i], c->ow, in->win);
+    for (int i = 0; i < 5; i++) box_row(c->hs[i], c->cs[i], c->pw, in->w, c->ow, in->win);
     row_s(c->hs[0], c->hs[1], c->hs[2], c->hs[3], c->hs[4], c->ow, (double)in->win * in->win, c->s);
     if (in->map)
         for (uint32_t x = 0; x < c->ow; x++) in->map[(size_t)y * c->ow + x] = (float)c->s[x];
@@ -107,15 +142,58 @@ static pg_err ctx_alloc(ssim_ctx *c, pg_error *e) {
         c->hs[i] = malloc(sizeof(int32_t) * c->ow);
         ok = ok && c->cs[i] && c->hs[i];
     }
+    c->pw[0] = malloc(sizeof(int32_t) * c->in->w);
+    c->pw[1] = malloc(sizeof(int32_t) * c->in->w);
     c->s = malloc(sizeof(double) * c->ow);
     c->tot = calloc(c->ow, sizeof(double));
-    if (!ok || !c->s || !c->tot) return pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory for SSIM");
+    if (c->src.ia) c->src.ring = malloc((size_t)2 * (c->in->win + 1) * c->in->w);
+    if (!ok || !c->pw[0] || !c->pw[1] || !c->s || !c->tot || (c->src.ia && !c->src.ring))
+        return pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory for SSIM");
     return PG_OK;
 }
 
 static void ctx_free(ssim_ctx *c) {
     for (int i = 0; i < 5; i++) free(c->cs[i]), free(c->hs[i]);
-    free(c->s), free(c->tot);
+    free(c->pw[0]), free(c->pw[1]), free(c->s), free(c->tot), free(c->src.ring);
+}
+
+/* Grey row y of side 0 (a) or 1 (b). Streamed rows are converted when
+ * first asked for, in increasing y; a row stays valid for win more rows. */
+static const uint8_t *grey_row(ssim_ctx *c, int side, uint32_t y, int fresh) {
+    const pg_ssim_grey_in *in = c->in;
+    if (!c->src.ia) return side ? in->b + y * in->stride_b : in->a + y * in->stride_a;
+    uint8_t *slot = c->src.ring + ((size_t)(y % (in->win + 1)) * 2 + (size_t)side) * in->w;
+    if (fresh) {
+        const pg_img *img = side ? c->src.ib : c->src.ia;
+        pg_img row = {in->w, 1, img->stride, pg_img_row(img, y)};
+        pg_tmpl_grey(&row, slot);
+    }
+    return slot;
+}
+
+static pg_err run(ssim_ctx *c, double *out, uint64_t *windows, pg_error *e) {
+    const pg_ssim_grey_in *in = c->in;
+    c->ow = in->w - in->win + 1;
+    pg_err rc = ctx_alloc(c, e);
+    int32_t **cs = c->cs;
+    for (uint32_t y = 0; !rc && y < in->win; y++)
+        col_update(cs[0], cs[1], cs[2], cs[3], cs[4], grey_row(c, 0, y, 1), grey_row(c, 1, y, 1), NULL, NULL, in->w);
+    for (uint32_t y = 0; !rc; y++) {
+        out_row(c, y);
+        uint32_t next = y + in->win;
+        if (next >= in->h) break;
+        const uint8_t *na = grey_row(c, 0, next, 1), *nb = grey_row(c, 1, next, 1);
+        col_update(cs[0], cs[1], cs[2], cs[3], cs[4], na, nb, grey_row(c, 0, y, 0), grey_row(c, 1, y, 0), in->w);
+    }
+    double total = 0;
+    for (uint32_t x = 0; !rc && x < c->ow; x++) total += c->tot[x];
+    ctx_free(c);
+    if (rc) return rc;
+    if (c->windows == 0)
+        return pg_error_set(e, PG_E_USAGE, "ignore less of the image", "every SSIM window lies in an ignored area");
+    *out = total / (double)c->windows;
+    if (windows) *windows = c->windows;
+    return PG_OK;
 }
 
 pg_err pg_ssim_grey(const pg_ssim_grey_in *in, double *out, uint64_t *windows, pg_error *e) {
@@ -126,29 +204,9 @@ pg_err pg_ssim_grey(const pg_ssim_grey_in *in, double *out, uint64_t *windows, p
     ssim_ctx c;
     memset(&c, 0, sizeof c);
     c.in = in;
-    c.ow = in->w - in->win + 1;
-    rc = ctx_alloc(&c, e);
-    const uint8_t *a = in->a, *b = in->b;
-    size_t sa = in->stride_a, sb = in->stride_b;
-    for (uint32_t y = 0; !rc && y < in->win; y++)
-        col_update(c.cs[0], c.cs[1], c.cs[2], c.cs[3], c.cs[4], a + y * sa, b + y * sb, NULL, NULL, in->w);
-    for (uint32_t y = 0; !rc; y++) {
-        out_row(&c, y);
-        uint32_t next = y + in->win;
-        if (next >= in->h) break;
-        col_update(c.cs[0], c.cs[1], c.cs[2], c.cs[3], c.cs[4], a + next * sa, b + next * sb, a + y * sa, b + y * sb,
-                   in->w);
-    }
-    double total = 0;
-    for (uint32_t x = 0; !rc && x < c.ow; x++) total += c.tot[x];
-    ctx_free(&c);
-    if (rc) return rc;
-    if (c.windows == 0)
-        return pg_error_set(e, PG_E_USAGE, "ignore less of the image", "every SSIM window lies in an ignored area");
-    *out = total / (double)c.windows;
-    if (windows) *windows = c.windows;
-    return PG_OK;
+    return run(&c, out, windows, e);
 }
+
 
 uint32_t pg_ssim_auto_win(uint32_t w, uint32_t h) {
     uint32_t m = PG_SSIM_WIN;
@@ -168,20 +226,14 @@ pg_err pg_ssim_win(const pg_img *a, const pg_img *b, const pg_img_rect *region, 
     pg_err rc = pg_img_view(a, region, &va, e);
     if (!rc) rc = pg_img_view(b, region, &vb, e);
     if (rc) return rc;
-    pg_ssim_grey_in in = {NULL, NULL, va.width, va.width, va.width, va.height, win, NULL, 0, NULL};
+    pg_ssim_grey_in in = {NULL, NULL, 0, 0, va.width, va.height, win, NULL, 0, NULL};
     rc = check_in(&in, e);
     if (rc) return rc;
-    size_t np = (size_t)va.width * va.height;
-    uint8_t *ga = malloc(np), *gb = malloc(np);
-    if (!ga || !gb) rc = pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory for SSIM");
-    if (!rc) {
-        pg_tmpl_grey(&va, ga);
-        pg_tmpl_grey(&vb, gb);
-        in.a = ga, in.b = gb;
-        rc = pg_ssim_grey(&in, out, NULL, e);
-    }
-    free(ga), free(gb);
-    return rc;
+    ssim_ctx c;
+    memset(&c, 0, sizeof c);
+    c.in = &in;
+    c.src.ia = &va, c.src.ib = &vb;
+    return run(&c, out, NULL, e);
 }
 
 pg_err pg_ssim(const pg_img *a, const pg_img *b, const pg_img_rect *region, double *out, pg_error *e) {

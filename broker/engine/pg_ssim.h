@@ -18,8 +18,8 @@
  * Errors: different sizes -> PG_E_ASSERT (never scaled); an image or region
  * smaller than the window, or a window that is even or out of range ->
  * PG_E_USAGE; every window masked out -> PG_E_USAGE.
- * Never: touches the platform, keeps state; memory is the two grey planes
- * (pg_ssim only) and a few rows.
+ * Never: touches the platform, keeps state; memory is a few rows (RGBA
+ * input is converted to grey row by row).
  * Ownership: all buffers in pg_ssim_grey_in are the caller's.
  */
 #ifndef PG_SSIM_H
