@@ -151,8 +151,8 @@ static void align_findings(pg_dz *z) {
                  "the candidate's content sits %d,%d px (canonical) away from the reference's; layout registered it out",
                  r->align.dx, r->align.dy);
         snprintf(f->suggested_fix, sizeof f->suggested_fix,
-                 "if unintended, move the content by %.0f,%.0f px in the candidate", -pg_dz_to_cand_px(z, r->align.dx),
-                 -pg_dz_to_cand_px(z, r->align.dy));
+                 "if unintended, move the content by %ld,%ld px in the candidate", pg_dz_to_cand_px(z, -r->align.dx),
+                 pg_dz_to_cand_px(z, -r->align.dy));
     }
 }
 

@@ -104,8 +104,8 @@ static void shift_finding(pg_dz *z, unsigned i) {
     memcpy(f->ref_hex, a->hex, 8);
     memcpy(f->cand_hex, b->hex, 8);
     snprintf(f->observed, sizeof f->observed,
-             "dominant colour reads %s but the reference uses %s (dE2000 %.1f; %.0f%% of the reference)", b->hex,
-             a->hex, de, a->share * 100);
+             "dominant colour reads %s (%.1f%% of the candidate) where the reference uses %s (%.1f%%): dE2000 %.1f",
+             b->hex, b->share * 100, a->hex, a->share * 100, de);
     snprintf(f->suggested_fix, sizeof f->suggested_fix, "move %s toward %s", b->hex, a->hex);
 }
 

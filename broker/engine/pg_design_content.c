@@ -128,8 +128,8 @@ static void region_finding(pg_dz *z, const pg_design_region *a, const char *type
         snprintf(f->observed, sizeof f->observed,
                  "reference block at x=%u,y=%u (%ux%u) appears at x=%u,y=%u in the candidate (moved %d,%d)", x->x, x->y,
                  x->w, x->h, b->box.x, b->box.y, dx, dy);
-        snprintf(f->suggested_fix, sizeof f->suggested_fix, "move it back by %.0f,%.0f px in the candidate",
-                 -pg_dz_to_cand_px(z, dx), -pg_dz_to_cand_px(z, dy));
+        snprintf(f->suggested_fix, sizeof f->suggested_fix, "move it back by %ld,%ld px in the candidate",
+                 pg_dz_to_cand_px(z, -dx), pg_dz_to_cand_px(z, -dy));
     } else if (!strcmp(type, "missing_region")) {
         snprintf(f->observed, sizeof f->observed, "reference block at x=%u,y=%u (%ux%u) is missing", x->x, x->y, x->w,
                  x->h);

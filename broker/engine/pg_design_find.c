@@ -1,5 +1,6 @@
 /* Design comparison: collecting, ordering and capping the findings, the
  * critique rubric, and small helpers the stages share. */
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -94,4 +95,6 @@ pg_design_severity pg_dz_area_severity(const pg_dz *z, const pg_img_rect *box) {
     return f >= 0.02 ? PG_DESIGN_HIGH : f >= 0.005 ? PG_DESIGN_MEDIUM : PG_DESIGN_LOW;
 }
 
-double pg_dz_to_cand_px(const pg_dz *z, double canonical) { return canonical / z->r->norm.cand_scale; }
+long pg_dz_to_cand_px(const pg_dz *z, double canonical) {
+    return (long)floor(canonical / z->r->norm.cand_scale + 0.5);
+}

@@ -69,7 +69,7 @@ void pg_dz_scored(pg_dz *z, pg_design_dim_id d, double score);
 /* Shared helpers. */
 double pg_dz_iou(const pg_img_rect *a, const pg_img_rect *b);
 pg_design_severity pg_dz_area_severity(const pg_dz *z, const pg_img_rect *box);
-/* Length in the candidate's own pixels of a canonical length. */
-double pg_dz_to_cand_px(const pg_dz *z, double canonical);
+/* A canonical length in the candidate's own pixels, rounded. */
+long pg_dz_to_cand_px(const pg_dz *z, double canonical);
 
 #endif

@@ -100,7 +100,7 @@ static void feature_finding(pg_dz *z, const pg_design_feature *f, const layout_o
     if (f->in_ref && f->in_cand) {
         snprintf(fd->observed, sizeof fd->observed, "%s is %.0f px in the candidate, %.0f px in the reference (canonical)",
                  f->name, f->cand, f->ref);
-        snprintf(fd->suggested_fix, sizeof fd->suggested_fix, "make %s about %.0f px in the candidate (now %.0f)", f->name,
+        snprintf(fd->suggested_fix, sizeof fd->suggested_fix, "make %s about %ld px in the candidate (now %ld)", f->name,
                  pg_dz_to_cand_px(z, f->ref), pg_dz_to_cand_px(z, f->cand));
     } else if (f->in_ref) {
         snprintf(fd->observed, sizeof fd->observed, "%s (%.0f px in the reference) has no counterpart in the candidate",

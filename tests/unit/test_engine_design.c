@@ -406,3 +406,29 @@ PG_TEST(a_twice_as_large_capture_of_the_same_design_scores_100) {
     pg_design_result_free(r);
     pg_img_free(a), pg_img_free(big);
 }
+
+PG_TEST(degenerate_sizes_and_noise_give_a_result_and_never_crash) {
+    static const uint32_t sz[][2] = {{1, 1}, {1, 500}, {500, 1}, {3, 3}, {7, 2}, {2000, 3}, {40, 9000}, {97, 61}};
+    uint32_t seed = 99;
+    for (size_t i = 0; i < sizeof sz / sizeof sz[0]; i++)
+        for (size_t j = i % 2; j < sizeof sz / sizeof sz[0]; j += 4) {
+            pg_img *a, *b;
+            REQUIRE(pg_img_new(&a, sz[i][0], sz[i][1], NULL) == PG_OK && pg_img_new(&b, sz[j][0], sz[j][1], NULL) == PG_OK);
+            tu_noise(a, tu_rand(&seed));
+            if (j % 2) tu_noise(b, tu_rand(&seed));
+            else tu_fill(b, 10, 200, 30, 255);
+            pg_design_result *r = compare(a, b);
+            CHECK(r != NULL);
+            if (r) {
+                CHECK(r->norm.width >= 1 && r->norm.width <= PG_DESIGN_CANON_W && r->norm.height <= PG_DESIGN_MAX_HEIGHT);
+                for (int d = 0; d < PG_DESIGN_NDIM; d++)
+                    CHECK(!r->dim[d].scored || (r->dim[d].score >= 0 && r->dim[d].score <= 100));
+                CHECK(!r->overall_scored || (r->overall >= 1 && r->overall <= 100));
+                char *t = json_text(r);
+                CHECK(t != NULL);
+                free(t);
+            }
+            pg_design_result_free(r);
+            pg_img_free(a), pg_img_free(b);
+        }
+}
