@@ -1,8 +1,9 @@
 /* Design comparison, content: the blocks that stand out from each image's
  * modal background, and which reference blocks the candidate reproduces.
  * Foreground = colour distance from the background above an Otsu threshold
- * (kept within [6, 24] so faint cards count and noise does not), united with
- * an edge mask (the 3x3 gradient above its own Otsu threshold, same range),
+ * (kept within [6, 10]: Otsu alone splits text from everything else and
+ * would drop faint cards such as white on #f4f5f7, delta 11), united with an
+ * edge mask (the 3x3 gradient above its own Otsu threshold, same range),
  * closed with a square of 9 px at 768 so letters and lines merge into
  * blocks, then 8-connected components of at least 0.04 % of the canvas. */
 #include <stdio.h>
