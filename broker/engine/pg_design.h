@@ -46,7 +46,7 @@
  * Never: touches the platform, files or globals; never decodes; the
  * privacy bounds on what a score may reveal are the caller's (the broker
  * operation), not the engine's.
- * Ownership: pg_design_compare allocates the result (about 40 KB, with the
+ * Ownership: pg_design_compare allocates the result (about 28 KB, with the
  * diagnostic images it points to); pg_design_result_free releases both.
  * Strings in the result are either static or held inside it.
  */
