@@ -26,7 +26,8 @@
  * frames in a series; PG_E_BADINPUT when frames of one series differ in
  * size; PG_E_INTERNAL when out of memory.
  * Never: touches the platform, files or globals; memory is two grey rows.
- * Ownership: frames are the caller's; the result is a plain value; the plot
+ * Ownership: frames are the caller's; the result is a plain value (about
+ * 10 KB: allocate it rather than put it on a small stack); the plot
  * is a new image the caller frees (pg_img_free); the JSON a new cJSON
  * object the caller deletes.
  */
