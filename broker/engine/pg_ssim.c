@@ -1,65 +1,223 @@
-/* SSIM from exact integer window sums: five sliding 7x7 box sums (x, y, x^2,
- * y^2, xy) kept as column sums over the current 7 rows. */
+/* SSIM from exact integer window sums. Five column sums (x, y, x^2, y^2, xy
+ * over the current `win` rows) slide down the image; each output row then
+ * takes win-wide horizontal sums (by doubling: sums of 1, 2, 4.. columns,
+ * added where win has a bit) and evaluates S for the whole row at once.
+ * RGBA input is converted to grey row by row into a ring of win+1 rows, so
+ * no grey image is ever allocated (its page faults cost more than the
+ * conversion).
+ * Every loop is element-wise over x, so the auto-vectoriser takes them all;
+ * the mean is accumulated per column and summed once at the end (a fixed
+ * order: the same bits whatever the vector width). */
 #include "pg_ssim.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "pg_simd.h"
 #include "pg_template.h"
 
+/* Where grey rows come from: planes, or RGBA images converted on demand. */
 typedef struct {
-    uint32_t w, h;
-    uint8_t *ga, *gb;           /* grey images */
-    uint64_t *cx, *cy, *cxx, *cyy, *cxy; /* column sums over 7 rows */
+    const pg_img *ia, *ib; /* RGBA sources, or NULL for planes */
+    uint8_t *ring;         /* (win+1) x 2 grey rows */
+} row_src;
+
+typedef struct {
+    const pg_ssim_grey_in *in;
+    row_src src;
+    uint32_t ow;        /* windows per row */
+    int32_t *cs[5];     /* column sums, w each */
+    int32_t *hs[5];     /* window sums, ow each */
+    int32_t *pw[2];     /* doubling scratch, w each */
+    double *s, *tot;    /* S of the current row; per-column running totals */
+    uint64_t windows;
 } ssim_ctx;
 
-static void col_update(ssim_ctx *c, uint32_t row, int sign) {
-    const uint8_t *a = c->ga + (size_t)row * c->w, *b = c->gb + (size_t)row * c->w;
-    for (uint32_t x = 0; x < c->w; x++) {
-        uint64_t va = a[x], vb = b[x];
-        if (sign > 0) c->cx[x] += va, c->cy[x] += vb, c->cxx[x] += va * va, c->cyy[x] += vb * vb, c->cxy[x] += va * vb;
-        else c->cx[x] -= va, c->cy[x] -= vb, c->cxx[x] -= va * va, c->cyy[x] -= vb * vb, c->cxy[x] -= va * vb;
+/* Column sums += row `add` (and -= row `sub` when non-NULL). */
+PG_CLONES static void col_update(int32_t *restrict c0, int32_t *restrict c1, int32_t *restrict c2, int32_t *restrict c3,
+                                 int32_t *restrict c4, const uint8_t *restrict a, const uint8_t *restrict b,
+                                 const uint8_t *restrict oa, const uint8_t *restrict ob, uint32_t w) {
+    if (!oa) {
+        for (uint32_t x = 0; x < w; x++) {
+            int32_t va = a[x], vb = b[x];
+            c0[x] += va, c1[x] += vb, c2[x] += va * va, c3[x] += vb * vb, c4[x] += va * vb;
+        }
+        return;
+    }
+    for (uint32_t x = 0; x < w; x++) {
+        int32_t va = a[x], vb = b[x], wa = oa[x], wb = ob[x];
+        c0[x] += va - wa, c1[x] += vb - wb, c2[x] += va * va - wa * wa, c3[x] += vb * vb - wb * wb;
+        c4[x] += va * vb - wa * wb;
     }
 }
 
-/* Sum of S over the windows of one output row. */
-static double row_ssim(const ssim_ctx *c) {
-    const double n = PG_SSIM_WIN * PG_SSIM_WIN, cov = n / (n - 1);
-    const double c1 = (0.01 * 255) * (0.01 * 255), c2 = (0.03 * 255) * (0.03 * 255);
-    uint64_t s[5] = {0, 0, 0, 0, 0};
-    double total = 0;
-    for (uint32_t x = 0; x < PG_SSIM_WIN; x++)
-        s[0] += c->cx[x], s[1] += c->cy[x], s[2] += c->cxx[x], s[3] += c->cyy[x], s[4] += c->cxy[x];
-    for (uint32_t x = 0;; x++) {
-        double mx = s[0] / n, my = s[1] / n;
-        double vx = cov * (s[2] / n - mx * mx), vy = cov * (s[3] / n - my * my), vxy = cov * (s[4] / n - mx * my);
-        total += ((2 * mx * my + c1) * (2 * vxy + c2)) / ((mx * mx + my * my + c1) * (vx + vy + c2));
-        if (x + PG_SSIM_WIN >= c->w) break;
-        uint32_t in = x + PG_SSIM_WIN;
-        s[0] += c->cx[in] - c->cx[x], s[1] += c->cy[in] - c->cy[x], s[2] += c->cxx[in] - c->cxx[x];
-        s[3] += c->cyy[in] - c->cyy[x], s[4] += c->cxy[in] - c->cxy[x];
-    }
-    return total;
+PG_CLONES static void add_to(int32_t *restrict h, const int32_t *restrict p, size_t n) {
+    for (size_t x = 0; x < n; x++) h[x] += p[x]; /* size_t: no wrap-around for the vectoriser to fear */
 }
 
-static pg_err ssim_alloc(ssim_ctx *c, const pg_img *a, const pg_img *b, pg_error *e) {
-    size_t np = (size_t)c->w * c->h;
-    c->ga = malloc(np);
-    c->gb = malloc(np);
-    uint64_t **cols[5] = {&c->cx, &c->cy, &c->cxx, &c->cyy, &c->cxy};
-    for (int i = 0; i < 5; i++) *cols[i] = calloc(c->w, sizeof(uint64_t));
-    if (!c->ga || !c->gb || !c->cx || !c->cy || !c->cxx || !c->cyy || !c->cxy)
-        return pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory for SSIM");
-    pg_tmpl_grey(a, c->ga);
-    pg_tmpl_grey(b, c->gb);
+PG_CLONES static void pair_sums(int32_t *restrict out, const int32_t *restrict p, size_t len, size_t n) {
+    for (size_t x = 0; x < n; x++) out[x] = p[x] + p[x + len];
+}
+
+/* h[x] = c[x] + ... + c[x + win - 1]: for each bit of win (lowest first),
+ * the sum of `len` columns starting at the current offset is added, and
+ * the sums of len columns are paired into sums of 2 len. 7 = 1+2+4: four
+ * vector adds per element instead of six. */
+static void box_row(int32_t *h, const int32_t *c, int32_t *pw[2], uint32_t w, uint32_t ow, uint32_t win) {
+    const int32_t *cur = c;
+    size_t len = 1, off = 0;
+    int first = 1, slot = 0;
+    for (uint32_t bits = win;; bits >>= 1) {
+        if (bits & 1) {
+            if (first) memcpy(h, cur + off, sizeof *h * ow), first = 0;
+            else add_to(h, cur + off, ow);
+            off += len;
+        }
+        if (bits <= 1) break;
+        size_t n = w - 2 * len + 1; /* sums of 2 len columns that exist */
+        pair_sums(pw[slot], cur, len, n);
+        cur = pw[slot];
+        slot ^= 1;
+        len *= 2;
+    }
+}
+
+/* S of every window of the row, scaled by n^2 top and bottom so that the
+ * moments stay exact integers: 2 sx sy, n Sxx - Sx^2, n Sxy - Sx Sy. */
+PG_CLONES static void row_s(const int32_t *restrict h0, const int32_t *restrict h1, const int32_t *restrict h2,
+                            const int32_t *restrict h3, const int32_t *restrict h4, uint32_t ow, double n,
+                            double *restrict s) {
+    const double cov2 = 2.0 * n / (n - 1), cov = n / (n - 1);
+    const double c1 = (0.01 * 255) * (0.01 * 255) * n * n, c2 = (0.03 * 255) * (0.03 * 255) * n * n;
+    for (uint32_t x = 0; x < ow; x++) {
+        double sx = h0[x], sy = h1[x];
+        double vx = n * h2[x] - sx * sx, vy = n * h3[x] - sy * sy, vxy = n * h4[x] - sx * sy;
+        s[x] = ((2.0 * sx * sy + c1) * (cov2 * vxy + c2)) / ((sx * sx + sy * sy + c1) * (cov * (vx + vy) + c2));
+    }
+}
+
+PG_CLONES static void accumulate(double *restrict tot, const double *restrict s, uint32_t ow) {
+    for (uint32_t x = 0; x < ow; x++) tot[x] += s[x];
+}
+
+/* As accumulate, leaving out windows whose centre is masked. */
+static uint64_t accumulate_skip(double *tot, const double *s, const uint8_t *skip, uint32_t ow) {
+    uint64_t kept = 0;
+    for (uint32_t x = 0; x < ow; x++) {
+        int keep = skip[x] == 0;
+        tot[x] += keep ? s[x] : 0.0;
+        kept += (uint64_t)keep;
+    }
+    return kept;
+}
+
+/* Windows of output row y (top-left row y). */
+static void out_row(ssim_ctx *c, uint32_t y) {
+    const pg_ssim_grey_in *in = c->in;
+    for (int i = 0; i < 5; i++) box_row(c->hs[i], c->cs[i], c->pw, in->w, c->ow, in->win);
+    row_s(c->hs[0], c->hs[1], c->hs[2], c->hs[3], c->hs[4], c->ow, (double)in->win * in->win, c->s);
+    if (in->map)
+        for (uint32_t x = 0; x < c->ow; x++) in->map[(size_t)y * c->ow + x] = (float)c->s[x];
+    if (in->skip) {
+        c->windows += accumulate_skip(c->tot, c->s, in->skip + (size_t)(y + in->win / 2) * in->skip_stride + in->win / 2, c->ow);
+    } else {
+        accumulate(c->tot, c->s, c->ow);
+        c->windows += c->ow;
+    }
+}
+
+static pg_err check_in(const pg_ssim_grey_in *in, pg_error *e) {
+    if (in->win < 3 || in->win > PG_SSIM_MAX_WIN || in->win % 2 == 0)
+        return pg_error_set(e, PG_E_USAGE, "use an odd window from 3 to 31", "SSIM window %u is not allowed", in->win);
+    if (in->w < in->win || in->h < in->win)
+        return pg_error_set(e, PG_E_USAGE, NULL, "SSIM needs at least %ux%u pixels, got %ux%u", in->win, in->win,
+                            in->w, in->h);
     return PG_OK;
 }
 
-static void ssim_free(ssim_ctx *c) {
-    free(c->ga), free(c->gb), free(c->cx), free(c->cy), free(c->cxx), free(c->cyy), free(c->cxy);
+static pg_err ctx_alloc(ssim_ctx *c, pg_error *e) {
+    int ok = 1;
+    for (int i = 0; i < 5; i++) {
+        c->cs[i] = calloc(c->in->w, sizeof(int32_t));
+        c->hs[i] = malloc(sizeof(int32_t) * c->ow);
+        ok = ok && c->cs[i] && c->hs[i];
+    }
+    c->pw[0] = malloc(sizeof(int32_t) * c->in->w);
+    c->pw[1] = malloc(sizeof(int32_t) * c->in->w);
+    c->s = malloc(sizeof(double) * c->ow);
+    c->tot = calloc(c->ow, sizeof(double));
+    if (c->src.ia) c->src.ring = malloc((size_t)2 * (c->in->win + 1) * c->in->w);
+    if (!ok || !c->pw[0] || !c->pw[1] || !c->s || !c->tot || (c->src.ia && !c->src.ring))
+        return pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory for SSIM");
+    return PG_OK;
 }
 
-pg_err pg_ssim(const pg_img *a, const pg_img *b, const pg_img_rect *region, double *out, pg_error *e) {
+static void ctx_free(ssim_ctx *c) {
+    for (int i = 0; i < 5; i++) free(c->cs[i]), free(c->hs[i]);
+    free(c->pw[0]), free(c->pw[1]), free(c->s), free(c->tot), free(c->src.ring);
+}
+
+/* Grey row y of side 0 (a) or 1 (b). Streamed rows are converted when
+ * first asked for, in increasing y; a row stays valid for win more rows. */
+static const uint8_t *grey_row(ssim_ctx *c, int side, uint32_t y, int fresh) {
+    const pg_ssim_grey_in *in = c->in;
+    if (!c->src.ia) return side ? in->b + y * in->stride_b : in->a + y * in->stride_a;
+    uint8_t *slot = c->src.ring + ((size_t)(y % (in->win + 1)) * 2 + (size_t)side) * in->w;
+    if (fresh) {
+        const pg_img *img = side ? c->src.ib : c->src.ia;
+        pg_img row = {in->w, 1, img->stride, pg_img_row(img, y)};
+        pg_tmpl_grey(&row, slot);
+    }
+    return slot;
+}
+
+static pg_err run(ssim_ctx *c, double *out, uint64_t *windows, pg_error *e) {
+    const pg_ssim_grey_in *in = c->in;
+    c->ow = in->w - in->win + 1;
+    pg_err rc = ctx_alloc(c, e);
+    int32_t **cs = c->cs;
+    for (uint32_t y = 0; !rc && y < in->win; y++)
+        col_update(cs[0], cs[1], cs[2], cs[3], cs[4], grey_row(c, 0, y, 1), grey_row(c, 1, y, 1), NULL, NULL, in->w);
+    for (uint32_t y = 0; !rc; y++) {
+        out_row(c, y);
+        uint32_t next = y + in->win;
+        if (next >= in->h) break;
+        const uint8_t *na = grey_row(c, 0, next, 1), *nb = grey_row(c, 1, next, 1);
+        col_update(cs[0], cs[1], cs[2], cs[3], cs[4], na, nb, grey_row(c, 0, y, 0), grey_row(c, 1, y, 0), in->w);
+    }
+    double total = 0;
+    for (uint32_t x = 0; !rc && x < c->ow; x++) total += c->tot[x];
+    ctx_free(c);
+    if (rc) return rc;
+    if (c->windows == 0)
+        return pg_error_set(e, PG_E_USAGE, "ignore less of the image", "every SSIM window lies in an ignored area");
+    *out = total / (double)c->windows;
+    if (windows) *windows = c->windows;
+    return PG_OK;
+}
+
+pg_err pg_ssim_grey(const pg_ssim_grey_in *in, double *out, uint64_t *windows, pg_error *e) {
+    *out = 0;
+    if (windows) *windows = 0;
+    pg_err rc = check_in(in, e);
+    if (rc) return rc;
+    ssim_ctx c;
+    memset(&c, 0, sizeof c);
+    c.in = in;
+    return run(&c, out, windows, e);
+}
+
+
+uint32_t pg_ssim_auto_win(uint32_t w, uint32_t h) {
+    uint32_t m = PG_SSIM_WIN;
+    if (w < m) m = w;
+    if (h < m) m = h;
+    if (m % 2 == 0) m--;
+    return m >= 3 ? m : 0;
+}
+
+pg_err pg_ssim_win(const pg_img *a, const pg_img *b, const pg_img_rect *region, uint32_t win, double *out,
+                   pg_error *e) {
     *out = 0;
     if (a->width != b->width || a->height != b->height)
         return pg_error_set(e, PG_E_ASSERT, "compare captures of the same size; pixelgate never scales",
@@ -68,23 +226,16 @@ pg_err pg_ssim(const pg_img *a, const pg_img *b, const pg_img_rect *region, doub
     pg_err rc = pg_img_view(a, region, &va, e);
     if (!rc) rc = pg_img_view(b, region, &vb, e);
     if (rc) return rc;
-    if (va.width < PG_SSIM_WIN || va.height < PG_SSIM_WIN)
-        return pg_error_set(e, PG_E_USAGE, NULL, "SSIM needs at least %dx%d pixels, got %ux%u", PG_SSIM_WIN,
-                            PG_SSIM_WIN, va.width, va.height);
+    pg_ssim_grey_in in = {NULL, NULL, 0, 0, va.width, va.height, win, NULL, 0, NULL};
+    rc = check_in(&in, e);
+    if (rc) return rc;
     ssim_ctx c;
     memset(&c, 0, sizeof c);
-    c.w = va.width, c.h = va.height;
-    rc = ssim_alloc(&c, &va, &vb, e);
-    double total = 0;
-    for (uint32_t y = 0; !rc && y < PG_SSIM_WIN; y++) col_update(&c, y, +1);
-    for (uint32_t y = 0; !rc; y++) {
-        total += row_ssim(&c);
-        if (y + PG_SSIM_WIN >= c.h) break;
-        col_update(&c, y + PG_SSIM_WIN, +1);
-        col_update(&c, y, -1);
-    }
-    ssim_free(&c);
-    if (rc) return rc;
-    *out = total / ((double)(c.w - PG_SSIM_WIN + 1) * (c.h - PG_SSIM_WIN + 1));
-    return PG_OK;
+    c.in = &in;
+    c.src.ia = &va, c.src.ib = &vb;
+    return run(&c, out, NULL, e);
+}
+
+pg_err pg_ssim(const pg_img *a, const pg_img *b, const pg_img_rect *region, double *out, pg_error *e) {
+    return pg_ssim_win(a, b, region, PG_SSIM_WIN, out, e);
 }

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pg_simd.h"
 #include "pg_ws.h"
 #include "pg_xcorr.h"
 
@@ -22,15 +23,15 @@ void pg_tmpl_opts_init(pg_tmpl_opts *o) {
 
 /* One row of OpenCV's RGB2GRAY. On little-endian machines a pixel is one
  * 32-bit load and shifts, which the compiler vectorises; elsewhere bytes. */
-static void grey_row(const uint8_t *restrict p, uint32_t w, uint8_t *restrict o) {
+PG_CLONES static void grey_row(const uint8_t *restrict p, size_t w, uint8_t *restrict o) {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    for (uint32_t x = 0; x < w; x++) {
+    for (size_t x = 0; x < w; x++) { /* size_t: the vectoriser needs no wrap-around check */
         uint32_t v;
         memcpy(&v, p + 4 * (size_t)x, 4);
         o[x] = (uint8_t)(((v & 0xff) * 9798u + ((v >> 8) & 0xff) * 19235u + ((v >> 16) & 0xff) * 3735u + 16384u) >> 15);
     }
 #else
-    for (uint32_t x = 0; x < w; x++)
+    for (size_t x = 0; x < w; x++)
         o[x] = (uint8_t)((p[4 * x] * 9798u + p[4 * x + 1] * 19235u + p[4 * x + 2] * 3735u + 16384u) >> 15);
 #endif
 }

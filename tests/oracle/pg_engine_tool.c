@@ -7,7 +7,14 @@
  *                  [--region X,Y,W,H] [--mask X,Y,W,H]... [--out DIFF.png]
  *   pg_engine_tool template IMAGE TEMPLATE [--threshold T] [--all] [--region R] [--fft|--direct]
  *   pg_engine_tool grey IMAGE OUT.raw                (OpenCV-compatible grey bytes)
- *   pg_engine_tool ssim A B [REPS]                   (and its median ms)
+ *   pg_engine_tool ssim A B [REPS] [--win N]         (and its median ms)
+ *   pg_engine_tool compare A B [compare options]     (pg_design_compare's JSON)
+ *   pg_engine_tool time-compare A B REPS [compare options]  (median ms of the call only)
+ *       options: --mode screen|widget --preset default|dark-ui --weight NAME=V
+ *                --ignore X,Y,W,H --no-visuals --visuals DIR (PNG files)
+ *   pg_engine_tool motion --ref F... --cand F... [--plot OUT.png]
+ *   pg_engine_tool colour < LINES   (per line "lab R G B" or "de L a b L a b";
+ *                                    prints the values, one line each)
  *   pg_engine_tool hash IMAGE [--region X,Y,W,H]
  *   pg_engine_tool time-diff A B REPS [diff options]  (median ms of the call only)
  *   pg_engine_tool cbrt < LINES     ("XBITS YBITS" hex per line: is cbrt(x) = y? prints the mismatches)
@@ -21,7 +28,12 @@
 #include <string.h>
 #include <time.h>
 
+#include <cJSON.h>
+
+#include "pg_color.h"
 #include "pg_crypto.h"
+#include "pg_design.h"
+#include "pg_motion.h"
 #include "pg_diff.h"
 #include "pg_fingerprint.h"
 #include "pg_img.h"
@@ -330,12 +342,17 @@ static int cmd_ssim(int argc, char **argv) {
     pg_img *a = load(argv[2]), *b = load(argv[3]);
     double s;
     pg_error e;
-    if (pg_ssim(a, b, NULL, &s, &e)) return fail(&e);
-    int reps = argc > 4 ? atoi(argv[4]) : 0;
+    int reps = 0;
+    uint32_t win = PG_SSIM_WIN;
+    for (int i = 4; i < argc; i++) {
+        if (!strcmp(argv[i], "--win") && i + 1 < argc) win = (uint32_t)atoi(argv[++i]);
+        else reps = atoi(argv[i]);
+    }
+    if (pg_ssim_win(a, b, NULL, win, &s, &e)) return fail(&e);
     double *t = malloc(sizeof *t * (size_t)(reps > 0 ? reps : 1));
     for (int i = 0; i < reps; i++) {
         double t0 = now_ms();
-        pg_ssim(a, b, NULL, &s, NULL);
+        pg_ssim_win(a, b, NULL, win, &s, NULL);
         t[i] = now_ms() - t0;
     }
     printf("{\"ssim\":%.12f,\"median_ms\":%.3f}\n", s, reps > 0 ? median(t, reps) : 0.0);
@@ -364,8 +381,146 @@ static int cmd_cbrt(void) {
     return bad ? 1 : 0;
 }
 
+typedef struct {
+    pg_design_opts o;
+    const char *visuals_dir;
+} compare_args;
+
+static void parse_compare_args(int argc, char **argv, int i, compare_args *c) {
+    pg_design_opts_init(&c->o);
+    c->visuals_dir = NULL;
+    pg_error e;
+    for (; i < argc; i++) {
+        int bad = 0;
+        if (!strcmp(argv[i], "--mode") && i + 1 < argc) bad = pg_design_mode_parse(argv[++i], &c->o.mode, &e) != PG_OK;
+        else if (!strcmp(argv[i], "--preset") && i + 1 < argc)
+            bad = pg_design_preset_parse(argv[++i], &c->o.preset, &e) != PG_OK;
+        else if (!strcmp(argv[i], "--weight") && i + 1 < argc) {
+            char name[32];
+            double v;
+            bad = sscanf(argv[++i], "%31[a-z]=%lf", name, &v) != 2 || pg_design_set_weight(&c->o, name, v, &e);
+        } else if (!strcmp(argv[i], "--ignore") && i + 1 < argc && c->o.n_ignore < PG_DESIGN_MAX_IGNORE)
+            c->o.ignore[c->o.n_ignore++] = parse_rect(argv[++i]);
+        else if (!strcmp(argv[i], "--no-visuals")) c->o.visuals = false;
+        else if (!strcmp(argv[i], "--visuals") && i + 1 < argc) c->visuals_dir = argv[++i];
+        else bad = 1;
+        if (bad) {
+            fprintf(stderr, "bad compare option %s\n", argv[i]);
+            exit(2);
+        }
+    }
+}
+
+static void save_visual(const char *dir, const char *name, const pg_img *img) {
+    if (!img) return;
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s.png", dir, name);
+    write_png(img, path);
+}
+
+static int cmd_compare(int argc, char **argv) {
+    static compare_args c;
+    parse_compare_args(argc, argv, 4, &c);
+    pg_img *a = load(argv[2]), *b = load(argv[3]);
+    pg_design_result *r;
+    cJSON *j;
+    pg_error e;
+    if (pg_design_compare(a, b, &c.o, &r, &e) || pg_design_result_json(r, &j, &e)) return fail(&e);
+    char *text = cJSON_PrintUnformatted(j);
+    puts(text);
+    if (c.visuals_dir) {
+        save_visual(c.visuals_dir, "overlay", r->overlay);
+        save_visual(c.visuals_dir, "heatmap", r->heatmap);
+        save_visual(c.visuals_dir, "regions", r->regions);
+        save_visual(c.visuals_dir, "side_by_side", r->side_by_side);
+    }
+    free(text);
+    cJSON_Delete(j);
+    pg_design_result_free(r);
+    pg_img_free(a);
+    pg_img_free(b);
+    return 0;
+}
+
+static int cmd_time_compare(int argc, char **argv) {
+    static compare_args c;
+    int reps = atoi(argv[4]);
+    parse_compare_args(argc, argv, 5, &c);
+    pg_img *a = load(argv[2]), *b = load(argv[3]);
+    double *t = malloc(sizeof *t * (size_t)(reps > 0 ? reps : 1)), overall = 0;
+    for (int i = 0; i < reps; i++) {
+        pg_design_result *r;
+        double t0 = now_ms();
+        pg_err rc = pg_design_compare(a, b, &c.o, &r, NULL);
+        t[i] = now_ms() - t0;
+        if (rc) return rc;
+        overall = r->overall;
+        pg_design_result_free(r);
+    }
+    printf("{\"median_ms\":%.3f,\"overall\":%.2f}\n", median(t, reps), overall);
+    free(t);
+    pg_img_free(a);
+    pg_img_free(b);
+    return 0;
+}
+
+static int cmd_motion(int argc, char **argv) {
+    static const pg_img *ref[PG_MOTION_MAX_FRAMES], *cand[PG_MOTION_MAX_FRAMES];
+    static pg_motion_result r;
+    size_t nr = 0, nc = 0;
+    int side = 0;
+    const char *plot = NULL;
+    for (int i = 2; i < argc; i++) {
+        if (!strcmp(argv[i], "--ref")) side = 1;
+        else if (!strcmp(argv[i], "--cand")) side = 2;
+        else if (!strcmp(argv[i], "--plot") && i + 1 < argc) plot = argv[++i];
+        else if (side == 1 && nr < PG_MOTION_MAX_FRAMES) ref[nr++] = load(argv[i]);
+        else if (side == 2 && nc < PG_MOTION_MAX_FRAMES) cand[nc++] = load(argv[i]);
+        else return 2;
+    }
+    pg_error e;
+    cJSON *j;
+    if (pg_motion_compare(ref, nr, cand, nc, &r, &e) || pg_motion_result_json(&r, &j, &e)) return fail(&e);
+    char *text = cJSON_PrintUnformatted(j);
+    puts(text);
+    free(text);
+    cJSON_Delete(j);
+    if (plot) {
+        pg_img *p;
+        if (pg_motion_plot(&r, &p, &e)) return fail(&e);
+        write_png(p, plot);
+        pg_img_free(p);
+    }
+    for (size_t i = 0; i < nr; i++) pg_img_free((pg_img *)ref[i]);
+    for (size_t i = 0; i < nc; i++) pg_img_free((pg_img *)cand[i]);
+    return 0;
+}
+
+static int cmd_colour(void) {
+    pg_color_ctx c;
+    pg_color_ctx_init(&c);
+    char line[256];
+    while (fgets(line, sizeof line, stdin)) {
+        unsigned r, g, b;
+        pg_lab x, y;
+        if (sscanf(line, "lab %u %u %u", &r, &g, &b) == 3) {
+            pg_lab l = pg_color_lab(&c, (uint8_t)r, (uint8_t)g, (uint8_t)b);
+            printf("%.12f %.12f %.12f\n", l.L, l.a, l.b);
+        } else if (sscanf(line, "de %lf %lf %lf %lf %lf %lf", &x.L, &x.a, &x.b, &y.L, &y.a, &y.b) == 6) {
+            printf("%.12f\n", pg_color_de2000(&x, &y));
+        } else {
+            return 2;
+        }
+    }
+    return 0;
+}
+
 int main(int argc, char **argv) {
     if (argc >= 4 && !strcmp(argv[1], "ssim")) return cmd_ssim(argc, argv);
+    if (argc >= 4 && !strcmp(argv[1], "compare")) return cmd_compare(argc, argv);
+    if (argc >= 5 && !strcmp(argv[1], "time-compare")) return cmd_time_compare(argc, argv);
+    if (argc >= 6 && !strcmp(argv[1], "motion")) return cmd_motion(argc, argv);
+    if (argc >= 2 && !strcmp(argv[1], "colour")) return cmd_colour();
     if (argc >= 4 && !strcmp(argv[1], "template")) return cmd_template(argc, argv);
     if (argc >= 5 && !strcmp(argv[1], "time-template")) return cmd_time_template(argc, argv);
     if (argc >= 4 && !strcmp(argv[1], "grey")) return cmd_grey(argc, argv);

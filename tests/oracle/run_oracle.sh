@@ -2,7 +2,7 @@
 # Runs one oracle test (diff | template) with a python3 that has OpenCV.
 # Fails loudly - never skips - when node, the npm packages or OpenCV are
 # missing: an oracle test that does not run proves nothing.
-# Usage: run_oracle.sh diff|template|ssim PG_ENGINE_TOOL WORKDIR
+# Usage: run_oracle.sh diff|template|ssim|color PG_ENGINE_TOOL WORKDIR
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 which_test=$1 tool=$2 work=$3
