@@ -4,6 +4,8 @@
 Every command block in agents.md is a real invocation and its real output:
 the prose lives here, the examples come from a run against a real broker.
 """
+import os
+import subprocess
 import sys
 
 INTRO = """# pixelgate for agents
@@ -154,6 +156,15 @@ agent> pixelgate release cap:TqciyF9k9P1o85UWqZns_w --png C:\\pixelgate-test\\le
 """
 
 
+REFERENCE = """
+## Command reference
+
+Every command, its arguments with their ranges and defaults, and what it prints, from the same
+declarations the client and the broker are built from (`pixelgate help COMMAND` prints the same).
+
+"""
+
+
 def command_of(block):
     cmd = block["cmd"]
     if cmd.startswith("root#"):
@@ -189,6 +200,10 @@ def main():
             sys.exit("no example for " + name)
         doc.append("\n## %s\n\n%s\n" % (name if name != "root#" else "The audit trail (administrator)", prose))
         doc.extend(render(b) + "\n" for b in mine)
+    gendoc = os.environ.get("PG_GENDOC", "build/default/tools/pg_gendoc")
+    reference = subprocess.run([gendoc, "agents"], check=True, capture_output=True, text=True).stdout
+    doc.append(REFERENCE + "<!-- BEGIN generated:reference (tools/pg_gendoc) -->\n" + reference +
+               "<!-- END generated:reference -->\n")
     doc.append(WINDOWS)
     open(sys.argv[2] if len(sys.argv) > 2 else "docs/agents.md", "w", encoding="utf-8").write("\n".join(doc))
 
