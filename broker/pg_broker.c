@@ -7,6 +7,7 @@
 #include "audit/pg_audit.h"
 #include "ocr/pg_ocr.h"
 #include "pg_broker.h"
+#include "pg_disclose.h"
 #include "pg_log.h"
 #include "relay/pg_relay.h"
 
@@ -47,6 +48,7 @@ pg_err pg_broker_init(pg_broker *b, const pg_broker_config *cfg, pg_error *e) {
     if (!rc) rc = open_audit(b, cfg->state_dir, e);
     if (!rc) rc = pg_relay_global_init(e);
     if (!rc) rc = pg_judge_cache_new(&b->judge_cache, 1024, e);
+    if (!rc) rc = pg_disclose_new(&b->disclose, e);
     return rc;
 }
 
@@ -56,6 +58,7 @@ void pg_broker_fini(pg_broker *b) {
     pg_tok_store_free(b->tokens);
     pg_appr_free(b->approvals);
     pg_judge_cache_free(b->judge_cache);
+    pg_disclose_free(b->disclose);
     pg_ocr_free(b->ocr);
     pg_audit_close(b->audit);
     pg_policy_free(b->policy);

@@ -25,6 +25,7 @@
 #include "pg_approval.h"
 
 typedef struct pg_audit pg_audit;
+typedef struct pg_disclose pg_disclose;
 typedef struct pg_judge_cache pg_judge_cache;
 #include "pg_policy.h"
 
@@ -57,6 +58,7 @@ typedef struct {
     pg_approvals *approvals;
     pg_audit *audit;             /* every audited op is on disk before its reply */
     pg_judge_cache *judge_cache; /* content judgements by image + expectation + endpoint */
+    pg_disclose *disclose;       /* what numeric answers revealed about protected pixels */
     pthread_mutex_t ocr_lock;    /* one Tesseract engine, made on first use */
     struct pg_ocr *ocr;
     char ocr_datapath[1024];     /* tessdata directory; "" = Tesseract's default */
@@ -98,6 +100,11 @@ typedef struct {
     const pg_policy_view *view;  /* the peer's effective policy, set by admission */
     char created_token[PG_TOKEN_LEN + 1]; /* dropped again if the audit write fails */
     pg_call_audit audit;
+    /* The sources of protected pixels this request read (pg_disclose.h): what
+     * its numeric answers are charged to. */
+    char sources[4][48];
+    size_t n_sources;
+    double bits; /* charged so far, for the audit record */
 } pg_call;
 
 /* Dispatch one parsed request: look up its declaration, admit the peer,

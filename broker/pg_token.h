@@ -47,6 +47,9 @@ typedef struct {
     char window_class[128];
     int32_t region_x, region_y; /* region applied, window/screen relative */
     uint32_t region_w, region_h; /* 0 = none */
+    char source[48];          /* where the pixels came from, for the disclosure ledger
+                                 (pg_disclose.h): "window:ID", "screen"; derived images
+                                 inherit their input's; "" for the caller's own files */
 } pg_tok_meta;
 
 typedef struct pg_tok_store pg_tok_store;

@@ -28,6 +28,10 @@ pg_err pg_sha256_update(pg_sha256_ctx *c, const void *data, size_t n, pg_error *
 pg_err pg_sha256_final(pg_sha256_ctx *c, uint8_t out[PG_SHA256_LEN], pg_error *e);
 void pg_sha256_free(pg_sha256_ctx *c); /* for abandoning without final */
 
+/* HMAC-SHA256 (RFC 2104); key at most 64 bytes. */
+pg_err pg_hmac_sha256(const uint8_t *key, size_t key_len, const void *msg, size_t n, uint8_t out[PG_SHA256_LEN],
+                      pg_error *e);
+
 /* Lower-case hex of n bytes into out (2n+1 bytes). */
 void pg_hex(const uint8_t *in, size_t n, char *out);
 

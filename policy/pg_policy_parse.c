@@ -27,6 +27,9 @@
 #define DEF_TIMEOUT_S 30u
 #define DEF_MAX_RESPONSE 65536u
 #define DEF_ROTATE_MB 64u
+#define DEF_BITS_PER_SOURCE_HOUR 8192u /* 1 KiB: see docs/threat-model.md */
+#define DEF_BITS_PER_USER_HOUR 16384u
+#define DEF_MIN_AREA 1024u             /* 32 x 32 */
 #define MIB 1048576ull
 
 typedef struct {
@@ -547,8 +550,9 @@ static pg_err parse_endpoint(pc *c, const char *name, const cJSON *v, const char
 /* ---- sections ----------------------------------------------------------- */
 
 static const char *const top_keys[] = {"version", "expose_pixels", "analysis", "clients", "approvers", "capture",
-                                       "input",   "tokens",        "images",   "audit",   "users",     NULL};
-static const char *const user_keys[] = {"expose_pixels", "analysis", "capture", "input", "tokens", "images", NULL};
+                                       "input",   "tokens",        "images",   "disclosure", "audit", "users", NULL};
+static const char *const user_keys[] = {"expose_pixels", "analysis", "capture", "input",
+                                        "tokens",        "images",   "disclosure", NULL};
 static const char *const global_only[] = {"version", "clients", "approvers", "audit", "users", NULL};
 static const char *const analysis_keys[] = {"mode", "endpoints", "allowlist", "default_endpoint", "ocr", NULL};
 static const char *const user_analysis_keys[] = {"mode", "endpoints", "default_endpoint", "ocr", NULL};
@@ -557,6 +561,7 @@ static const char *const capture_keys[] = {"deny_windows", NULL};
 static const char *const input_keys[] = {"allow_windows", "other_users", NULL};
 static const char *const tokens_keys[] = {"ttl_s", "spool_quota_mb", NULL};
 static const char *const images_keys[] = {"max_input_bytes", "max_pixels", NULL};
+static const char *const disclosure_keys[] = {"bits_per_source_hour", "bits_per_user_hour", "min_area", NULL};
 static const char *const clients_keys[] = {"users", "groups", "remote", NULL};
 static const char *const audit_keys[] = {"path", "rotate_mb", NULL};
 
@@ -770,6 +775,39 @@ static pg_err tighten_uint(pc *c, const cJSON *x, const char *path, uint64_t min
     return PG_OK;
 }
 
+/* disclosure: the budget of what numeric answers may reveal about pixels the
+ * caller may not have (docs/threat-model.md). Tightening lowers a budget and
+ * raises the minimum area. */
+static pg_err parse_disclosure(pc *c, const cJSON *x, const char *path, const pg_policy_view *g, pg_policy_view *v) {
+    char sub[PATH_MAX_LEN], el[PATH_MAX_LEN];
+    path_key(sub, path, "disclosure");
+    pg_err rc = check_object(c, x, sub, disclosure_keys, NULL, NULL);
+    if (rc != PG_OK) return rc;
+    bool is_user = g != NULL;
+    const cJSON *y;
+    uint64_t u = 0;
+    if ((y = get(x, "bits_per_source_hour"))) {
+        path_key(el, sub, "bits_per_source_hour");
+        if ((rc = tighten_uint(c, y, el, 0, 1u << 30, is_user ? g->bits_per_source_hour : 0, is_user, &u)) != PG_OK)
+            return rc;
+        v->bits_per_source_hour = (uint32_t)u;
+    }
+    if ((y = get(x, "bits_per_user_hour"))) {
+        path_key(el, sub, "bits_per_user_hour");
+        if ((rc = tighten_uint(c, y, el, 0, 1u << 30, is_user ? g->bits_per_user_hour : 0, is_user, &u)) != PG_OK)
+            return rc;
+        v->bits_per_user_hour = (uint32_t)u;
+    }
+    if ((y = get(x, "min_area"))) {
+        path_key(el, sub, "min_area");
+        if ((rc = read_uint(c, y, el, 64, 1u << 24, &u)) != PG_OK) return rc;
+        if (is_user && u < g->min_area)
+            return bad(c, el, "may only tighten: raise it or leave it out (global is %u)", g->min_area);
+        v->min_area = (uint32_t)u;
+    }
+    return PG_OK;
+}
+
 /* The keys a global and a user section share. g is NULL for the global one. */
 static pg_err parse_section(pc *c, const cJSON *obj, const char *path, const pg_policy_view *g, pg_policy_view *v) {
     bool is_user = g != NULL;
@@ -843,6 +881,7 @@ static pg_err parse_section(pc *c, const cJSON *obj, const char *path, const pg_
             v->spool_quota_bytes = u * MIB;
         }
     }
+    if ((x = get(obj, "disclosure")) && (rc = parse_disclosure(c, x, path, g, v)) != PG_OK) return rc;
     if ((x = get(obj, "images"))) {
         path_key(sub, path, "images");
         if ((rc = check_object(c, x, sub, images_keys, NULL, NULL)) != PG_OK) return rc;
@@ -944,6 +983,9 @@ static pg_err parse_root(pc *c, const cJSON *root) {
     g->spool_quota_bytes = DEF_QUOTA_MB * MIB;
     g->max_input_bytes = DEF_MAX_INPUT_BYTES;
     g->max_pixels = DEF_MAX_PIXELS;
+    g->bits_per_source_hour = DEF_BITS_PER_SOURCE_HOUR;
+    g->bits_per_user_hour = DEF_BITS_PER_USER_HOUR;
+    g->min_area = DEF_MIN_AREA;
     p->settings.audit_rotate_bytes = DEF_ROTATE_MB * MIB;
     if ((rc = parse_section(c, root, "$", NULL, g)) != PG_OK) return rc;
     p->settings.spool_quota_bytes = g->spool_quota_bytes;

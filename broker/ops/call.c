@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "pg_disclose.h"
 #include "pg_img_codec.h"
 #include "pg_ops.h"
 #include "pg_regex.h"
@@ -57,8 +58,10 @@ void pg_iso_time(int64_t ms, char out[40]) {
     snprintf(out + n, 40 - n, ".%03dZ", (int)(ms % 1000));
 }
 
-cJSON *pg_tok_meta_json(const pg_tok_meta *m) {
-    char created[40], expires[40];
+cJSON *pg_tok_meta_json(pg_call *c, const pg_tok_meta *m) {
+    char created[40], expires[40], digest[65];
+    bool keyed;
+    pg_call_digest(c, m, digest, &keyed);
     pg_iso_time(m->created_ms, created);
     pg_iso_time(m->expires_ms, expires);
     cJSON *r = cJSON_CreateObject();
@@ -68,7 +71,9 @@ cJSON *pg_tok_meta_json(const pg_tok_meta *m) {
     cJSON_AddNumberToObject(r, "source_width", m->source_width);
     cJSON_AddNumberToObject(r, "source_height", m->source_height);
     cJSON_AddStringToObject(r, "method", m->method);
-    cJSON_AddStringToObject(r, "sha256", m->sha256);
+    if (!keyed) cJSON_AddStringToObject(r, "sha256", m->sha256);
+    cJSON_AddStringToObject(r, "digest", digest);
+    cJSON_AddStringToObject(r, "digest_kind", keyed ? "keyed" : "sha256");
     cJSON_AddStringToObject(r, "created", created);
     cJSON_AddStringToObject(r, "expires", expires);
     if (m->screen) {
@@ -197,6 +202,7 @@ pg_err pg_call_token_image(pg_call *c, const char *token, pg_img **out, char lab
     rc = pg_img_wrap(out, px, m.width, m.height, (size_t)m.width * 4, e);
     if (rc) free(px);
     pg_tok_redact(m.token, label);
+    if (!rc && pg_disclose_protected(c->view)) pg_call_source(c, m.source[0] ? m.source : "token");
     if (!c->audit.image_sha256[0]) memcpy(c->audit.image_sha256, m.sha256, sizeof c->audit.image_sha256);
     if (!c->audit.token[0]) memcpy(c->audit.token, m.token, sizeof c->audit.token);
     if (!rc && meta) *meta = m;
@@ -249,6 +255,7 @@ pg_err pg_call_derived_token(pg_call *c, pg_img *img, const char *method, cJSON 
     m.source_width = img->width;
     m.source_height = img->height;
     snprintf(m.method, sizeof m.method, "%s", method);
+    if (c->n_sources) memcpy(m.source, c->sources[0], sizeof m.source); /* a derived image inherits its source */
     pg_err rc = pg_call_store_image(c, img, &m, e);
     if (rc) return rc;
     cJSON_AddStringToObject(into, field, m.token);
@@ -264,4 +271,34 @@ pg_err pg_call_verdict(pg_call *c, cJSON *measured, bool pass, pg_error *e, cons
     }
     c->details = measured;
     return pg_error_set(e, PG_E_ASSERT, tip, fmt, v1, v2);
+}
+
+/* ---- disclosure ---- */
+
+bool pg_call_protected(const pg_call *c) { return c->n_sources > 0 && pg_disclose_protected(c->view); }
+
+void pg_call_source(pg_call *c, const char *source) {
+    for (size_t i = 0; i < c->n_sources; i++)
+        if (!strcmp(c->sources[i], source)) return;
+    size_t i = c->n_sources < 4 ? c->n_sources++ : 3; /* a fifth source shares the fourth's ledger */
+    snprintf(c->sources[i], sizeof c->sources[i], "%s", source);
+}
+
+pg_err pg_call_disclose(pg_call *c, double bits, pg_error *e) {
+    if (!pg_call_protected(c)) return PG_OK;
+    const char *src[4];
+    for (size_t i = 0; i < c->n_sources; i++) src[i] = c->sources[i];
+    pg_err rc = pg_disclose_charge(c->b->disclose, c->view, (uint32_t)c->peer->uid, src, c->n_sources, bits, e);
+    if (!rc) c->bits += bits;
+    return rc;
+}
+
+pg_err pg_call_area(pg_call *c, uint64_t area, const char *what, pg_error *e) {
+    return pg_call_protected(c) ? pg_disclose_area(c->view, area, what, e) : PG_OK;
+}
+
+void pg_call_digest(pg_call *c, const pg_tok_meta *m, char out[65], bool *keyed) {
+    *keyed = pg_disclose_protected(c->view) && m->source[0];
+    if (*keyed) pg_disclose_digest(c->b->disclose, (uint32_t)c->peer->uid, m->sha256, out);
+    else memcpy(out, m->sha256, 65);
 }

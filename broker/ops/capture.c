@@ -1,9 +1,11 @@
 /* Live pixels of a known window, under the policy's deny rules. The
  * platform lock is the caller's (pg_capture_img_locked) or taken here for
  * one capture (pg_capture_window_img), never across a sleep. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "pg_disclose.h"
 #include "pg_ops.h"
 
 pg_err pg_capture_check_allowed(pg_call *c, const pg_window *w, pg_error *e) {
@@ -19,6 +21,11 @@ pg_err pg_capture_img_locked(pg_call *c, const pg_window *w, const pg_rect *regi
     pg_err rc = pg_capture_check_allowed(c, w, e);
     if (!rc) rc = c->b->plat_ops->capture_window(c->b->plat, w->id, region, &cap, e);
     if (rc) return rc;
+    if (pg_disclose_protected(c->view)) {
+        char src[48];
+        snprintf(src, sizeof src, "window:%llu", (unsigned long long)w->id);
+        pg_call_source(c, src);
+    }
     if (method) memcpy(method, cap.method, 32);
     rc = pg_img_wrap(img, cap.rgba, cap.width, cap.height, cap.stride, e);
     if (rc) free(cap.rgba);

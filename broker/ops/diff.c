@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "pg_diff.h"
+#include "pg_disclose.h"
 #include "pg_ops.h"
 
 /* The arguments every comparison shares (PG_DIFF_ARGS in pg_ops.def). */
@@ -25,7 +26,27 @@ typedef struct {
                (x)->has_window_size ? (uint32_t)(x)->window_size : 0, (x)->has_region ? &(x)->region : NULL, \
                &(x)->masks})
 
-static cJSON *diff_json(const diff_in *in, const pg_diff_result *r) {
+/* The measurements as the caller may see them: exact, or (protected pixels)
+ * counts in 1/256 of the compared area, boxes on the grid and at most
+ * PG_DISCLOSE_MAX_BOXES regions; *bits gets what the quantised fields can
+ * carry (pg_disclose.h). */
+typedef struct {
+    bool coarse;
+    uint32_t w, h; /* the compared area's size, for the grid */
+    double bits;
+} shown;
+
+static double count_of(shown *s, uint64_t n, uint64_t total) {
+    return s->coarse ? (double)pg_disclose_count(n, total, &s->bits) : (double)n;
+}
+
+static cJSON *box_of(shown *s, const pg_img_rect *r) {
+    if (!s->coarse) return pg_rect_json(r);
+    pg_img_rect q = pg_disclose_box(*r, s->w, s->h, &s->bits);
+    return pg_rect_json(&q);
+}
+
+static cJSON *diff_json(const diff_in *in, const pg_diff_result *r, shown *s) {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "metric", in->metric ? "oklab" : "yiq");
     cJSON_AddBoolToObject(o, "checkerboard", in->checkerboard);
@@ -38,23 +59,31 @@ static cJSON *diff_json(const diff_in *in, const pg_diff_result *r) {
         cJSON_AddStringToObject(o, "size_b", b);
         return o;
     }
-    cJSON_AddNumberToObject(o, "pixels_changed", (double)r->pixels_changed);
-    cJSON_AddNumberToObject(o, "pixels_antialiased", (double)r->pixels_aa);
-    cJSON_AddNumberToObject(o, "total_pixels", (double)r->total_pixels);
-    cJSON_AddNumberToObject(o, "changed_pct", r->changed_pct);
-    if (r->has_bounds) cJSON_AddItemToObject(o, "bounds", pg_rect_json(&r->bounds));
+    uint64_t total = r->total_pixels;
+    double changed = count_of(s, r->pixels_changed, total);
+    cJSON_AddNumberToObject(o, "pixels_changed", changed);
+    cJSON_AddNumberToObject(o, "pixels_antialiased", count_of(s, r->pixels_aa, total));
+    cJSON_AddNumberToObject(o, "total_pixels", (double)total);
+    cJSON_AddNumberToObject(o, "changed_pct", s->coarse ? (total ? 100.0 * changed / (double)total : 0) : r->changed_pct);
+    if (r->has_bounds) cJSON_AddItemToObject(o, "bounds", box_of(s, &r->bounds));
     else cJSON_AddNullToObject(o, "bounds");
     if (r->window_size) {
         cJSON_AddNumberToObject(o, "window_size", r->window_size);
-        cJSON_AddNumberToObject(o, "max_window_changed", (double)r->max_window_changed);
+        uint64_t win = (uint64_t)r->window_size * r->window_size;
+        cJSON_AddNumberToObject(o, "max_window_changed", count_of(s, r->max_window_changed, win));
     }
-    cJSON_AddNumberToObject(o, "region_count", (double)r->region_count);
+    size_t listed = r->regions_len;
+    if (s->coarse && listed > PG_DISCLOSE_MAX_BOXES) listed = PG_DISCLOSE_MAX_BOXES;
+    cJSON_AddNumberToObject(o, "region_count", s->coarse ? (double)(r->region_count > 255 ? 255 : r->region_count)
+                                                         : (double)r->region_count);
+    if (s->coarse) s->bits += 8;
     cJSON *arr = cJSON_AddArrayToObject(o, "regions");
-    for (size_t i = 0; i < r->regions_len; i++) {
-        cJSON *g = pg_rect_json(&r->regions[i].box);
-        cJSON_AddNumberToObject(g, "pixels", (double)r->regions[i].pixels);
+    for (size_t i = 0; i < listed; i++) {
+        cJSON *g = box_of(s, &r->regions[i].box);
+        cJSON_AddNumberToObject(g, "pixels", count_of(s, r->regions[i].pixels, total));
         cJSON_AddItemToArray(arr, g);
     }
+    if (s->coarse) cJSON_AddStringToObject(o, "resolution", "coarse: pixels you may not have (docs/threat-model.md)");
     return o;
 }
 
@@ -83,11 +112,24 @@ static pg_err run_diff(pg_call *c, const diff_in *in, pg_diff_result *res, cJSON
     if (!rc) rc = pg_diff(a, b, &o, res, &heat, e);
     pg_img_free(a);
     pg_img_free(b);
+    shown sh = {.coarse = pg_call_protected(c)};
+    if (!rc) {
+        sh.w = res->width_a; /* boxes are in whole-image coordinates */
+        sh.h = res->height_a;
+        rc = pg_call_area(c, res->total_pixels, "a comparison", e);
+    }
     if (rc && !(rc == PG_E_ASSERT && !res->sizes_match)) {
         pg_img_free(heat);
         return rc;
     }
-    cJSON *j = diff_json(in, res);
+    cJSON *j = diff_json(in, res, &sh);
+    if (sh.coarse) pg_disclose_flag(&sh.bits); /* the verdict a check adds */
+    pg_err dr = pg_call_disclose(c, sh.bits, e);
+    if (dr) {
+        pg_img_free(heat);
+        cJSON_Delete(j);
+        return dr;
+    }
     cJSON *ev = cJSON_CreateObject();
     cJSON_AddStringToObject(ev, "a", la);
     cJSON_AddStringToObject(ev, "b", lb);

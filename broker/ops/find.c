@@ -5,14 +5,23 @@
 #include <string.h>
 
 #include "ocr/pg_ocr.h"
+#include "pg_disclose.h"
 #include "pg_ops.h"
 
-static cJSON *hit_json(const pg_tmpl_hit *h) {
-    cJSON *o = pg_rect_json(&h->box);
-    cJSON_AddNumberToObject(o, "score", h->score);
+/* A match as the caller may see it: exact, or (protected pixels) its
+ * position on the grid and its score to 0.01, adding their bits. */
+static cJSON *hit_json(const pg_tmpl_hit *h, const pg_img *img, bool coarse, double *bits) {
+    pg_img_rect box = h->box;
+    double score = h->score;
+    if (coarse) {
+        pg_disclose_point(&box.x, &box.y, img->width, img->height, bits);
+        score = pg_disclose_score(score, -1, 1, bits);
+    }
+    cJSON *o = pg_rect_json(&box);
+    cJSON_AddNumberToObject(o, "score", score);
     cJSON *ctr = cJSON_AddObjectToObject(o, "center");
-    cJSON_AddNumberToObject(ctr, "x", h->box.x + h->box.w / 2);
-    cJSON_AddNumberToObject(ctr, "y", h->box.y + h->box.h / 2);
+    cJSON_AddNumberToObject(ctr, "x", box.x + box.w / 2);
+    cJSON_AddNumberToObject(ctr, "y", box.y + box.h / 2);
     return o;
 }
 
@@ -27,16 +36,26 @@ pg_err pg_find_template(pg_call *c, const pg_img *img, const pg_image_ref *tmpl_
     o.threshold = threshold;
     o.all = all;
     o.region = region;
-    rc = pg_tmpl_match(img, tmpl, &o, res, e);
+    uint64_t area = region ? (uint64_t)region->w * region->h : (uint64_t)img->width * img->height;
+    rc = pg_call_area(c, area, "a template search", e);
+    if (!rc) rc = pg_tmpl_match(img, tmpl, &o, res, e);
     pg_img_free(tmpl);
     if (rc) return rc;
+    bool coarse = pg_call_protected(c);
+    double bits = 0;
     cJSON *j = cJSON_CreateObject();
     cJSON_AddBoolToObject(j, "found", res->found);
+    if (coarse) pg_disclose_flag(&bits);
     cJSON_AddNumberToObject(j, "threshold", o.threshold);
-    cJSON_AddItemToObject(j, "best", hit_json(&res->best));
+    cJSON_AddItemToObject(j, "best", hit_json(&res->best, img, coarse, &bits));
     if (o.all) {
+        size_t n = coarse && res->n_matches > PG_DISCLOSE_MAX_BOXES ? PG_DISCLOSE_MAX_BOXES : res->n_matches;
         cJSON *arr = cJSON_AddArrayToObject(j, "matches");
-        for (size_t i = 0; i < res->n_matches; i++) cJSON_AddItemToArray(arr, hit_json(&res->matches[i]));
+        for (size_t i = 0; i < n; i++) cJSON_AddItemToArray(arr, hit_json(&res->matches[i], img, coarse, &bits));
+    }
+    if ((rc = pg_call_disclose(c, bits, e))) {
+        cJSON_Delete(j);
+        return rc;
     }
     *out = j;
     return PG_OK;

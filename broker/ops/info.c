@@ -5,6 +5,6 @@ pg_err pg_op_info(pg_call *c, const pg_args_info *a, pg_error *e) {
     pg_tok_meta m;
     pg_err rc = pg_tok_get(c->b->tokens, a->token, c->peer->uid, &m, e);
     if (rc) return rc;
-    c->result = pg_tok_meta_json(&m);
+    c->result = pg_tok_meta_json(c, &m);
     return PG_OK;
 }

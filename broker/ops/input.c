@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pg_disclose.h"
 #include "pg_ops.h"
 
 /* Runs an input action under the platform lock against the resolved window,
@@ -100,6 +101,12 @@ static pg_err do_click(pg_call *c, const void *args, const pg_window *w, cJSON *
     rc = c->b->plat_ops->click(c->b->plat, w->id, (int32_t)x, (int32_t)y, buttons[a->button], count, e);
     if (rc) return rc;
     cJSON *k = cJSON_AddObjectToObject(r, "clicked");
+    if (!a->has_at && pg_call_protected(c)) { /* where a template or text was found is on the grid, like "found" */
+        double bits = 0;
+        uint32_t qx = (uint32_t)x, qy = (uint32_t)y;
+        pg_disclose_point(&qx, &qy, w->width, w->height, &bits);
+        x = qx, y = qy;
+    }
     cJSON_AddNumberToObject(k, "x", (double)x);
     cJSON_AddNumberToObject(k, "y", (double)y);
     cJSON_AddStringToObject(k, "button", bname);

@@ -21,7 +21,7 @@ static pg_err broker_ocr(pg_call *c, const pg_img *img, const pg_img_rect *regio
     return rc;
 }
 
-static cJSON *words_json(const pg_ocr_result *r, size_t first, size_t n) {
+static cJSON *words_json(const pg_ocr_result *r, size_t first, size_t n, bool coarse) {
     cJSON *arr = cJSON_CreateArray();
     for (size_t i = first; i < first + n && i < r->n_words; i++) {
         const pg_ocr_word *w = &r->words[i];
@@ -31,7 +31,7 @@ static cJSON *words_json(const pg_ocr_result *r, size_t first, size_t n) {
         cJSON_AddNumberToObject(o, "y", w->y);
         cJSON_AddNumberToObject(o, "w", w->w);
         cJSON_AddNumberToObject(o, "h", w->h);
-        cJSON_AddNumberToObject(o, "conf", (int)(w->conf * 10) / 10.0);
+        cJSON_AddNumberToObject(o, "conf", coarse ? (int)w->conf : (int)(w->conf * 10) / 10.0);
         cJSON_AddNumberToObject(o, "line", w->line);
         cJSON_AddItemToArray(arr, o);
     }
@@ -45,15 +45,17 @@ pg_err pg_op_ocr(pg_call *c, const pg_args_ocr *a, pg_error *e) {
     char label[64];
     pg_err rc = pg_call_token_image(c, a->token, &img, label, NULL, e);
     pg_ocr_result r = {0};
+    if (!rc && a->has_region) rc = pg_call_area(c, (uint64_t)region.w * region.h, "OCR of a region", e);
     if (!rc) rc = broker_ocr(c, img, a->has_region ? &region : NULL, &r, e);
     pg_img_free(img);
     if (rc) return rc;
     snprintf(c->audit.detail, sizeof c->audit.detail, "%zu words", r.n_words);
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "text", r.text);
-    cJSON_AddItemToObject(o, "words", words_json(&r, 0, r.n_words));
+    bool coarse = pg_call_protected(c);
+    cJSON_AddItemToObject(o, "words", words_json(&r, 0, r.n_words, coarse));
     cJSON_AddNumberToObject(o, "lines", (double)r.n_lines);
-    cJSON_AddNumberToObject(o, "mean_conf", (int)(r.mean_conf * 10) / 10.0);
+    cJSON_AddNumberToObject(o, "mean_conf", coarse ? (int)r.mean_conf : (int)(r.mean_conf * 10) / 10.0);
     cJSON_AddNumberToObject(o, "scale", r.scale);
     cJSON_AddStringToObject(o, "token", a->token);
     pg_ocr_result_fini(&r);
@@ -88,7 +90,7 @@ pg_err pg_find_text(pg_call *c, const pg_img *img, const pg_img_rect *region, co
     cJSON_AddBoolToObject(o, "exact", exact);
     if (found == PG_OK) {
         cJSON_AddItemToObject(o, "match", match_json(&m.box));
-        cJSON_AddItemToObject(o, "words", words_json(&r, m.first_word, m.n_words));
+        cJSON_AddItemToObject(o, "words", words_json(&r, m.first_word, m.n_words, pg_call_protected(c)));
         if (box) *box = m.box;
     }
     cJSON_AddStringToObject(o, "text_read", r.text);
@@ -105,6 +107,7 @@ pg_err pg_op_assert_text(pg_call *c, const pg_args_assert_text *a, pg_error *e) 
     char label[64];
     pg_err rc = pg_call_image(c, &a->image, &img, label, NULL, NULL, e);
     cJSON *j = NULL;
+    if (!rc && a->has_region) rc = pg_call_area(c, (uint64_t)region.w * region.h, "OCR of a region", e);
     if (!rc) rc = pg_find_text(c, img, a->has_region ? &region : NULL, a->expect, a->exact, NULL, &j, e);
     pg_img_free(img);
     if (rc) return rc;

@@ -69,8 +69,24 @@ pg_err pg_call_store_image(pg_call *c, pg_img *img, pg_tok_meta *m, pg_error *e)
 pg_err pg_call_derived_token(pg_call *c, pg_img *img, const char *method, cJSON *into, const char *field,
                              pg_error *e);
 
-/* A token's metadata as the client sees it. */
-cJSON *pg_tok_meta_json(const pg_tok_meta *m);
+/* A token's metadata as the client sees it: its digest is the SHA-256 when
+ * the pixels are the caller's to have, else keyed (pg_disclose.h). */
+cJSON *pg_tok_meta_json(pg_call *c, const pg_tok_meta *m);
+
+/* ---- disclosure (pg_disclose.h): answers about protected pixels ---- */
+
+/* Did this request read pixels the caller may not have? */
+bool pg_call_protected(const pg_call *c);
+/* Records a source of protected pixels the request read ("window:ID", "screen"). */
+void pg_call_source(pg_call *c, const char *source);
+/* Charges an answer's bits to the request's sources (nothing when it read no
+ * protected pixels); PG_E_POLICY when that would pass a budget. */
+pg_err pg_call_disclose(pg_call *c, double bits, pg_error *e);
+/* PG_E_POLICY when the request read protected pixels and its answer would be
+ * about fewer than the policy's min_area of them. */
+pg_err pg_call_area(pg_call *c, uint64_t area, const char *what, pg_error *e);
+/* A token's digest as the caller may see it into out[65]; *keyed says which. */
+void pg_call_digest(pg_call *c, const pg_tok_meta *m, char out[65], bool *keyed);
 /* ISO 8601 UTC from unix ms into out[40]. */
 void pg_iso_time(int64_t ms, char out[40]);
 /* Copies src into dst[cap], cutting at a UTF-8 character boundary. */

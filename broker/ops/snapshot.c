@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pg_disclose.h"
 #include "pg_img.h"
 #include "pg_log.h"
 #include "pg_ops.h"
@@ -86,6 +87,8 @@ static void fill_meta(pg_tok_meta *m, const pg_args_snapshot *a, const pg_window
     m->source_height = cap->height;
     memcpy(m->method, cap->method, sizeof m->method);
     m->screen = a->screen;
+    if (a->screen) snprintf(m->source, sizeof m->source, "screen");
+    else snprintf(m->source, sizeof m->source, "window:%llu", (unsigned long long)w->id);
     if (!a->screen) {
         m->window_id = w->id;
         pg_copy_utf8(m->window_title, sizeof m->window_title, w->title);
@@ -131,8 +134,11 @@ pg_err pg_op_snapshot(pg_call *c, const pg_args_snapshot *a, pg_error *e) {
     double t2 = pg_mono_ms();
     if (!rc) {
         fill_meta(&m, a, &w, &cap);
-        rc = pg_call_store_image(c, img, &m, e);
+        if (pg_disclose_protected(c->view)) pg_call_source(c, m.source);
+        rc = pg_call_disclose(c, 1, e); /* its keyed digest: equal or not to another capture's */
+        if (rc) pg_img_free(img);
     }
+    if (!rc) rc = pg_call_store_image(c, img, &m, e);
     if (rc) {
         cJSON_Delete(settled);
         return rc;
@@ -145,7 +151,7 @@ pg_err pg_op_snapshot(pg_call *c, const pg_args_snapshot *a, pg_error *e) {
     memcpy(c->audit.image_sha256, m.sha256, sizeof c->audit.image_sha256);
     snprintf(c->audit.detail, sizeof c->audit.detail, "%s %ux%u via %s%s", a->screen ? "screen" : "window", m.width,
              m.height, m.method, redacted ? ", denied windows blacked out" : "");
-    cJSON *r = pg_tok_meta_json(&m);
+    cJSON *r = pg_tok_meta_json(c, &m);
     if (!a->screen) cJSON_ReplaceItemInObject(r, "window", pg_window_json(&w));
     cJSON_AddItemToObject(r, "settled", settled ? settled : cJSON_CreateNull());
     if (a->screen) cJSON_AddNumberToObject(r, "redacted_windows", redacted);

@@ -53,12 +53,19 @@ pg_err pg_op_wait_stable(pg_call *c, const pg_args_wait_stable *a, pg_error *e) 
         return rc;
     }
     bool stable = run >= a->frames;
+    /* stable or not and after how many frames (7 bits); the frame's dhash only
+     * where the pixels are the caller's (64 bits more). */
+    bool coarse = pg_call_protected(c);
+    if ((rc = pg_call_disclose(c, 8, e))) {
+        pg_img_free(last);
+        return rc;
+    }
     char hex[17];
     pg_fp_dhash_hex(hash, hex);
     cJSON *r = cJSON_CreateObject();
     cJSON_AddBoolToObject(r, "stable", stable);
     cJSON_AddNumberToObject(r, "frames_observed", (double)observed);
-    cJSON_AddStringToObject(r, stable ? "final_hash" : "last_hash", hex);
+    if (!coarse) cJSON_AddStringToObject(r, stable ? "final_hash" : "last_hash", hex);
     cJSON_AddNumberToObject(r, "elapsed_s", (int)((now_s() - t0) * 1000) / 1000.0);
     keep_frame(c, last, method, r);
     cJSON_AddItemToObject(r, "window", pg_window_json(&w));

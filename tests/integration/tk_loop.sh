@@ -49,7 +49,7 @@ check "snapshot output names no path" bash -c '! grep -qE "/(tmp|var|run|home)|s
 check "snapshot output holds no long blob (no pixels)" bash -c '! grep -qE "[A-Za-z0-9+/=]{200}" <<<"$1"' _ "$snap"
 check "snapshot size is the window's" test "$(jq .width <<<"$snap")x$(jq .height <<<"$snap")" = "$(jq -r '"\(.windows[0].width)x\(.windows[0].height)"' <<<"$out")"
 check "snapshot says which capture path ran" test -n "$(jq -r .method <<<"$snap")"
-SHA1=$(jq -r .sha256 <<<"$snap")
+SHA1=$(jq -r .digest <<<"$snap")
 
 # --- tokens belong to their user
 info=$(pg_as "$PG_AGENT" pixelgate info "$TOKEN")
@@ -98,7 +98,7 @@ check "an unknown key name exits 8" test $? = 8
 
 # --- snapshot again: the pixels changed
 snap2=$(pg_as "$PG_AGENT" pixelgate snapshot --window 'pixelgate demo')
-check "second snapshot has a new token and new pixels" test "$(jq -r .token <<<"$snap2")" != "$TOKEN" -a "$(jq -r .sha256 <<<"$snap2")" != "$SHA1"
+check "second snapshot has a new token and new pixels" test "$(jq -r .token <<<"$snap2")" != "$TOKEN" -a "$(jq -r .digest <<<"$snap2")" != "$SHA1"
 small=$(pg_as "$PG_AGENT" pixelgate snapshot --window 'pixelgate demo' --max-size 120x120)
 check "--max-size downscales keeping the aspect ratio" test "$(jq '.width <= 120 and .height <= 120 and .source_width > 120' <<<"$small")" = true
 reg=$(pg_as "$PG_AGENT" pixelgate snapshot --window 'pixelgate demo' --region 10,10,50,40)
@@ -163,7 +163,9 @@ check "audit log records the snapshots" test "$(jq -s '[.[] | select(.op=="snaps
 check "audit log records the input (type without its text)" \
     test "$(jq -s -r '[.[] | select(.op=="type")][0].disposition.detail' "$AUDIT")" = "type 25 bytes"
 check "audit log holds no whole token" bash -c '! grep -qF "$1" "$2"' _ "$TOKEN" "$AUDIT"
-check "audit records carry the snapshot's image sha256" grep -qF "$SHA1" "$AUDIT"
+REC_SHA=$(jq -s -r --arg p "${TOKEN:0:8}" '[.[] | select(.op=="snapshot" and .disposition.token_prefix==$p)][0].image_sha256' "$AUDIT")
+check "audit records carry the snapshot's real image sha256 (64 hex)" grep -qE '^[0-9a-f]{64}$' <<<"$REC_SHA"
+check "...which the agent never saw: it got a keyed digest (analyze-only)" test "$REC_SHA" != "$SHA1"
 err=$(pg_as "$PG_AGENT" cat "$AUDIT" 2>&1 >/dev/null)
 check "agent cannot read the audit log (EACCES)" grep -q "Permission denied" <<<"$err"
 out=$("$PG_TMP/bin/pixelgated" --verify-audit "$AUDIT")

@@ -47,7 +47,7 @@ check "setup: the agent has a token" grep -q '^cap:' <<<"$TOKEN"
 pg_as "$PG_AGENT" pixelgate hash "$TOKEN" --algo sha256 --region 5,5,1,1 >/dev/null 2>"$PG_TMP/e"
 check "sha256 of a token sub-region is refused (exit 3)" test $? = 3
 out=$(pg_as "$PG_AGENT" pixelgate hash "$TOKEN" --algo sha256)
-check "...the token's hash is its stored whole-image digest" test "$(jq -r .hash <<<"$out")" = "$(pg_as "$PG_AGENT" pixelgate info "$TOKEN" | jq -r .sha256)"
+check "...the token's hash is its stored whole-image digest" test "$(jq -r .hash <<<"$out")" = "$(pg_as "$PG_AGENT" pixelgate info "$TOKEN" | jq -r .digest)"
 pg_as "$PG_AGENT" pixelgate hash "$TOKEN" --algo dhash --region 5,5,8,8 >/dev/null 2>&1
 check "a dhash of a tiny token region is refused (exit 3)" test $? = 3
 check "...and hash queries on tokens are audited" audited 'map(select(.op=="hash")) | length >= 3'

@@ -49,6 +49,18 @@ PG_TEST(sha256_known_vector) {
     CHECK_STR(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
 }
 
+PG_TEST(hmac_sha256_rfc4231_vectors) {
+    uint8_t d[PG_SHA256_LEN], key[20];
+    char hex[65];
+    memset(key, 0x0b, sizeof key); /* test case 1 */
+    REQUIRE(pg_hmac_sha256(key, sizeof key, "Hi There", 8, d, NULL) == PG_OK);
+    pg_hex(d, sizeof d, hex);
+    CHECK_STR(hex, "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7");
+    REQUIRE(pg_hmac_sha256((const uint8_t *)"Jefe", 4, "what do ya want for nothing?", 28, d, NULL) == PG_OK);
+    pg_hex(d, sizeof d, hex); /* test case 2 */
+    CHECK_STR(hex, "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843");
+}
+
 PG_TEST(base64_vectors_rfc4648) {
     char out[64];
     const char *in[] = {"", "f", "fo", "foo", "foob", "fooba", "foobar"};

@@ -5,6 +5,7 @@
 
 #include "pg_broker_fixture.h"
 #include "pg_crypto.h"
+#include "pg_disclose.h"
 #include "pg_test.h"
 
 #define FX(fx, policy) \
@@ -29,8 +30,8 @@ static pg_err call2(pg_fx *fx, const char *op, const char *a, const char *b, con
     return pg_fx_call(fx, op, args, NULL, 0, r);
 }
 
-PG_TEST(diff_counts_the_change_and_boxes_it) {
-    FX(fx, NULL);
+PG_TEST(diff_counts_the_change_and_boxes_it_exactly_when_the_pixels_are_the_agents) {
+    FX(fx, ALLOW_POLICY);
     char a[32], b[32];
     before_after(&fx, a, b);
     pg_fx_reply r;
@@ -45,6 +46,25 @@ PG_TEST(diff_counts_the_change_and_boxes_it) {
     CHECK(r.details != NULL); /* the measurements travel with the failure */
     pg_fx_reply_fini(&r);
     CHECK_EQ_INT(pg_fx_audit_count(&fx, "diff", "OK"), 1);
+    pg_fx_fini(&fx);
+}
+
+PG_TEST(diff_of_protected_pixels_is_coarse_and_charged) {
+    FX(fx, NULL); /* analyze-only: the pixels are not the agent's */
+    char a[32], b[32];
+    before_after(&fx, a, b);
+    double before = pg_disclose_used(fx.b.disclose, fx.peer.uid, "window:1000");
+    pg_fx_reply r;
+    REQUIRE(call2(&fx, "diff", a, b, NULL, &r) == PG_OK);
+    CHECK_EQ_INT(pg_fx_num(&r, "pixels_changed"), 224); /* 200 rounded up to steps of 8000/256 */
+    const cJSON *box = cJSON_GetObjectItem(r.result, "bounds");
+    CHECK_EQ_INT(cJSON_GetObjectItem(box, "x")->valueint, 24); /* 30..50 grown to the 8-pixel grid */
+    CHECK_EQ_INT(cJSON_GetObjectItem(box, "w")->valueint, 32);
+    CHECK(pg_fx_str(&r, "resolution") != NULL);
+    pg_fx_reply_fini(&r);
+    double charged = pg_disclose_used(fx.b.disclose, fx.peer.uid, "window:1000") - before;
+    CHECK(charged > 8 && charged < 200);
+    CHECK_EQ_INT(pg_disclose_used(fx.b.disclose, fx.peer.uid, NULL), before + charged);
     pg_fx_fini(&fx);
 }
 
@@ -80,20 +100,35 @@ PG_TEST(hash_of_a_token_is_its_stored_digest_and_regions_follow_the_policy) {
     pg_fx_reply r;
     snprintf(args, sizeof args, "{\"image\":{\"token\":\"%s\"}}", tok);
     REQUIRE(pg_fx_call(&fx, "hash", args, NULL, 0, &r) == PG_OK);
-    CHECK_STR(pg_fx_str(&r, "hash"), m.sha256);
+    CHECK(strcmp(pg_fx_str(&r, "hash"), m.sha256) != 0); /* keyed: not invertible, not matchable outside */
+    CHECK_STR(pg_fx_str(&r, "algorithm"), "sha256-keyed");
+    char keyed[65];
+    snprintf(keyed, sizeof keyed, "%s", pg_fx_str(&r, "hash"));
+    pg_fx_reply_fini(&r);
+    snprintf(args, sizeof args, "{\"token\":\"%s\"}", tok);
+    REQUIRE(pg_fx_call(&fx, "info", args, NULL, 0, &r) == PG_OK); /* info shows the same keyed digest, no sha256 */
+    CHECK_STR(pg_fx_str(&r, "digest"), keyed);
+    CHECK_STR(pg_fx_str(&r, "digest_kind"), "keyed");
+    CHECK(pg_fx_str(&r, "sha256") == NULL);
+    pg_fx_reply_fini(&r);
+    char tok2[32];
+    REQUIRE(pg_fx_snapshot(&fx, id, tok2) == 0); /* the same pixels again: the same keyed digest */
+    snprintf(args, sizeof args, "{\"image\":{\"token\":\"%s\"}}", tok2);
+    REQUIRE(pg_fx_call(&fx, "hash", args, NULL, 0, &r) == PG_OK);
+    CHECK_STR(pg_fx_str(&r, "hash"), keyed);
     pg_fx_reply_fini(&r);
     snprintf(args, sizeof args, "{\"image\":{\"token\":\"%s\"},\"region\":{\"x\":3,\"y\":3,\"w\":1,\"h\":1}}", tok);
     CHECK_EQ_INT(pg_fx_call(&fx, "hash", args, NULL, 0, &r), PG_E_POLICY);
     pg_fx_reply_fini(&r);
     snprintf(args, sizeof args,
-             "{\"image\":{\"token\":\"%s\"},\"algo\":\"dhash\",\"region\":{\"x\":0,\"y\":0,\"w\":31,\"h\":64}}", tok);
+             "{\"image\":{\"token\":\"%s\"},\"algo\":\"dhash\",\"region\":{\"x\":0,\"y\":0,\"w\":31,\"h\":32}}", tok);
     CHECK_EQ_INT(pg_fx_call(&fx, "hash", args, NULL, 0, &r), PG_E_POLICY);
     pg_fx_reply_fini(&r);
     snprintf(args, sizeof args,
              "{\"image\":{\"token\":\"%s\"},\"algo\":\"dhash\",\"region\":{\"x\":0,\"y\":0,\"w\":32,\"h\":32}}", tok);
     CHECK_EQ_INT(pg_fx_call(&fx, "hash", args, NULL, 0, &r), PG_OK);
     pg_fx_reply_fini(&r);
-    CHECK_EQ_INT(pg_fx_audit_count(&fx, "hash", "OK"), 2);
+    CHECK_EQ_INT(pg_fx_audit_count(&fx, "hash", "OK"), 3);
     CHECK_EQ_INT(pg_fx_audit_count(&fx, "hash", "POLICY_REFUSED"), 2);
     pg_fx_fini(&fx);
 }
@@ -129,8 +164,9 @@ PG_TEST(assert_template_finds_a_token_inside_a_token) {
     pg_fx_reply r;
     REQUIRE(pg_fx_call(&fx, "assert_template", args, NULL, 0, &r) == PG_OK);
     const cJSON *best = cJSON_GetObjectItem(r.result, "best");
-    CHECK_EQ_INT(cJSON_GetObjectItem(best, "x")->valueint, 50);
-    CHECK_EQ_INT(cJSON_GetObjectItem(best, "y")->valueint, 30);
+    CHECK_EQ_INT(cJSON_GetObjectItem(best, "x")->valueint, 48); /* 50 on the 8-pixel grid (analyze-only) */
+    CHECK_EQ_INT(cJSON_GetObjectItem(best, "y")->valueint, 32); /* 30 */
+    CHECK(cJSON_GetObjectItem(best, "score")->valuedouble == 1.0);
     pg_fx_reply_fini(&r);
     pg_fx_fini(&fx);
 }
@@ -151,7 +187,7 @@ PG_TEST(another_users_token_answers_like_an_unknown_one) {
 }
 
 PG_TEST(diff_reports_the_densest_window_and_its_metric) {
-    FX(fx, NULL);
+    FX(fx, ALLOW_POLICY);
     char a[32], b[32];
     before_after(&fx, a, b); /* a 20x10 block changed */
     pg_fx_reply r;

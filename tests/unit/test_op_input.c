@@ -118,10 +118,13 @@ PG_TEST(click_on_a_template_clicks_its_centre_plus_offset) {
     pg_fx_reply r;
     REQUIRE(pg_fx_call(&fx, "click", "{\"window\":\"demo\",\"template\":{\"attachment\":0},\"offset\":{\"x\":-5,\"y\":2}}",
                        &att, 1, &r) == PG_OK);
-    r.reply.data = NULL;
+    char want[64]; /* the click lands exactly at the centre plus the offset */
+    snprintf(want, sizeof want, "click %llu %d,%d left x1", (unsigned long long)id, 200 + 20 - 5, 50 + 10 + 2);
+    CHECK_STR(pg_fake_input(fx.fake, 0), want);
+    /* but where it was found is told on the disclosure grid: the pixels are not the agent's (analyze-only) */
     const cJSON *k = cJSON_GetObjectItem(r.result, "clicked");
-    CHECK_EQ_INT(cJSON_GetObjectItem(k, "x")->valueint, 200 + 20 - 5);
-    CHECK_EQ_INT(cJSON_GetObjectItem(k, "y")->valueint, 50 + 10 + 2);
+    CHECK_EQ_INT(cJSON_GetObjectItem(k, "x")->valueint, 216);
+    CHECK_EQ_INT(cJSON_GetObjectItem(k, "y")->valueint, 64);
     pg_fx_reply_fini(&r);
     CHECK_EQ_INT(pg_fx_call(&fx, "click", "{\"window\":\"demo\",\"at\":{\"x\":1,\"y\":1},\"offset\":{\"x\":1,\"y\":1}}",
                             NULL, 0, &r),
