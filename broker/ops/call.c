@@ -124,6 +124,15 @@ void pg_call_audit_token(pg_call *c, const pg_tok_meta *m) {
 
 /* ---- the target window ---- */
 
+bool pg_call_window_private(pg_call *c, const pg_window *w) {
+    if (pg_policy_capture_denied(c->view, w->title, w->class_name, w->instance, NULL, 0)) return true;
+    if (c->view->input_other_users) return false;
+    bool same_owner = false;
+    pg_error ignored;
+    if (pg_broker_input_target(w->pid, c->peer, &same_owner, &ignored) != PG_OK) return true;
+    return !same_owner;
+}
+
 /* Only a positive match counts: a title the engine could not decide (PCRE2's
  * match limit on Windows) is not a target the agent named. */
 static bool window_matches(const regex_t *re, const pg_window *w) {
@@ -141,11 +150,11 @@ static pg_err resolve_by_id(pg_window *all, size_t n, uint64_t id, pg_window *ou
                         (unsigned long long)id);
 }
 
-static cJSON *candidates_json(pg_window *all, size_t n, const regex_t *re) {
+static cJSON *candidates_json(pg_window *all, size_t n, const bool *hit) {
     cJSON *d = cJSON_CreateObject();
     cJSON *arr = cJSON_AddArrayToObject(d, "candidates");
     for (size_t i = 0; i < n; i++)
-        if (all[i].visible && window_matches(re, &all[i])) cJSON_AddItemToArray(arr, pg_window_json(&all[i]));
+        if (hit[i]) cJSON_AddItemToArray(arr, pg_window_json(&all[i]));
     return d;
 }
 
@@ -161,9 +170,16 @@ static pg_err resolve_by_regex(pg_call *c, pg_window *all, size_t n, const pg_ta
         return pg_error_set(e, PG_E_USAGE, "--window takes a POSIX extended regular expression",
                             "bad window pattern \"%s\": %s", t->window, msg);
     }
+    bool *hit = calloc(n ? n : 1, sizeof *hit);
+    if (!hit) {
+        regfree(&re);
+        return pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory");
+    }
     size_t hits = 0, first = 0;
-    for (size_t i = 0; i < n; i++)
-        if (all[i].visible && window_matches(&re, &all[i]) && hits++ == 0) first = i;
+    for (size_t i = 0; i < n; i++) {
+        hit[i] = all[i].visible && window_matches(&re, &all[i]) && !pg_call_window_private(c, &all[i]);
+        if (hit[i] && hits++ == 0) first = i;
+    }
     pg_err rc = PG_OK;
     if (hits == 0)
         rc = pg_error_set(e, PG_E_NOTFOUND, "list candidates with 'pixelgate windows'",
@@ -171,10 +187,11 @@ static pg_err resolve_by_regex(pg_call *c, pg_window *all, size_t n, const pg_ta
     else if (hits > 1 && !t->first) {
         rc = pg_error_set(e, PG_E_USAGE, "narrow the pattern, pass --id ID, or add --first",
                           "%zu windows match \"%s\" (listed in details.candidates)", hits, t->window);
-        c->details = candidates_json(all, n, &re);
+        c->details = candidates_json(all, n, hit);
     } else {
         *out = all[first];
     }
+    free(hit);
     regfree(&re);
     return rc;
 }

@@ -10,22 +10,60 @@
 
 pg_err pg_capture_check_allowed(pg_call *c, const pg_window *w, pg_error *e) {
     char pattern[256];
-    if (!pg_policy_capture_denied(c->view, w->title, w->class_name, w->instance, pattern, sizeof pattern)) return PG_OK;
+    /* A title the backend had to cut might have matched an anchored deny pattern: fail closed. */
+    if (!w->title_cut &&
+        !pg_policy_capture_denied(c->view, w->title, w->class_name, w->instance, pattern, sizeof pattern))
+        return PG_OK;
     return pg_error_set(e, PG_E_POLICY, "this window is private by the administrator's policy",
-                        "window \"%.200s\" is never captured (capture.deny_windows: %.200s)", w->title, pattern);
+                        "window %llu is never captured (capture.deny_windows)", (unsigned long long)w->id);
 }
 
-pg_err pg_capture_img_locked(pg_call *c, const pg_window *w, const pg_rect *region, pg_img **img, char method[32],
-                             pg_error *e) {
-    pg_capture cap = {0};
-    pg_err rc = pg_capture_check_allowed(c, w, e);
-    if (!rc) rc = c->b->plat_ops->capture_window(c->b->plat, w->id, region, &cap, e);
+/* The window as the platform lists it now (its title may have changed since
+ * it was resolved); PG_E_NOTFOUND when it is gone. */
+static pg_err refresh(pg_call *c, pg_window *w, pg_error *e) {
+    pg_window *all = NULL;
+    size_t n = 0;
+    pg_err rc = c->b->plat_ops->list_windows(c->b->plat, &all, &n, e);
     if (rc) return rc;
+    rc = pg_error_set(e, PG_E_NOTFOUND, "the window closed; find it again with 'pixelgate windows'",
+                      "window %llu is gone", (unsigned long long)w->id);
+    for (size_t i = 0; i < n; i++)
+        if (all[i].id == w->id) {
+            *w = all[i];
+            rc = PG_OK;
+            break;
+        }
+    free(all);
+    return rc;
+}
+
+pg_err pg_capture_checked(pg_call *c, pg_window *w, const pg_rect *region, pg_capture *cap, pg_error *e) {
+    memset(cap, 0, sizeof *cap);
+    pg_err rc = refresh(c, w, e);
+    if (!rc) rc = pg_capture_check_allowed(c, w, e);
+    if (!rc) rc = c->b->plat_ops->capture_window(c->b->plat, w->id, region, cap, e);
+    if (rc) return rc;
+    /* The title may have turned private while the pixels were read: look again. */
+    rc = refresh(c, w, e);
+    if (!rc) rc = pg_capture_check_allowed(c, w, e);
+    if (rc) {
+        free(cap->rgba);
+        cap->rgba = NULL;
+        return rc;
+    }
     if (pg_disclose_protected(c->view)) {
         char src[48];
         snprintf(src, sizeof src, "window:%llu", (unsigned long long)w->id);
         pg_call_source(c, src);
     }
+    return PG_OK;
+}
+
+pg_err pg_capture_img_locked(pg_call *c, pg_window *w, const pg_rect *region, pg_img **img, char method[32],
+                             pg_error *e) {
+    pg_capture cap;
+    pg_err rc = pg_capture_checked(c, w, region, &cap, e);
+    if (rc) return rc;
     if (method) memcpy(method, cap.method, 32);
     rc = pg_img_wrap(img, cap.rgba, cap.width, cap.height, cap.stride, e);
     if (rc) free(cap.rgba);

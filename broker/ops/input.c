@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "pg_disclose.h"
+#include "pg_fingerprint.h"
 #include "pg_ops.h"
 
 /* Runs an input action under the platform lock against the resolved window,
@@ -52,8 +53,11 @@ static pg_err do_focus(pg_call *c, const void *args, const pg_window *w, cJSON *
 static pg_err locate(pg_call *c, const pg_args_click *a, const pg_window *w, cJSON *r, int64_t *x, int64_t *y,
                      pg_error *e) {
     pg_img *img = NULL;
-    pg_err rc = pg_capture_img_locked(c, w, NULL, &img, NULL, e);
+    pg_window now = *w;
+    pg_err rc = pg_capture_img_locked(c, &now, NULL, &img, NULL, e);
     if (rc) return rc;
+    uint8_t d[PG_SHA256_LEN]; /* the capture the click was aimed by is on record, like any capture */
+    if (pg_fp_sha256(img, NULL, d, e) == PG_OK) pg_hex(d, sizeof d, c->audit.image_sha256);
     cJSON *found = NULL;
     pg_img_rect box = {0};
     bool ok = false;
@@ -96,8 +100,8 @@ static pg_err do_click(pg_call *c, const void *args, const pg_window *w, cJSON *
                             "point %lld,%lld is outside the %ux%u window", (long long)x, (long long)y, w->width,
                             w->height);
     int count = (int)a->count;
-    snprintf(c->audit.detail, sizeof c->audit.detail, "click %lld,%lld %s x%d", (long long)x, (long long)y, bname,
-             count);
+    snprintf(c->audit.detail, sizeof c->audit.detail, "click %lld,%lld %s x%d%s", (long long)x, (long long)y, bname,
+             count, a->has_at ? "" : a->text ? ", located by OCR" : ", located by template");
     rc = c->b->plat_ops->click(c->b->plat, w->id, (int32_t)x, (int32_t)y, buttons[a->button], count, e);
     if (rc) return rc;
     cJSON *k = cJSON_AddObjectToObject(r, "clicked");

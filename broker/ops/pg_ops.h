@@ -46,6 +46,11 @@ typedef struct {
  * c->details = {"candidates":[...]}. */
 pg_err pg_call_resolve_window(pg_call *c, const pg_target *t, pg_window *out, pg_error *e);
 cJSON *pg_window_json(const pg_window *w);
+/* Is the window's title private to this caller: denied by the policy, or
+ * owned by another user (unless input.other_users)? Private windows are
+ * listed without title, class and instance, and no --window pattern matches
+ * them (only --id names them), so a pattern cannot probe their titles. */
+bool pg_call_window_private(pg_call *c, const pg_window *w);
 /* Records the target window / a token (prefix, digest, source) for the audit. */
 void pg_call_audit_window(pg_call *c, const pg_window *w);
 void pg_call_audit_token(pg_call *c, const pg_tok_meta *m);
@@ -103,9 +108,14 @@ pg_err pg_call_verdict(pg_call *c, cJSON *measured, bool pass, pg_error *e, cons
 
 /* PG_E_POLICY when the policy never captures this window. */
 pg_err pg_capture_check_allowed(pg_call *c, const pg_window *w, pg_error *e);
-/* Captures the known window w as an image, checking the policy first; the
- * caller holds the platform lock. method (may be NULL) gets the path that ran. */
-pg_err pg_capture_img_locked(pg_call *c, const pg_window *w, const pg_rect *region, pg_img **img, char method[32],
+/* Captures the known window w under the deny rules checked at the moment of
+ * use: w is listed afresh (its title may have changed since it was resolved)
+ * and checked before the capture, and listed and checked again after it (a
+ * capture of a window that turned private meanwhile is discarded); w is
+ * updated. The caller holds the platform lock. */
+pg_err pg_capture_checked(pg_call *c, pg_window *w, const pg_rect *region, pg_capture *cap, pg_error *e);
+/* The same as an image; method (may be NULL) gets the path that ran. */
+pg_err pg_capture_img_locked(pg_call *c, pg_window *w, const pg_rect *region, pg_img **img, char method[32],
                              pg_error *e);
 /* Captures a window as an image under the platform lock. t non-NULL: resolve
  * w from it first (and record it for the audit); NULL: w is known. */

@@ -74,7 +74,7 @@ static pg_err capture(pg_call *c, const pg_args_snapshot *a, pg_capture *cap, pg
             pg_err sr = ops->settle(c->b->plat, w->id, c->b->settle_quiet_ms, c->b->settle_timeout_ms, &se);
             *settled = sr == PG_OK ? cJSON_CreateTrue() : sr == PG_E_TIMEOUT ? cJSON_CreateFalse() : cJSON_CreateNull();
         }
-        if (!rc) rc = ops->capture_window(c->b->plat, w->id, region, cap, e);
+        if (!rc) rc = pg_capture_checked(c, w, region, cap, e); /* the deny rules again, after the settle */
     }
     pg_broker_plat_unlock(c->b);
     return rc;

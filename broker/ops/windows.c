@@ -28,12 +28,19 @@ pg_err pg_op_windows(pg_call *c, const pg_args_windows *a, pg_error *e) {
         cJSON *r = cJSON_CreateObject();
         cJSON *arr = cJSON_AddArrayToObject(r, "windows");
         for (size_t i = 0; i < n; i++) {
-            const pg_window *w = &all[i];
-            if (!listed(a->match ? &re : NULL, w)) continue;
-            cJSON *o = pg_window_json(w);
-            /* Say up front which windows the policy keeps private. */
-            cJSON_AddBoolToObject(o, "capture_denied",
-                                  pg_policy_capture_denied(c->view, w->title, w->class_name, w->instance, NULL, 0));
+            pg_window w = all[i];
+            bool private = pg_call_window_private(c, &w);
+            if (a->match && (private || !listed(&re, &w))) continue; /* a pattern never probes a private title */
+            bool denied = pg_policy_capture_denied(c->view, w.title, w.class_name, w.instance, NULL, 0);
+            if (private) w.title[0] = w.class_name[0] = w.instance[0] = '\0';
+            cJSON *o = pg_window_json(&w);
+            if (private) {
+                cJSON_ReplaceItemInObject(o, "title", cJSON_CreateNull());
+                cJSON_ReplaceItemInObject(o, "class", cJSON_CreateNull());
+                cJSON_ReplaceItemInObject(o, "instance", cJSON_CreateNull());
+                cJSON_AddBoolToObject(o, "private", true);
+            }
+            cJSON_AddBoolToObject(o, "capture_denied", denied); /* say up front which windows are never captured */
             cJSON_AddItemToArray(arr, o);
         }
         cJSON_AddNumberToObject(r, "count", cJSON_GetArraySize(arr));

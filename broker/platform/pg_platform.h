@@ -25,6 +25,7 @@
 typedef struct {
     uint64_t id;            /* X window id / HWND */
     char title[512];        /* UTF-8 */
+    bool title_cut;         /* the title was longer than title[] holds: it matches every deny rule */
     char class_name[256];   /* WM_CLASS class (X) / window class (Win32) */
     char instance[256];     /* WM_CLASS instance (X); empty on Win32 */
     int64_t pid;            /* owning process, -1 if unknown (X: via X-Resource) */

@@ -100,13 +100,23 @@ pg_as "$PG_OTHER" pixelgate release "$TOKEN" --base64 >/dev/null 2>&1
 check "another user cannot release the agent's token (exit 4)" test $? = 4
 
 # --- denied windows
-out=$(pg_as "$PG_AGENT" pixelgate windows --match 'secret vault|pixelgate demo')
-check "windows marks the denied window as capture_denied (and only it)" \
-    test "$(jq -c '[.windows[] | {title, capture_denied}] | sort_by(.title)' <<<"$out")" = '[{"title":"pixelgate demo","capture_denied":false},{"title":"secret vault","capture_denied":true}]'
+out=$(pg_as "$PG_AGENT" pixelgate windows)
+check "windows lists the denied window without its title, class or instance" \
+    test "$(jq -c '[.windows[] | select(.capture_denied)] | map({title, class, private})' <<<"$out")" = '[{"title":null,"class":null,"private":true}]'
+check "...and another user's window too" \
+    test "$(jq '[.windows[] | select(.private == true and .capture_denied == false)] | length' <<<"$out")" = 1
+check "...while the agent's own window keeps its title" \
+    test "$(jq -r '[.windows[] | select(.title == "pixelgate demo")] | length' <<<"$out")" = 1
+check "...and titles of private windows appear nowhere in the answer" bash -c '! grep -q "secret vault\|other user app" <<<"$1"' _ "$out"
+check "windows is audited" audited 'map(select(.op=="windows" and .outcome=="OK")) | length >= 1'
+VAULT_ID=$(jq '[.windows[] | select(.capture_denied)][0].id' <<<"$out")
 pg_as "$PG_AGENT" pixelgate snapshot --window '^secret vault$' >/dev/null 2>"$PG_TMP/e"
-check "capturing a denied window exits 3" test $? = 3
+check "a pattern cannot find a private window (exit 4: no probing of private titles)" test $? = 4
+pg_as "$PG_AGENT" pixelgate snapshot --id "$VAULT_ID" >/dev/null 2>"$PG_TMP/e"
+check "capturing a denied window by its id exits 3" test $? = 3
+check "...the refusal names no title" bash -c '! grep -q "secret vault" "$1"' _ "$PG_TMP/e"
 check "...and the refusal is audited" audited 'map(select(.op=="snapshot" and .outcome=="POLICY_REFUSED" and .window.title=="secret vault")) | length == 1'
-pg_as "$PG_AGENT" pixelgate click --window '^secret vault$' --at 10,10 >/dev/null 2>&1
+pg_as "$PG_AGENT" pixelgate click --id "$VAULT_ID" --at 10,10 >/dev/null 2>&1
 check "input into a denied window exits 3" test $? = 3
 
 # --- agent-supplied patterns
@@ -122,9 +132,10 @@ pg_as "$PG_AGENT" pixelgate ping >/dev/null 2>&1
 check "...the broker still answers" test $? = 0
 
 # --- input only into the requester's own windows
-pg_as "$PG_AGENT" pixelgate click --window '^other user app$' --at 150,100 >/dev/null 2>"$PG_TMP/e"
+OTHER_ID=$(pg_as "$PG_AGENT" pixelgate windows | jq '[.windows[] | select(.private == true and .capture_denied == false)][0].id')
+pg_as "$PG_AGENT" pixelgate click --id "$OTHER_ID" --at 150,100 >/dev/null 2>"$PG_TMP/e"
 check "clicking a window owned by another user exits 3" test $? = 3
-pg_as "$PG_AGENT" pixelgate type --window '^other user app$' 'rm -rf ~' >/dev/null 2>&1
+pg_as "$PG_AGENT" pixelgate type --id "$OTHER_ID" 'rm -rf ~' >/dev/null 2>&1
 check "typing into a window owned by another user exits 3" test $? = 3
 check "...the other user's app got nothing" test "$(jq .clicks "$PG_TMP/app/other.json"):$(jq -r .entry "$PG_TMP/app/other.json")" = "0:"
 

@@ -53,12 +53,16 @@ PG_TEST(input_into_another_users_window_is_refused_and_nothing_is_sent) {
     FX(fx, NULL);
     int64_t other = pg_fx_foreign_pid(&fx);
     REQUIRE(other > 0);
-    pg_fake_add_window(fx.fake, "other user app", "Other", other, 100, 100, 300, 200, 0xffffffff);
+    uint64_t id = pg_fake_add_window(fx.fake, "other user app", "Other", other, 100, 100, 300, 200, 0xffffffff);
     pg_fx_reply r;
-    CHECK_EQ_INT(pg_fx_call(&fx, "click", "{\"window\":\"other user\",\"at\":{\"x\":5,\"y\":5}}", NULL, 0, &r),
-                 PG_E_POLICY);
+    CHECK_EQ_INT(pg_fx_call(&fx, "type", "{\"window\":\"other user\",\"text\":\"x\"}", NULL, 0, &r), PG_E_NOTFOUND);
+    pg_fx_reply_fini(&r); /* its title is private: no pattern finds it */
+    char args[96];
+    snprintf(args, sizeof args, "{\"id\":%llu,\"at\":{\"x\":5,\"y\":5}}", (unsigned long long)id);
+    CHECK_EQ_INT(pg_fx_call(&fx, "click", args, NULL, 0, &r), PG_E_POLICY);
     pg_fx_reply_fini(&r);
-    CHECK_EQ_INT(pg_fx_call(&fx, "type", "{\"window\":\"other user\",\"text\":\"rm -rf ~\"}", NULL, 0, &r), PG_E_POLICY);
+    snprintf(args, sizeof args, "{\"id\":%llu,\"text\":\"rm -rf ~\"}", (unsigned long long)id);
+    CHECK_EQ_INT(pg_fx_call(&fx, "type", args, NULL, 0, &r), PG_E_POLICY);
     pg_fx_reply_fini(&r);
     CHECK_EQ_INT(pg_fake_input_count(fx.fake), 0);
     CHECK_EQ_INT(pg_fx_audit_count(&fx, "type", "POLICY_REFUSED"), 1);
@@ -69,11 +73,12 @@ PG_TEST(input_into_a_denied_or_unlisted_window_is_refused) {
     FX(fx, "{\"version\":1,\"clients\":{\"users\":[\"agent\"]},\"capture\":{\"deny_windows\":[\"^secret vault$\"]},"
            "\"input\":{\"allow_windows\":[\"^demo$\"]}}");
     own_window(&fx);
-    pg_fake_add_window(fx.fake, "secret vault", "Vault", getpid(), 500, 100, 100, 100, 0xffffffff);
+    uint64_t vault = pg_fake_add_window(fx.fake, "secret vault", "Vault", getpid(), 500, 100, 100, 100, 0xffffffff);
     pg_fake_add_window(fx.fake, "terminal", "XTerm", getpid(), 700, 100, 100, 100, 0x000000ff);
     pg_fx_reply r;
-    CHECK_EQ_INT(pg_fx_call(&fx, "key", "{\"window\":\"^secret vault$\",\"chord\":\"Return\"}", NULL, 0, &r),
-                 PG_E_POLICY);
+    char args[64];
+    snprintf(args, sizeof args, "{\"id\":%llu,\"chord\":\"Return\"}", (unsigned long long)vault);
+    CHECK_EQ_INT(pg_fx_call(&fx, "key", args, NULL, 0, &r), PG_E_POLICY);
     pg_fx_reply_fini(&r);
     CHECK_EQ_INT(pg_fx_call(&fx, "type", "{\"window\":\"terminal\",\"text\":\"id\"}", NULL, 0, &r), PG_E_POLICY);
     pg_fx_reply_fini(&r);

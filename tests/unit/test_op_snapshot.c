@@ -67,7 +67,7 @@ PG_TEST(ambiguous_missing_and_denied_targets) {
     FX(fx, NULL);
     pg_fake_add_window(fx.fake, "editor one", "Ed", getpid(), 0, 0, 50, 50, 0xffffffff);
     pg_fake_add_window(fx.fake, "editor two", "Ed", getpid(), 60, 0, 50, 50, 0xffffffff);
-    pg_fake_add_window(fx.fake, "secret vault", "Vault", getpid(), 120, 0, 50, 50, 0xff0000ff);
+    uint64_t vault = pg_fake_add_window(fx.fake, "secret vault", "Vault", getpid(), 120, 0, 50, 50, 0xff0000ff);
     pg_fx_reply r;
     CHECK_EQ_INT(pg_fx_call(&fx, "snapshot", "{\"window\":\"editor\"}", NULL, 0, &r), PG_E_USAGE);
     CHECK_EQ_INT(cJSON_GetArraySize(cJSON_GetObjectItem(r.details, "candidates")), 2);
@@ -76,7 +76,13 @@ PG_TEST(ambiguous_missing_and_denied_targets) {
     pg_fx_reply_fini(&r);
     CHECK_EQ_INT(pg_fx_call(&fx, "snapshot", "{\"window\":\"nothing here\"}", NULL, 0, &r), PG_E_NOTFOUND);
     pg_fx_reply_fini(&r);
-    CHECK_EQ_INT(pg_fx_call(&fx, "snapshot", "{\"window\":\"^secret vault$\"}", NULL, 0, &r), PG_E_POLICY);
+    /* a pattern never finds a private window: its title cannot be probed */
+    CHECK_EQ_INT(pg_fx_call(&fx, "snapshot", "{\"window\":\"^secret vault$\"}", NULL, 0, &r), PG_E_NOTFOUND);
+    pg_fx_reply_fini(&r);
+    char args[64];
+    snprintf(args, sizeof args, "{\"id\":%llu}", (unsigned long long)vault);
+    CHECK_EQ_INT(pg_fx_call(&fx, "snapshot", args, NULL, 0, &r), PG_E_POLICY);
+    CHECK(strstr(r.e.message, "secret") == NULL);
     pg_fx_reply_fini(&r);
     CHECK_EQ_INT(pg_fx_audit_count(&fx, "snapshot", "POLICY_REFUSED"), 1);
     pg_fx_fini(&fx);

@@ -66,3 +66,40 @@ PG_TEST(wait_for_a_template_finds_it_when_it_appears) {
     pg_fx_reply_fini(&r);
     pg_fx_fini(&fx);
 }
+
+/* Turns the window's title private at its third capture. */
+static void turn_private(pg_fake *f, void *ctx) {
+    static int n;
+    if (++n == 3) pg_fake_set_title(f, *(uint64_t *)ctx, "secret vault");
+}
+
+PG_TEST(a_window_whose_title_turns_denied_mid_wait_stops_being_captured) {
+    FX(fx);
+    uint64_t id = pg_fake_add_window(fx.fake, "news", "Browser", getpid(), 0, 0, 80, 40, 0xffffffff);
+    animate(fx.fake, id, 80, 40, 6, true); /* never stable: the wait would go on */
+    pg_fake_on_capture(fx.fake, turn_private, &id);
+    pg_fx_reply r;
+    CHECK_EQ_INT(pg_fx_call(&fx, "wait_stable", "{\"window\":\"news\",\"interval\":0.01,\"timeout\":5}", NULL, 0, &r),
+                 PG_E_POLICY);
+    CHECK(r.details == NULL || !cJSON_GetObjectItem(r.details, "token")); /* no frame of the private window kept */
+    pg_fx_reply_fini(&r);
+    CHECK(pg_fake_captures(fx.fake) == 3); /* the capture that saw the change was discarded, and nothing after */
+    pg_fx_fini(&fx);
+}
+
+static void turn_private_now(pg_fake *f, void *ctx) { pg_fake_set_title(f, *(uint64_t *)ctx, "secret vault"); }
+
+PG_TEST(a_snapshot_of_a_window_that_turned_denied_while_captured_is_discarded) {
+    FX(fx);
+    uint64_t id = pg_fake_add_window(fx.fake, "news", "Browser", getpid(), 0, 0, 80, 40, 0xffffffff);
+    pg_fake_on_capture(fx.fake, turn_private_now, &id);
+    uint64_t bytes, mem;
+    unsigned before, after;
+    pg_tok_usage(fx.b.tokens, &bytes, &mem, &before);
+    pg_fx_reply r;
+    CHECK_EQ_INT(pg_fx_call(&fx, "snapshot", "{\"window\":\"news\"}", NULL, 0, &r), PG_E_POLICY);
+    pg_fx_reply_fini(&r);
+    pg_tok_usage(fx.b.tokens, &bytes, &mem, &after);
+    CHECK_EQ_INT(after, before);
+    pg_fx_fini(&fx);
+}
