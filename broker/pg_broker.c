@@ -9,6 +9,7 @@
 #include "pg_broker.h"
 #include "pg_disclose.h"
 #include "pg_log.h"
+#include "pg_refusals.h"
 #include "relay/pg_relay.h"
 
 static pg_err open_audit(pg_broker *b, const char *state_dir, pg_error *e) {
@@ -49,10 +50,23 @@ pg_err pg_broker_init(pg_broker *b, const pg_broker_config *cfg, pg_error *e) {
     if (!rc) rc = pg_relay_global_init(e);
     if (!rc) rc = pg_judge_cache_new(&b->judge_cache, 1024, e);
     if (!rc) rc = pg_disclose_new(&b->disclose, e);
+    if (!rc) rc = pg_refusals_new(&b->refusals, e);
     return rc;
 }
 
+static void audit_self(pg_broker *b, const char *op, pg_err outcome, const char *detail, const char *reason);
+
+/* Refusals still only counted when the broker stops: one record per user. */
+static void record_coalesced(uint32_t uid, uint64_t n, void *ctx) {
+    char detail[128];
+    snprintf(detail, sizeof detail, "%llu refusals of uid %u coalesced and not recorded one by one",
+             (unsigned long long)n, (unsigned)uid);
+    audit_self(ctx, "broker.refusals_coalesced", PG_OK, detail, NULL);
+}
+
 void pg_broker_fini(pg_broker *b) {
+    if (b->refusals && b->audit) pg_refusals_drain(b->refusals, record_coalesced, b);
+    pg_refusals_free(b->refusals);
     if (b->plat) b->plat_ops->close(b->plat);
     b->plat = NULL;
     pg_tok_store_free(b->tokens);

@@ -59,6 +59,7 @@ typedef struct {
     pg_audit *audit;             /* every audited op is on disk before its reply */
     pg_judge_cache *judge_cache; /* content judgements by image + expectation + endpoint */
     pg_disclose *disclose;       /* what numeric answers revealed about protected pixels */
+    struct pg_refusals *refusals; /* refusals coalesced per user before they reach the audit log */
     pthread_mutex_t ocr_lock;    /* one Tesseract engine, made on first use */
     struct pg_ocr *ocr;
     char ocr_datapath[1024];     /* tessdata directory; "" = Tesseract's default */

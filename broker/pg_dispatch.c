@@ -3,11 +3,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "audit/pg_audit.h"
 #include "ops/pg_ops.h"
 #include "pg_broker.h"
 #include "pg_log.h"
+#include "pg_refusals.h"
 
 typedef pg_err (*handler_fn)(pg_call *c, const void *args, pg_error *e);
 
@@ -26,8 +28,15 @@ static const handler_fn handlers[PG_OPI_COUNT] = {
 #undef PG_ARG
 #undef PG_END
 
-static pg_err write_audit(pg_call *c, pg_err outcome, const pg_error *why, pg_error *e) {
-    const pg_call_audit *a = &c->audit;
+static pg_err write_audit(pg_call *c, pg_err outcome, const pg_error *why, uint64_t coalesced, pg_error *e) {
+    pg_call_audit *a = &c->audit;
+    size_t len = strlen(a->detail);
+    if (c->bits > 0) /* what its answer disclosed about protected pixels (pg_disclose.h) */
+        snprintf(a->detail + len, sizeof a->detail - len, "%sdisclosed %.0f bits", len ? "; " : "", c->bits);
+    len = strlen(a->detail);
+    if (coalesced)
+        snprintf(a->detail + len, sizeof a->detail - len, "%s%llu earlier refusals of this user coalesced",
+                 len ? "; " : "", (unsigned long long)coalesced);
     pg_audit_window win = {a->window_id, a->window_title, a->window_class};
     const char *kind = outcome == PG_E_POLICY ? "refused" : a->kind ? a->kind : c->req->op;
 #define OPT(field) (a->field[0] ? a->field : NULL)
@@ -88,9 +97,15 @@ pg_err pg_dispatch(pg_call *c, pg_error *e) {
     pg_err rc = admit(c, e);
     if (!rc) rc = run(c, e);
     if (!c->b->audit || !((c->op->flags & PG_OPF_AUDIT) || rc == PG_E_POLICY)) return rc;
+    uint64_t coalesced = 0;
+    if (rc == PG_E_POLICY) {
+        if (!pg_refusals_admit(c->b->refusals, c->peer->uid, (int64_t)time(NULL), &coalesced)) return rc; /* counted */
+    } else {
+        coalesced = pg_refusals_take(c->b->refusals, c->peer->uid);
+    }
     pg_error ae;
     pg_error_clear(&ae);
-    if (write_audit(c, rc, e, &ae) == PG_OK) return rc;
+    if (write_audit(c, rc, e, coalesced, &ae) == PG_OK) return rc;
     /* Not on record, so it did not happen: undo and refuse. */
     pg_log(PG_LOG_ERROR, "audit write failed, refusing %s: %s", c->req->op, ae.message);
     if (c->created_token[0]) pg_tok_drop(c->b->tokens, c->created_token);

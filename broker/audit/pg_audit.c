@@ -35,6 +35,7 @@ struct pg_audit {
     uint64_t seq;           /* seq of the last record; 0: none yet */
     uint8_t last[PG_SHA256_LEN]; /* hash of the last record; genesis: zeros */
     bool need_header;       /* live file is new: its audit.rotate record is due */
+    cJSON *evicted;         /* the rotated file about to be dropped, for the next header */
     bool pending_create;    /* rotated away, but the new live file is not created yet */
     bool broken;            /* a failed write could not be cut back yet */
     pg_afs_self self;       /* the broker itself, principal of the audit.* records */
@@ -375,9 +376,64 @@ static pg_err write_header(pg_audit *a, pg_error *e) {
         cJSON_Delete(d);
         return pg_error_set(e, PG_E_INTERNAL, NULL, "audit log: out of memory");
     }
+    if (a->evicted) { /* history that left the box: said in the chain, never silently */
+        cJSON_AddItemToObject(d, "evicted", a->evicted);
+        a->evicted = NULL;
+    }
     pg_err rc = write_internal(a, OP_ROTATE, d, e);
     if (rc == PG_OK) a->need_header = false;
     return rc;
+}
+
+/* The "seq" of one record line, 0 when it has none. */
+static uint64_t line_seq(const char *line, size_t len) {
+    const char *k = len > 7 && !strncmp(line, "{\"seq\":", 7) ? line + 7 : NULL;
+    return k ? strtoull(k, NULL, 10) : 0;
+}
+
+/* The seq of the last record of f (size bytes, ending in a newline). */
+static uint64_t last_record_seq(pg_afs_file f, uint64_t size) {
+    size_t n = size > PG_AUDIT_LINE_MAX + 1 ? PG_AUDIT_LINE_MAX + 1 : (size_t)size;
+    char *tail = n ? malloc(n) : NULL;
+    uint64_t seq = 0;
+    if (tail && pg_afs_pread(f, tail, n, size - n) == 0) {
+        size_t i = n - 1; /* the final newline */
+        while (i > 0 && tail[i - 1] != '\n') i--;
+        seq = line_seq(tail + i, n - i);
+    }
+    free(tail);
+    return seq;
+}
+
+/* What the oldest rotated file holds (its name, bytes, SHA-256, first and
+ * last seq), read before rotation deletes it, for the new file's header. */
+static cJSON *describe_evicted(pg_audit *a, const char *name) {
+    pg_afs_file f;
+    if (pg_afs_open(a->dir, name, PG_AFS_READ, &f) != 0) return NULL;
+    pg_sha256_ctx *h = NULL;
+    pg_error e;
+    uint8_t digest[PG_SHA256_LEN];
+    char buf[65536], hex[65];
+    uint64_t bytes = 0, first_seq = 0;
+    size_t got = 0;
+    bool ok = pg_sha256_new(&h, &e) == PG_OK;
+    while (ok && pg_afs_read(f, buf, sizeof buf, &got) == 0 && got > 0) {
+        ok = pg_sha256_update(h, buf, got, &e) == PG_OK;
+        if (bytes == 0) first_seq = line_seq(buf, got);
+        bytes += got;
+    }
+    uint64_t last_seq = ok ? last_record_seq(f, bytes) : 0;
+    pg_afs_close(&f);
+    if (!ok) pg_sha256_free(h);
+    if (!ok || pg_sha256_final(h, digest, &e) != PG_OK) return NULL;
+    pg_hex(digest, sizeof digest, hex);
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "file", name);
+    add_u64(o, "bytes", bytes);
+    add_u64(o, "first_seq", first_seq);
+    add_u64(o, "last_seq", last_seq);
+    cJSON_AddStringToObject(o, "sha256", hex);
+    return o;
 }
 
 /* Opens the live file (creating it 0600 with create) and locks it. */
@@ -413,6 +469,12 @@ static pg_err rotate_locked(pg_audit *a, pg_error *e) {
     char from[NAME_LEN + 8], to[NAME_LEN + 8];
     if (!a->pending_create) {
         rotated_name(to, sizeof to, a->base, PG_AUDIT_KEEP);
+        if (pg_afs_exists(a->dir, to)) {
+            cJSON_Delete(a->evicted);
+            a->evicted = describe_evicted(a, to);
+            if (!a->evicted) return pg_error_set(e, PG_E_INTERNAL, "check the state filesystem",
+                                                 "audit log: cannot read %s before it is evicted", to);
+        }
         int err = pg_afs_unlink(a->dir, to);
         if (err && err != ENOENT) return sys_err(e, PG_E_INTERNAL, "cannot remove", to, err);
         for (int i = PG_AUDIT_KEEP - 1; i >= 1; i--) {
@@ -656,6 +718,7 @@ void pg_audit_close(pg_audit *a) {
     pthread_mutex_destroy(&a->mu);
     pg_afs_close(&a->fd);
     pg_afs_dir_close(a->dir);
+    cJSON_Delete(a->evicted);
     free(a);
 }
 

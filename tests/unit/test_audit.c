@@ -921,3 +921,55 @@ PG_TEST(report_text_names_the_break) {
     CHECK_EQ_INT(strlen(small), 7);
     rm_tree(dir);
 }
+
+PG_TEST(rotation_that_drops_history_says_so_in_the_chain) {
+    char dir[64], path[128], oldest[160];
+    tmp_dir(dir);
+    snprintf(path, sizeof path, "%s/audit.jsonl", dir);
+    snprintf(oldest, sizeof oldest, "%s.%d", path, PG_AUDIT_KEEP);
+    pg_audit *a;
+    pg_error e;
+    REQUIRE(pg_audit_open(&a, path, 1500, &e) == PG_OK);
+    /* fill every rotated slot, then note what the oldest holds just before it goes */
+    char want_sha[65] = "";
+    uint64_t want_first = 0;
+    for (int i = 0; i < 400 && !want_sha[0]; i++) {
+        REQUIRE(append_n(a, 0, 1) == PG_OK);
+        if (access(oldest, F_OK) != 0) continue;
+        /* keep appending until the oldest changes: that rotation evicted it */
+        char before[65];
+        FILE *f = fopen(oldest, "rb");
+        REQUIRE(f);
+        static char data[1 << 16];
+        size_t n = fread(data, 1, sizeof data, f);
+        fclose(f);
+        sha_hex(data, n, before);
+        want_first = strtoull(data + 7, NULL, 10);
+        int guard = 0;
+        char now[65];
+        do {
+            REQUIRE(append_n(a, 0, 1) == PG_OK);
+            f = fopen(oldest, "rb");
+            REQUIRE(f);
+            size_t m = fread(data, 1, sizeof data, f);
+            fclose(f);
+            sha_hex(data, m, now);
+        } while (!strcmp(now, before) && ++guard < 200);
+        memcpy(want_sha, before, sizeof want_sha);
+    }
+    pg_audit_close(a);
+    REQUIRE(want_sha[0]);
+    lines_t L;
+    read_lines(path, &L);
+    REQUIRE(L.count > 0);
+    /* the live file's header names what was evicted: its digest and first record */
+    CHECK(strstr(L.l[0], "\"evicted\":{") != NULL);
+    CHECK(strstr(L.l[0], want_sha) != NULL);
+    char first[48];
+    snprintf(first, sizeof first, "\"first_seq\":%llu", (unsigned long long)want_first);
+    CHECK(strstr(L.l[0], first) != NULL);
+    free(L.buf);
+    pg_audit_report r;
+    CHECK_EQ_INT(pg_audit_verify_file(path, &r, &e), PG_OK); /* the chain still verifies */
+    rm_tree(dir);
+}

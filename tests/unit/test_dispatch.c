@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "pg_broker_fixture.h"
+#include "pg_refusals.h"
 #include "pg_test.h"
 
 #define FX(fx, policy) \
@@ -99,4 +100,33 @@ PG_TEST(when_the_audit_record_cannot_be_written_the_token_is_undone) {
     pg_tok_usage(fx.b.tokens, &held0, &mem, &n1);
     CHECK_EQ_INT(n1, n0); /* the capture that is not on record does not exist */
     pg_fx_fini(&fx);
+}
+
+PG_TEST(a_flood_of_refusals_is_coalesced_not_written_one_by_one) {
+    FX(fx, NULL);
+    snprintf(fx.peer.user, sizeof fx.peer.user, "outsider");
+    fx.peer.uid += 4242;
+    for (int i = 0; i < 100; i++) {
+        pg_fx_reply r;
+        CHECK_EQ_INT(pg_fx_call(&fx, "ping", NULL, NULL, 0, &r), PG_E_POLICY); /* every one refused */
+        pg_fx_reply_fini(&r);
+    }
+    CHECK_EQ_INT(pg_fx_audit_count(&fx, "ping", "POLICY_REFUSED"), PG_REFUSALS_PER_WINDOW);
+    /* the rest is counted, and on record when the broker stops */
+    char path[300];
+    snprintf(path, sizeof path, "%s", fx.audit_path);
+    pg_broker_fini(&fx.b);
+    FILE *f = fopen(path, "r");
+    REQUIRE(f);
+    char line[4096], want[64];
+    snprintf(want, sizeof want, "%d refusals of uid %u coalesced", 100 - PG_REFUSALS_PER_WINDOW, fx.peer.uid);
+    bool found = false;
+    while (fgets(line, sizeof line, f)) found |= strstr(line, want) != NULL;
+    fclose(f);
+    CHECK(found);
+    memset(&fx.b, 0, sizeof fx.b); /* already stopped */
+    fx.b.plat_ops = &pg_fake_ops;
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", fx.dir);
+    CHECK(system(cmd) == 0);
 }
