@@ -42,7 +42,7 @@
 #define PG_DISCLOSE_SOURCE_MAX 48 /* "window:18446744073709551615" fits */
 #define PG_DISCLOSE_GRID 8        /* boxes of protected pixels snap to this grid */
 #define PG_DISCLOSE_LEVELS 256    /* counts are reported in 1/256 of the measured area */
-#define PG_DISCLOSE_MAX_BOXES 8   /* regions listed about protected pixels */
+#define PG_DISCLOSE_MAX_BOXES 4   /* regions (or matches) listed about protected pixels */
 
 typedef struct pg_disclose pg_disclose;
 

@@ -72,8 +72,11 @@ cJSON *pg_tok_meta_json(pg_call *c, const pg_tok_meta *m) {
     cJSON_AddNumberToObject(r, "source_height", m->source_height);
     cJSON_AddStringToObject(r, "method", m->method);
     if (!keyed) cJSON_AddStringToObject(r, "sha256", m->sha256);
-    cJSON_AddStringToObject(r, "digest", digest);
-    cJSON_AddStringToObject(r, "digest_kind", keyed ? "keyed" : "sha256");
+    /* A digest of a few pixels would be an equality oracle on them: withheld below min_area. */
+    bool withheld = keyed && (uint64_t)m->width * m->height < c->view->min_area;
+    if (withheld) cJSON_AddNullToObject(r, "digest");
+    else cJSON_AddStringToObject(r, "digest", digest);
+    cJSON_AddStringToObject(r, "digest_kind", withheld ? "withheld" : keyed ? "keyed" : "sha256");
     cJSON_AddStringToObject(r, "created", created);
     cJSON_AddStringToObject(r, "expires", expires);
     if (m->screen) {

@@ -32,7 +32,8 @@ typedef struct {
  * carry (pg_disclose.h). */
 typedef struct {
     bool coarse;
-    uint32_t w, h; /* the compared area's size, for the grid */
+    bool regions;  /* list the regions (diff); a check lists them only when exact */
+    uint32_t w, h; /* the image's size, for the grid */
     double bits;
 } shown;
 
@@ -72,7 +73,7 @@ static cJSON *diff_json(const diff_in *in, const pg_diff_result *r, shown *s) {
         uint64_t win = (uint64_t)r->window_size * r->window_size;
         cJSON_AddNumberToObject(o, "max_window_changed", count_of(s, r->max_window_changed, win));
     }
-    size_t listed = r->regions_len;
+    size_t listed = s->coarse && !s->regions ? 0 : r->regions_len;
     if (s->coarse && listed > PG_DISCLOSE_MAX_BOXES) listed = PG_DISCLOSE_MAX_BOXES;
     cJSON_AddNumberToObject(o, "region_count", s->coarse ? (double)(r->region_count > 255 ? 255 : r->region_count)
                                                          : (double)r->region_count);
@@ -89,7 +90,7 @@ static cJSON *diff_json(const diff_in *in, const pg_diff_result *r, shown *s) {
 
 /* Runs the comparison; *out is the result JSON (with the diff token and an
  * evidence bundle). Returns PG_E_ASSERT when sizes differ. */
-static pg_err run_diff(pg_call *c, const diff_in *in, pg_diff_result *res, cJSON **out, pg_error *e) {
+static pg_err run_diff(pg_call *c, const diff_in *in, bool regions, pg_diff_result *res, cJSON **out, pg_error *e) {
     pg_diff_opts o;
     pg_diff_opts_init(&o);
     o.threshold = in->threshold;
@@ -112,7 +113,7 @@ static pg_err run_diff(pg_call *c, const diff_in *in, pg_diff_result *res, cJSON
     if (!rc) rc = pg_diff(a, b, &o, res, &heat, e);
     pg_img_free(a);
     pg_img_free(b);
-    shown sh = {.coarse = pg_call_protected(c)};
+    shown sh = {.coarse = pg_call_protected(c), .regions = regions};
     if (!rc) {
         sh.w = res->width_a; /* boxes are in whole-image coordinates */
         sh.h = res->height_a;
@@ -154,7 +155,7 @@ pg_err pg_op_diff(pg_call *c, const pg_args_diff *a, pg_error *e) {
     pg_diff_result res;
     cJSON *j = NULL;
     diff_in in = DIFF_IN(a);
-    pg_err rc = run_diff(c, &in, &res, &j, e);
+    pg_err rc = run_diff(c, &in, true, &res, &j, e);
     if (rc) {
         c->details = j;
         return rc;
@@ -174,7 +175,7 @@ static pg_err assert_change(pg_call *c, const diff_in *in, bool want_change, dou
     snprintf(c->audit.mode, sizeof c->audit.mode, "%s", want_change ? "changed" : "unchanged");
     pg_diff_result res;
     cJSON *j = NULL;
-    pg_err rc = run_diff(c, in, &res, &j, e);
+    pg_err rc = run_diff(c, in, false, &res, &j, e);
     if (rc) {
         c->details = j;
         return rc;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pg_disclose.h"
 #include "pg_fingerprint.h"
 #include "pg_ops.h"
 #include "pg_time.h"
@@ -24,6 +25,8 @@ static void keep_frame(pg_call *c, pg_img *img, const char *method, cJSON *into)
 pg_err pg_op_wait_stable(pg_call *c, const pg_args_wait_stable *a, pg_error *e) {
     c->audit.kind = "token";
     pg_target t = PG_TARGET_OF(a);
+    if (a->has_region && pg_disclose_protected(c->view) && (uint64_t)a->region.w * a->region.h < c->view->min_area)
+        return pg_disclose_area(c->view, (uint64_t)a->region.w * a->region.h, "watching a region", e);
     double t0 = now_s();
     pg_window w;
     pg_img *last = NULL;

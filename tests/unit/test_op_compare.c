@@ -205,3 +205,17 @@ PG_TEST(diff_reports_the_densest_window_and_its_metric) {
     pg_fx_reply_fini(&r);
     pg_fx_fini(&fx);
 }
+
+PG_TEST(a_check_of_protected_pixels_lists_no_regions_and_costs_little) {
+    FX(fx, NULL);
+    char a[32], b[32];
+    before_after(&fx, a, b);
+    double before = pg_disclose_used(fx.b.disclose, fx.peer.uid, NULL);
+    pg_fx_reply r;
+    REQUIRE(call2(&fx, "assert_changed", a, b, "\"min_pct\":1", &r) == PG_OK);
+    CHECK_EQ_INT(cJSON_GetArraySize(cJSON_GetObjectItem(r.result, "regions")), 0);
+    pg_fx_reply_fini(&r);
+    double cost = pg_disclose_used(fx.b.disclose, fx.peer.uid, NULL) - before;
+    CHECK(cost > 0 && cost < 64); /* a verdict, two counts, the bounds and the region count */
+    pg_fx_fini(&fx);
+}

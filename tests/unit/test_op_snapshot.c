@@ -150,3 +150,20 @@ PG_TEST(a_screen_capture_whose_window_list_fails_is_refused_not_stored) {
     CHECK_EQ_INT(after, before);
     pg_fx_fini(&fx);
 }
+
+PG_TEST(a_tiny_protected_capture_shows_no_digest_and_cannot_be_hashed) {
+    FX(fx, NULL); /* analyze-only */
+    pg_fake_add_window(fx.fake, "demo", "Demo", getpid(), 0, 0, 100, 100, 0x808080ff);
+    pg_fx_reply r;
+    REQUIRE(pg_fx_call(&fx, "snapshot", "{\"window\":\"demo\",\"region\":{\"x\":5,\"y\":5,\"w\":1,\"h\":1}}", NULL, 0, &r) ==
+            PG_OK);
+    CHECK(cJSON_IsNull(cJSON_GetObjectItem(r.result, "digest"))); /* a 1x1 digest would be an equality oracle */
+    CHECK_STR(pg_fx_str(&r, "digest_kind"), "withheld");
+    CHECK(pg_fx_str(&r, "sha256") == NULL);
+    char args[96];
+    snprintf(args, sizeof args, "{\"image\":{\"token\":\"%s\"}}", pg_fx_str(&r, "token"));
+    pg_fx_reply_fini(&r);
+    CHECK_EQ_INT(pg_fx_call(&fx, "hash", args, NULL, 0, &r), PG_E_POLICY);
+    pg_fx_reply_fini(&r);
+    pg_fx_fini(&fx);
+}
