@@ -49,7 +49,10 @@ check "assert unchanged --max-pct 0.01 fails (exit 1)" test $? = 1
 check "...still printing its measurements on stdout" test "$(jq '.pixels_changed > 0 and .passed == false' <<<"$out")" = true
 check "...with an evidence bundle holding a diff token" grep -qE '^cap:' <<<"$(jq -r .evidence.diff <<<"$out")"
 check "...and a recovery tip on stderr" test -n "$(jq -r .error.recovery_tip "$PG_TMP/e")"
-check "the diff's changed region lies on the status label" \
+check "the change's bounds lie on the status label (a check lists no regions of protected pixels)" \
+    test "$(jq '.bounds.y < 100 and (.regions | length) == 0' <<<"$out")" = true
+out=$(AS diff "$BEFORE" "$AFTER")
+check "diff lists the changed regions, on the status label" \
     test "$(jq '[.regions[] | select(.y < 100)] | length > 0' <<<"$out")" = true
 out=$(AS assert unchanged "$BEFORE" "$BEFORE")
 check "a capture is unchanged against itself" test $? = 0 -a "$(jq .pixels_changed <<<"$out")" = 0
