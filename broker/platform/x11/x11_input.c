@@ -46,6 +46,7 @@ static pg_err not_mapped(pg_error *e, xcb_window_t id) {
 /* Window-relative point -> root coordinates, PG_E_BADINPUT if outside. */
 static pg_err to_root(pg_platform *p, const x11_win *w, int32_t x, int32_t y, int32_t *rx,
                       int32_t *ry, pg_error *e) {
+    *rx = *ry = 0; /* defined on every path, refusals included */
     if (x < 0 || y < 0 || (uint32_t)x >= w->width || (uint32_t)y >= w->height)
         return pg_error_set(e, PG_E_BADINPUT, "coordinates are relative to the window's content",
                             "point %d,%d is outside window 0x%x (%ux%u)", x, y, (unsigned)w->id,
