@@ -8,21 +8,15 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "pg_time.h"
 #include "pg_transport.h"
 
 struct pg_conn {
     int fd;
     uint32_t timeout_ms;
 };
-
-static int64_t now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 const char *pg_transport_default_address(void) { return "/run/pixelgate/broker.sock"; }
 
@@ -41,10 +35,10 @@ pg_err pg_conn_from_fd(pg_conn **out, int fd, uint32_t timeout_ms, pg_error *e) 
 }
 
 /* Waits until fd is ready for events or the deadline passes. */
-static pg_err wait_ready(pg_conn *c, short events, int64_t deadline, pg_error *e) {
+static pg_err wait_ready(pg_conn *c, short events, pg_deadline deadline, pg_error *e) {
     for (;;) {
-        int64_t left = deadline - now_ms();
-        if (left <= 0) return pg_error_set(e, PG_E_TIMEOUT, NULL, "peer did not respond within %u ms", c->timeout_ms);
+        uint32_t left = pg_deadline_left_ms(deadline);
+        if (left == 0) return pg_error_set(e, PG_E_TIMEOUT, NULL, "peer did not respond within %u ms", c->timeout_ms);
         struct pollfd p = {.fd = c->fd, .events = events};
         int r = poll(&p, 1, (int)left);
         if (r > 0) return PG_OK;
@@ -53,7 +47,7 @@ static pg_err wait_ready(pg_conn *c, short events, int64_t deadline, pg_error *e
 }
 
 pg_err pg_conn_read_full(pg_conn *c, void *buf, size_t n, pg_error *e) {
-    int64_t deadline = now_ms() + c->timeout_ms;
+    pg_deadline deadline = pg_deadline_in_ms(c->timeout_ms);
     uint8_t *p = buf;
     while (n > 0) {
         pg_err rc = wait_ready(c, POLLIN, deadline, e);
@@ -71,7 +65,7 @@ pg_err pg_conn_read_full(pg_conn *c, void *buf, size_t n, pg_error *e) {
 }
 
 pg_err pg_conn_write_full(pg_conn *c, const void *buf, size_t n, pg_error *e) {
-    int64_t deadline = now_ms() + c->timeout_ms;
+    pg_deadline deadline = pg_deadline_in_ms(c->timeout_ms);
     const uint8_t *p = buf;
     while (n > 0) {
         pg_err rc = wait_ready(c, POLLOUT, deadline, e);

@@ -23,14 +23,9 @@
 
 #include "pg_relay.h"
 #include "pg_relay_int.h"
+#include "pg_time.h"
 
 #define ERR_TAIL 1024
-
-static int64_t now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* pipe2(O_CLOEXEC) whose ends are both >= 3, so the child's dup2 onto 0-2
  * never clobbers a pipe end it still needs. */
@@ -169,7 +164,7 @@ pg_err pg_relay_cmd_analyze(const pg_endpoint *ep, const uint8_t *png, size_t pn
     pthread_sigmask(SIG_BLOCK, &pipeset, &oldmask);
     sigpipe_blocked_here = !sigismember(&oldmask, SIGPIPE);
 
-    int64_t deadline = now_ms() + (int64_t)pg_relay_timeout_s(ep) * 1000;
+    pg_deadline deadline = pg_deadline_in_ms((double)pg_relay_timeout_s(ep) * 1000);
     pid = fork();
     if (pid < 0) {
         rc = pg_error_set(e, PG_E_INTERNAL, NULL, "fork: %s", strerror(errno));
@@ -202,8 +197,8 @@ pg_err pg_relay_cmd_analyze(const pg_endpoint *ep, const uint8_t *png, size_t pn
     bool timed_out = false, over = false;
     if (png_len == 0) close_fd(&in_p[1]);
     while (out_p[0] >= 0 || err_p[0] >= 0) {
-        int64_t left = deadline - now_ms();
-        if (left <= 0) {
+        uint32_t left = pg_deadline_left_ms(deadline);
+        if (left == 0) {
             timed_out = true;
             break;
         }
@@ -263,12 +258,11 @@ pg_err pg_relay_cmd_analyze(const pg_endpoint *ep, const uint8_t *png, size_t pn
             siginfo_t si;
             memset(&si, 0, sizeof si);
             if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == pid) break;
-            if (now_ms() >= deadline) {
+            if (pg_deadline_passed(deadline)) {
                 timed_out = true;
                 break;
             }
-            struct timespec ts = {0, 5 * 1000 * 1000};
-            nanosleep(&ts, NULL);
+            pg_sleep_ms(5);
         }
     }
     kill(-pid, SIGKILL);

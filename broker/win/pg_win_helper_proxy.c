@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "pg_proto.h"
+#include "pg_time.h"
 #include "pg_win_helper.h"
 #include "pg_win_session.h"
 
@@ -423,28 +424,28 @@ static pg_err dec_capture(proxy *x, const cJSON *result, pg_msg *m, void *out, p
 
 typedef struct {
     pg_conn *c;
-    ULONGLONG deadline;
+    pg_deadline deadline;
 } timed_conn;
 
 /* Each read gets what is left of the call's time. */
 static pg_err timed_read(void *ctx, void *buf, size_t n, pg_error *e) {
     timed_conn *t = ctx;
-    ULONGLONG now = GetTickCount64();
-    if (now >= t->deadline) return pg_error_set(e, PG_E_TIMEOUT, NULL, "deadline passed");
-    ULONGLONG left = t->deadline - now;
-    pg_conn_set_timeout(t->c, left > UINT32_MAX ? UINT32_MAX : (uint32_t)left);
+    uint32_t left = pg_deadline_left_ms(t->deadline);
+    if (left == 0) return pg_error_set(e, PG_E_TIMEOUT, NULL, "deadline passed");
+    pg_conn_set_timeout(t->c, left);
     return pg_conn_read_full(t->c, buf, n, e);
 }
 
 /* The helper's stream is out of step or gone: stop it; the next call
  * starts a new one. */
-static pg_err transport_failed(proxy *x, const char *op, ULONGLONG ms, pg_err rc, pg_error *e) {
+static pg_err transport_failed(proxy *x, const char *op, uint64_t ms, pg_err rc, pg_error *e) {
     char why[PG_ERR_MSG_MAX];
     snprintf(why, sizeof why, "%s", e->message);
     pg_win_session_stop(&x->child);
     if (rc == PG_E_TIMEOUT)
         return pg_error_set(e, PG_E_TIMEOUT, helper_tip,
-                            "session helper did not answer \"%s\" within %llu ms; it was stopped", op, ms);
+                            "session helper did not answer \"%s\" within %llu ms; it was stopped", op,
+                            (unsigned long long)ms);
     if (rc == PG_E_UNREACHABLE)
         return pg_error_set(e, PG_E_UNREACHABLE, helper_tip, "session helper is gone (%s) during \"%s\"", why, op);
     return pg_error_set(e, PG_E_INTERNAL, helper_tip, "session helper sent a broken frame for \"%s\": %s", op, why);
@@ -471,8 +472,8 @@ static pg_err exchange(proxy *x, const char *op, cJSON *args, uint32_t extra_ms,
                        pg_error *e) {
     static const pg_proto_limits limits = {REPLY_MAX_HEADER, 1, PG_WIN_HELPER_MAX_CAPTURE, PG_WIN_HELPER_MAX_CAPTURE};
     uint64_t id = ++x->next_id;
-    ULONGLONG ms = (ULONGLONG)x->how.call_timeout_ms + extra_ms;
-    timed_conn t = {x->child.conn, GetTickCount64() + ms};
+    uint64_t ms = (uint64_t)x->how.call_timeout_ms + extra_ms;
+    timed_conn t = {x->child.conn, pg_deadline_in_ms((double)ms)};
     cJSON *req = pg_proto_request_new(id, op, args);
     if (!req) return pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory");
     pg_conn_set_timeout(t.c, x->how.call_timeout_ms);

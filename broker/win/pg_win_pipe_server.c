@@ -18,6 +18,7 @@
 #include <string.h>
 #include <wchar.h>
 
+#include "pg_time.h"
 #include "pg_win_pipe_server.h"
 
 #define PIPE_PREFIX L"\\\\.\\pipe\\"
@@ -33,12 +34,6 @@ struct pg_win_pipe_server {
     HANDLE ev;   /* manual-reset event of the overlapped ConnectNamedPipe */
     DWORD err;   /* Windows error of the last failed wait, for the message */
 };
-
-static DWORD ms_left(ULONGLONG deadline) {
-    ULONGLONG now = GetTickCount64();
-    if (now >= deadline) return 0;
-    return deadline - now > 0x7fffffffu ? 0x7fffffffu : (DWORD)(deadline - now);
-}
 
 /* 1 if some instance of the name exists. WaitNamedPipeW does not connect,
  * so a squatter learns nothing about us. Why on top of
@@ -125,7 +120,7 @@ enum wait_result { W_CONNECTED, W_STOPPED, W_TIMEOUT, W_RETRY, W_ERROR };
 
 /* One overlapped ConnectNamedPipe on s->next, bounded by deadline and stop.
  * The operation is always reaped before return (ov lives on this stack). */
-static enum wait_result wait_connect(pg_win_pipe_server *s, HANDLE stop, ULONGLONG deadline) {
+static enum wait_result wait_connect(pg_win_pipe_server *s, HANDLE stop, pg_deadline deadline) {
     OVERLAPPED ov = {.hEvent = s->ev};
     ResetEvent(s->ev);
     if (!ConnectNamedPipe(s->next, &ov)) {
@@ -141,7 +136,7 @@ static enum wait_result wait_connect(pg_win_pipe_server *s, HANDLE stop, ULONGLO
         }
     }
     HANDLE hs[2] = {s->ev, stop};
-    DWORD w = WaitForMultipleObjects(stop ? 2 : 1, hs, FALSE, ms_left(deadline));
+    DWORD w = WaitForMultipleObjects(stop ? 2 : 1, hs, FALSE, pg_deadline_left_ms(deadline));
     if (w != WAIT_OBJECT_0) CancelIoEx(s->next, &ov);
     DWORD unused;
     BOOL connected = GetOverlappedResult(s->next, &ov, &unused, TRUE);
@@ -258,7 +253,7 @@ pg_err pg_win_pipe_server_accept(pg_win_pipe_server *s, HANDLE stop, uint32_t ti
                                  pg_conn **conn, pg_win_client_id *id, pg_error *e) {
     *conn = NULL;
     memset(id, 0, sizeof *id);
-    ULONGLONG deadline = GetTickCount64() + timeout_ms;
+    pg_deadline deadline = pg_deadline_in_ms(timeout_ms);
     enum wait_result w = W_RETRY;
     while (w == W_RETRY) {
         pg_err rc = s->next ? PG_OK : create_instance(s, 0, &s->next, e);

@@ -39,6 +39,7 @@
 
 #include "pg_proto.h"
 #include "pg_test.h"
+#include "pg_time.h"
 #include "win_testapp.h"
 #include "pg_win_helper.h"
 
@@ -94,7 +95,7 @@ typedef pg_testapp_state app_state;
 static bool read_state(app_state *s) { return pg_testapp_read(&env.ta, s); }
 
 static bool wait_state(int clicks, const char *edit, app_state *s) {
-    for (ULONGLONG t0 = GetTickCount64(); GetTickCount64() - t0 < 3000; Sleep(20))
+    for (double t0 = pg_mono_ms(); pg_mono_ms() - t0 < 3000; Sleep(20))
         if (read_state(s) && (clicks < 0 || s->clicks == clicks) && (!edit || !strcmp(s->edit, edit))) return true;
     fprintf(stderr, "app state clicks=%d edit=\"%s\", expected %d \"%s\"\n", s->clicks, s->edit, clicks,
             edit ? edit : "(any)");
@@ -331,10 +332,10 @@ PG_TEST(a_child_that_exits_before_connecting_is_unreachable) {
     pg_platform *p = NULL;
     pg_error e;
     pg_win_helper_launch how = {.args = "quit", .connect_timeout_ms = 10000};
-    ULONGLONG t0 = GetTickCount64();
+    double t0 = pg_mono_ms();
     CHECK_EQ_INT(pg_win_helper_proxy_open(&p, &how, &e), PG_E_UNREACHABLE);
     CHECK(strstr(e.message, "exited with code 3 before connecting") != NULL);
-    CHECK(GetTickCount64() - t0 < 9000); /* the exit ended the wait, not the timeout */
+    CHECK(pg_mono_ms() - t0 < 9000); /* the exit ended the wait, not the timeout */
     how = (pg_win_helper_launch){.exe = "C:\\no\\such\\helper.exe"};
     CHECK_EQ_INT(pg_win_helper_proxy_open(&p, &how, &e), PG_E_UNREACHABLE);
     CHECK(p == NULL);
@@ -532,10 +533,10 @@ PG_TEST(fake_helper_hang_up_is_unreachable_and_silence_a_timeout) {
     f = (fake){.steps = mute, .n = 1};
     p = fake_proxy(&f, &th, 500);
     REQUIRE(p != NULL);
-    ULONGLONG t0 = GetTickCount64();
+    double t0 = pg_mono_ms();
     CHECK_EQ_INT(pg_win_helper_ops()->settle(p, 7, 10, 300, &e), PG_E_TIMEOUT); /* 500 + 300 ms */
-    ULONGLONG took = GetTickCount64() - t0;
-    printf("     silent helper: %s after %llu ms\n", e.message, took);
+    double took = pg_mono_ms() - t0;
+    printf("     silent helper: %s after %.0f ms\n", e.message, took);
     CHECK(took >= 700 && took < 3000);
     CHECK_EQ_INT(pg_win_helper_ops()->focus(p, 7, &e), PG_E_UNREACHABLE); /* stopped: cannot restart it */
     fake_end(p, th);

@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "pg_test.h"
+#include "pg_time.h"
 #include "pg_transport.h"
 #include "pg_win_pipe_server.h"
 
@@ -27,7 +28,7 @@ typedef struct {
     pg_error e;
     pg_conn *conn;
     pg_win_client_id id;
-    ULONGLONG took_ms;
+    double took_ms;
 } acceptor;
 
 static void unique_name(char *out, size_t cap, const char *tag) {
@@ -54,9 +55,9 @@ static pg_err sddl_for_me(char *out, size_t cap, char *my_sid) {
 
 static DWORD WINAPI accept_main(LPVOID arg) {
     acceptor *a = arg;
-    ULONGLONG t0 = GetTickCount64();
+    double t0 = pg_mono_ms();
     a->rc = pg_win_pipe_server_accept(a->srv, a->stop, a->timeout_ms, 5000, &a->conn, &a->id, &a->e);
-    a->took_ms = GetTickCount64() - t0;
+    a->took_ms = pg_mono_ms() - t0;
     return 0;
 }
 
