@@ -31,68 +31,6 @@
 
 static const uint8_t RED[3] = {230, 20, 20}, BLUE[3] = {20, 20, 230};
 
-/* ---- URL parsing ------------------------------------------------------------ */
-
-PG_TEST(url_parse_canonicalises_scheme_host_and_default_ports) {
-    pg_relay_url u;
-    pg_error e;
-    REQUIRE(pg_relay_parse_url("HTTP://LocalHost/v1/chat/completions", &u, &e) == PG_OK);
-    CHECK_STR(u.host, "localhost");
-    CHECK_EQ_INT(u.port, 80);
-    CHECK(!u.https && !u.host_is_literal);
-    CHECK_STR(u.origin, "http://localhost:80");
-    CHECK_STR(u.path, "/v1/chat/completions");
-    REQUIRE(pg_relay_parse_url("https://api.example.com", &u, &e) == PG_OK);
-    CHECK_EQ_INT(u.port, 443);
-    CHECK_STR(u.path, "/");
-    CHECK_STR(u.origin, "https://api.example.com:443");
-    REQUIRE(pg_relay_parse_url("http://[::1]:8080?x=1", &u, &e) == PG_OK);
-    CHECK_STR(u.host, "::1");
-    CHECK(u.host_is_ipv6 && u.host_is_literal);
-    CHECK_STR(u.origin, "http://[::1]:8080");
-    CHECK_STR(u.path, "/?x=1");
-    REQUIRE(pg_relay_parse_url("http://127.0.0.1:11434/v1/chat/completions", &u, &e) == PG_OK);
-    CHECK(u.host_is_literal && !u.host_is_ipv6);
-    CHECK_EQ_INT(u.port, 11434);
-}
-
-PG_TEST(url_parse_refuses_what_could_be_read_two_ways) {
-    const char *bad[] = {
-        "ftp://127.0.0.1/",                 /* scheme */
-        "file:///etc/passwd",
-        "gopher://127.0.0.1:70/",
-        "http://user:pw@127.0.0.1/",        /* userinfo */
-        "http://127.0.0.1@evil.example/",
-        "http://127.0.0.1/#frag",           /* fragment */
-        "http://127.0.0.1 /",               /* whitespace */
-        "http://127.0.0.1\\@evil.example/", /* backslash */
-        "http://%31%32%37.0.0.1/",          /* percent-encoded host */
-        "http://2130706433/",               /* numeric forms inet_aton would take */
-        "http://127.1/",
-        "http://0x7f.0.0.1/",
-        "http://0177.0.0.1/",
-        "http://[fe80::1%25eth0]/",         /* zone id */
-        "http://[::1/",
-        "http://localhost./",               /* trailing dot */
-        "http://a..b/",
-        "http://127.0.0.1:0/",              /* ports */
-        "http://127.0.0.1:65536/",
-        "http://127.0.0.1:/",
-        "http://127.0.0.1:80a/",
-        "http:///v1",                       /* no host */
-        "http://",
-        "",
-        "http://ex\xc3\xa4mple.com/",       /* non-ASCII */
-    };
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        pg_relay_url u;
-        pg_error e;
-        pg_err rc = pg_relay_parse_url(bad[i], &u, &e);
-        if (rc != PG_E_POLICY) fprintf(stderr, "accepted or wrong code: '%s' -> %d\n", bad[i], (int)rc);
-        CHECK_EQ_INT(rc, PG_E_POLICY);
-    }
-}
-
 /* ---- destination check (injected resolver: no DNS, no connection) ----------- */
 
 static pg_endpoint url_ep(const char *url) {
@@ -153,7 +91,7 @@ PG_TEST(local_only_admits_loopback_and_every_address_must_be_loopback) {
     CHECK_EQ_INT(check("http://zero.test/", PG_DEST_LOCAL_ONLY, NULL, 0, &e), PG_E_POLICY);
     CHECK_EQ_INT(check("http://nowhere.test/", PG_DEST_LOCAL_ONLY, NULL, 0, &e), PG_E_UNREACHABLE);
     CHECK_EQ_INT(check("http://user@model.test/", PG_DEST_LOCAL_ONLY, NULL, 0, &e), PG_E_POLICY);
-    CHECK(strstr(e.message, "vision") && strstr(e.message, "user info"));
+    CHECK(strstr(e.message, "vision") && strstr(e.message, "userinfo"));
 }
 
 PG_TEST(local_only_admits_an_absolute_unix_socket) {
