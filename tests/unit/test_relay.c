@@ -53,6 +53,12 @@ static const char *const NAMES[] = {
     "ula.test=fd00::1",
     "pub6.test=2606:4700::1111",
     "zero.test=0.0.0.0",
+    "nat64local.test=64:ff9b:1::a9fe:a9fe",  /* RFC 8215 local-use NAT64 of 169.254.169.254 */
+    "nat64localpriv.test=64:ff9b:1:0:0:0:a00:1", /* ... of 10.0.0.1 */
+    "nat64localpub.test=64:ff9b:1::5db8:d822", /* ... of 93.184.216.34 */
+    "siit.test=::ffff:0:a9fe:a9fe",          /* SIIT IPv4-translated 169.254.169.254 */
+    "siitpriv.test=::ffff:0:c0a8:114",       /* ... of 192.168.1.20 */
+    "siitpub.test=::ffff:0:5db8:d822",       /* ... of 93.184.216.34 */
     NULL,
 };
 
@@ -145,6 +151,24 @@ PG_TEST(allowlist_matches_exact_canonical_origins_only) {
     CHECK_EQ_INT(check("http://0.0.0.0/", PG_DEST_ALLOWLIST, allow, n, &e), PG_E_POLICY);
     CHECK_EQ_INT(check("https://nat64.test/", PG_DEST_ALLOWLIST, allow, n, &e), PG_E_POLICY);
     CHECK_EQ_INT(check("https://sixtofour.test/", PG_DEST_ALLOWLIST, allow, n, &e), PG_E_POLICY);
+}
+
+/* Translators carry an IPv4 address inside an IPv6 one; through a local
+ * translator the embedded address is the one reached. A non-public embedded
+ * address is a way around the IPv4 rules, as for 64:ff9b::/96 and 2002::/16. */
+PG_TEST(local_nat64_and_siit_addresses_are_classed_by_their_embedded_ipv4) {
+    pg_error e;
+    const char *allow[] = {"https://nat64local.test", "https://nat64localpriv.test", "https://nat64localpub.test",
+                           "https://siit.test", "https://siitpriv.test", "https://siitpub.test"};
+    size_t n = sizeof allow / sizeof allow[0];
+    CHECK_EQ_INT(check("https://nat64local.test/", PG_DEST_ALLOWLIST, allow, n, &e), PG_E_POLICY);
+    CHECK_EQ_INT(check("https://nat64localpriv.test/", PG_DEST_ALLOWLIST, allow, n, &e), PG_E_POLICY);
+    CHECK_EQ_INT(check("https://siit.test/", PG_DEST_ALLOWLIST, allow, n, &e), PG_E_POLICY);
+    CHECK(strstr(e.message, "never") != NULL);
+    CHECK_EQ_INT(check("https://siitpriv.test/", PG_DEST_ALLOWLIST, allow, n, &e), PG_E_POLICY);
+    /* a public embedded address stays public */
+    CHECK_EQ_INT(check("https://nat64localpub.test/", PG_DEST_ALLOWLIST, allow, n, &e), PG_OK);
+    CHECK_EQ_INT(check("https://siitpub.test/", PG_DEST_ALLOWLIST, allow, n, &e), PG_OK);
 }
 
 PG_TEST(allowlist_entries_must_be_bare_origins) {
