@@ -60,6 +60,8 @@ static addr_class classify(const struct sockaddr_storage *ss) {
     static const uint8_t zero12[12] = {0};
     static const uint8_t mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
     static const uint8_t nat64[12] = {0, 0x64, 0xff, 0x9b, 0, 0, 0, 0, 0, 0, 0, 0};
+    static const uint8_t nat64_local[6] = {0, 0x64, 0xff, 0x9b, 0, 0x01};
+    static const uint8_t siit[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0, 0};
     if (memcmp(b, mapped, 12) == 0) return class_v4(v4_at(b + 12)); /* the kernel sends it as IPv4 */
     if (memcmp(b, zero12, 12) == 0) {
         uint32_t low = v4_at(b + 12);
@@ -70,9 +72,12 @@ static addr_class classify(const struct sockaddr_storage *ss) {
     if (b[0] == 0xfe && (b[1] & 0xc0) == 0x80) return C_FORBIDDEN; /* fe80::/10 link-local */
     if (b[0] == 0xfe && (b[1] & 0xc0) == 0xc0) return C_PRIVATE;   /* fec0::/10 site-local */
     if ((b[0] & 0xfe) == 0xfc) return C_PRIVATE;           /* fc00::/7 ULA */
-    /* IPv4 embedded by translation: NAT64 64:ff9b::/96, 6to4 2002::/16. A
-     * non-public embedded address is a way around the IPv4 rules: refuse. */
-    if (memcmp(b, nat64, 12) == 0) return class_v4(v4_at(b + 12)) == C_PUBLIC ? C_PUBLIC : C_FORBIDDEN;
+    /* IPv4 embedded by translation: NAT64 64:ff9b::/96, local-use NAT64
+     * 64:ff9b:1::/48 (RFC 8215; the /96 form, the IPv4 in the last 32 bits),
+     * SIIT ::ffff:0:0/96 and 6to4 2002::/16. A non-public embedded address is
+     * a way around the IPv4 rules: refuse. */
+    if (memcmp(b, nat64, 12) == 0 || memcmp(b, nat64_local, 6) == 0 || memcmp(b, siit, 12) == 0)
+        return class_v4(v4_at(b + 12)) == C_PUBLIC ? C_PUBLIC : C_FORBIDDEN;
     if (b[0] == 0x20 && b[1] == 0x02) return class_v4(v4_at(b + 2)) == C_PUBLIC ? C_PUBLIC : C_FORBIDDEN;
     return C_PUBLIC;
 }
