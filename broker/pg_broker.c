@@ -1,5 +1,5 @@
 /* pg_broker.c - the broker's lifecycle and shared state, the same for the
- * Linux daemon (pgd_main.c) and the Windows service (broker/win/pgd_win_main.c):
+ * POSIX daemon (os/posix/pg_posix_main.c) and the Windows service (os/win/pg_win_main.c):
  * policy, tokens, approvals, audit, relay, platform access. See pg_broker.h. */
 #include <stdio.h>
 #include <string.h>

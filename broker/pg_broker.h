@@ -113,7 +113,7 @@ pg_policy *pg_broker_policy(pg_broker *b);
 /* Loads the policy file again; on success swaps it in, otherwise keeps the
  * old one and says why. */
 pg_err pg_broker_reload_policy(pg_broker *b, pg_error *e);
-/* Per platform (broker/pg_peer_posix.c, broker/win/pg_win_peer.c): */
+/* Per platform (broker/os/posix/pg_posix_peer.c, broker/os/win/pg_win_peer.c): */
 /* Fills a policy principal for a uid (name and group names from the system
  * databases; Windows: from the token last seen for that SID); strings live
  * in buf. */

@@ -1,5 +1,6 @@
 /* Per-connection workers, the same on every platform; see pg_server.h.
- * The listeners are pg_server_unix.c and broker/win/pg_win_listener.c. */
+ * The listeners are broker/os/posix/pg_posix_listener.c and
+ * broker/os/win/pg_win_listener.c. */
 #include "pg_server.h"
 
 #include <stdio.h>

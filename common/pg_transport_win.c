@@ -1,5 +1,5 @@
 /* pg_transport over a Windows named pipe (client side). PLATFORM SHIM (see
- * pg_transport_unix.c for the same contract over a Unix socket).
+ * pg_transport_posix.c for the same contract over a Unix socket).
  *
  * Contract: implements pg_transport.h. The address is a local pipe name in
  * UTF-8 ("\\.\pipe\pixelgate"); remote pipes (\\host\pipe\...) are refused as

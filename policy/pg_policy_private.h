@@ -69,6 +69,10 @@ char *pgp_strdup(pg_policy *p, const char *s);
 char *pgp_strndup(pg_policy *p, const char *s, size_t n);
 /* Frees every allocation and compiled pattern (refcount ignored). */
 void pgp_destroy(pg_policy *p);
+/* pg_policy_file.c: parses the n bytes read from path (buf is freed), names
+ * path in a parse error, and records path and whether its permissions were
+ * checked in the policy's settings. */
+pg_err pgp_file_finish_load(const char *path, char *buf, size_t n, bool checked, pg_policy **out, pg_error *e);
 
 /* Names: case-sensitive on POSIX, ASCII case-insensitive on Windows. */
 bool pgp_name_eq(const char *a, const char *b);

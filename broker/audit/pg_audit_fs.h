@@ -22,7 +22,7 @@
  *   MoveFileExW(REPLACE_EXISTING|WRITE_THROUGH), so the directory needs no
  *   separate flush. Owner and ACL are not checked here (no uid/mode on
  *   Windows): the broker creates its state directory with a protected DACL
- *   (broker/win) and files inherit it.
+ *   (broker/os/win) and files inherit it.
  */
 #ifndef PG_AUDIT_FS_H
 #define PG_AUDIT_FS_H

@@ -101,7 +101,7 @@ void pg_afs_dir_close(pg_afs_dir *d) {
     free(d);
 }
 
-const char *pg_afs_dir_unsafe(pg_afs_dir *d, char *buf, size_t n) { return NULL; /* DACLs: broker/win */ }
+const char *pg_afs_dir_unsafe(pg_afs_dir *d, char *buf, size_t n) { return NULL; /* DACLs: broker/os/win */ }
 
 /* MoveFileExW(WRITE_THROUGH) returns after the rename is on disk. */
 void pg_afs_dir_sync(pg_afs_dir *d) {}
@@ -168,7 +168,7 @@ void pg_afs_close(pg_afs_file *f) {
     f->h = -1;
 }
 
-const char *pg_afs_file_unsafe(pg_afs_file f) { return NULL; /* plain() checked the kind; DACLs: broker/win */ }
+const char *pg_afs_file_unsafe(pg_afs_file f) { return NULL; /* plain() checked the kind; DACLs: broker/os/win */ }
 
 int pg_afs_lock(pg_afs_file f) {
     OVERLAPPED ov = {0};

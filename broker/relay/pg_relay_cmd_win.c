@@ -1,5 +1,5 @@
 /* pg_relay_cmd_win.c - admin-listed local commands as analysis endpoints, on
- * Windows (pg_relay_cmd.c is the POSIX side; pg_relay.h states the contract).
+ * Windows (pg_relay_cmd_posix.c is the POSIX side; pg_relay.h states the contract).
  *
  * The command runs without a shell: CreateProcessW of an absolute argv[0]
  * (no search path), created suspended and put into a Job object before it
@@ -365,7 +365,7 @@ static pg_err build_wide(const pg_endpoint *ep, int nargv, int nenv, const char 
     return PG_OK;
 }
 
-/* The outcome once the command is done or killed (mirrors pg_relay_cmd.c). */
+/* The outcome once the command is done or killed (mirrors pg_relay_cmd_posix.c). */
 static pg_err outcome(const pg_endpoint *ep, child_res *c, bool timed_out, pipe_io *out, pipe_io *err,
                       char **answer_text, pg_relay_fail *fk, pg_error *e) {
     const char *nm = ep->name ? ep->name : "?";
@@ -402,7 +402,7 @@ static pg_err outcome(const pg_endpoint *ep, child_res *c, bool timed_out, pipe_
     return *answer_text ? PG_OK : pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory");
 }
 
-/* Validates the description the way pg_relay_cmd.c does; counts argv/env. */
+/* Validates the description the way pg_relay_cmd_posix.c does; counts argv/env. */
 static pg_err check_ep(const pg_endpoint *ep, const char *expect, int *nargv, int *nenv, pg_error *e) {
     const char *nm = ep->name ? ep->name : "?";
     if (!ep->argv || !ep->argv[0] || !is_drive_path(ep->argv[0]))

@@ -1,5 +1,5 @@
 /* test_win_helper.c - the service's session helper, driven through its
- * proxy (broker/win/pg_win_helper.h), under Wine on Xvfb in the mingw build
+ * proxy (broker/os/win/pg_win_helper.h), under Wine on Xvfb in the mingw build
  * (and on real Windows alike).
  *
  * This binary is also the helper: started as "test_win_helper.exe helper

@@ -1,4 +1,4 @@
-/* The broker's named-pipe server (broker/win/pg_win_pipe_server.c) under
+/* The broker's named-pipe server (broker/os/win/pg_win_pipe_server.c) under
  * Wine: a server thread accepts, the test's client (pg_conn_connect, which
  * opens with SECURITY_IDENTIFICATION) connects, and the server reports the
  * client's pid and token user SID from the kernel; bytes round-trip through
@@ -50,7 +50,7 @@ static pg_err sddl_for_me(char *out, size_t cap, char *my_sid) {
     CloseHandle(tok);
     if (!ok || pg_win_sid_format(u.tu.User.Sid, my_sid, NULL)) return PG_E_INTERNAL;
     const char *p[] = {my_sid};
-    return pg_win_pipe_sddl(NULL, p, 1, out, cap, NULL);
+    return pg_win_pipe_server_sddl(NULL, p, 1, out, cap, NULL);
 }
 
 static DWORD WINAPI accept_main(LPVOID arg) {

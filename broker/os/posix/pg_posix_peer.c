@@ -1,5 +1,5 @@
-/* pg_peer_posix.c - who a Linux peer is: SO_PEERCRED, the passwd and group
- * databases, /proc. The Windows counterpart is broker/win/pg_win_peer.c. */
+/* pg_posix_peer.c - who a POSIX peer is (see pg_posix_peer.h). The Windows
+ * twin is broker/os/win/pg_win_peer.c. */
 #include <errno.h>
 #include <grp.h>
 #include <pwd.h>
@@ -8,10 +8,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "pg_broker.h"
-#include "pg_server.h"
+#include "pg_posix_peer.h"
 
-pg_err pg_peer_from_socket(int fd, pg_peer *p, pg_error *e) {
+pg_err pg_posix_peer_from_socket(int fd, pg_peer *p, pg_error *e) {
     struct ucred cr;
     socklen_t len = sizeof cr;
     memset(p, 0, sizeof *p);

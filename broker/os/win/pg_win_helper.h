@@ -1,6 +1,6 @@
 /* pg_win_helper.h - the Windows service's capture/input helper in the
  * interactive session, and the proxy through which the service uses it
- * (Windows only; issue 5, "Service").
+ * (Windows only).
  *
  * Why: the service runs in session 0, which cannot see or drive the user's
  * desktop. It starts a helper process in the active console session (see

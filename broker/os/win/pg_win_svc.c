@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "pg_win_sddl.h"
+#include "pg_win_sid.h"
 
 #define DIR_SDDL_BASE L"D:P(A;OICI;FA;;;SY)(A;OICI;FA;;;BA)"
 #define POLICY_SDDL L"D:P(A;;FA;;;SY)(A;;FA;;;BA)(A;;FR;;;BU)"

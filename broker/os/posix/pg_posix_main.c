@@ -14,7 +14,7 @@
 #include "ocr/pg_ocr.h"
 #include "pg_broker.h"
 #include "pg_log.h"
-#include "pg_server.h"
+#include "pg_posix_listener.h"
 
 typedef struct {
     const char *socket_path;
@@ -242,10 +242,10 @@ int main(int argc, char **argv) {
         return e.code;
     }
     pg_broker_open_platform(&b);
-    pg_server_opts so = {o.socket_path, o.socket_mode, o.max_conns, o.io_timeout_ms};
+    pg_posix_listener_opts so = {o.socket_path, o.socket_mode, o.max_conns, o.io_timeout_ms};
     pg_log(PG_LOG_INFO, "pixelgated %s uid=%u display=%s backend=%s state=%s", PG_VERSION, (unsigned)geteuid(),
            b.display, b.plat_ops->name, o.state_dir);
-    pg_err rc = pg_server_run(&b, &so, &stop_flag, &hup_flag, pg_broker_reload, signal_ready, &e);
+    pg_err rc = pg_posix_listener_run(&b, &so, &stop_flag, &hup_flag, pg_broker_reload, signal_ready, &e);
     if (rc) fprintf(stderr, "pixelgated: %s\n", e.message);
     else pg_log(PG_LOG_INFO, "stopped (signal %d)", (int)stop_flag);
     pg_broker_fini(&b);

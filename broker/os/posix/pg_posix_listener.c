@@ -1,6 +1,6 @@
-/* The Linux listener: a Unix socket whose peers the kernel names
- * (SO_PEERCRED, pg_peer_posix.c). See pg_server.h. */
-#include "pg_server.h"
+/* The POSIX listener: a Unix socket whose peers the kernel names
+ * (SO_PEERCRED, pg_posix_peer.c). See pg_posix_listener.h. */
+#include "pg_posix_listener.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -13,8 +13,10 @@
 #include <unistd.h>
 
 #include "pg_log.h"
+#include "pg_posix_peer.h"
+#include "pg_server.h"
 
-static pg_err bind_socket(const pg_server_opts *o, int *out, pg_error *e) {
+static pg_err bind_socket(const pg_posix_listener_opts *o, int *out, pg_error *e) {
     struct sockaddr_un sa = {.sun_family = AF_UNIX};
     if (strlen(o->socket_path) >= sizeof sa.sun_path)
         return pg_error_set(e, PG_E_USAGE, NULL, "socket path too long: %s", o->socket_path);
@@ -41,8 +43,9 @@ static pg_err bind_socket(const pg_server_opts *o, int *out, pg_error *e) {
     return PG_OK;
 }
 
-pg_err pg_server_run(pg_broker *b, const pg_server_opts *o, volatile sig_atomic_t *stop, volatile sig_atomic_t *hup,
-                     void (*on_hup)(pg_broker *b), void (*on_listening)(void), pg_error *e) {
+pg_err pg_posix_listener_run(pg_broker *b, const pg_posix_listener_opts *o, volatile sig_atomic_t *stop,
+                             volatile sig_atomic_t *hup, void (*on_hup)(pg_broker *b), void (*on_listening)(void),
+                             pg_error *e) {
     int lfd = -1;
     pg_err rc = bind_socket(o, &lfd, e);
     if (rc) return rc;
@@ -67,7 +70,7 @@ pg_err pg_server_run(pg_broker *b, const pg_server_opts *o, volatile sig_atomic_
         pg_peer peer;
         pg_conn *conn = NULL;
         pg_error pe;
-        if (pg_peer_from_socket(fd, &peer, &pe) || pg_conn_from_fd(&conn, fd, o->io_timeout_ms, &pe)) {
+        if (pg_posix_peer_from_socket(fd, &peer, &pe) || pg_conn_from_fd(&conn, fd, o->io_timeout_ms, &pe)) {
             if (!conn) close(fd);
             pg_log(PG_LOG_WARN, "dropping a connection: %s", pe.message);
             continue;

@@ -1,21 +1,15 @@
-/* pg_win_sddl.h - SIDs and the security descriptor of the broker's pipe
- * (Windows only).
+/* pg_win_sid.h - Windows security identifiers: parse, format, compare, and
+ * the two rules built on them that the policy and the broker share (who may
+ * write the policy file, who counts as an administrator). Windows only.
  *
  * Contract: SID strings are UTF-8 in the canonical numeric form "S-1-...";
  * each one is validated with ConvertStringSidToSidW and anything else (SDDL
- * aliases like "WD", junk, empty) is PG_E_BADINPUT. pg_win_pipe_sddl builds a
- * protected DACL: NETWORK denied first, then SYSTEM and the service SID with
- * read/write plus FILE_CREATE_PIPE_INSTANCE (they create the server's further
- * instances), then each admitted principal with read/write only (0x12019b:
- * FILE_GENERIC_READ|FILE_GENERIC_WRITE minus FILE_CREATE_PIPE_INSTANCE, so a
- * client can never add a rogue server instance). Everyone, Anonymous and
- * NETWORK can never be admitted. These functions are pure (no I/O, no
- * privileges), so they are fully tested under Wine even though Wine does not
- * enforce the DACL they describe.
+ * aliases like "WD", junk, empty) is PG_E_BADINPUT. These functions are pure
+ * (no I/O, no privileges), so they are fully tested under Wine.
  * Never: emits a SID that did not round-trip through the Windows parser.
  */
-#ifndef PG_WIN_SDDL_H
-#define PG_WIN_SDDL_H
+#ifndef PG_WIN_SID_H
+#define PG_WIN_SID_H
 
 #include <windows.h>
 
@@ -28,12 +22,6 @@
 #define PG_WIN_SID_ADMINS "S-1-5-32-544"
 #define PG_WIN_SID_TRUSTED_INSTALLER "S-1-5-80-956008885-3418522649-1831038044-1853292631-2271478464"
 #define PG_WIN_SID_STR_MAX 192 /* "S-1-" + 48-bit authority + 15 sub-authorities */
-#define PG_WIN_MAX_PRINCIPALS 64
-/* Rights of an admitted client on the pipe: FILE_GENERIC_READ|FILE_GENERIC_WRITE
- * without FILE_CREATE_PIPE_INSTANCE (== FILE_APPEND_DATA, 0x4). */
-#define PG_WIN_PIPE_CLIENT_RIGHTS 0x12019bu
-/* Rights of the server principals: the same plus FILE_CREATE_PIPE_INSTANCE. */
-#define PG_WIN_PIPE_SERVER_RIGHTS 0x12019fu
 
 /* One group of a token: canonical SID string and its SE_GROUP_* attributes. */
 typedef struct {
@@ -57,11 +45,6 @@ int pg_win_sid_is_trusted_writer(PSID sid);
 /* 1 if the user is SYSTEM, or an enabled group (SE_GROUP_ENABLED and not
  * SE_GROUP_USE_FOR_DENY_ONLY, as in a UAC-filtered token) is Administrators
  * or SYSTEM; else 0. Pure over the list (from a token's TokenGroups). */
-int pg_win_is_admin_or_system(const char *user_sid, const pg_win_group *groups, size_t n);
-/* Builds the pipe's SDDL into out (cap bytes). service_sid may be NULL (no
- * service principal: foreground "run"); principals[0..n) are users/groups.
- * BADINPUT for an invalid or forbidden SID, INTERNAL if cap is too small. */
-pg_err pg_win_pipe_sddl(const char *service_sid, const char *const *principals, size_t n, char *out, size_t cap,
-                        pg_error *e);
+int pg_win_sid_is_admin_or_system(const char *user_sid, const pg_win_group *groups, size_t n);
 
 #endif

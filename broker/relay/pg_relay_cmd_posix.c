@@ -1,4 +1,4 @@
-/* pg_relay_cmd.c - admin-listed local commands as analysis endpoints.
+/* pg_relay_cmd_posix.c - admin-listed local commands as analysis endpoints.
  *
  * The command runs without a shell (execve of an absolute argv[0]), in its own
  * process group, in "/", with a clean environment (see docs/analysis.md), all

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pg_win_sddl.h"
+#include "pg_win_sid.h"
 
 #define MAX_PRINCIPALS 4096
 #define MAX_GROUPS 64
@@ -116,7 +116,7 @@ pg_err pg_win_peer_from_client(const pg_win_client_id *id, pg_peer *p, pg_error 
     computer_name(computer, sizeof computer);
     principal fresh = {0};
     pg_win_policy_name(id->account[0] ? id->account : id->user_sid, computer, fresh.user, sizeof fresh.user);
-    fresh.admin = pg_win_is_admin_or_system(id->user_sid, id->groups, id->n_groups) != 0;
+    fresh.admin = pg_win_sid_is_admin_or_system(id->user_sid, id->groups, id->n_groups) != 0;
     fill_groups(id, computer, &fresh);
     pthread_mutex_lock(&table_lock);
     size_t slot = 0;

@@ -9,7 +9,7 @@
 #include "pg_server.h"
 #include "pg_win_peer.h"
 #include "pg_win_pipe_server.h"
-#include "pg_win_sddl.h"
+#include "pg_win_sid.h"
 
 #define SID_AUTHENTICATED_USERS "S-1-5-11"
 
@@ -50,16 +50,16 @@ void pg_win_listener_principals(const pg_policy *p, char (*sids)[192], size_t ma
 }
 
 static pg_err open_pipe(pg_broker *b, const pg_win_listener_opts *o, pg_win_pipe_server **srv, pg_error *e) {
-    char sids[PG_WIN_MAX_PRINCIPALS][PG_WIN_SID_STR_MAX];
-    const char *ptrs[PG_WIN_MAX_PRINCIPALS];
+    char sids[PG_WIN_PIPE_MAX_PRINCIPALS][PG_WIN_SID_STR_MAX];
+    const char *ptrs[PG_WIN_PIPE_MAX_PRINCIPALS];
     size_t n = 0;
     pg_policy *p = pg_broker_policy(b);
-    pg_win_listener_principals(p, sids, PG_WIN_MAX_PRINCIPALS, &n);
+    pg_win_listener_principals(p, sids, PG_WIN_PIPE_MAX_PRINCIPALS, &n);
     bool remote = pg_policy_settings_get(p)->remote_clients;
     pg_policy_free(p);
     for (size_t i = 0; i < n; i++) ptrs[i] = sids[i];
-    char sddl[PG_WIN_MAX_PRINCIPALS * 220 + 256];
-    pg_err rc = pg_win_pipe_sddl(o->service_sid, ptrs, n, sddl, sizeof sddl, e);
+    char sddl[PG_WIN_PIPE_MAX_PRINCIPALS * 220 + 256];
+    pg_err rc = pg_win_pipe_server_sddl(o->service_sid, ptrs, n, sddl, sizeof sddl, e);
     if (rc) return rc;
     pg_log(PG_LOG_INFO, "pipe %s DACL %s%s", o->pipe_name, sddl, remote ? " (remote clients admitted)" : "");
     return pg_win_pipe_server_open(srv, o->pipe_name, sddl, remote, e);

@@ -1,6 +1,6 @@
 /* pg_win_listener.h - the Windows broker's listener: the named pipe, the
  * kernel's word on who is calling, one bounded worker per connection
- * (Windows only; the Linux listener is broker/pg_server_unix.c).
+ * (Windows only; the POSIX twin is broker/os/posix/pg_posix_listener.h).
  *
  * Contract: creates \\.\pipe\NAME (first instance only, remote clients
  * rejected unless the policy admits them) under a DACL that admits SYSTEM and

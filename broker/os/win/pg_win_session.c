@@ -19,7 +19,7 @@
 #include <wchar.h>
 
 #include "pg_crypto.h"
-#include "pg_win_sddl.h"
+#include "pg_win_sid.h"
 #include "pg_win_session.h"
 #include "pg_utf8.h"
 

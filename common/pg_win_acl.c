@@ -17,7 +17,7 @@
 #include <wchar.h>
 
 #include "pg_win_acl.h"
-#include "pg_win_sddl.h"
+#include "pg_win_sid.h"
 
 #define FIX_GRANTS "/grant:r *S-1-5-18:F *S-1-5-32-544:F"
 

@@ -92,7 +92,7 @@ static pg_err parse_sd(pg_win_pipe_server *s, const char *sddl, pg_error *e) {
         MultiByteToWideChar(CP_UTF8, 0, sddl, -1, w, n);
     BOOL ok = w && ConvertStringSecurityDescriptorToSecurityDescriptorW(w, SDDL_REVISION_1, &s->sd, NULL);
     free(w);
-    if (!ok) return pg_error_set(e, PG_E_BADINPUT, "build it with pg_win_pipe_sddl", "invalid pipe SDDL");
+    if (!ok) return pg_error_set(e, PG_E_BADINPUT, "build it with pg_win_pipe_server_sddl", "invalid pipe SDDL");
     return PG_OK;
 }
 
@@ -286,4 +286,69 @@ void pg_win_client_id_free(pg_win_client_id *id) {
     if (!id) return;
     free(id->groups);
     memset(id, 0, sizeof *id);
+}
+
+/* ------------------------------------------------------ the pipe's DACL */
+
+/* Parses sid, refuses principals that may never reach the broker, and writes
+ * its canonical form to canon. */
+static pg_err admitted_sid(const char *sid, char *canon, pg_error *e) {
+    static const char *const forbidden[][2] = {
+        {"S-1-1-0", "Everyone"}, {"S-1-5-7", "Anonymous"}, {"S-1-5-2", "NETWORK"}, {"S-1-0-0", "Nobody"}};
+    PSID p;
+    pg_err rc = pg_win_sid_parse(sid, &p, e);
+    if (rc) return rc;
+    for (size_t i = 0; i < sizeof forbidden / sizeof forbidden[0]; i++) {
+        if (pg_win_sid_str_equal(sid, forbidden[i][0])) {
+            LocalFree(p);
+            return pg_error_set(e, PG_E_BADINPUT, "admit specific users or groups, never a catch-all",
+                                "%s (%s) may not be admitted to the broker's pipe", forbidden[i][1], sid);
+        }
+    }
+    rc = pg_win_sid_format(p, canon, e);
+    LocalFree(p);
+    return rc;
+}
+
+/* Appends one allow ACE; 0 when out is full. */
+static int append_ace(char *out, size_t cap, size_t *len, unsigned rights, const char *sid) {
+    int n = snprintf(out + *len, cap - *len, "(A;;0x%x;;;%s)", rights, sid);
+    if (n < 0 || (size_t)n >= cap - *len) return 0;
+    *len += (size_t)n;
+    return 1;
+}
+
+pg_err pg_win_pipe_server_sddl(const char *service_sid, const char *const *principals, size_t n, char *out, size_t cap,
+                        pg_error *e) {
+    if (!out || cap == 0) return pg_error_set(e, PG_E_INTERNAL, NULL, "no room for the pipe's SDDL");
+    out[0] = '\0';
+    if (n > PG_WIN_PIPE_MAX_PRINCIPALS || (n && !principals))
+        return pg_error_set(e, PG_E_BADINPUT, NULL, "at most %d principals may be admitted", PG_WIN_PIPE_MAX_PRINCIPALS);
+    /* Owner SYSTEM; protected DACL (P): nothing inherited from the pipe root;
+     * NETWORK denied first so a network logon is refused even if it is also a
+     * member of an admitted group. */
+    int head = snprintf(out, cap, "O:SYD:P(D;;GA;;;NU)");
+    size_t len = head > 0 ? (size_t)head : cap;
+    int ok = len < cap && append_ace(out, cap, &len, PG_WIN_PIPE_SERVER_RIGHTS, "SY");
+    char canon[PG_WIN_SID_STR_MAX];
+    pg_err rc;
+    if (ok && service_sid) {
+        if ((rc = admitted_sid(service_sid, canon, e))) {
+            out[0] = '\0';
+            return rc;
+        }
+        ok = append_ace(out, cap, &len, PG_WIN_PIPE_SERVER_RIGHTS, canon);
+    }
+    for (size_t i = 0; ok && i < n; i++) {
+        if ((rc = admitted_sid(principals[i], canon, e))) {
+            out[0] = '\0';
+            return rc;
+        }
+        ok = append_ace(out, cap, &len, PG_WIN_PIPE_CLIENT_RIGHTS, canon);
+    }
+    if (!ok) {
+        out[0] = '\0';
+        return pg_error_set(e, PG_E_INTERNAL, NULL, "pipe SDDL does not fit in %zu bytes", cap);
+    }
+    return PG_OK;
 }
