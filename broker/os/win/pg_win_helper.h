@@ -16,7 +16,8 @@
  * type_text, settle; replies are {"ok":true,"result":{...}} or
  * {"ok":false,"error":{"code":...,"message":...,"recovery_tip":...}}. A
  * capture's pixels come back as one attachment of raw RGBA rows (width,
- * height, stride, method in the result). The helper's error code, message
+ * height, stride, method in the result); listed windows are in the one JSON
+ * form of pg_window_json.h, the same the agent sees. The helper's error code, message
  * and tip are returned as they are. Every reply is validated before use:
  * exact fields and types, ids and coordinates in range, strings bounded and
  * UTF-8, at most PG_WIN_HELPER_MAX_WINDOWS windows, captures at most

@@ -21,6 +21,7 @@
 #include "pg_proto.h"
 #include "pg_time.h"
 #include "pg_win_helper.h"
+#include "pg_window_json.h"
 #include "pg_win_session.h"
 
 #define MAX_ID 9007199254740991.0 /* 2^53 - 1: every window id is below (docs/protocol.md) */
@@ -311,33 +312,10 @@ static pg_err dec_caps(proxy *x, const cJSON *result, pg_msg *m, void *out, pg_e
     return PG_OK;
 }
 
+/* One window in the one JSON form (pg_window_json.h), strictly. */
 static pg_err dec_window(const cJSON *o, pg_window *w, size_t i, pg_error *e) {
-    static const pg_arg_spec spec[] = {
-        {"id", PG_ARG_INT, true},     {"title", PG_ARG_STRING, true}, {"class", PG_ARG_STRING, true},
-        {"instance", PG_ARG_STRING, true}, {"pid", PG_ARG_INT, true}, {"x", PG_ARG_INT, true},
-        {"y", PG_ARG_INT, true},      {"width", PG_ARG_INT, true},    {"height", PG_ARG_INT, true},
-        {"visible", PG_ARG_BOOL, true}, {"focused", PG_ARG_BOOL, true}, {"minimized", PG_ARG_BOOL, true},
-        {"dpi", PG_ARG_INT, true}};
-    pg_err rc = check_fields(o, spec, sizeof spec / sizeof *spec, "window", e);
-    if (rc) return rc;
-    int64_t id = 0, pid = 0, x = 0, y = 0, wd = 0, ht = 0, dpi = 0;
-    if (!int_in(o, "id", 1, MAX_ID, &id) || !int_in(o, "pid", -1, UINT32_MAX, &pid) ||
-        !int_in(o, "x", INT32_MIN, INT32_MAX, &x) || !int_in(o, "y", INT32_MIN, INT32_MAX, &y) ||
-        !int_in(o, "width", 0, INT32_MAX, &wd) || !int_in(o, "height", 0, INT32_MAX, &ht) ||
-        !int_in(o, "dpi", 0, 9600, &dpi))
-        return bad_reply(e, "window %zu: a number out of range", i);
-    if (!str_into(o, "title", w->title, sizeof w->title) ||
-        !str_into(o, "class", w->class_name, sizeof w->class_name) ||
-        !str_into(o, "instance", w->instance, sizeof w->instance))
-        return bad_reply(e, "window %zu: a string too long or not UTF-8", i);
-    w->id = (uint64_t)id;
-    w->pid = pid;
-    w->x = (int32_t)x, w->y = (int32_t)y;
-    w->width = (uint32_t)wd, w->height = (uint32_t)ht;
-    w->visible = pg_args_bool(o, "visible", false);
-    w->focused = pg_args_bool(o, "focused", false);
-    w->minimized = pg_args_bool(o, "minimized", false);
-    w->dpi = (uint32_t)dpi;
+    pg_error why;
+    if (pg_window_json_decode(o, w, &why) != PG_OK) return bad_reply(e, "window %zu: %s", i, why.message);
     return PG_OK;
 }
 

@@ -20,6 +20,7 @@
 #include "pg_proto.h"
 #include "pg_win32.h"
 #include "pg_win_helper.h"
+#include "pg_window_json.h"
 
 #define CONNECT_MS 10000u
 #define IDLE_MS UINT32_MAX /* between requests: the pipe closing ends the wait */
@@ -137,25 +138,6 @@ static pg_err h_caps(helper *h, const cJSON *args, cJSON **result, pg_blob *att,
     return PG_OK;
 }
 
-static cJSON *window_json(const pg_window *w) {
-    cJSON *o = cJSON_CreateObject();
-    if (!o) return NULL;
-    cJSON_AddNumberToObject(o, "id", (double)w->id);
-    cJSON_AddStringToObject(o, "title", w->title);
-    cJSON_AddStringToObject(o, "class", w->class_name);
-    cJSON_AddStringToObject(o, "instance", w->instance);
-    cJSON_AddNumberToObject(o, "pid", (double)w->pid);
-    cJSON_AddNumberToObject(o, "x", w->x);
-    cJSON_AddNumberToObject(o, "y", w->y);
-    cJSON_AddNumberToObject(o, "width", w->width);
-    cJSON_AddNumberToObject(o, "height", w->height);
-    cJSON_AddBoolToObject(o, "visible", w->visible);
-    cJSON_AddBoolToObject(o, "focused", w->focused);
-    cJSON_AddBoolToObject(o, "minimized", w->minimized);
-    cJSON_AddNumberToObject(o, "dpi", w->dpi);
-    return o;
-}
-
 static pg_err h_list(helper *h, const cJSON *args, cJSON **result, pg_blob *att, pg_error *e) {
     (void)att;
     pg_window *w = NULL;
@@ -166,7 +148,7 @@ static pg_err h_list(helper *h, const cJSON *args, cJSON **result, pg_blob *att,
     cJSON *r = *result = cJSON_CreateObject();
     cJSON *arr = r ? cJSON_AddArrayToObject(r, "windows") : NULL;
     for (size_t i = 0; arr && i < n && i < PG_WIN_HELPER_MAX_WINDOWS; i++)
-        cJSON_AddItemToArray(arr, window_json(&w[i]));
+        cJSON_AddItemToArray(arr, pg_window_json(&w[i]));
     free(w);
     return arr ? PG_OK : pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory");
 }
