@@ -18,15 +18,15 @@
 
 #include <cJSON.h>
 
+#include "pg_approval.h"
 #include "pg_opdecl.h"
 #include "pg_platform.h"
+#include "pg_policy.h"
 #include "pg_proto.h"
 #include "pg_token.h"
-#include "pg_approval.h"
 
 typedef struct pg_audit pg_audit;
 typedef struct pg_judge_cache pg_judge_cache;
-#include "pg_policy.h"
 
 /* Who is on the other end of a connection, as the kernel says.
  * Linux: SO_PEERCRED, passwd, /proc. Windows: the pipe client's token
