@@ -420,7 +420,7 @@ static void fake_end(pg_platform *p, HANDLE thread) {
 
 #define CAPTURE_OK                                                                                  \
     "{\"v\":1,\"ok\":true,\"result\":{\"width\":2,\"height\":2,\"stride\":8,\"method\":\"bitblt\","     \
-    "\"fallback\":\"\"}}"
+    "\"fallback\":\"\",\"origin_x\":0,\"origin_y\":0}}"
 
 PG_TEST(fake_helper_capture_checks_stride_times_height_and_ends_the_helper) {
     static const fake_step steps[] = {{CAPTURE_OK, 16, SAY}, {CAPTURE_OK, 17, SAY}};
@@ -480,17 +480,20 @@ PG_TEST(fake_helper_replies_out_of_bounds_are_internal) {
     expect_rejected(pg_failed_, list, -1, "list"); /* title over 511 bytes */
     expect_rejected(pg_failed_,
                     "{\"v\":1,\"ok\":true,\"result\":{\"width\":20000,\"height\":1,\"stride\":80000,\"method\":\"m\","
-                    "\"fallback\":\"\"}}", 80000, "capture");
+                    "\"fallback\":\"\",\"origin_x\":0,\"origin_y\":0}}", 80000, "capture");
     expect_rejected(pg_failed_,
                     "{\"v\":1,\"ok\":true,\"result\":{\"width\":2,\"height\":2,\"stride\":4,\"method\":\"m\","
-                    "\"fallback\":\"\"}}", 8, "capture"); /* stride < width*4 */
+                    "\"fallback\":\"\",\"origin_x\":0,\"origin_y\":0}}", 8, "capture"); /* stride < width*4 */
     expect_rejected(pg_failed_,
                     "{\"v\":1,\"ok\":true,\"result\":{\"width\":4,\"height\":4,\"stride\":16,\"method\":\"m\","
-                    "\"fallback\":\"\"}}", 64, "region"); /* bigger than the 1x1 region asked */
+                    "\"fallback\":\"\",\"origin_x\":0,\"origin_y\":0}}",
+                    64, "region"); /* bigger than the 1x1 region asked */
     expect_rejected(pg_failed_, CAPTURE_OK, -1, "capture");                        /* no attachment */
     expect_rejected(pg_failed_,
                     "{\"v\":1,\"ok\":true,\"result\":{\"width\":2,\"height\":2,\"stride\":8,\"method\":"
-                    "\"a method name far longer than thirty-two bytes\",\"fallback\":\"\"}}", 16, "capture");
+                    "\"a method name far longer than thirty-two bytes\",\"fallback\":\"\",\"origin_x\":0,"
+                    "\"origin_y\":0}}",
+                    16, "capture");
     expect_rejected(pg_failed_, "{\"v\":1,\"id\":999,\"ok\":true,\"result\":{}}", -1, "focus"); /* wrong id */
     expect_rejected(pg_failed_, "{\"v\":1,\"ok\":true,\"result\":{\"extra\":1}}", -1, "focus");
     expect_rejected(pg_failed_, "{\"v\":1,\"ok\":true,\"result\":{},\"more\":1}", -1, "focus");
