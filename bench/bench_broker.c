@@ -6,15 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "pg_proto.h"
-
-static double now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
+#include "pg_time.h"
 
 static int cmp_double(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
@@ -40,7 +34,7 @@ int main(int argc, char **argv) {
     for (int i = 0; i < n; i++) {
         cJSON *args = argc > 4 ? cJSON_Parse(argv[4]) : cJSON_CreateObject();
         cJSON *req = pg_proto_request_new((uint64_t)i + 1, argv[3], args);
-        double t0 = now_ms();
+        double t0 = pg_mono_ms();
         pg_msg m;
         const cJSON *res;
         if (pg_proto_write(c, req, NULL, 0, &e) || pg_proto_read(c, &lim, &m, &e) ||
@@ -48,7 +42,7 @@ int main(int argc, char **argv) {
             fprintf(stderr, "bench_broker: %s: %s\n", pg_err_name(e.code), e.message);
             return e.code;
         }
-        t[i] = now_ms() - t0;
+        t[i] = pg_mono_ms() - t0;
         pg_msg_fini(&m);
         cJSON_Delete(req);
     }

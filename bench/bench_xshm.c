@@ -6,16 +6,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
-#include <time.h>
 #include <unistd.h>
 #include <xcb/shm.h>
 #include <xcb/xcb.h>
 
-static double now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
+#include "pg_time.h"
 
 static int cmp_double(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
@@ -50,7 +45,7 @@ int main(int argc, char **argv) {
     }
     double *t = malloc(sizeof *t * (size_t)n);
     for (int i = 0; i < n; i++) {
-        double t0 = now_ms();
+        double t0 = pg_mono_ms();
         xcb_generic_error_t *ge = NULL;
         xcb_shm_get_image_reply_t *r = xcb_shm_get_image_reply(
             c, xcb_shm_get_image(c, d, 0, 0, g->width, g->height, ~0u, XCB_IMAGE_FORMAT_Z_PIXMAP, seg, 0), &ge);
@@ -59,14 +54,14 @@ int main(int argc, char **argv) {
             return 9;
         }
         free(r);
-        t[i] = now_ms() - t0;
+        t[i] = pg_mono_ms() - t0;
     }
     double shm = median(t, n);
     for (int i = 0; i < n; i++) {
-        double t0 = now_ms();
+        double t0 = pg_mono_ms();
         free(xcb_get_image_reply(c, xcb_get_image(c, XCB_IMAGE_FORMAT_Z_PIXMAP, d, 0, 0, g->width, g->height, ~0u),
                                  NULL));
-        t[i] = now_ms() - t0;
+        t[i] = pg_mono_ms() - t0;
     }
     printf("{\"shm_median_ms\":%.3f,\"getimage_median_ms\":%.3f,\"width\":%u,\"height\":%u}\n", shm, median(t, n),
            g->width, g->height);

@@ -11,7 +11,7 @@
 #include "pg_token.h"
 
 typedef struct {
-    char id[PG_APPR_ID_LEN + 1];
+    char id[PG_APPROVAL_ID_LEN + 1];
     char token[PG_TOKEN_LEN + 1];
     uint32_t uid;
     char user[64];
@@ -27,7 +27,7 @@ struct pg_approvals {
     size_t n;
 };
 
-pg_err pg_appr_new(pg_approvals **out, pg_error *e) {
+pg_err pg_approval_new(pg_approvals **out, pg_error *e) {
     pg_approvals *a = calloc(1, sizeof *a);
     if (!a) return pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory");
     pthread_mutex_init(&a->lock, NULL);
@@ -35,7 +35,7 @@ pg_err pg_appr_new(pg_approvals **out, pg_error *e) {
     return PG_OK;
 }
 
-void pg_appr_free(pg_approvals *a) {
+void pg_approval_free(pg_approvals *a) {
     if (!a) return;
     pthread_mutex_destroy(&a->lock);
     free(a);
@@ -50,7 +50,7 @@ static void expire_locked(pg_approvals *a, time_t now) {
 static void remove_locked(pg_approvals *a, size_t i) { a->v[i] = a->v[--a->n]; }
 
 static pg_err add_locked(pg_approvals *a, const char *token, uint32_t uid, const char *user, time_t now,
-                         char id_out[PG_APPR_ID_LEN + 1], pg_error *e) {
+                         char id_out[PG_APPROVAL_ID_LEN + 1], pg_error *e) {
     if (a->n == MAX_REQUESTS)
         return pg_error_set(e, PG_E_POLICY, "wait for pending requests to be approved or to expire",
                             "too many pending release requests (%d)", MAX_REQUESTS);
@@ -64,13 +64,13 @@ static pg_err add_locked(pg_approvals *a, const char *token, uint32_t uid, const
     snprintf(r->token, sizeof r->token, "%s", token);
     snprintf(r->user, sizeof r->user, "%s", user);
     r->uid = uid;
-    r->expires = now + PG_APPR_TTL_S;
+    r->expires = now + PG_APPROVAL_TTL_S;
     memcpy(id_out, r->id, sizeof r->id);
     return PG_OK;
 }
 
-pg_err pg_appr_check(pg_approvals *a, const char *token, uint32_t uid, const char *user,
-                     char id_out[PG_APPR_ID_LEN + 1], bool *approved, pg_error *e) {
+pg_err pg_approval_check(pg_approvals *a, const char *token, uint32_t uid, const char *user,
+                         char id_out[PG_APPROVAL_ID_LEN + 1], bool *approved, pg_error *e) {
     time_t now = time(NULL);
     *approved = false;
     pthread_mutex_lock(&a->lock);
@@ -91,7 +91,7 @@ pg_err pg_appr_check(pg_approvals *a, const char *token, uint32_t uid, const cha
     return rc;
 }
 
-pg_err pg_appr_requester(pg_approvals *a, const char *id, uint32_t *uid, char user[64], pg_error *e) {
+pg_err pg_approval_requester(pg_approvals *a, const char *id, uint32_t *uid, char user[64], pg_error *e) {
     pthread_mutex_lock(&a->lock);
     expire_locked(a, time(NULL));
     size_t i = 0;
@@ -107,8 +107,8 @@ pg_err pg_appr_requester(pg_approvals *a, const char *id, uint32_t *uid, char us
                                 "no pending release request %.20s (unknown or expired)", id);
 }
 
-pg_err pg_appr_approve(pg_approvals *a, const char *id, uint32_t approver_uid, char requester[64],
-                       char token_redacted[16], pg_error *e) {
+pg_err pg_approval_approve(pg_approvals *a, const char *id, uint32_t approver_uid, char requester[64],
+                           char token_redacted[16], pg_error *e) {
     pthread_mutex_lock(&a->lock);
     expire_locked(a, time(NULL));
     size_t i = 0;

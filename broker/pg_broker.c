@@ -1,5 +1,5 @@
 /* pg_broker.c - the broker's lifecycle and shared state, the same for the
- * Linux daemon (pgd_main.c) and the Windows service (broker/win/pgd_win_main.c):
+ * POSIX daemon (os/posix/pg_posix_main.c) and the Windows service (os/win/pg_win_main.c):
  * policy, tokens, approvals, audit, relay, platform access. See pg_broker.h. */
 #include <stdio.h>
 #include <string.h>
@@ -45,7 +45,7 @@ pg_err pg_broker_init(pg_broker *b, const pg_broker_config *cfg, pg_error *e) {
     uint64_t quota = pg_policy_settings_get(b->policy)->spool_quota_bytes;
     if (cfg->quota_cap_bytes && quota > cfg->quota_cap_bytes) quota = cfg->quota_cap_bytes;
     pg_err rc = pg_tok_store_new(&b->tokens, cfg->spool_dir, quota, cfg->memory_budget, cfg->ttl_s, e);
-    if (!rc) rc = pg_appr_new(&b->approvals, e);
+    if (!rc) rc = pg_approval_new(&b->approvals, e);
     if (!rc) rc = open_audit(b, cfg->state_dir, e);
     if (!rc) rc = pg_relay_global_init(e);
     if (!rc) rc = pg_judge_cache_new(&b->judge_cache, 1024, e);
@@ -70,7 +70,7 @@ void pg_broker_fini(pg_broker *b) {
     if (b->plat) b->plat_ops->close(b->plat);
     b->plat = NULL;
     pg_tok_store_free(b->tokens);
-    pg_appr_free(b->approvals);
+    pg_approval_free(b->approvals);
     pg_judge_cache_free(b->judge_cache);
     pg_disclose_free(b->disclose);
     pg_ocr_free(b->ocr);

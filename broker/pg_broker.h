@@ -18,16 +18,16 @@
 
 #include <cJSON.h>
 
+#include "pg_approval.h"
 #include "pg_opdecl.h"
 #include "pg_platform.h"
+#include "pg_policy.h"
 #include "pg_proto.h"
 #include "pg_token.h"
-#include "pg_approval.h"
 
 typedef struct pg_audit pg_audit;
 typedef struct pg_disclose pg_disclose;
 typedef struct pg_judge_cache pg_judge_cache;
-#include "pg_policy.h"
 
 /* Who is on the other end of a connection, as the kernel says.
  * Linux: SO_PEERCRED, passwd, /proc. Windows: the pipe client's token
@@ -121,7 +121,7 @@ pg_policy *pg_broker_policy(pg_broker *b);
 /* Loads the policy file again; on success swaps it in, otherwise keeps the
  * old one and says why. */
 pg_err pg_broker_reload_policy(pg_broker *b, pg_error *e);
-/* Per platform (broker/pg_peer_posix.c, broker/win/pg_win_peer.c): */
+/* Per platform (broker/os/posix/pg_posix_peer.c, broker/os/win/pg_win_peer.c): */
 /* Fills a policy principal for a uid (name and group names from the system
  * databases; Windows: from the token last seen for that SID); strings live
  * in buf. */

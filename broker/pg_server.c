@@ -1,5 +1,6 @@
 /* Per-connection workers, the same on every platform; see pg_server.h.
- * The listeners are pg_server_unix.c and broker/win/pg_win_listener.c. */
+ * The listeners are broker/os/posix/pg_posix_listener.c and
+ * broker/os/win/pg_win_listener.c. */
 #include "pg_server.h"
 
 #include <stdio.h>
@@ -8,6 +9,7 @@
 #include <time.h>
 
 #include "pg_log.h"
+#include "pg_time.h"
 
 typedef struct {
     pg_broker *b;
@@ -27,12 +29,6 @@ static void send_error(pg_conn *conn, uint64_t id, const pg_error *err, cJSON *d
     cJSON_Delete(resp);
 }
 
-static int64_t mono_us(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
 /* Serves one request. Returns false when the connection should close. */
 static bool serve_one(worker_arg *w, const pg_proto_limits *lim) {
     pg_msg msg;
@@ -44,7 +40,7 @@ static bool serve_one(worker_arg *w, const pg_proto_limits *lim) {
         if (rc != PG_E_UNREACHABLE && rc != PG_E_TIMEOUT) send_error(w->conn, 0, &e, NULL);
         return false;
     }
-    int64_t t0 = mono_us();
+    int64_t t0 = pg_mono_us();
     pg_request req;
     pg_call call = {.b = w->b, .peer = &w->peer, .req = &req, .msg = &msg, .policy = pg_broker_policy(w->b)};
     rc = pg_proto_parse_request(msg.header, &req, &e);
@@ -58,7 +54,7 @@ static bool serve_one(worker_arg *w, const pg_proto_limits *lim) {
         cJSON_Delete(call.result);
     } else {
         pg_log(PG_LOG_DEBUG, "uid=%u op=%s ok in %lld us", (unsigned)w->peer.uid, req.op,
-               (long long)(mono_us() - t0));
+               (long long)(pg_mono_us() - t0));
         cJSON_Delete(call.details);
         cJSON *resp = pg_proto_response_ok(req.id, call.result);
         keep = resp && pg_proto_write(w->conn, resp, &call.reply_att, call.reply_att.data ? 1 : 0, &e) == PG_OK;

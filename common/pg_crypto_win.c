@@ -1,4 +1,4 @@
-/* pg_crypto backend for Windows: BCrypt (CNG). PLATFORM SHIM (see pg_crypto_openssl.c).
+/* pg_crypto backend for Windows: BCrypt (CNG). PLATFORM SHIM (see pg_crypto_posix.c).
  *
  * Contract: implements pg_crypto.h. Random bytes come from the system-preferred
  * RNG (BCryptGenRandom with BCRYPT_USE_SYSTEM_PREFERRED_RNG); any failure is

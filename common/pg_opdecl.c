@@ -101,7 +101,7 @@ static const char *label(const pg_argdecl *a, bool cli) {
 }
 
 static pg_err bad(const check_ctx *x, const pg_argdecl *a, const char *what) {
-    char range[64] = "", name[80];
+    char range[96] = "", name[80]; /* two 31-char numbers and ".." fit */
     snprintf(name, sizeof name, x->cli ? "%s" : "argument \"%s\"", label(a, x->cli));
     if (pg_arg_range_text(a, range, sizeof range))
         return pg_error_set(x->e, PG_E_USAGE, NULL, "%s %s (%s)", name, what, range);

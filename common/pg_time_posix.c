@@ -1,6 +1,7 @@
 /* pg_time.h on POSIX: CLOCK_MONOTONIC. */
 #include "pg_time.h"
 
+#include <errno.h>
 #include <time.h>
 
 int64_t pg_mono_us(void) {
@@ -18,6 +19,6 @@ double pg_mono_ms(void) {
 void pg_sleep_ms(double ms) {
     if (ms <= 0) return;
     struct timespec ts = {(time_t)(ms / 1000), (long)((ms - (double)(time_t)(ms / 1000) * 1000) * 1e6)};
-    while (nanosleep(&ts, &ts) != 0) {
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
     }
 }

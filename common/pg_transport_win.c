@@ -1,5 +1,5 @@
 /* pg_transport over a Windows named pipe (client side). PLATFORM SHIM (see
- * pg_transport_unix.c for the same contract over a Unix socket).
+ * pg_transport_posix.c for the same contract over a Unix socket).
  *
  * Contract: implements pg_transport.h. The address is a local pipe name in
  * UTF-8 ("\\.\pipe\pixelgate"); remote pipes (\\host\pipe\...) are refused as
@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <wchar.h>
 
+#include "pg_time.h"
 #include "pg_transport.h"
 
 #define PIPE_PREFIX L"\\\\.\\pipe\\"
@@ -39,14 +40,6 @@ struct pg_conn {
 const char *pg_transport_default_address(void) { return "\\\\.\\pipe\\pixelgate"; }
 
 void pg_conn_set_timeout(pg_conn *c, uint32_t timeout_ms) { c->timeout_ms = timeout_ms; }
-
-/* Milliseconds left until deadline (a GetTickCount64 value), 0 if passed. */
-static DWORD ms_left(ULONGLONG deadline) {
-    ULONGLONG now = GetTickCount64();
-    if (now >= deadline) return 0;
-    ULONGLONG left = deadline - now;
-    return left > 0x7fffffffu ? 0x7fffffffu : (DWORD)left;
-}
 
 /* UTF-8 pipe name -> wide, checked to be a local pipe. *out is malloc'd. */
 static pg_err pipe_name_w(const char *address, wchar_t **out, pg_error *e) {
@@ -86,11 +79,11 @@ static pg_err open_once(const wchar_t *name, const char *address, HANDLE *h, pg_
 /* Opens the pipe, waiting for a free instance until the deadline. */
 static pg_err open_pipe(const wchar_t *name, const char *address, uint32_t timeout_ms, HANDLE *h,
                         pg_error *e) {
-    ULONGLONG deadline = GetTickCount64() + timeout_ms;
+    pg_deadline deadline = pg_deadline_in_ms(timeout_ms);
     for (;;) {
         pg_err rc = open_once(name, address, h, e);
         if (rc != PG_E_TIMEOUT) return rc;
-        DWORD left = ms_left(deadline);
+        DWORD left = pg_deadline_left_ms(deadline);
         /* WaitNamedPipeW(0) would mean "the server's default wait": never pass 0. */
         if (left == 0 || (!WaitNamedPipeW(name, left) && GetLastError() == ERROR_SEM_TIMEOUT))
             return pg_error_set(e, PG_E_TIMEOUT, NULL, "broker pipe %s stayed busy for %u ms", address,
@@ -153,7 +146,7 @@ static BOOL io_start(pg_conn *c, int dir, void *p, DWORD len, OVERLAPPED *ov) {
 }
 
 /* One overlapped transfer of up to len bytes, bounded by deadline. */
-static pg_err io_once(pg_conn *c, int dir, void *p, DWORD len, ULONGLONG deadline, DWORD *got, pg_error *e) {
+static pg_err io_once(pg_conn *c, int dir, void *p, DWORD len, pg_deadline deadline, DWORD *got, pg_error *e) {
     OVERLAPPED ov = {.hEvent = c->ev[dir]};
     ResetEvent(ov.hEvent);
     *got = 0;
@@ -161,7 +154,7 @@ static pg_err io_once(pg_conn *c, int dir, void *p, DWORD len, ULONGLONG deadlin
         DWORD err = GetLastError(); /* MORE_DATA: a message read in part, reaped below */
         if (err != ERROR_IO_PENDING && err != ERROR_MORE_DATA) return io_error(err, dir, e);
     }
-    if (WaitForSingleObject(ov.hEvent, ms_left(deadline)) != WAIT_OBJECT_0) CancelIoEx(c->pipe, &ov);
+    if (WaitForSingleObject(ov.hEvent, pg_deadline_left_ms(deadline)) != WAIT_OBJECT_0) CancelIoEx(c->pipe, &ov);
     /* Always reap the operation: ov and p must outlive it. */
     if (GetOverlappedResult(c->pipe, &ov, got, TRUE) || GetLastError() == ERROR_MORE_DATA) return PG_OK;
     return io_error(GetLastError(), dir, e);
@@ -169,9 +162,9 @@ static pg_err io_once(pg_conn *c, int dir, void *p, DWORD len, ULONGLONG deadlin
 
 /* Moves exactly n bytes in one direction, or fails. */
 static pg_err io_full(pg_conn *c, int dir, uint8_t *p, size_t n, pg_error *e) {
-    ULONGLONG deadline = GetTickCount64() + c->timeout_ms;
+    pg_deadline deadline = pg_deadline_in_ms(c->timeout_ms);
     while (n > 0) {
-        if (ms_left(deadline) == 0)
+        if (pg_deadline_passed(deadline))
             return pg_error_set(e, PG_E_TIMEOUT, NULL, "peer did not respond within %u ms", c->timeout_ms);
         DWORD got;
         pg_err rc = io_once(c, dir, p, (DWORD)(n < IO_CHUNK ? n : IO_CHUNK), deadline, &got, e);

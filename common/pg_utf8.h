@@ -12,14 +12,14 @@
 #ifndef PG_UTF8_H
 #define PG_UTF8_H
 
+#include <stddef.h>
 #include <stdio.h>
+#include <wchar.h>
 
 int pg_args_utf8(int *argc, char ***argv);
 FILE *pg_fopen_utf8(const char *path, const char *mode);
 
 #ifdef _WIN32
-#include <stddef.h>
-#include <wchar.h>
 /* UTF-8 -> malloc'd UTF-16 with room for `extra` more wchar_ts after the
  * NUL-terminated string; *len (may be NULL) gets its length without the NUL.
  * NULL for invalid UTF-8 or no memory. */

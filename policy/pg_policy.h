@@ -43,7 +43,7 @@
  * Windows
  *   pg_policy_check_file takes a plain path on a local drive (no UNC share,
  *   device path or stream), refuses a reparse point (symbolic link, junction)
- *   anywhere on it, and applies broker/win's ACL rule to the file and its
+ *   anywhere on it, and applies common/pg_win_acl.h's rule to the file and its
  *   directory: owned by SYSTEM, Administrators or TrustedInstaller, and no
  *   write-type right for anyone else (the tip gives the icacls fix).
  *   pg_policy_load then opens the file without following reparse points,

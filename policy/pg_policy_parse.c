@@ -15,6 +15,7 @@
 
 #include "pg_crypto.h"
 #include "pg_policy_private.h"
+#include "pg_url.h"
 
 #define PATH_MAX_LEN 384
 #define POLICY_TIP "fix this key in the policy file (docs/policy.md lists every key), then start or reload the broker"
@@ -515,23 +516,14 @@ static pg_err parse_endpoint(pc *c, const char *name, const cJSON *v, const char
     path_key(sub, path, "url");
     if (!(x = get(v, "url"))) return bad(c, sub, "required: the chat-completions URL, e.g. http://127.0.0.1:11434/v1/chat/completions");
     if ((rc = read_string(c, x, sub, &ep->url)) != PG_OK) return rc;
-    pgp_url url;
-    char why[256];
-    if (!pgp_url_parse(ep->url, false, &url, why, sizeof why)) return bad(c, sub, "%s", why);
-    if (!(ep->scheme = pgp_strdup(c->p, url.scheme)) || !(ep->host = pgp_strdup(c->p, url.host)) ||
-        !(ep->origin = pgp_strdup(c->p, url.origin)))
+    pg_url url;
+    pg_error ue;
+    if (pg_url_parse(ep->url, &url, &ue) != PG_OK) return bad(c, sub, "%s", ue.message);
+    if (!(ep->scheme = pgp_strdup(c->p, pg_url_scheme(&url))) || !(ep->host = pgp_strdup(c->p, url.host)) ||
+        !(ep->origin = pgp_strdup(c->p, url.origin)) || !(ep->path = pgp_strdup(c->p, url.path)))
         return oom(c);
-    if (url.rest[0] == '/') {
-        ep->path = url.rest;
-    } else {
-        char *pth = pgp_alloc(c->p, strlen(url.rest) + 2);
-        if (!pth) return oom(c);
-        pth[0] = '/';
-        strcpy(pth + 1, url.rest);
-        ep->path = pth;
-    }
     ep->port = url.port;
-    ep->host_is_loopback = url.loopback;
+    ep->host_is_loopback = pg_url_is_loopback(&url);
     path_key(sub, path, "model");
     if (!(x = get(v, "model"))) return bad(c, sub, "required: the model name the server expects");
     if ((rc = read_string(c, x, sub, &ep->model)) != PG_OK) return rc;
@@ -609,7 +601,7 @@ static pg_err parse_global_analysis(pc *c, const cJSON *a, const char *path, pg_
     pg_policy *p = c->p;
     pg_err rc = check_object(c, a, path, analysis_keys, NULL, NULL);
     if (rc != PG_OK) return rc;
-    char sub[PATH_MAX_LEN], el[PATH_MAX_LEN], why[256];
+    char sub[PATH_MAX_LEN], el[PATH_MAX_LEN];
     const cJSON *x;
     int iv = 0;
     if ((x = get(a, "mode"))) {
@@ -633,8 +625,11 @@ static pg_err parse_global_analysis(pc *c, const cJSON *a, const char *path, pg_
             path_idx(el, sub, i);
             const char *s = NULL;
             if ((rc = read_string(c, o, el, &s)) != PG_OK) return rc;
-            pgp_url u;
-            if (!pgp_url_parse(s, true, &u, why, sizeof why)) return bad(c, el, "%s", why);
+            pg_url u;
+            pg_error ue;
+            if (pg_url_parse(s, &u, &ue) != PG_OK) return bad(c, el, "%s", ue.message);
+            if (!pg_url_is_origin(&u))
+                return bad(c, el, "an allowlist entry is an origin, scheme://host[:port], without a path or query");
             if (!(p->allowlist[i] = pgp_strdup(p, u.origin))) return oom(c);
         }
         p->n_allowlist = n;

@@ -17,7 +17,6 @@
 #define PGP_MAX_NAME 256        /* user / group name bytes */
 #define PGP_MAX_EP_NAME 64
 #define PGP_MAX_PATH 4095
-#define PGP_MAX_URL 2048
 #define PGP_MAX_ARGV 64
 #define PGP_MAX_ARG 4096
 
@@ -70,25 +69,14 @@ char *pgp_strdup(pg_policy *p, const char *s);
 char *pgp_strndup(pg_policy *p, const char *s, size_t n);
 /* Frees every allocation and compiled pattern (refcount ignored). */
 void pgp_destroy(pg_policy *p);
+/* pg_policy_file.c: parses the n bytes read from path (buf is freed), names
+ * path in a parse error, and records path and whether its permissions were
+ * checked in the policy's settings. */
+pg_err pgp_file_finish_load(const char *path, char *buf, size_t n, bool checked, pg_policy **out, pg_error *e);
 
 /* Names: case-sensitive on POSIX, ASCII case-insensitive on Windows. */
 bool pgp_name_eq(const char *a, const char *b);
 int pgp_name_cmp(const char *a, const char *b);
-
-/* A parsed http(s) URL or origin. */
-typedef struct {
-    char scheme[6];   /* "http" | "https" */
-    char host[256];   /* lower case; IPv6 canonical (RFC 5952) without brackets */
-    bool ipv6;
-    uint16_t port;
-    char origin[300]; /* scheme://host:port, IPv6 in brackets */
-    const char *rest; /* points into the input: path/query ("" when none) */
-    bool loopback;    /* 127.0.0.0/8, ::1, ::ffff:127.0.0.0/104, "localhost" */
-} pgp_url;
-
-/* Parses s; on failure writes why (no JSON path) and returns false. With
- * origin_only, a path other than "" or "/" is refused. */
-bool pgp_url_parse(const char *s, bool origin_only, pgp_url *u, char *why, size_t n);
 
 /* A window pattern: checks size, complexity, back-references and syntax that
  * POSIX and PCRE2 read differently (the caller then compiles it with

@@ -6,6 +6,8 @@
 #   2. ASan+UBSan build (clang): the same tests under the sanitizers
 #   3. libFuzzer build: every fuzz target over its corpus for a bounded time
 #   4. mingw-w64 cross-build: unit tests under Wine on Xvfb
+#   5. Release builds the way a distribution builds (no presets, so no
+#      -Werror; -O3 finds other warnings), gcc and clang: build + unit tests
 # Integration tests create system users, so this needs root. Nothing is
 # skipped: a stage whose tools are missing fails.
 set -uo pipefail
@@ -49,10 +51,20 @@ fuzz_smoke() {
         ctest --test-dir build/fuzz --output-on-failure -L fuzz
 }
 
+# A distribution's build: plain cmake, CMAKE_BUILD_TYPE=Release, its compiler.
+release_build() {
+    local cc=$1 dir=build/release-$1
+    cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_COMPILER="$cc" >/dev/null &&
+        cmake --build "$dir" -j "$(nproc)" &&
+        ctest --test-dir "$dir" --output-on-failure -L unit
+}
+
 stage "native (gcc): unit, x11, oracle, integration" build_and_test default
 stage "asan+ubsan (clang): unit, x11, oracle, integration" build_and_test asan
 stage "fuzz (libFuzzer): bounded runs over each corpus" fuzz_smoke
 stage "mingw-w64 + Wine: unit tests" bash scripts/test-mingw.sh
+stage "release (gcc, plain cmake): build, unit" release_build gcc
+stage "release (clang, plain cmake): build, unit" release_build clang
 
 printf '\n==== done in %ss\n' "$(($(date +%s) - T0))"
 [ ${#FAILED_NAMES[@]} -gt 0 ] && printf 'failed stage: %s\n' "${FAILED_NAMES[@]}"

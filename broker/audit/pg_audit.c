@@ -26,8 +26,8 @@
 
 struct pg_audit {
     pthread_mutex_t mu;
-    pg_afs_dir *dir;
-    pg_afs_file fd;         /* the live file, appended to, locked */
+    pg_audit_fs_dir *dir;
+    pg_audit_fs_file fd;         /* the live file, appended to, locked */
     char path[PATH_LEN];    /* as given, for messages */
     char base[NAME_LEN];    /* live file's name in dir */
     uint64_t rotate_bytes;
@@ -38,7 +38,7 @@ struct pg_audit {
     cJSON *evicted;         /* the rotated file about to be dropped, for the next header */
     bool pending_create;    /* rotated away, but the new live file is not created yet */
     bool broken;            /* a failed write could not be cut back yet */
-    pg_afs_self self;       /* the broker itself, principal of the audit.* records */
+    pg_audit_fs_self self;       /* the broker itself, principal of the audit.* records */
 };
 
 /* ---- small helpers ---------------------------------------------------- */
@@ -81,8 +81,8 @@ static pg_err sys_err(pg_error *e, pg_err code, const char *what, const char *na
     return pg_error_set(e, code, NULL, "audit log: %s %s: %s", what, name, strerror(err));
 }
 
-static pg_err pread_all(pg_afs_file f, void *buf, size_t n, uint64_t off, pg_error *e) {
-    int err = pg_afs_pread(f, buf, n, off);
+static pg_err pread_all(pg_audit_fs_file f, void *buf, size_t n, uint64_t off, pg_error *e) {
+    int err = pg_audit_fs_pread(f, buf, n, off);
     if (err) return pg_error_set(e, PG_E_INTERNAL, NULL, "audit log: read failed: %s", err == EIO ? "short file" : strerror(err));
     return PG_OK;
 }
@@ -217,9 +217,9 @@ typedef struct {
     uint8_t hash[PG_SHA256_LEN];
 } tail_state;
 
-static pg_err scan_tail(pg_afs_file fd, const char *name, tail_state *t, pg_error *e) {
+static pg_err scan_tail(pg_audit_fs_file fd, const char *name, tail_state *t, pg_error *e) {
     memset(t, 0, sizeof *t);
-    int err = pg_afs_size(fd, &t->size);
+    int err = pg_audit_fs_size(fd, &t->size);
     if (err) return sys_err(e, PG_E_INTERNAL, "cannot stat", name, err);
     if (t->size == 0) return PG_OK;
     size_t win = t->size > PG_AUDIT_LINE_MAX + 1 ? PG_AUDIT_LINE_MAX + 1 : (size_t)t->size;
@@ -261,24 +261,24 @@ out:
 
 /* ---- writing ---------------------------------------------------------- */
 
-static void fsync_dir(pg_audit *a) { pg_afs_dir_sync(a->dir); }
+static void fsync_dir(pg_audit *a) { pg_audit_fs_dir_sync(a->dir); }
 
 /* Cuts the live file back to its last whole record after a failed write. */
 static void cut_back(pg_audit *a) {
-    if (pg_afs_truncate(a->fd, a->size) != 0 || pg_afs_sync(a->fd) != 0) a->broken = true;
+    if (pg_audit_fs_truncate(a->fd, a->size) != 0 || pg_audit_fs_sync(a->fd) != 0) a->broken = true;
 }
 
 /* One write of the whole line (with its newline) at the end of the file,
  * then fdatasync (Windows: FlushFileBuffers). */
 static pg_err write_line(pg_audit *a, const char *line, size_t len, pg_error *e) {
     size_t n = 0;
-    int err = pg_afs_append(a->fd, line, len, &n);
+    int err = pg_audit_fs_append(a->fd, line, len, &n);
     if (err || n != len) {
         cut_back(a);
         return pg_error_set(e, PG_E_INTERNAL, "free space on the broker's state filesystem; the operation was refused",
                             "audit log %s: write failed: %s", a->path, err ? strerror(err) : "short write (disk full?)");
     }
-    if ((err = pg_afs_sync(a->fd)) != 0) {
+    if ((err = pg_audit_fs_sync(a->fd)) != 0) {
         cut_back(a);
         return pg_error_set(e, PG_E_INTERNAL, "check the broker's state filesystem; the operation was refused",
                             "audit log %s: fdatasync failed: %s", a->path, strerror(err));
@@ -392,11 +392,11 @@ static uint64_t line_seq(const char *line, size_t len) {
 }
 
 /* The seq of the last record of f (size bytes, ending in a newline). */
-static uint64_t last_record_seq(pg_afs_file f, uint64_t size) {
+static uint64_t last_record_seq(pg_audit_fs_file f, uint64_t size) {
     size_t n = size > PG_AUDIT_LINE_MAX + 1 ? PG_AUDIT_LINE_MAX + 1 : (size_t)size;
     char *tail = n ? malloc(n) : NULL;
     uint64_t seq = 0;
-    if (tail && pg_afs_pread(f, tail, n, size - n) == 0) {
+    if (tail && pg_audit_fs_pread(f, tail, n, size - n) == 0) {
         size_t i = n - 1; /* the final newline */
         while (i > 0 && tail[i - 1] != '\n') i--;
         seq = line_seq(tail + i, n - i);
@@ -408,8 +408,8 @@ static uint64_t last_record_seq(pg_afs_file f, uint64_t size) {
 /* What the oldest rotated file holds (its name, bytes, SHA-256, first and
  * last seq), read before rotation deletes it, for the new file's header. */
 static cJSON *describe_evicted(pg_audit *a, const char *name) {
-    pg_afs_file f;
-    if (pg_afs_open(a->dir, name, PG_AFS_READ, &f) != 0) return NULL;
+    pg_audit_fs_file f;
+    if (pg_audit_fs_open(a->dir, name, PG_AUDIT_FS_READ, &f) != 0) return NULL;
     pg_sha256_ctx *h = NULL;
     pg_error e;
     uint8_t digest[PG_SHA256_LEN];
@@ -417,13 +417,13 @@ static cJSON *describe_evicted(pg_audit *a, const char *name) {
     uint64_t bytes = 0, first_seq = 0;
     size_t got = 0;
     bool ok = pg_sha256_new(&h, &e) == PG_OK;
-    while (ok && pg_afs_read(f, buf, sizeof buf, &got) == 0 && got > 0) {
+    while (ok && pg_audit_fs_read(f, buf, sizeof buf, &got) == 0 && got > 0) {
         ok = pg_sha256_update(h, buf, got, &e) == PG_OK;
         if (bytes == 0) first_seq = line_seq(buf, got);
         bytes += got;
     }
     uint64_t last_seq = ok ? last_record_seq(f, bytes) : 0;
-    pg_afs_close(&f);
+    pg_audit_fs_close(&f);
     if (!ok) pg_sha256_free(h);
     if (!ok || pg_sha256_final(h, digest, &e) != PG_OK) return NULL;
     pg_hex(digest, sizeof digest, hex);
@@ -438,8 +438,8 @@ static cJSON *describe_evicted(pg_audit *a, const char *name) {
 
 /* Opens the live file (creating it 0600 with create) and locks it. */
 static pg_err open_live(pg_audit *a, bool exclusive, pg_error *e) {
-    pg_afs_file fd;
-    int err = pg_afs_open(a->dir, a->base, exclusive ? PG_AFS_LIVE_NEW : PG_AFS_LIVE, &fd);
+    pg_audit_fs_file fd;
+    int err = pg_audit_fs_open(a->dir, a->base, exclusive ? PG_AUDIT_FS_LIVE_NEW : PG_AUDIT_FS_LIVE, &fd);
     if (err == ELOOP)
         return pg_error_set(e, PG_E_BADINPUT, "replace the symlink by the log file itself",
                             "audit log %s is a symlink; it is never followed", a->path);
@@ -448,17 +448,17 @@ static pg_err open_live(pg_audit *a, bool exclusive, pg_error *e) {
                             "audit log %s is in use by another process (%s)", a->path, strerror(err));
     if (err == EINVAL) return pg_error_set(e, PG_E_BADINPUT, NULL, "audit log %s is not a regular file", a->path);
     if (err) return sys_err(e, err == EACCES || err == EROFS ? PG_E_BADINPUT : PG_E_INTERNAL, "cannot open", a->path, err);
-    const char *bad = pg_afs_file_unsafe(fd);
+    const char *bad = pg_audit_fs_file_unsafe(fd);
     if (bad) {
-        pg_afs_close(&fd);
+        pg_audit_fs_close(&fd);
         return pg_error_set(e, PG_E_BADINPUT, NULL, "audit log %s %s", a->path, bad);
     }
-    if ((err = pg_afs_lock(fd)) != 0) {
-        pg_afs_close(&fd);
+    if ((err = pg_audit_fs_lock(fd)) != 0) {
+        pg_audit_fs_close(&fd);
         return pg_error_set(e, PG_E_BADINPUT, "stop the other broker, or give this one its own --state-dir",
                             "audit log %s is in use by another process (%s)", a->path, strerror(err));
     }
-    pg_afs_close(&a->fd);
+    pg_audit_fs_close(&a->fd);
     a->fd = fd;
     return PG_OK;
 }
@@ -469,22 +469,22 @@ static pg_err rotate_locked(pg_audit *a, pg_error *e) {
     char from[NAME_LEN + 8], to[NAME_LEN + 8];
     if (!a->pending_create) {
         rotated_name(to, sizeof to, a->base, PG_AUDIT_KEEP);
-        if (pg_afs_exists(a->dir, to)) {
+        if (pg_audit_fs_exists(a->dir, to)) {
             cJSON_Delete(a->evicted);
             a->evicted = describe_evicted(a, to);
             if (!a->evicted) return pg_error_set(e, PG_E_INTERNAL, "check the state filesystem",
                                                  "audit log: cannot read %s before it is evicted", to);
         }
-        int err = pg_afs_unlink(a->dir, to);
+        int err = pg_audit_fs_unlink(a->dir, to);
         if (err && err != ENOENT) return sys_err(e, PG_E_INTERNAL, "cannot remove", to, err);
         for (int i = PG_AUDIT_KEEP - 1; i >= 1; i--) {
             rotated_name(from, sizeof from, a->base, i);
             rotated_name(to, sizeof to, a->base, i + 1);
-            if ((err = pg_afs_rename(a->dir, from, to)) != 0 && err != ENOENT)
+            if ((err = pg_audit_fs_rename(a->dir, from, to)) != 0 && err != ENOENT)
                 return sys_err(e, PG_E_INTERNAL, "cannot rotate", from, err);
         }
         rotated_name(to, sizeof to, a->base, 1);
-        if ((err = pg_afs_rename(a->dir, a->base, to)) != 0) return sys_err(e, PG_E_INTERNAL, "cannot rotate", a->path, err);
+        if ((err = pg_audit_fs_rename(a->dir, a->base, to)) != 0) return sys_err(e, PG_E_INTERNAL, "cannot rotate", a->path, err);
         fsync_dir(a);
         a->pending_create = true; /* from here the old fd is PATH.1: no more records into it */
     }
@@ -500,8 +500,8 @@ static pg_err rotate_locked(pg_audit *a, pg_error *e) {
 /* Brings the log to a writable state after an earlier failure. */
 static pg_err ready_locked(pg_audit *a, pg_error *e) {
     if (a->broken) {
-        int err = pg_afs_truncate(a->fd, a->size);
-        if (!err) err = pg_afs_sync(a->fd);
+        int err = pg_audit_fs_truncate(a->fd, a->size);
+        if (!err) err = pg_audit_fs_sync(a->fd);
         if (err)
             return pg_error_set(e, PG_E_INTERNAL, "check the broker's state filesystem",
                                 "audit log %s: cannot cut back a failed write: %s", a->path, strerror(err));
@@ -539,27 +539,27 @@ static pg_err repair_locked(pg_audit *a, const tail_state *t, pg_error *e) {
     char hex[65], name[NAME_LEN + 48];
     pg_err rc = pread_all(a->fd, buf, torn, t->good, e);
     if (rc == PG_OK) rc = pg_sha256(buf, torn, h, e);
-    pg_afs_file fd = PG_AFS_CLOSED;
+    pg_audit_fs_file fd = PG_AUDIT_FS_CLOSED;
     for (int k = 0; rc == PG_OK && fd.h == -1 && k < 100; k++) {
         if (k == 0) snprintf(name, sizeof name, "%s.torn.%" PRIu64, a->base, a->seq + 1);
         else snprintf(name, sizeof name, "%s.torn.%" PRIu64 ".%d", a->base, a->seq + 1, k);
-        int err = pg_afs_open(a->dir, name, PG_AFS_NEW, &fd);
+        int err = pg_audit_fs_open(a->dir, name, PG_AUDIT_FS_NEW, &fd);
         if (err && err != EEXIST) rc = sys_err(e, PG_E_INTERNAL, "cannot save the torn tail to", name, err);
     }
     if (rc == PG_OK && fd.h == -1) rc = pg_error_set(e, PG_E_INTERNAL, NULL, "audit log: no free name to save the torn tail");
     if (rc == PG_OK) {
         size_t n = 0;
-        int err = pg_afs_append(fd, buf, torn, &n);
+        int err = pg_audit_fs_append(fd, buf, torn, &n);
         if (!err && n != torn) err = EIO;
-        if (!err) err = pg_afs_sync(fd);
+        if (!err) err = pg_audit_fs_sync(fd);
         if (err) rc = sys_err(e, PG_E_INTERNAL, "cannot save the torn tail to", name, err);
     }
-    pg_afs_close(&fd);
+    pg_audit_fs_close(&fd);
     free(buf);
     if (rc) return rc;
     fsync_dir(a);
-    int err = pg_afs_truncate(a->fd, t->good);
-    if (!err) err = pg_afs_sync(a->fd);
+    int err = pg_audit_fs_truncate(a->fd, t->good);
+    if (!err) err = pg_audit_fs_sync(a->fd);
     if (err) return sys_err(e, PG_E_INTERNAL, "cannot cut the torn tail off", a->path, err);
     a->size = t->good;
     if (a->need_header && (rc = write_header(a, e))) return rc;
@@ -578,14 +578,14 @@ static pg_err state_from_rotated(pg_audit *a, bool *found, pg_error *e) {
     char name[NAME_LEN + 8];
     rotated_name(name, sizeof name, a->base, 1);
     *found = false;
-    pg_afs_file fd;
-    int err = pg_afs_open(a->dir, name, PG_AFS_READ, &fd);
+    pg_audit_fs_file fd;
+    int err = pg_audit_fs_open(a->dir, name, PG_AUDIT_FS_READ, &fd);
     if (err == ENOENT) return PG_OK;
     if (err == EINVAL) return pg_error_set(e, PG_E_BADINPUT, NULL, "audit log %s is not a regular file", name);
     if (err) return sys_err(e, PG_E_BADINPUT, "cannot open", name, err);
     tail_state t;
     pg_err rc = scan_tail(fd, name, &t, e);
-    pg_afs_close(&fd);
+    pg_audit_fs_close(&fd);
     if (rc) return rc;
     if (!t.have)
         return pg_error_set(e, PG_E_BADINPUT, "check it with pixelgated --verify-audit",
@@ -600,22 +600,22 @@ pg_err pg_audit_open(pg_audit **out, const char *path, uint64_t rotate_bytes, pg
     *out = NULL;
     pg_audit *a = calloc(1, sizeof *a);
     if (!a) return pg_error_set(e, PG_E_INTERNAL, NULL, "audit log: out of memory");
-    a->fd = PG_AFS_CLOSED;
+    a->fd = PG_AUDIT_FS_CLOSED;
     a->rotate_bytes = rotate_bytes;
     char dir[PATH_LEN];
     pg_err rc = split_path(path, dir, sizeof dir, a->base, sizeof a->base, e);
     if (rc) goto fail;
     snprintf(a->path, sizeof a->path, "%s", path);
-    int err = pg_afs_dir_open(dir, true, &a->dir);
+    int err = pg_audit_fs_dir_open(dir, true, &a->dir);
     if (err) {
         rc = err == ENOENT ? pg_error_set(e, PG_E_NOTFOUND, "create the broker's state directory (mode 0700)",
                                           "audit log directory %s does not exist", dir)
                            : sys_err(e, PG_E_BADINPUT, "cannot open the directory", dir, err);
         goto fail;
     }
-    pg_afs_self_get(&a->self);
+    pg_audit_fs_self_get(&a->self);
     char why[128];
-    if (pg_afs_dir_unsafe(a->dir, why, sizeof why)) {
+    if (pg_audit_fs_dir_unsafe(a->dir, why, sizeof why)) {
         rc = pg_error_set(e, PG_E_BADINPUT, "chown it to the broker's user and chmod 0700 it",
                           "audit log directory %s must be owned by uid %u and not writable by others (%s)", dir,
                           (unsigned)a->self.uid, why);
@@ -646,8 +646,8 @@ pg_err pg_audit_open(pg_audit **out, const char *path, uint64_t rotate_bytes, pg
     *out = a;
     return PG_OK;
 fail:
-    pg_afs_close(&a->fd);
-    pg_afs_dir_close(a->dir);
+    pg_audit_fs_close(&a->fd);
+    pg_audit_fs_dir_close(a->dir);
     free(a);
     return rc;
 }
@@ -716,8 +716,8 @@ void pg_audit_anchor(pg_audit *a, char out[PG_AUDIT_ANCHOR_MAX]) {
 void pg_audit_close(pg_audit *a) {
     if (!a) return;
     pthread_mutex_destroy(&a->mu);
-    pg_afs_close(&a->fd);
-    pg_afs_dir_close(a->dir);
+    pg_audit_fs_close(&a->fd);
+    pg_audit_fs_dir_close(a->dir);
     cJSON_Delete(a->evicted);
     free(a);
 }
@@ -725,7 +725,7 @@ void pg_audit_close(pg_audit *a) {
 /* ---- verify ----------------------------------------------------------- */
 
 typedef struct {
-    pg_afs_file fd;
+    pg_audit_fs_file fd;
     char *buf;       /* PG_AUDIT_LINE_MAX + 2 */
     size_t beg, end;
     bool eof;
@@ -758,7 +758,7 @@ static int lr_next(lreader *r, char **line, size_t *len, bool *terminated) {
         r->end -= r->beg;
         r->beg = 0;
         size_t n = 0;
-        int err = pg_afs_read(r->fd, r->buf + r->end, cap - 1 - r->end, &n);
+        int err = pg_audit_fs_read(r->fd, r->buf + r->end, cap - 1 - r->end, &n);
         if (err) {
             errno = err;
             return -1;
@@ -777,7 +777,7 @@ typedef struct {
 } vline;
 
 typedef struct {
-    pg_afs_dir *dir;
+    pg_audit_fs_dir *dir;
     char names[PG_AUDIT_KEEP + 1][NAME_LEN + 8];
     int nfiles, cur;
     uint64_t lineno;
@@ -791,7 +791,7 @@ static int it_next(chain_iter *it, vline *v) {
     for (;;) {
         if (it->lr.fd.h == -1) {
             if (it->cur >= it->nfiles) return 0;
-            it->err = pg_afs_open(it->dir, it->names[it->cur], PG_AFS_READ, &it->lr.fd);
+            it->err = pg_audit_fs_open(it->dir, it->names[it->cur], PG_AUDIT_FS_READ, &it->lr.fd);
             if (it->err) return -3;
             it->lr.beg = it->lr.end = 0;
             it->lr.eof = false;
@@ -799,7 +799,7 @@ static int it_next(chain_iter *it, vline *v) {
         }
         int rc = lr_next(&it->lr, &v->s, &v->len, &v->terminated);
         if (rc == 0) {
-            pg_afs_close(&it->lr.fd);
+            pg_audit_fs_close(&it->lr.fd);
             it->cur++;
             continue;
         }
@@ -827,9 +827,12 @@ static pg_err fail_at(pg_audit_report *r, const char *dir, const chain_iter *it,
     vsnprintf(r->reason, sizeof r->reason, fmt, ap);
     va_end(ap);
     size_t dl = strlen(dir);
-    bool sep = dir[dl - 1] == '/' || dir[dl - 1] == PG_AFS_SEP;
-    if (strcmp(dir, ".") == 0) snprintf(r->bad_file, sizeof r->bad_file, "%s", it->names[file]);
-    else snprintf(r->bad_file, sizeof r->bad_file, "%s%s%s", dir, sep ? "" : (char[]){PG_AFS_SEP, 0}, it->names[file]);
+    bool sep = dir[dl - 1] == '/' || dir[dl - 1] == PG_AUDIT_FS_SEP;
+    if (strcmp(dir, ".") == 0)
+        snprintf(r->bad_file, sizeof r->bad_file, "%s", it->names[file]);
+    else
+        snprintf(r->bad_file, sizeof r->bad_file, "%s%s%s", dir, sep ? "" : (char[]){PG_AUDIT_FS_SEP, 0},
+                 it->names[file]);
     r->first_bad_line = lineno;
     r->first_bad_seq = seq;
     return pg_error_set(e, PG_E_ASSERT, "compare with a backup or the journal's audit anchors; the records before it hold",
@@ -869,23 +872,24 @@ pg_err pg_audit_verify(const char *path, const pg_audit_verify_opts *o, pg_audit
         return pg_error_set(e, PG_E_USAGE, NULL, "audit anchor 0 must carry the genesis value");
     r->anchor_given = o->anchor != NULL;
 
-    chain_iter it = {.lr = {.fd = PG_AFS_CLOSED}};
-    int derr = pg_afs_dir_open(dir, false, &it.dir);
+    chain_iter it = {.lr = {.fd = PG_AUDIT_FS_CLOSED}};
+    int derr = pg_audit_fs_dir_open(dir, false, &it.dir);
     if (derr)
         return derr == ENOENT ? pg_error_set(e, PG_E_NOTFOUND, NULL, "no audit log at %s", path)
                               : sys_err(e, PG_E_INTERNAL, "cannot open the directory", dir, derr);
     for (int i = o->single_file ? 0 : PG_AUDIT_KEEP; i >= 1; i--) {
         rotated_name(it.names[it.nfiles], sizeof it.names[0], base, i);
-        if (pg_afs_exists(it.dir, it.names[it.nfiles])) it.nfiles++;
+        if (pg_audit_fs_exists(it.dir, it.names[it.nfiles])) it.nfiles++;
     }
-    if (pg_afs_exists(it.dir, base) || o->single_file) snprintf(it.names[it.nfiles++], sizeof it.names[0], "%s", base);
+    if (pg_audit_fs_exists(it.dir, base) || o->single_file)
+        snprintf(it.names[it.nfiles++], sizeof it.names[0], "%s", base);
     if (it.nfiles == 0) {
-        pg_afs_dir_close(it.dir);
+        pg_audit_fs_dir_close(it.dir);
         return pg_error_set(e, PG_E_NOTFOUND, NULL, "no audit log at %s", path);
     }
     it.lr.buf = malloc(PG_AUDIT_LINE_MAX + 2);
     if (!it.lr.buf) {
-        pg_afs_dir_close(it.dir);
+        pg_audit_fs_dir_close(it.dir);
         return pg_error_set(e, PG_E_INTERNAL, NULL, "audit verify: out of memory");
     }
 
@@ -1014,9 +1018,9 @@ pg_err pg_audit_verify(const char *path, const pg_audit_verify_opts *o, pg_audit
     }
     rc = PG_OK;
 done:
-    pg_afs_close(&it.lr.fd);
+    pg_audit_fs_close(&it.lr.fd);
     free(it.lr.buf);
-    pg_afs_dir_close(it.dir);
+    pg_audit_fs_dir_close(it.dir);
     r->files = (unsigned)it.nfiles;
     return rc;
 }

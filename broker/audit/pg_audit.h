@@ -39,7 +39,7 @@
  * rotation renames with MoveFileExW(REPLACE_EXISTING|WRITE_THROUGH); links
  * (reparse points) are opened as themselves and refused, never followed.
  * There is no uid or mode on Windows: file and directory access is the DACL
- * of the broker's state directory, which the broker sets (broker/win); this
+ * of the broker's state directory, which the broker sets (broker/os/win); this
  * module does not check it. The log's own records carry uid 0 and the
  * broker's SID ("sid"); the broker passes each client's principal in.
  * Never: records a whole token, follows a symlink, rewrites a record, or

@@ -2,7 +2,7 @@
  * platform (internal to pg_audit; pg_audit.c is the only caller).
  *
  * Errors are errno values (0: success) on both platforms, so pg_audit.c has
- * one error path; the Windows side maps GetLastError() (pg_afs_errno).
+ * one error path; the Windows side maps GetLastError() (pg_audit_fs_errno).
  *
  * pg_audit_fs_posix.c: a directory fd (O_DIRECTORY, O_NOFOLLOW when asked),
  *   openat/renameat/unlinkat relative to it, O_NOFOLLOW everywhere, files
@@ -22,7 +22,7 @@
  *   MoveFileExW(REPLACE_EXISTING|WRITE_THROUGH), so the directory needs no
  *   separate flush. Owner and ACL are not checked here (no uid/mode on
  *   Windows): the broker creates its state directory with a protected DACL
- *   (broker/win) and files inherit it.
+ *   (broker/os/win) and files inherit it.
  */
 #ifndef PG_AUDIT_FS_H
 #define PG_AUDIT_FS_H
@@ -32,48 +32,49 @@
 #include <stdint.h>
 
 #ifdef _WIN32
-#define PG_AFS_SEP '\\'
+#define PG_AUDIT_FS_SEP '\\'
 #else
-#define PG_AFS_SEP '/'
+#define PG_AUDIT_FS_SEP '/'
 #endif
 
-typedef struct pg_afs_dir pg_afs_dir;
+typedef struct pg_audit_fs_dir pg_audit_fs_dir;
 typedef struct {
     intptr_t h; /* fd, or HANDLE; -1 when closed (INVALID_HANDLE_VALUE is -1 too) */
-} pg_afs_file;
-#define PG_AFS_CLOSED ((pg_afs_file){-1})
+} pg_audit_fs_file;
+#define PG_AUDIT_FS_CLOSED ((pg_audit_fs_file){-1})
 
 typedef enum {
-    PG_AFS_READ,     /* read-only; must be a regular file (EINVAL) */
-    PG_AFS_LIVE,     /* read/write, append, created 0600 if missing */
-    PG_AFS_LIVE_NEW, /* as LIVE, but must not exist yet (EEXIST) */
-    PG_AFS_NEW,      /* write-only, must not exist yet, 0600 */
-} pg_afs_mode;
+    PG_AUDIT_FS_READ,     /* read-only; must be a regular file (EINVAL) */
+    PG_AUDIT_FS_LIVE,     /* read/write, append, created 0600 if missing */
+    PG_AUDIT_FS_LIVE_NEW, /* as LIVE, but must not exist yet (EEXIST) */
+    PG_AUDIT_FS_NEW,      /* write-only, must not exist yet, 0600 */
+} pg_audit_fs_mode;
 
 /* nofollow: a link in place of the directory's last component is refused. */
-int pg_afs_dir_open(const char *path, bool nofollow, pg_afs_dir **out);
-void pg_afs_dir_close(pg_afs_dir *d); /* NULL is fine */
+int pg_audit_fs_dir_open(const char *path, bool nofollow, pg_audit_fs_dir **out);
+void pg_audit_fs_dir_close(pg_audit_fs_dir *d); /* NULL is fine */
 /* NULL when only the broker's user can write the directory, else why not
  * (written into buf). Windows: always NULL (see the contract above). */
-const char *pg_afs_dir_unsafe(pg_afs_dir *d, char *buf, size_t n);
-void pg_afs_dir_sync(pg_afs_dir *d);
-bool pg_afs_exists(pg_afs_dir *d, const char *name); /* a link counts; not followed */
-int pg_afs_unlink(pg_afs_dir *d, const char *name);
-int pg_afs_rename(pg_afs_dir *d, const char *from, const char *to); /* replaces to */
+const char *pg_audit_fs_dir_unsafe(pg_audit_fs_dir *d, char *buf, size_t n);
+void pg_audit_fs_dir_sync(pg_audit_fs_dir *d);
+bool pg_audit_fs_exists(pg_audit_fs_dir *d, const char *name); /* a link counts; not followed */
+int pg_audit_fs_unlink(pg_audit_fs_dir *d, const char *name);
+int pg_audit_fs_rename(pg_audit_fs_dir *d, const char *from, const char *to); /* replaces to */
 
-int pg_afs_open(pg_afs_dir *d, const char *name, pg_afs_mode mode, pg_afs_file *out);
-void pg_afs_close(pg_afs_file *f); /* sets it closed; closed is fine */
+int pg_audit_fs_open(pg_audit_fs_dir *d, const char *name, pg_audit_fs_mode mode, pg_audit_fs_file *out);
+void pg_audit_fs_close(pg_audit_fs_file *f); /* sets it closed; closed is fine */
 /* NULL when f is a regular file owned by the broker's user with no group or
  * other access; else why not. */
-const char *pg_afs_file_unsafe(pg_afs_file f);
-int pg_afs_lock(pg_afs_file f); /* exclusive, non-blocking: EBUSY/EWOULDBLOCK when held */
-int pg_afs_size(pg_afs_file f, uint64_t *size);
-int pg_afs_pread(pg_afs_file f, void *buf, size_t n, uint64_t off); /* all n bytes, or an error (EIO: short) */
+const char *pg_audit_fs_file_unsafe(pg_audit_fs_file f);
+int pg_audit_fs_lock(pg_audit_fs_file f); /* exclusive, non-blocking: EBUSY/EWOULDBLOCK when held */
+int pg_audit_fs_size(pg_audit_fs_file f, uint64_t *size);
+/* All n bytes, or an error (EIO: short). */
+int pg_audit_fs_pread(pg_audit_fs_file f, void *buf, size_t n, uint64_t off);
 /* One write of n bytes at the end of the file; *done gets what was written. */
-int pg_afs_append(pg_afs_file f, const void *buf, size_t n, size_t *done);
-int pg_afs_read(pg_afs_file f, void *buf, size_t n, size_t *got); /* sequential; *got 0 at end */
-int pg_afs_sync(pg_afs_file f);                                   /* data on disk */
-int pg_afs_truncate(pg_afs_file f, uint64_t size);
+int pg_audit_fs_append(pg_audit_fs_file f, const void *buf, size_t n, size_t *done);
+int pg_audit_fs_read(pg_audit_fs_file f, void *buf, size_t n, size_t *got); /* sequential; *got 0 at end */
+int pg_audit_fs_sync(pg_audit_fs_file f);                                   /* data on disk */
+int pg_audit_fs_truncate(pg_audit_fs_file f, uint64_t size);
 
 /* The broker process itself, for the log's own records. */
 typedef struct {
@@ -82,7 +83,7 @@ typedef struct {
     char user[64];
     char sid[192];   /* Windows: the process token's user SID; POSIX "" */
     char exe[4096];
-} pg_afs_self;
-void pg_afs_self_get(pg_afs_self *s);
+} pg_audit_fs_self;
+void pg_audit_fs_self_get(pg_audit_fs_self *s);
 
 #endif

@@ -11,12 +11,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-struct pg_afs_dir {
+struct pg_audit_fs_dir {
     int fd;
 };
 
-int pg_afs_dir_open(const char *path, bool nofollow, pg_afs_dir **out) {
-    pg_afs_dir *d = malloc(sizeof *d);
+int pg_audit_fs_dir_open(const char *path, bool nofollow, pg_audit_fs_dir **out) {
+    pg_audit_fs_dir *d = malloc(sizeof *d);
     if (!d) return ENOMEM;
     d->fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | (nofollow ? O_NOFOLLOW : 0));
     if (d->fd < 0) {
@@ -28,13 +28,13 @@ int pg_afs_dir_open(const char *path, bool nofollow, pg_afs_dir **out) {
     return 0;
 }
 
-void pg_afs_dir_close(pg_afs_dir *d) {
+void pg_audit_fs_dir_close(pg_audit_fs_dir *d) {
     if (!d) return;
     close(d->fd);
     free(d);
 }
 
-const char *pg_afs_dir_unsafe(pg_afs_dir *d, char *buf, size_t n) {
+const char *pg_audit_fs_dir_unsafe(pg_audit_fs_dir *d, char *buf, size_t n) {
     struct stat st;
     if (fstat(d->fd, &st) != 0) {
         snprintf(buf, n, "cannot stat it: %s", strerror(errno));
@@ -45,31 +45,31 @@ const char *pg_afs_dir_unsafe(pg_afs_dir *d, char *buf, size_t n) {
     return buf;
 }
 
-void pg_afs_dir_sync(pg_afs_dir *d) { (void)fsync(d->fd); }
+void pg_audit_fs_dir_sync(pg_audit_fs_dir *d) { (void)fsync(d->fd); }
 
-bool pg_afs_exists(pg_afs_dir *d, const char *name) {
+bool pg_audit_fs_exists(pg_audit_fs_dir *d, const char *name) {
     struct stat st;
     return fstatat(d->fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
 }
 
-int pg_afs_unlink(pg_afs_dir *d, const char *name) { return unlinkat(d->fd, name, 0) == 0 ? 0 : errno; }
+int pg_audit_fs_unlink(pg_audit_fs_dir *d, const char *name) { return unlinkat(d->fd, name, 0) == 0 ? 0 : errno; }
 
-int pg_afs_rename(pg_afs_dir *d, const char *from, const char *to) {
+int pg_audit_fs_rename(pg_audit_fs_dir *d, const char *from, const char *to) {
     return renameat(d->fd, from, d->fd, to) == 0 ? 0 : errno;
 }
 
-int pg_afs_open(pg_afs_dir *d, const char *name, pg_afs_mode mode, pg_afs_file *out) {
+int pg_audit_fs_open(pg_audit_fs_dir *d, const char *name, pg_audit_fs_mode mode, pg_audit_fs_file *out) {
     static const int flags[] = {
-        [PG_AFS_READ] = O_RDONLY | O_NONBLOCK, /* a FIFO is refused below, not waited on */
-        [PG_AFS_LIVE] = O_RDWR | O_APPEND | O_CREAT,
-        [PG_AFS_LIVE_NEW] = O_RDWR | O_APPEND | O_CREAT | O_EXCL,
-        [PG_AFS_NEW] = O_WRONLY | O_CREAT | O_EXCL,
+        [PG_AUDIT_FS_READ] = O_RDONLY | O_NONBLOCK, /* a FIFO is refused below, not waited on */
+        [PG_AUDIT_FS_LIVE] = O_RDWR | O_APPEND | O_CREAT,
+        [PG_AUDIT_FS_LIVE_NEW] = O_RDWR | O_APPEND | O_CREAT | O_EXCL,
+        [PG_AUDIT_FS_NEW] = O_WRONLY | O_CREAT | O_EXCL,
     };
-    *out = PG_AFS_CLOSED;
+    *out = PG_AUDIT_FS_CLOSED;
     int fd = openat(d->fd, name, flags[mode] | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0) return errno;
     struct stat st;
-    if (mode == PG_AFS_READ && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
+    if (mode == PG_AUDIT_FS_READ && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
         close(fd);
         return EINVAL;
     }
@@ -77,12 +77,12 @@ int pg_afs_open(pg_afs_dir *d, const char *name, pg_afs_mode mode, pg_afs_file *
     return 0;
 }
 
-void pg_afs_close(pg_afs_file *f) {
+void pg_audit_fs_close(pg_audit_fs_file *f) {
     if (f->h >= 0) close((int)f->h);
     f->h = -1;
 }
 
-const char *pg_afs_file_unsafe(pg_afs_file f) {
+const char *pg_audit_fs_file_unsafe(pg_audit_fs_file f) {
     struct stat st;
     if (fstat((int)f.h, &st) != 0) return "cannot be examined";
     if (!S_ISREG(st.st_mode)) return "is not a regular file";
@@ -91,16 +91,16 @@ const char *pg_afs_file_unsafe(pg_afs_file f) {
     return NULL;
 }
 
-int pg_afs_lock(pg_afs_file f) { return flock((int)f.h, LOCK_EX | LOCK_NB) == 0 ? 0 : errno; }
+int pg_audit_fs_lock(pg_audit_fs_file f) { return flock((int)f.h, LOCK_EX | LOCK_NB) == 0 ? 0 : errno; }
 
-int pg_afs_size(pg_afs_file f, uint64_t *size) {
+int pg_audit_fs_size(pg_audit_fs_file f, uint64_t *size) {
     struct stat st;
     if (fstat((int)f.h, &st) != 0) return errno;
     *size = (uint64_t)st.st_size;
     return 0;
 }
 
-int pg_afs_pread(pg_afs_file f, void *buf, size_t n, uint64_t off) {
+int pg_audit_fs_pread(pg_audit_fs_file f, void *buf, size_t n, uint64_t off) {
     uint8_t *p = buf;
     while (n) {
         ssize_t r = pread((int)f.h, p, n, (off_t)off);
@@ -113,7 +113,7 @@ int pg_afs_pread(pg_afs_file f, void *buf, size_t n, uint64_t off) {
     return 0;
 }
 
-int pg_afs_append(pg_afs_file f, const void *buf, size_t n, size_t *done) {
+int pg_audit_fs_append(pg_audit_fs_file f, const void *buf, size_t n, size_t *done) {
     ssize_t w;
     do w = write((int)f.h, buf, n);
     while (w < 0 && errno == EINTR);
@@ -121,7 +121,7 @@ int pg_afs_append(pg_afs_file f, const void *buf, size_t n, size_t *done) {
     return w < 0 ? errno : 0;
 }
 
-int pg_afs_read(pg_afs_file f, void *buf, size_t n, size_t *got) {
+int pg_audit_fs_read(pg_audit_fs_file f, void *buf, size_t n, size_t *got) {
     ssize_t r;
     do r = read((int)f.h, buf, n);
     while (r < 0 && errno == EINTR);
@@ -129,11 +129,13 @@ int pg_afs_read(pg_afs_file f, void *buf, size_t n, size_t *got) {
     return r < 0 ? errno : 0;
 }
 
-int pg_afs_sync(pg_afs_file f) { return fdatasync((int)f.h) == 0 ? 0 : errno; }
+int pg_audit_fs_sync(pg_audit_fs_file f) { return fdatasync((int)f.h) == 0 ? 0 : errno; }
 
-int pg_afs_truncate(pg_afs_file f, uint64_t size) { return ftruncate((int)f.h, (off_t)size) == 0 ? 0 : errno; }
+int pg_audit_fs_truncate(pg_audit_fs_file f, uint64_t size) {
+    return ftruncate((int)f.h, (off_t)size) == 0 ? 0 : errno;
+}
 
-void pg_afs_self_get(pg_afs_self *s) {
+void pg_audit_fs_self_get(pg_audit_fs_self *s) {
     s->uid = geteuid();
     s->pid = getpid();
     s->sid[0] = 0;

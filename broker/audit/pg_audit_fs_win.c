@@ -11,14 +11,14 @@
 #include "pg_audit.h" /* PG_AUDIT_LOCK_OFFSET */
 #include "pg_utf8.h"
 
-struct pg_afs_dir {
+struct pg_audit_fs_dir {
     HANDLE h;      /* the directory, held without FILE_SHARE_DELETE */
     wchar_t *path; /* "DIR\" */
     size_t len;
 };
 
 /* GetLastError() as an errno value, so pg_audit.c has one error path. */
-static int pg_afs_errno(DWORD err) {
+static int pg_audit_fs_errno(DWORD err) {
     switch (err) {
     case ERROR_SUCCESS: return 0;
     case ERROR_FILE_NOT_FOUND:
@@ -39,7 +39,7 @@ static int pg_afs_errno(DWORD err) {
     }
 }
 
-static int last_errno(void) { return pg_afs_errno(GetLastError()); }
+static int last_errno(void) { return pg_audit_fs_errno(GetLastError()); }
 
 
 static void narrow(const wchar_t *w, char *out, size_t n) {
@@ -47,7 +47,7 @@ static void narrow(const wchar_t *w, char *out, size_t n) {
 }
 
 /* "DIR\NAME", malloc'd; names are the log's own (base name + suffix). */
-static wchar_t *join(const pg_afs_dir *d, const char *name) {
+static wchar_t *join(const pg_audit_fs_dir *d, const char *name) {
     size_t n;
     wchar_t *wn = pg_utf8_to_wide(name, 0, &n);
     wchar_t *w = wn ? malloc((d->len + n + 1) * sizeof *w) : NULL;
@@ -71,8 +71,8 @@ static int plain(HANDLE h, bool want_dir) {
     return 0;
 }
 
-int pg_afs_dir_open(const char *path, bool nofollow, pg_afs_dir **out) {
-    pg_afs_dir *d = calloc(1, sizeof *d);
+int pg_audit_fs_dir_open(const char *path, bool nofollow, pg_audit_fs_dir **out) {
+    pg_audit_fs_dir *d = calloc(1, sizeof *d);
     if (d) d->path = pg_utf8_to_wide(path, 2, &d->len);
     if (!d || !d->path) {
         free(d);
@@ -94,33 +94,33 @@ int pg_afs_dir_open(const char *path, bool nofollow, pg_afs_dir **out) {
     return 0;
 }
 
-void pg_afs_dir_close(pg_afs_dir *d) {
+void pg_audit_fs_dir_close(pg_audit_fs_dir *d) {
     if (!d) return;
     CloseHandle(d->h);
     free(d->path);
     free(d);
 }
 
-const char *pg_afs_dir_unsafe(pg_afs_dir *d, char *buf, size_t n) { return NULL; /* DACLs: broker/win */ }
+const char *pg_audit_fs_dir_unsafe(pg_audit_fs_dir *d, char *buf, size_t n) { return NULL; /* DACLs: broker/os/win */ }
 
 /* MoveFileExW(WRITE_THROUGH) returns after the rename is on disk. */
-void pg_afs_dir_sync(pg_afs_dir *d) {}
+void pg_audit_fs_dir_sync(pg_audit_fs_dir *d) {}
 
-bool pg_afs_exists(pg_afs_dir *d, const char *name) {
+bool pg_audit_fs_exists(pg_audit_fs_dir *d, const char *name) {
     wchar_t *p = join(d, name);
     bool yes = p && GetFileAttributesW(p) != INVALID_FILE_ATTRIBUTES; /* a link's own attributes */
     free(p);
     return yes;
 }
 
-int pg_afs_unlink(pg_afs_dir *d, const char *name) {
+int pg_audit_fs_unlink(pg_audit_fs_dir *d, const char *name) {
     wchar_t *p = join(d, name);
     int err = !p ? ENOMEM : DeleteFileW(p) ? 0 : last_errno();
     free(p);
     return err;
 }
 
-int pg_afs_rename(pg_afs_dir *d, const char *from, const char *to) {
+int pg_audit_fs_rename(pg_audit_fs_dir *d, const char *from, const char *to) {
     wchar_t *f = join(d, from), *t = join(d, to);
     int err = !f || !t ? ENOMEM : MoveFileExW(f, t, MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH) ? 0 : last_errno();
     free(f);
@@ -128,18 +128,18 @@ int pg_afs_rename(pg_afs_dir *d, const char *from, const char *to) {
     return err;
 }
 
-int pg_afs_open(pg_afs_dir *d, const char *name, pg_afs_mode mode, pg_afs_file *out) {
+int pg_audit_fs_open(pg_audit_fs_dir *d, const char *name, pg_audit_fs_mode mode, pg_audit_fs_file *out) {
     static const struct {
         DWORD access, share, disposition;
     } m[] = {
         /* readers never stand in the broker's way: it may write and rotate meanwhile */
-        [PG_AFS_READ] = {GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, OPEN_EXISTING},
+        [PG_AUDIT_FS_READ] = {GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, OPEN_EXISTING},
         /* the live file: others may read it and rotation may rename it; nobody else writes */
-        [PG_AFS_LIVE] = {GENERIC_READ | GENERIC_WRITE, FILE_SHARE_READ | FILE_SHARE_DELETE, OPEN_ALWAYS},
-        [PG_AFS_LIVE_NEW] = {GENERIC_READ | GENERIC_WRITE, FILE_SHARE_READ | FILE_SHARE_DELETE, CREATE_NEW},
-        [PG_AFS_NEW] = {GENERIC_WRITE, 0, CREATE_NEW},
+        [PG_AUDIT_FS_LIVE] = {GENERIC_READ | GENERIC_WRITE, FILE_SHARE_READ | FILE_SHARE_DELETE, OPEN_ALWAYS},
+        [PG_AUDIT_FS_LIVE_NEW] = {GENERIC_READ | GENERIC_WRITE, FILE_SHARE_READ | FILE_SHARE_DELETE, CREATE_NEW},
+        [PG_AUDIT_FS_NEW] = {GENERIC_WRITE, 0, CREATE_NEW},
     };
-    *out = PG_AFS_CLOSED;
+    *out = PG_AUDIT_FS_CLOSED;
     wchar_t *p = join(d, name);
     if (!p) return ENOMEM;
     HANDLE h = CreateFileW(p, m[mode].access, m[mode].share, NULL, m[mode].disposition,
@@ -151,7 +151,7 @@ int pg_afs_open(pg_afs_dir *d, const char *name, pg_afs_mode mode, pg_afs_file *
         /* a directory cannot be opened as a file: say "not a regular file" */
         if (werr == ERROR_ACCESS_DENIED && attrs != INVALID_FILE_ATTRIBUTES && (attrs & FILE_ATTRIBUTE_DIRECTORY))
             return EINVAL;
-        return pg_afs_errno(werr);
+        return pg_audit_fs_errno(werr);
     }
     free(p);
     int err = plain(h, false);
@@ -163,14 +163,16 @@ int pg_afs_open(pg_afs_dir *d, const char *name, pg_afs_mode mode, pg_afs_file *
     return 0;
 }
 
-void pg_afs_close(pg_afs_file *f) {
+void pg_audit_fs_close(pg_audit_fs_file *f) {
     if (f->h != -1) CloseHandle((HANDLE)f->h);
     f->h = -1;
 }
 
-const char *pg_afs_file_unsafe(pg_afs_file f) { return NULL; /* plain() checked the kind; DACLs: broker/win */ }
+const char *pg_audit_fs_file_unsafe(pg_audit_fs_file f) {
+    return NULL; /* plain() checked the kind; DACLs: broker/os/win */
+}
 
-int pg_afs_lock(pg_afs_file f) {
+int pg_audit_fs_lock(pg_audit_fs_file f) {
     OVERLAPPED ov = {0};
     ov.Offset = (DWORD)(PG_AUDIT_LOCK_OFFSET & 0xFFFFFFFFu);
     ov.OffsetHigh = (DWORD)(PG_AUDIT_LOCK_OFFSET >> 32);
@@ -178,14 +180,14 @@ int pg_afs_lock(pg_afs_file f) {
     return last_errno();
 }
 
-int pg_afs_size(pg_afs_file f, uint64_t *size) {
+int pg_audit_fs_size(pg_audit_fs_file f, uint64_t *size) {
     LARGE_INTEGER li;
     if (!GetFileSizeEx((HANDLE)f.h, &li)) return last_errno();
     *size = (uint64_t)li.QuadPart;
     return 0;
 }
 
-int pg_afs_pread(pg_afs_file f, void *buf, size_t n, uint64_t off) {
+int pg_audit_fs_pread(pg_audit_fs_file f, void *buf, size_t n, uint64_t off) {
     uint8_t *p = buf;
     while (n) {
         OVERLAPPED ov = {0};
@@ -201,7 +203,7 @@ int pg_afs_pread(pg_afs_file f, void *buf, size_t n, uint64_t off) {
     return 0;
 }
 
-int pg_afs_append(pg_afs_file f, const void *buf, size_t n, size_t *done) {
+int pg_audit_fs_append(pg_audit_fs_file f, const void *buf, size_t n, size_t *done) {
     *done = 0;
     if (n > MAXDWORD) return EFBIG;
     OVERLAPPED ov = {0};
@@ -215,7 +217,7 @@ int pg_afs_append(pg_afs_file f, const void *buf, size_t n, size_t *done) {
     return 0;
 }
 
-int pg_afs_read(pg_afs_file f, void *buf, size_t n, size_t *got) {
+int pg_audit_fs_read(pg_audit_fs_file f, void *buf, size_t n, size_t *got) {
     DWORD r = 0, chunk = n > (1u << 30) ? (1u << 30) : (DWORD)n;
     *got = 0;
     if (!ReadFile((HANDLE)f.h, buf, chunk, &r, NULL)) return GetLastError() == ERROR_HANDLE_EOF ? 0 : last_errno();
@@ -223,9 +225,9 @@ int pg_afs_read(pg_afs_file f, void *buf, size_t n, size_t *got) {
     return 0;
 }
 
-int pg_afs_sync(pg_afs_file f) { return FlushFileBuffers((HANDLE)f.h) ? 0 : last_errno(); }
+int pg_audit_fs_sync(pg_audit_fs_file f) { return FlushFileBuffers((HANDLE)f.h) ? 0 : last_errno(); }
 
-int pg_afs_truncate(pg_afs_file f, uint64_t size) {
+int pg_audit_fs_truncate(pg_audit_fs_file f, uint64_t size) {
     LARGE_INTEGER li;
     li.QuadPart = (LONGLONG)size;
     if (!SetFilePointerEx((HANDLE)f.h, li, NULL, FILE_BEGIN) || !SetEndOfFile((HANDLE)f.h)) return last_errno();
@@ -250,7 +252,7 @@ static void self_sid(char *out, size_t n) {
     CloseHandle(tok);
 }
 
-void pg_afs_self_get(pg_afs_self *s) {
+void pg_audit_fs_self_get(pg_audit_fs_self *s) {
     s->uid = 0; /* Windows has no uid; the SID says who */
     s->pid = (int64_t)GetCurrentProcessId();
     wchar_t w[MAX_PATH + 1];

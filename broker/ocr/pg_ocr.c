@@ -10,9 +10,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <tesseract/capi.h>
+
+#include "pg_time.h"
 
 struct pg_ocr {
     TessBaseAPI *api;
@@ -112,12 +113,6 @@ pg_err pg_ocr_ensure_single_thread(char *const argv[], pg_error *e) {
 const char *pg_ocr_tesseract_version(void) { return TessVersion(); }
 
 /* --------------------------------------------------------- preprocessing */
-
-static double now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
 
 /* RGBA (straight alpha) over white -> BT.601 luma, 8 bits. Returns the sum. */
 static uint64_t to_gray(const pg_img *v, uint8_t *g) {
@@ -578,7 +573,7 @@ static void rwords_fini(rwords *r) {
 typedef struct {
     TessBaseAPI *api;
     int s, psm;
-    double deadline; /* 0: none, else now_ms() limit */
+    double deadline; /* 0: none, else pg_mono_ms() limit */
     int timeout_ms;
     int panels_left; /* budget of panel reads for the whole call */
     pg_error *e;
@@ -670,7 +665,7 @@ static pg_err recognise(rctx *c, const uint8_t *g, size_t gs, uint32_t w, uint32
     TessBaseAPISetSourceResolution(c->api, 96 * c->s);
     ETEXT_DESC *mon = NULL;
     if (c->deadline > 0) {
-        double left = c->deadline - now_ms();
+        double left = c->deadline - pg_mono_ms();
         mon = left >= 1 ? TessMonitorCreate() : NULL;
         if (!mon) {
             TessBaseAPIClear(c->api);
@@ -684,7 +679,7 @@ static pg_err recognise(rctx *c, const uint8_t *g, size_t gs, uint32_t w, uint32
     int trc = TessBaseAPIRecognize(c->api, mon);
     if (mon) TessMonitorDelete(mon);
     pg_err rc = PG_OK;
-    if (c->deadline > 0 && now_ms() >= c->deadline)
+    if (c->deadline > 0 && pg_mono_ms() >= c->deadline)
         rc = pg_error_set(c->e, PG_E_TIMEOUT, "OCR a smaller region or allow more time", "OCR ran out of its %d ms",
                           c->timeout_ms);
     else if (trc != 0)
@@ -934,7 +929,7 @@ pg_err pg_ocr_run_opts(pg_ocr *o, const pg_img *img, const pg_img_rect *region, 
                             "image %ux%u at scale %d would be %llu pixels (limit %llu)", v.width, v.height, s,
                             (unsigned long long)spx, (unsigned long long)PG_OCR_MAX_SCALED_PIXELS);
     int tmo = opts->timeout_ms == 0 ? PG_OCR_DEFAULT_TIMEOUT_MS : opts->timeout_ms < 0 ? 0 : opts->timeout_ms;
-    rctx c = {o->api, s, psm, tmo ? now_ms() + tmo : 0, tmo, MAX_PANELS_TOTAL, e};
+    rctx c = {o->api, s, psm, tmo ? pg_mono_ms() + tmo : 0, tmo, MAX_PANELS_TOTAL, e};
     uint8_t *g = malloc(npx);
     if (!g) return pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory for a %ux%u OCR page", v.width, v.height);
     uint64_t sum = to_gray(&v, g);

@@ -14,29 +14,6 @@
 
 /* ---- JSON shapes ---- */
 
-cJSON *pg_window_json(const pg_window *w) {
-    cJSON *o = cJSON_CreateObject();
-    if (!o) return NULL;
-    cJSON_AddNumberToObject(o, "id", (double)w->id);
-    cJSON_AddStringToObject(o, "title", w->title);
-    cJSON_AddStringToObject(o, "class", w->class_name);
-    cJSON_AddStringToObject(o, "instance", w->instance);
-    if (w->pid >= 0) cJSON_AddNumberToObject(o, "pid", (double)w->pid);
-    else cJSON_AddNullToObject(o, "pid");
-    cJSON_AddNumberToObject(o, "x", w->x);
-    cJSON_AddNumberToObject(o, "y", w->y);
-    cJSON_AddNumberToObject(o, "width", w->width);
-    cJSON_AddNumberToObject(o, "height", w->height);
-    cJSON_AddBoolToObject(o, "visible", w->visible);
-    cJSON_AddBoolToObject(o, "focused", w->focused);
-    if (w->minimized) cJSON_AddBoolToObject(o, "minimized", true); /* Windows: listed, not visible */
-    if (w->dpi) { /* Windows: the window's DPI and scale (1 = 96 DPI); coordinates stay physical */
-        cJSON_AddNumberToObject(o, "dpi", w->dpi);
-        cJSON_AddNumberToObject(o, "scale", w->dpi / 96.0);
-    }
-    return o;
-}
-
 cJSON *pg_rect_json(const pg_img_rect *r) {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddNumberToObject(o, "x", r->x);

@@ -19,6 +19,7 @@
 #include "../pg_broker.h"
 #include "pg_img.h"
 #include "pg_template.h"
+#include "pg_window_json.h" /* pg_window_json: the window shape of every result */
 
 /* ---- the handlers, one per declaration ---- */
 #define PG_OP(id, ...) pg_err pg_op_##id(pg_call *c, const pg_args_##id *a, pg_error *e);
@@ -45,7 +46,6 @@ typedef struct {
  * Caller holds the platform lock. Ambiguity: PG_E_USAGE with
  * c->details = {"candidates":[...]}. */
 pg_err pg_call_resolve_window(pg_call *c, const pg_target *t, pg_window *out, pg_error *e);
-cJSON *pg_window_json(const pg_window *w);
 /* Is the window's title private to this caller: denied by the policy, or
  * owned by another user (unless input.other_users)? Private windows are
  * listed without title, class and instance, and no --window pattern matches

@@ -16,9 +16,9 @@ static pg_err decide(pg_call *c, const pg_tok_meta *m, const char **mode, pg_err
         return PG_OK;
     }
     if (c->view->expose_pixels != PG_EXPOSE_ANALYZE_ONLY) return e->code; /* never: the message says so */
-    char id[PG_APPR_ID_LEN + 1];
+    char id[PG_APPROVAL_ID_LEN + 1];
     bool approved = false;
-    pg_err rc = pg_appr_check(c->b->approvals, m->token, (uint32_t)c->peer->uid, c->peer->user, id, &approved, e);
+    pg_err rc = pg_approval_check(c->b->approvals, m->token, (uint32_t)c->peer->uid, c->peer->user, id, &approved, e);
     if (rc) return rc;
     snprintf(c->audit.request_id, sizeof c->audit.request_id, "%s", id);
     if (approved && pg_policy_check_release(c->view, true, e) == PG_OK) {
@@ -69,7 +69,7 @@ pg_err pg_op_approve(pg_call *c, const pg_args_approve *a, pg_error *e) {
     snprintf(c->audit.request_id, sizeof c->audit.request_id, "%.31s", id);
     uint32_t req_uid;
     char req_user[64];
-    pg_err rc = pg_appr_requester(c->b->approvals, id, &req_uid, req_user, e);
+    pg_err rc = pg_approval_requester(c->b->approvals, id, &req_uid, req_user, e);
     if (rc) return rc;
     const char *g1[64], *g2[64];
     char b1[4096], b2[4096];
@@ -79,7 +79,7 @@ pg_err pg_op_approve(pg_call *c, const pg_args_approve *a, pg_error *e) {
     pg_broker_principal(req_uid, req_user, &requester, g2, 64, b2, sizeof b2);
     rc = pg_policy_may_approve(c->policy, &approver, &requester, e);
     char requester_name[64], token[16];
-    if (!rc) rc = pg_appr_approve(c->b->approvals, id, (uint32_t)c->peer->uid, requester_name, token, e);
+    if (!rc) rc = pg_approval_approve(c->b->approvals, id, (uint32_t)c->peer->uid, requester_name, token, e);
     if (rc) return rc;
     snprintf(c->audit.detail, sizeof c->audit.detail, "approved release of %s for %s", token, requester_name);
     cJSON *r = cJSON_CreateObject();

@@ -12,8 +12,10 @@
  * judgement (never a pass). Completed judgements are cached in memory.
  *
  * Destination rules (docs/analysis.md is the user-facing statement):
- *   - The URL is parsed here (http/https only, no userinfo, no fragment, no
- *     percent-encoded or odd-numeric hosts). The host is resolved HERE and
+ *   - The URL is parsed with the policy's own grammar, common/pg_url.h
+ *     (http/https only, no userinfo, no fragment, no percent-encoded or
+ *     odd-numeric hosts), and the canonical form it returns is what libcurl
+ *     is given. The host is resolved HERE and
  *     EVERY returned address is checked; libcurl is then pinned to exactly
  *     the checked addresses (CURLOPT_RESOLVE) and an open-socket callback
  *     refuses any other address, redirects are not followed, proxies from
@@ -62,6 +64,7 @@
 #endif
 
 #include "pg_error.h"
+#include "pg_url.h"
 
 /* ---- endpoint description (filled by the caller from the policy) ------- */
 
@@ -118,33 +121,12 @@ typedef struct {
     void *resolver_ctx;
 } pg_dest_policy;
 
-/* ---- URL parsing ----------------------------------------------------------- */
-
-#define PG_RELAY_HOST_MAX 256
-#define PG_RELAY_URL_MAX 2048
-
-typedef struct {
-    bool https;
-    char host[PG_RELAY_HOST_MAX];     /* lower-case; IPv6 without brackets */
-    bool host_is_ipv6;                /* literal in brackets */
-    bool host_is_literal;             /* IPv4 or IPv6 literal */
-    uint16_t port;                    /* explicit or default */
-    char origin[PG_RELAY_HOST_MAX + 32];   /* "http://host:port" canonical */
-    char path[PG_RELAY_URL_MAX];      /* "/..." incl. query; "/" if empty */
-} pg_relay_url;
-
-/* Strict parse: http/https (any case), no userinfo, no fragment, no
- * whitespace/control/non-ASCII/backslash, no percent-encoding in the host,
- * no IPv6 zone, hosts ending in a number must be canonical dotted quads,
- * port 1..65535. Failure: PG_E_POLICY with the reason. */
-pg_err pg_relay_parse_url(const char *url, pg_relay_url *out, pg_error *e);
-
 /* ---- destination check ------------------------------------------------------ */
 
 #define PG_RELAY_MAX_ADDRS 16
 
 typedef struct {
-    pg_relay_url url;                 /* the parsed URL (Host: and path) */
+    pg_url url;                       /* the parsed URL (Host: and path) */
     bool unix_socket;                 /* destination is ep->unix_socket (naddrs 0) */
     int naddrs;                       /* distinct checked addresses (first 16; all were checked) */
     struct sockaddr_storage addrs[PG_RELAY_MAX_ADDRS];

@@ -1,5 +1,5 @@
 /* pg_relay_cmd_win.c - admin-listed local commands as analysis endpoints, on
- * Windows (pg_relay_cmd.c is the POSIX side; pg_relay.h states the contract).
+ * Windows (pg_relay_cmd_posix.c is the POSIX side; pg_relay.h states the contract).
  *
  * The command runs without a shell: CreateProcessW of an absolute argv[0]
  * (no search path), created suspended and put into a Job object before it
@@ -23,6 +23,7 @@
 
 #include "pg_relay.h"
 #include "pg_relay_int.h"
+#include "pg_time.h"
 #ifdef _WIN32
 #include "pg_utf8.h"
 #endif
@@ -285,13 +286,12 @@ static bool start_thread(child_res *c, LPTHREAD_START_ROUTINE fn, pipe_io *p) {
 
 /* Waits for both output pipes to close, then for the exit, until deadline.
  * True if the command finished in time. */
-static bool wait_done(child_res *c, HANDLE t_out, HANDLE t_err, ULONGLONG deadline) {
+static bool wait_done(child_res *c, HANDLE t_out, HANDLE t_err, pg_deadline deadline) {
     HANDLE hs[2] = {t_out, t_err};
-    ULONGLONG now = GetTickCount64();
-    if (now >= deadline || WaitForMultipleObjects(2, hs, TRUE, (DWORD)(deadline - now)) != WAIT_OBJECT_0)
-        return false;
-    now = GetTickCount64();
-    return now < deadline && WaitForSingleObject(c->proc, (DWORD)(deadline - now)) == WAIT_OBJECT_0;
+    DWORD left = pg_deadline_left_ms(deadline);
+    if (left == 0 || WaitForMultipleObjects(2, hs, TRUE, left) != WAIT_OBJECT_0) return false;
+    left = pg_deadline_left_ms(deadline);
+    return left > 0 && WaitForSingleObject(c->proc, left) == WAIT_OBJECT_0;
 }
 
 /* Kills what is left in the job and collects the pipe threads. */
@@ -365,7 +365,7 @@ static pg_err build_wide(const pg_endpoint *ep, int nargv, int nenv, const char 
     return PG_OK;
 }
 
-/* The outcome once the command is done or killed (mirrors pg_relay_cmd.c). */
+/* The outcome once the command is done or killed (mirrors pg_relay_cmd_posix.c). */
 static pg_err outcome(const pg_endpoint *ep, child_res *c, bool timed_out, pipe_io *out, pipe_io *err,
                       char **answer_text, pg_relay_fail *fk, pg_error *e) {
     const char *nm = ep->name ? ep->name : "?";
@@ -402,7 +402,7 @@ static pg_err outcome(const pg_endpoint *ep, child_res *c, bool timed_out, pipe_
     return *answer_text ? PG_OK : pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory");
 }
 
-/* Validates the description the way pg_relay_cmd.c does; counts argv/env. */
+/* Validates the description the way pg_relay_cmd_posix.c does; counts argv/env. */
 static pg_err check_ep(const pg_endpoint *ep, const char *expect, int *nargv, int *nenv, pg_error *e) {
     const char *nm = ep->name ? ep->name : "?";
     if (!ep->argv || !ep->argv[0] || !is_drive_path(ep->argv[0]))
@@ -445,7 +445,7 @@ static pg_err run(const pg_endpoint *ep, wide_args *w, const uint8_t *png, size_
         rc = pg_error_set(e, PG_E_INTERNAL, NULL, "endpoint '%s': cannot create pipes", nm);
         goto done;
     }
-    ULONGLONG deadline = GetTickCount64() + (ULONGLONG)pg_relay_timeout_s(ep) * 1000;
+    pg_deadline deadline = pg_deadline_in_ms((double)pg_relay_timeout_s(ep) * 1000);
     rc = spawn(&c, w->argv[0], cmdline, envb, nm, ep->argv[0], fk, e);
     close_h(&c.in_r); /* the child holds its own copies now */
     close_h(&c.out_w);

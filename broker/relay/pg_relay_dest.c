@@ -1,5 +1,4 @@
-/* pg_relay_dest.c - URL parsing and the destination check (see pg_relay.h). */
-#include <ctype.h>
+/* pg_relay_dest.c - the destination check (see pg_relay.h); the URL grammar is common/pg_url.h. */
 #include <stdio.h>
 #include <string.h>
 
@@ -18,135 +17,6 @@
 
 static const char *const TIP_URL = "fix the endpoint URL in the policy (http/https, no user:password@, no fragment)";
 static const char *const TIP_DEST = "only administrator-approved destinations are reachable; see docs/analysis.md";
-
-static bool ci_prefix(const char *s, const char *p) {
-    for (; *p; s++, p++)
-        if (tolower((unsigned char)*s) != *p) return false;
-    return true;
-}
-
-static bool host_char_ok(char c) {
-    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.' || c == '_';
-}
-
-/* WHATWG "ends in a number": the last label is all digits or 0x-hex. Such
- * hosts are IPv4 in some parser's eyes (inet_aton takes "127.1", "0x7f.1",
- * "2130706433"); we admit only the canonical dotted quad so that every parser
- * in the chain sees the same address. */
-static bool ends_in_number(const char *host) {
-    const char *last = strrchr(host, '.');
-    last = last ? last + 1 : host;
-    if (!*last) return false;
-    if (last[0] == '0' && (last[1] == 'x' || last[1] == 'X')) return true;
-    for (const char *p = last; *p; p++)
-        if (!isdigit((unsigned char)*p)) return false;
-    return true;
-}
-
-pg_err pg_relay_parse_url(const char *url, pg_relay_url *out, pg_error *e) {
-    memset(out, 0, sizeof *out);
-    if (!url || !*url) return pg_error_set(e, PG_E_POLICY, TIP_URL, "endpoint URL is empty");
-    size_t n = strlen(url);
-    if (n >= PG_RELAY_URL_MAX) return pg_error_set(e, PG_E_POLICY, TIP_URL, "endpoint URL is too long");
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)url[i];
-        if (c <= 0x20 || c >= 0x7f || c == '\\')
-            return pg_error_set(e, PG_E_POLICY, TIP_URL,
-                                "endpoint URL contains a space, control, backslash or non-ASCII character");
-    }
-    if (strchr(url, '#')) return pg_error_set(e, PG_E_POLICY, TIP_URL, "endpoint URL has a fragment");
-    const char *p;
-    if (ci_prefix(url, "https://")) {
-        out->https = true;
-        p = url + 8;
-    } else if (ci_prefix(url, "http://")) {
-        p = url + 7;
-    } else {
-        return pg_error_set(e, PG_E_POLICY, TIP_URL, "endpoint URL scheme must be http or https");
-    }
-    size_t alen = strcspn(p, "/?");
-    const char *rest = p + alen;
-    if (alen == 0) return pg_error_set(e, PG_E_POLICY, TIP_URL, "endpoint URL has no host");
-    if (memchr(p, '@', alen)) return pg_error_set(e, PG_E_POLICY, TIP_URL, "endpoint URL carries user info (user@host)");
-    if (memchr(p, '%', alen)) return pg_error_set(e, PG_E_POLICY, TIP_URL, "percent-encoding in the URL host is refused");
-
-    const char *port_s = NULL;
-    size_t port_len = 0;
-    if (p[0] == '[') {
-        const char *rb = memchr(p, ']', alen);
-        if (!rb) return pg_error_set(e, PG_E_POLICY, TIP_URL, "endpoint URL: unterminated IPv6 literal");
-        size_t hl = (size_t)(rb - p - 1);
-        if (hl == 0 || hl >= 46) return pg_error_set(e, PG_E_POLICY, TIP_URL, "endpoint URL: bad IPv6 literal");
-        char tmp[48];
-        memcpy(tmp, p + 1, hl);
-        tmp[hl] = 0;
-        struct in6_addr a6;
-        if (inet_pton(AF_INET6, tmp, &a6) != 1)
-            return pg_error_set(e, PG_E_POLICY, TIP_URL, "endpoint URL: bad IPv6 literal");
-        inet_ntop(AF_INET6, &a6, out->host, sizeof out->host); /* canonical, lower-case */
-        out->host_is_ipv6 = out->host_is_literal = true;
-        const char *after = rb + 1;
-        size_t left = alen - (size_t)(after - p);
-        if (left > 0) {
-            if (after[0] != ':') return pg_error_set(e, PG_E_POLICY, TIP_URL, "endpoint URL: junk after IPv6 literal");
-            port_s = after + 1;
-            port_len = left - 1;
-        }
-    } else {
-        const char *colon = memchr(p, ':', alen);
-        size_t hl = colon ? (size_t)(colon - p) : alen;
-        if (colon) {
-            port_s = colon + 1;
-            port_len = alen - hl - 1;
-        }
-        if (hl == 0) return pg_error_set(e, PG_E_POLICY, TIP_URL, "endpoint URL has no host");
-        if (hl > 253) return pg_error_set(e, PG_E_POLICY, TIP_URL, "endpoint URL host is too long");
-        for (size_t i = 0; i < hl; i++) {
-            char c = (char)tolower((unsigned char)p[i]);
-            if (!host_char_ok(c)) return pg_error_set(e, PG_E_POLICY, TIP_URL, "endpoint URL host has a forbidden character");
-            out->host[i] = c;
-        }
-        out->host[hl] = 0;
-        /* labels: non-empty, <= 63; no leading/trailing dot */
-        size_t lab = 0;
-        for (size_t i = 0; i <= hl; i++) {
-            if (i == hl || out->host[i] == '.') {
-                if (lab == 0 || lab > 63)
-                    return pg_error_set(e, PG_E_POLICY, TIP_URL,
-                                        "endpoint URL host has an empty or over-long label (or a trailing dot)");
-                lab = 0;
-            } else {
-                lab++;
-            }
-        }
-        if (ends_in_number(out->host)) {
-            struct in_addr a4;
-            if (inet_pton(AF_INET, out->host, &a4) != 1)
-                return pg_error_set(e, PG_E_POLICY, TIP_URL,
-                                    "endpoint URL host '%s' looks numeric but is not a canonical dotted-quad IPv4 address",
-                                    out->host);
-            out->host_is_literal = true;
-        }
-    }
-    if (port_s) {
-        if (port_len == 0 || port_len > 5) return pg_error_set(e, PG_E_POLICY, TIP_URL, "endpoint URL has a bad port");
-        unsigned long v = 0;
-        for (size_t i = 0; i < port_len; i++) {
-            if (!isdigit((unsigned char)port_s[i])) return pg_error_set(e, PG_E_POLICY, TIP_URL, "endpoint URL has a bad port");
-            v = v * 10 + (unsigned long)(port_s[i] - '0');
-        }
-        if (v == 0 || v > 65535) return pg_error_set(e, PG_E_POLICY, TIP_URL, "endpoint URL port out of range");
-        out->port = (uint16_t)v;
-    } else {
-        out->port = out->https ? 443 : 80;
-    }
-    snprintf(out->origin, sizeof out->origin, "%s://%s%s%s:%u", out->https ? "https" : "http",
-             out->host_is_ipv6 ? "[" : "", out->host, out->host_is_ipv6 ? "]" : "", (unsigned)out->port);
-    if (*rest == '?') snprintf(out->path, sizeof out->path, "/%s", rest);
-    else if (*rest) snprintf(out->path, sizeof out->path, "%s", rest);
-    else snprintf(out->path, sizeof out->path, "/");
-    return PG_OK;
-}
 
 /* ---- address classes --------------------------------------------------------- */
 
@@ -190,6 +60,8 @@ static addr_class classify(const struct sockaddr_storage *ss) {
     static const uint8_t zero12[12] = {0};
     static const uint8_t mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
     static const uint8_t nat64[12] = {0, 0x64, 0xff, 0x9b, 0, 0, 0, 0, 0, 0, 0, 0};
+    static const uint8_t nat64_local[6] = {0, 0x64, 0xff, 0x9b, 0, 0x01};
+    static const uint8_t siit[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0, 0};
     if (memcmp(b, mapped, 12) == 0) return class_v4(v4_at(b + 12)); /* the kernel sends it as IPv4 */
     if (memcmp(b, zero12, 12) == 0) {
         uint32_t low = v4_at(b + 12);
@@ -200,9 +72,12 @@ static addr_class classify(const struct sockaddr_storage *ss) {
     if (b[0] == 0xfe && (b[1] & 0xc0) == 0x80) return C_FORBIDDEN; /* fe80::/10 link-local */
     if (b[0] == 0xfe && (b[1] & 0xc0) == 0xc0) return C_PRIVATE;   /* fec0::/10 site-local */
     if ((b[0] & 0xfe) == 0xfc) return C_PRIVATE;           /* fc00::/7 ULA */
-    /* IPv4 embedded by translation: NAT64 64:ff9b::/96, 6to4 2002::/16. A
-     * non-public embedded address is a way around the IPv4 rules: refuse. */
-    if (memcmp(b, nat64, 12) == 0) return class_v4(v4_at(b + 12)) == C_PUBLIC ? C_PUBLIC : C_FORBIDDEN;
+    /* IPv4 embedded by translation: NAT64 64:ff9b::/96, local-use NAT64
+     * 64:ff9b:1::/48 (RFC 8215; the /96 form, the IPv4 in the last 32 bits),
+     * SIIT ::ffff:0:0/96 and 6to4 2002::/16. A non-public embedded address is
+     * a way around the IPv4 rules: refuse. */
+    if (memcmp(b, nat64, 12) == 0 || memcmp(b, nat64_local, 6) == 0 || memcmp(b, siit, 12) == 0)
+        return class_v4(v4_at(b + 12)) == C_PUBLIC ? C_PUBLIC : C_FORBIDDEN;
     if (b[0] == 0x20 && b[1] == 0x02) return class_v4(v4_at(b + 2)) == C_PUBLIC ? C_PUBLIC : C_FORBIDDEN;
     return C_PUBLIC;
 }
@@ -269,16 +144,29 @@ static int resolve_all(const pg_dest_policy *pol, const char *host, addr_list *o
     return out->n;
 }
 
-static bool literal_addr(const pg_relay_url *u, struct sockaddr_storage *ss) {
+/* The literal's address as the parser read it: no second reading of the text. */
+static void literal_addr(const pg_url *u, struct sockaddr_storage *ss) {
     memset(ss, 0, sizeof *ss);
-    if (u->host_is_ipv6) {
+    if (u->kind == PG_URL_IPV6) {
         struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
         s6->sin6_family = AF_INET6;
-        return inet_pton(AF_INET6, u->host, &s6->sin6_addr) == 1;
+        memcpy(&s6->sin6_addr, u->addr, 16);
+        return;
     }
     struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
     s4->sin_family = AF_INET;
-    return inet_pton(AF_INET, u->host, &s4->sin_addr) == 1;
+    memcpy(&s4->sin_addr, u->addr, 4);
+}
+
+static bool is_literal(const pg_url *u) { return u->kind != PG_URL_NAME; }
+
+/* The endpoint's URL, refused as the policy would refuse it. */
+static pg_err parse_endpoint_url(const char *url, const char *nm, pg_url *u, pg_error *e) {
+    pg_error ue;
+    if (!url) return pg_error_set(e, PG_E_POLICY, TIP_URL, "endpoint '%s' refused: it has no URL", nm);
+    if (pg_url_parse(url, u, &ue) != PG_OK)
+        return pg_error_set(e, PG_E_POLICY, TIP_URL, "endpoint '%s' refused: %s", nm, ue.message);
+    return PG_OK;
 }
 
 pg_err pg_relay_check_destination(const pg_endpoint *ep, const pg_dest_policy *pol, pg_relay_dest *out,
@@ -290,9 +178,8 @@ pg_err pg_relay_check_destination(const pg_endpoint *ep, const pg_dest_policy *p
     if (pol->mode != PG_DEST_LOCAL_ONLY && pol->mode != PG_DEST_ALLOWLIST)
         return pg_error_set(e, PG_E_BADINPUT, NULL, "unknown destination mode %d", (int)pol->mode);
     const char *nm = ep->name ? ep->name : "?";
-    pg_error ue;
-    pg_err rc = pg_relay_parse_url(ep->url, &out->url, &ue);
-    if (rc != PG_OK) return pg_error_set(e, rc, ue.recovery_tip, "endpoint '%s' refused: %s", nm, ue.message);
+    pg_err rc = parse_endpoint_url(ep->url, nm, &out->url, e);
+    if (rc != PG_OK) return rc;
     if (ep->unix_socket) {
 #ifdef _WIN32
         /* AF_UNIX exists on Windows 10, but the broker's libcurl is built
@@ -312,15 +199,13 @@ pg_err pg_relay_check_destination(const pg_endpoint *ep, const pg_dest_policy *p
     if (pol->mode == PG_DEST_ALLOWLIST) {
         bool found = false;
         for (size_t i = 0; i < pol->n_allow_origins; i++) {
-            pg_relay_url o;
+            pg_url o;
             pg_error oe;
             const char *s = pol->allow_origins[i];
-            if (pg_relay_parse_url(s, &o, &oe) != PG_OK)
+            if (!s || pg_url_parse(s, &o, &oe) != PG_OK)
                 return pg_error_set(e, PG_E_BADINPUT, "fix analysis.allowlist in the policy",
-                                    "allowlisted origin '%s' is malformed: %s", s ? s : "(null)", oe.message);
-            const char *auth = strstr(s, "://") + 3; /* parse succeeded: present */
-            const char *tail = auth + strcspn(auth, "/?");
-            if (!(tail[0] == 0 || (tail[0] == '/' && tail[1] == 0)))
+                                    "allowlisted origin '%s' is malformed: %s", s ? s : "(null)", s ? oe.message : "null");
+            if (!pg_url_is_origin(&o))
                 return pg_error_set(e, PG_E_BADINPUT, "fix analysis.allowlist in the policy",
                                     "allowlisted origin '%s' has a path or query (write scheme://host:port)", s);
             if (strcmp(o.origin, out->url.origin) == 0) found = true;
@@ -328,13 +213,12 @@ pg_err pg_relay_check_destination(const pg_endpoint *ep, const pg_dest_policy *p
         if (!found)
             return pg_error_set(e, PG_E_POLICY, TIP_DEST, "endpoint '%s' refused: origin %s is not on the allowlist", nm,
                                 out->url.origin);
-        listed_literal = out->url.host_is_literal;
+        listed_literal = is_literal(&out->url);
     }
 
     addr_list al;
-    if (out->url.host_is_literal) {
-        if (!literal_addr(&out->url, &al.a[0]))
-            return pg_error_set(e, PG_E_POLICY, TIP_URL, "endpoint '%s': bad address literal", nm);
+    if (is_literal(&out->url)) {
+        literal_addr(&out->url, &al.a[0]);
         al.n = 1;
     } else {
         int n = resolve_all(pol, out->url.host, &al);
@@ -356,12 +240,12 @@ pg_err pg_relay_check_destination(const pg_endpoint *ep, const pg_dest_policy *p
             if (pol->mode == PG_DEST_LOCAL_ONLY)
                 return pg_error_set(e, PG_E_POLICY, TIP_DEST,
                                     "endpoint '%s' refused: %s%s%s is %s, and analysis is local-only (loopback only)", nm,
-                                    out->url.host_is_literal ? "" : out->url.host,
-                                    out->url.host_is_literal ? "" : " resolves to ", txt, class_name(c));
+                                    is_literal(&out->url) ? "" : out->url.host,
+                                    is_literal(&out->url) ? "" : " resolves to ", txt, class_name(c));
             return pg_error_set(e, PG_E_POLICY, TIP_DEST,
                                 "endpoint '%s' refused: %s%s%s is a %s address%s", nm,
-                                out->url.host_is_literal ? "" : out->url.host,
-                                out->url.host_is_literal ? "" : " resolves to ", txt, class_name(c),
+                                is_literal(&out->url) ? "" : out->url.host,
+                                is_literal(&out->url) ? "" : " resolves to ", txt, class_name(c),
                                 c == C_FORBIDDEN ? " (never allowed)"
                                                  : " (allowed only when the allowlist names the address literally)");
         }

@@ -269,7 +269,7 @@ pg_err pg_relay_http_analyze(const pg_endpoint *ep, const pg_dest_policy *pol, c
     resp_buf rb = {.limit = pg_relay_max_response(ep)};
     sock_guard guard = {.dest = &dest, .unix_path = dest.unix_socket ? ep->unix_socket : NULL};
     char errbuf[CURL_ERROR_SIZE] = "";
-    char url[PG_RELAY_URL_MAX + PG_RELAY_HOST_MAX + 32];
+    char url[sizeof dest.url.origin + sizeof dest.url.path];
     if (!h) {
         rc = pg_error_set(e, PG_E_INTERNAL, NULL, "curl_easy_init failed");
         goto out;
@@ -277,8 +277,8 @@ pg_err pg_relay_http_analyze(const pg_endpoint *ep, const pg_dest_policy *pol, c
     /* The URL we send is rebuilt from what we parsed and checked. */
     snprintf(url, sizeof url, "%s%s", dest.url.origin, dest.url.path);
 
-    if (!dest.unix_socket && !dest.url.host_is_literal) {
-        char entry[PG_RELAY_HOST_MAX + 16 + PG_RELAY_MAX_ADDRS * 52];
+    if (!dest.unix_socket && dest.url.kind == PG_URL_NAME) {
+        char entry[sizeof dest.url.host + 16 + PG_RELAY_MAX_ADDRS * 52];
         int o = snprintf(entry, sizeof entry, "%s:%u:", dest.url.host, (unsigned)dest.url.port);
         for (int i = 0; i < dest.naddrs; i++)
             o += snprintf(entry + o, sizeof entry - (size_t)o, "%s%s%s%s", i ? "," : "",

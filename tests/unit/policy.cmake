@@ -3,8 +3,6 @@
 pg_unit_test(test_policy SOURCES test_policy.c LIBS pg_policy)
 target_compile_definitions(test_policy PRIVATE PG_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
 if(WIN32)
-  # pg_win_security: the test also calls the ACL rule directly (pg_win_acl.h).
-  target_link_libraries(test_policy PRIVATE pg_win_security advapi32)
   # Wine reports a Unix symlink to a directory as a reparse point: make one
   # here (the build host is Linux) for the test to find behind Z:.
   set(_pg_link_target ${CMAKE_CURRENT_BINARY_DIR}/policy_link_target)

@@ -71,6 +71,7 @@ static int move_over(const char *from, const char *to) {
 }
 
 static char *slurp(const char *path, size_t *n) {
+    if (n) *n = 0;
     FILE *f = fopen(path, "rb");
     if (!f) return NULL;
     char *buf = NULL;

@@ -15,13 +15,13 @@
 #include <stdint.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "pg_img.h"
 #include "pg_img_codec.h"
 #include "pg_ocr.h"
 #include "pg_test.h"
+#include "pg_time.h"
 
 /* glibc passes argc, argv, envp to ELF constructors. */
 __attribute__((constructor)) static void single_thread_first(int argc, char **argv, char **envp) {
@@ -118,12 +118,6 @@ static const pg_ocr_word *word(const pg_ocr_result *r, const char *text) {
     return NULL;
 }
 
-static double now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
 /* ----------------------------------------------------- the Tk app capture */
 
 typedef struct {
@@ -137,7 +131,7 @@ static void stop(pid_t pid) {
     kill(pid, SIGTERM);
     for (int i = 0; i < 50; i++) {
         if (waitpid(pid, NULL, WNOHANG) == pid) return;
-        usleep(20000);
+        pg_sleep_ms(20);
     }
     kill(pid, SIGKILL);
     waitpid(pid, NULL, 0);
@@ -146,9 +140,9 @@ static void stop(pid_t pid) {
 /* Read a line from fd within ms into buf; 0 on timeout/EOF. */
 static int read_line(int fd, char *buf, size_t n, int ms) {
     size_t len = 0;
-    double end = now_ms() + ms;
+    double end = pg_mono_ms() + ms;
     while (len + 1 < n) {
-        int left = (int)(end - now_ms());
+        int left = (int)(end - pg_mono_ms());
         if (left <= 0) break;
         struct pollfd pf = {fd, POLLIN, 0};
         if (poll(&pf, 1, left) <= 0) break;
@@ -212,7 +206,7 @@ static const tk_fixture *tk_capture(void) {
         fprintf(stderr, "test_ocr: the Tk demo app did not say READY (got \"%s\")\n", line);
         goto out;
     }
-    usleep(300000); /* let the first paint settle */
+    pg_sleep_ms(300); /* let the first paint settle */
     char cmd[256];
     snprintf(cmd, sizeof cmd, "xwd -root -silent -display %s | convert xwd:- png:-", dispenv);
     size_t n = 0;
@@ -800,9 +794,9 @@ static double median_run(pg_ocr *o, const pg_img *img, int reps, size_t *words) 
     pg_error e;
     for (int i = 0; i < reps; i++) {
         pg_ocr_result r;
-        double t0 = now_ms();
+        double t0 = pg_mono_ms();
         if (pg_ocr_run(o, img, NULL, &r, &e) != PG_OK) return -1;
-        t[i] = now_ms() - t0;
+        t[i] = pg_mono_ms() - t0;
         *words = r.n_words;
         pg_ocr_result_fini(&r);
     }
@@ -820,9 +814,9 @@ PG_TEST(measure_init_and_call_times_when_PG_OCR_BENCH_is_set) {
     for (int i = 0; i < reps; i++) {
         pg_ocr *o = NULL;
         pg_error e;
-        double t0 = now_ms();
+        double t0 = pg_mono_ms();
         REQUIRE(pg_ocr_new(&o, "eng", NULL, &e) == PG_OK);
-        t[i] = now_ms() - t0;
+        t[i] = pg_mono_ms() - t0;
         pg_ocr_free(o);
     }
     qsort(t, (size_t)reps, sizeof *t, cmp_double);
@@ -856,9 +850,9 @@ PG_TEST(measure_init_and_call_times_when_PG_OCR_BENCH_is_set) {
     for (int i = 0; i < reps; i++) {
         pg_ocr_result r;
         pg_error e;
-        double t0 = now_ms();
+        double t0 = pg_mono_ms();
         REQUIRE(pg_ocr_run_opts(o, dense, NULL, &one, &r, &e) == PG_OK);
-        t1[i] = now_ms() - t0;
+        t1[i] = pg_mono_ms() - t0;
         nw = r.n_words;
         pg_ocr_result_fini(&r);
     }

@@ -31,6 +31,7 @@
 
 #include "pg_platform.h"
 #include "pg_test.h"
+#include "pg_time.h"
 #include "win_testapp.h"
 #include "pg_win32.h"
 
@@ -45,13 +46,13 @@ static pg_testapp_fixture env;
 
 /* Handle our own windows' messages while we wait. */
 static void pump(DWORD ms) {
-    for (ULONGLONG t0 = GetTickCount64();;) {
+    for (double t0 = pg_mono_ms();;) {
         MSG m;
         while (PeekMessageW(&m, NULL, 0, 0, PM_REMOVE)) {
             TranslateMessage(&m);
             DispatchMessageW(&m);
         }
-        if (GetTickCount64() - t0 >= ms) return;
+        if (pg_mono_ms() - t0 >= ms) return;
         Sleep(5);
     }
 }
@@ -61,14 +62,14 @@ typedef pg_testapp_state app_state;
 static bool read_state(app_state *s) { return pg_testapp_read(&env.ta, s); }
 
 static bool wait_clicks(int want, app_state *s) {
-    for (ULONGLONG t0 = GetTickCount64(); GetTickCount64() - t0 < 3000; Sleep(20))
+    for (double t0 = pg_mono_ms(); pg_mono_ms() - t0 < 3000; Sleep(20))
         if (read_state(s) && s->clicks == want) return true;
     fprintf(stderr, "clicks is %d, expected %d\n", s->clicks, want);
     return false;
 }
 
 static bool wait_edit(const char *want, app_state *s) {
-    for (ULONGLONG t0 = GetTickCount64(); GetTickCount64() - t0 < 3000; Sleep(20))
+    for (double t0 = pg_mono_ms(); pg_mono_ms() - t0 < 3000; Sleep(20))
         if (read_state(s) && strcmp(s->edit, want) == 0) return true;
     fprintf(stderr, "edit is \"%s\", expected \"%s\"\n", s->edit, want);
     return false;
@@ -299,7 +300,7 @@ PG_TEST(pointer_lands_on_the_pixel_and_clicks_reach_the_button) {
     int c0 = st.clicks;
     REQUIRE(env.ops->pointer_move(env.p, env.app, 5, 7, &e) == PG_OK);
     POINT pt = {0, 0};
-    for (ULONGLONG t0 = GetTickCount64(); GetTickCount64() - t0 < 1000; Sleep(10))
+    for (double t0 = pg_mono_ms(); pg_mono_ms() - t0 < 1000; Sleep(10))
         if (GetCursorPos(&pt) && pt.x == APP_X + 5 && pt.y == APP_Y + 7) break;
     CHECK(pt.x == APP_X + 5 && pt.y == APP_Y + 7);
     REQUIRE(env.ops->click(env.p, env.app, mid_x(env.ta.button), mid_y(env.ta.button), PG_BTN_LEFT, 1, &e) == PG_OK);
@@ -317,9 +318,9 @@ PG_TEST(utf8_text_with_surrogate_pair_arrives_exactly) {
     app_state st = {0};
     const char *text = "Hello, World! \xc3\xa9\xe2\x82\xac\xc3\xbc"; /* é€ü */
     REQUIRE(select_edit(&e));
-    ULONGLONG t0 = GetTickCount64();
+    double t0 = pg_mono_ms();
     REQUIRE(env.ops->type_text(env.p, env.app, text, &e) == PG_OK);
-    printf("     typed %zu bytes in %llu ms\n", strlen(text), (unsigned long long)(GetTickCount64() - t0));
+    printf("     typed %zu bytes in %llu ms\n", strlen(text), (unsigned long long)(pg_mono_ms() - t0));
     CHECK(wait_edit(text, &st));
     REQUIRE(env.ops->type_text(env.p, env.app, " \xf0\x9f\x98\x80", &e) == PG_OK); /* U+1F600 */
     CHECK(wait_edit("Hello, World! \xc3\xa9\xe2\x82\xac\xc3\xbc \xf0\x9f\x98\x80", &st));
@@ -407,7 +408,7 @@ PG_TEST(minimized_window_is_badinput_not_a_black_image) {
     pg_capture c;
     HWND app = (HWND)(uintptr_t)env.app;
     ShowWindow(app, SW_MINIMIZE);
-    for (ULONGLONG t0 = GetTickCount64(); !IsIconic(app) && GetTickCount64() - t0 < 2000;) pump(20);
+    for (double t0 = pg_mono_ms(); !IsIconic(app) && pg_mono_ms() - t0 < 2000;) pump(20);
     REQUIRE(IsIconic(app));
     CHECK_EQ_INT(env.ops->capture_window(env.p, env.app, NULL, &c, &e), PG_E_BADINPUT);
     CHECK(strstr(e.message, "minimized") != NULL);
@@ -423,7 +424,7 @@ PG_TEST(minimized_window_is_badinput_not_a_black_image) {
     free(w);
     CHECK(listed);
     REQUIRE(env.ops->focus(env.p, env.app, &e) == PG_OK); /* restores it */
-    for (ULONGLONG t0 = GetTickCount64(); IsIconic(app) && GetTickCount64() - t0 < 2000;) pump(20);
+    for (double t0 = pg_mono_ms(); IsIconic(app) && pg_mono_ms() - t0 < 2000;) pump(20);
     CHECK(!IsIconic(app));
     pump(200);
     REQUIRE(env.ops->capture_window(env.p, env.app, NULL, &c, &e) == PG_OK);
@@ -495,9 +496,9 @@ PG_TEST(focus_makes_foreground_and_settle_is_bounded) {
     pump(50);
     SetCursorPos(5, 5);
     CHECK_EQ_INT(env.ops->settle(env.p, env.app, 100, 3000, &e), PG_OK);
-    ULONGLONG t0 = GetTickCount64();
+    double t0 = pg_mono_ms();
     CHECK_EQ_INT(env.ops->settle(env.p, env.app, 5000, 400, &e), PG_E_TIMEOUT);
-    ULONGLONG took = GetTickCount64() - t0;
+    double took = pg_mono_ms() - t0;
     CHECK(took >= 390 && took < 1500);
 }
 
@@ -524,9 +525,9 @@ PG_TEST(hung_window_capture_is_bounded_and_skips_printwindow) {
     HANDLE t = CreateThread(NULL, 0, hung_main, &hw, 0, NULL);
     REQUIRE(t != NULL);
     REQUIRE(WaitForSingleObject(hw.ready, 5000) == WAIT_OBJECT_0 && hw.hwnd);
-    ULONGLONG t0 = GetTickCount64();
+    double t0 = pg_mono_ms();
     pg_err rc = env.ops->capture_window(env.p, (uint64_t)(uintptr_t)hw.hwnd, NULL, &c, &e);
-    ULONGLONG took = GetTickCount64() - t0;
+    double took = pg_mono_ms() - t0;
     printf("     hung window: %s in %llu ms (%s)\n", rc == PG_OK ? c.method : e.message,
            (unsigned long long)took, pg_win_capture_fallback(env.p));
     CHECK(took < 2000);
@@ -549,17 +550,15 @@ static int cmp_u64(const void *a, const void *b) {
 /* Median of 50 timed captures, in ms; method of the last. */
 static double median_capture_ms(const pg_rect *screen_rect, char *method, size_t cap) {
     uint64_t us[50];
-    LARGE_INTEGER f, t0, t1;
-    QueryPerformanceFrequency(&f);
     pg_error e;
     for (int i = 0; i < 50; i++) {
         pg_capture c;
-        QueryPerformanceCounter(&t0);
+        int64_t t0 = pg_mono_us();
         pg_err rc = screen_rect ? env.ops->capture_screen(env.p, screen_rect, &c, &e)
                                 : env.ops->capture_window(env.p, env.app, NULL, &c, &e);
-        QueryPerformanceCounter(&t1);
+        int64_t t1 = pg_mono_us();
         if (rc != PG_OK) return -1;
-        us[i] = (uint64_t)((t1.QuadPart - t0.QuadPart) * 1000000 / f.QuadPart);
+        us[i] = (uint64_t)(t1 - t0);
         snprintf(method, cap, "%s", c.method);
         free(c.rgba);
     }

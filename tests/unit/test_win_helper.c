@@ -1,5 +1,5 @@
 /* test_win_helper.c - the service's session helper, driven through its
- * proxy (broker/win/pg_win_helper.h), under Wine on Xvfb in the mingw build
+ * proxy (broker/os/win/pg_win_helper.h), under Wine on Xvfb in the mingw build
  * (and on real Windows alike).
  *
  * This binary is also the helper: started as "test_win_helper.exe helper
@@ -39,6 +39,7 @@
 
 #include "pg_proto.h"
 #include "pg_test.h"
+#include "pg_time.h"
 #include "win_testapp.h"
 #include "pg_win_helper.h"
 
@@ -94,7 +95,7 @@ typedef pg_testapp_state app_state;
 static bool read_state(app_state *s) { return pg_testapp_read(&env.ta, s); }
 
 static bool wait_state(int clicks, const char *edit, app_state *s) {
-    for (ULONGLONG t0 = GetTickCount64(); GetTickCount64() - t0 < 3000; Sleep(20))
+    for (double t0 = pg_mono_ms(); pg_mono_ms() - t0 < 3000; Sleep(20))
         if (read_state(s) && (clicks < 0 || s->clicks == clicks) && (!edit || !strcmp(s->edit, edit))) return true;
     fprintf(stderr, "app state clicks=%d edit=\"%s\", expected %d \"%s\"\n", s->clicks, s->edit, clicks,
             edit ? edit : "(any)");
@@ -331,10 +332,10 @@ PG_TEST(a_child_that_exits_before_connecting_is_unreachable) {
     pg_platform *p = NULL;
     pg_error e;
     pg_win_helper_launch how = {.args = "quit", .connect_timeout_ms = 10000};
-    ULONGLONG t0 = GetTickCount64();
+    double t0 = pg_mono_ms();
     CHECK_EQ_INT(pg_win_helper_proxy_open(&p, &how, &e), PG_E_UNREACHABLE);
     CHECK(strstr(e.message, "exited with code 3 before connecting") != NULL);
-    CHECK(GetTickCount64() - t0 < 9000); /* the exit ended the wait, not the timeout */
+    CHECK(pg_mono_ms() - t0 < 9000); /* the exit ended the wait, not the timeout */
     how = (pg_win_helper_launch){.exe = "C:\\no\\such\\helper.exe"};
     CHECK_EQ_INT(pg_win_helper_proxy_open(&p, &how, &e), PG_E_UNREACHABLE);
     CHECK(p == NULL);
@@ -419,7 +420,7 @@ static void fake_end(pg_platform *p, HANDLE thread) {
 
 #define CAPTURE_OK                                                                                  \
     "{\"v\":1,\"ok\":true,\"result\":{\"width\":2,\"height\":2,\"stride\":8,\"method\":\"bitblt\","     \
-    "\"fallback\":\"\"}}"
+    "\"fallback\":\"\",\"origin_x\":0,\"origin_y\":0}}"
 
 PG_TEST(fake_helper_capture_checks_stride_times_height_and_ends_the_helper) {
     static const fake_step steps[] = {{CAPTURE_OK, 16, SAY}, {CAPTURE_OK, 17, SAY}};
@@ -479,17 +480,20 @@ PG_TEST(fake_helper_replies_out_of_bounds_are_internal) {
     expect_rejected(pg_failed_, list, -1, "list"); /* title over 511 bytes */
     expect_rejected(pg_failed_,
                     "{\"v\":1,\"ok\":true,\"result\":{\"width\":20000,\"height\":1,\"stride\":80000,\"method\":\"m\","
-                    "\"fallback\":\"\"}}", 80000, "capture");
+                    "\"fallback\":\"\",\"origin_x\":0,\"origin_y\":0}}", 80000, "capture");
     expect_rejected(pg_failed_,
                     "{\"v\":1,\"ok\":true,\"result\":{\"width\":2,\"height\":2,\"stride\":4,\"method\":\"m\","
-                    "\"fallback\":\"\"}}", 8, "capture"); /* stride < width*4 */
+                    "\"fallback\":\"\",\"origin_x\":0,\"origin_y\":0}}", 8, "capture"); /* stride < width*4 */
     expect_rejected(pg_failed_,
                     "{\"v\":1,\"ok\":true,\"result\":{\"width\":4,\"height\":4,\"stride\":16,\"method\":\"m\","
-                    "\"fallback\":\"\"}}", 64, "region"); /* bigger than the 1x1 region asked */
+                    "\"fallback\":\"\",\"origin_x\":0,\"origin_y\":0}}",
+                    64, "region"); /* bigger than the 1x1 region asked */
     expect_rejected(pg_failed_, CAPTURE_OK, -1, "capture");                        /* no attachment */
     expect_rejected(pg_failed_,
                     "{\"v\":1,\"ok\":true,\"result\":{\"width\":2,\"height\":2,\"stride\":8,\"method\":"
-                    "\"a method name far longer than thirty-two bytes\",\"fallback\":\"\"}}", 16, "capture");
+                    "\"a method name far longer than thirty-two bytes\",\"fallback\":\"\",\"origin_x\":0,"
+                    "\"origin_y\":0}}",
+                    16, "capture");
     expect_rejected(pg_failed_, "{\"v\":1,\"id\":999,\"ok\":true,\"result\":{}}", -1, "focus"); /* wrong id */
     expect_rejected(pg_failed_, "{\"v\":1,\"ok\":true,\"result\":{\"extra\":1}}", -1, "focus");
     expect_rejected(pg_failed_, "{\"v\":1,\"ok\":true,\"result\":{},\"more\":1}", -1, "focus");
@@ -532,10 +536,10 @@ PG_TEST(fake_helper_hang_up_is_unreachable_and_silence_a_timeout) {
     f = (fake){.steps = mute, .n = 1};
     p = fake_proxy(&f, &th, 500);
     REQUIRE(p != NULL);
-    ULONGLONG t0 = GetTickCount64();
+    double t0 = pg_mono_ms();
     CHECK_EQ_INT(pg_win_helper_ops()->settle(p, 7, 10, 300, &e), PG_E_TIMEOUT); /* 500 + 300 ms */
-    ULONGLONG took = GetTickCount64() - t0;
-    printf("     silent helper: %s after %llu ms\n", e.message, took);
+    double took = pg_mono_ms() - t0;
+    printf("     silent helper: %s after %.0f ms\n", e.message, took);
     CHECK(took >= 700 && took < 3000);
     CHECK_EQ_INT(pg_win_helper_ops()->focus(p, 7, &e), PG_E_UNREACHABLE); /* stopped: cannot restart it */
     fake_end(p, th);

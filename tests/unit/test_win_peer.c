@@ -1,4 +1,4 @@
-/* Windows principals of the broker core (broker/win/pg_win_peer.c and the
+/* Windows principals of the broker core (broker/os/win/pg_win_peer.c and the
  * pipe DACL's principals in pg_win_listener.c): policy names, the SID ->
  * uid table, groups as the policy sees them, the integrity rule for input,
  * and the process-token queries on this very process. Windows only (runs
@@ -13,7 +13,7 @@
 #include "pg_test.h"
 #include "pg_win_listener.h"
 #include "pg_win_peer.h"
-#include "pg_win_sddl.h"
+#include "pg_win_sid.h"
 
 #define USER_A "S-1-5-21-1004336348-1177238915-682003330-1001"
 #define USER_B "S-1-5-21-1004336348-1177238915-682003330-1002"

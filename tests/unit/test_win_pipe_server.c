@@ -1,4 +1,4 @@
-/* The broker's named-pipe server (broker/win/pg_win_pipe_server.c) under
+/* The broker's named-pipe server (broker/os/win/pg_win_pipe_server.c) under
  * Wine: a server thread accepts, the test's client (pg_conn_connect, which
  * opens with SECURITY_IDENTIFICATION) connects, and the server reports the
  * client's pid and token user SID from the kernel; bytes round-trip through
@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "pg_test.h"
+#include "pg_time.h"
 #include "pg_transport.h"
 #include "pg_win_pipe_server.h"
 
@@ -27,7 +28,7 @@ typedef struct {
     pg_error e;
     pg_conn *conn;
     pg_win_client_id id;
-    ULONGLONG took_ms;
+    double took_ms;
 } acceptor;
 
 static void unique_name(char *out, size_t cap, const char *tag) {
@@ -49,14 +50,14 @@ static pg_err sddl_for_me(char *out, size_t cap, char *my_sid) {
     CloseHandle(tok);
     if (!ok || pg_win_sid_format(u.tu.User.Sid, my_sid, NULL)) return PG_E_INTERNAL;
     const char *p[] = {my_sid};
-    return pg_win_pipe_sddl(NULL, p, 1, out, cap, NULL);
+    return pg_win_pipe_server_sddl(NULL, p, 1, out, cap, NULL);
 }
 
 static DWORD WINAPI accept_main(LPVOID arg) {
     acceptor *a = arg;
-    ULONGLONG t0 = GetTickCount64();
+    double t0 = pg_mono_ms();
     a->rc = pg_win_pipe_server_accept(a->srv, a->stop, a->timeout_ms, 5000, &a->conn, &a->id, &a->e);
-    a->took_ms = GetTickCount64() - t0;
+    a->took_ms = pg_mono_ms() - t0;
     return 0;
 }
 

@@ -1,6 +1,8 @@
 /* The Windows security rules Wine cannot enforce, tested as pure functions
- * (broker/win): SID validation and comparison, the admin/SYSTEM membership
- * rule over a token's groups, the SDDL of the broker's pipe (parsed back by
+ * (common/pg_win_sid.h, common/pg_win_acl.h, and the pipe's SDDL from
+ * broker/os/win/pg_win_pipe_server.h): SID validation and comparison, the
+ * admin/SYSTEM membership rule over a token's groups, the SDDL of the
+ * broker's pipe (parsed back by
  * Windows and inspected ACE by ACE), and the policy file's ACL check over
  * many SDDL strings. Wine parses SDDL and compares SIDs like Windows does; it
  * only fails to enforce DACLs, which these tests never rely on.
@@ -13,7 +15,8 @@
 
 #include "pg_test.h"
 #include "pg_win_acl.h"
-#include "pg_win_sddl.h"
+#include "pg_win_pipe_server.h"
+#include "pg_win_sid.h"
 
 #define USER_SID "S-1-5-21-1004336348-1177238915-682003330-1001"
 #define SVC_SID "S-1-5-80-1913148863-3492339771-4165695881-2087618961-4109116736"
@@ -77,12 +80,12 @@ PG_TEST(sid_equality) {
 
 /* --- admin / SYSTEM membership over a token's groups --------------------- */
 
-PG_TEST(system_user_is_admin_or_system) { CHECK(pg_win_is_admin_or_system(PG_WIN_SID_SYSTEM, NULL, 0)); }
+PG_TEST(system_user_is_admin_or_system) { CHECK(pg_win_sid_is_admin_or_system(PG_WIN_SID_SYSTEM, NULL, 0)); }
 
 PG_TEST(enabled_administrators_group_counts) {
     pg_win_group g[] = {{"S-1-1-0", SE_GROUP_ENABLED | SE_GROUP_MANDATORY},
                         {PG_WIN_SID_ADMINS, SE_GROUP_ENABLED | SE_GROUP_ENABLED_BY_DEFAULT | SE_GROUP_OWNER}};
-    CHECK(pg_win_is_admin_or_system(USER_SID, g, 2));
+    CHECK(pg_win_sid_is_admin_or_system(USER_SID, g, 2));
 }
 
 PG_TEST(deny_only_administrators_group_does_not_count) {
@@ -90,15 +93,15 @@ PG_TEST(deny_only_administrators_group_does_not_count) {
      * deny-only: that user is not an administrator right now. */
     pg_win_group g[] = {{PG_WIN_SID_ADMINS, SE_GROUP_USE_FOR_DENY_ONLY},
                         {"S-1-5-32-545", SE_GROUP_ENABLED | SE_GROUP_MANDATORY}};
-    CHECK(!pg_win_is_admin_or_system(USER_SID, g, 2));
+    CHECK(!pg_win_sid_is_admin_or_system(USER_SID, g, 2));
     pg_win_group disabled[] = {{PG_WIN_SID_ADMINS, 0}};
-    CHECK(!pg_win_is_admin_or_system(USER_SID, disabled, 1));
+    CHECK(!pg_win_sid_is_admin_or_system(USER_SID, disabled, 1));
 }
 
 PG_TEST(plain_user_is_not_admin) {
     pg_win_group g[] = {{"S-1-5-32-545", SE_GROUP_ENABLED}, {"S-1-5-11", SE_GROUP_ENABLED}, {"junk", SE_GROUP_ENABLED}};
-    CHECK(!pg_win_is_admin_or_system(USER_SID, g, 3));
-    CHECK(!pg_win_is_admin_or_system(NULL, NULL, 0));
+    CHECK(!pg_win_sid_is_admin_or_system(USER_SID, g, 3));
+    CHECK(!pg_win_sid_is_admin_or_system(NULL, NULL, 0));
 }
 
 /* --- the pipe's SDDL ------------------------------------------------------ */
@@ -141,7 +144,7 @@ PG_TEST(pipe_sddl_admits_system_service_and_principals_only) {
     const char *p[] = {USER_SID, "S-1-5-32-545"};
     char sddl[2048];
     pg_error e;
-    REQUIRE(pg_win_pipe_sddl(SVC_SID, p, 2, sddl, sizeof sddl, &e) == PG_OK);
+    REQUIRE(pg_win_pipe_server_sddl(SVC_SID, p, 2, sddl, sizeof sddl, &e) == PG_OK);
     CHECK(strncmp(sddl, "O:SYD:P(D;;GA;;;NU)", 19) == 0);
     ACCESS_MASK m;
     int nd, prot;
@@ -162,7 +165,7 @@ PG_TEST(pipe_sddl_admits_system_service_and_principals_only) {
 PG_TEST(pipe_sddl_without_service_or_principals) {
     char sddl[256];
     pg_error e;
-    REQUIRE(pg_win_pipe_sddl(NULL, NULL, 0, sddl, sizeof sddl, &e) == PG_OK);
+    REQUIRE(pg_win_pipe_server_sddl(NULL, NULL, 0, sddl, sizeof sddl, &e) == PG_OK);
     CHECK_STR(sddl, "O:SYD:P(D;;GA;;;NU)(A;;0x12019f;;;SY)");
 }
 
@@ -172,13 +175,13 @@ PG_TEST(pipe_sddl_refuses_junk_and_catch_all_principals) {
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         pg_error e = {0};
         const char *p[] = {USER_SID, bad[i]};
-        CHECK_EQ_INT(pg_win_pipe_sddl(SVC_SID, p, 2, sddl, sizeof sddl, &e), PG_E_BADINPUT);
+        CHECK_EQ_INT(pg_win_pipe_server_sddl(SVC_SID, p, 2, sddl, sizeof sddl, &e), PG_E_BADINPUT);
         CHECK(sddl[0] == '\0');
-        CHECK_EQ_INT(pg_win_pipe_sddl(bad[i], NULL, 0, sddl, sizeof sddl, &e), PG_E_BADINPUT);
+        CHECK_EQ_INT(pg_win_pipe_server_sddl(bad[i], NULL, 0, sddl, sizeof sddl, &e), PG_E_BADINPUT);
     }
     pg_error e;
     const char *p[] = {"S-1-1-0"};
-    pg_win_pipe_sddl(NULL, p, 1, sddl, sizeof sddl, &e);
+    pg_win_pipe_server_sddl(NULL, p, 1, sddl, sizeof sddl, &e);
     CHECK(strstr(e.message, "Everyone") != NULL);
 }
 
@@ -186,7 +189,7 @@ PG_TEST(pipe_sddl_too_small_buffer_is_internal) {
     char sddl[24];
     pg_error e;
     const char *p[] = {USER_SID};
-    CHECK_EQ_INT(pg_win_pipe_sddl(SVC_SID, p, 1, sddl, sizeof sddl, &e), PG_E_INTERNAL);
+    CHECK_EQ_INT(pg_win_pipe_server_sddl(SVC_SID, p, 1, sddl, sizeof sddl, &e), PG_E_INTERNAL);
     CHECK(sddl[0] == '\0');
 }
 

@@ -24,13 +24,13 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <xcb/xcb.h>
 
 #include "pg_platform.h"
 #include "pg_test.h"
+#include "pg_time.h"
 
 #ifndef PG_SOURCE_DIR
 #error "PG_SOURCE_DIR must name the source tree (tests/apps/pg_demo.tcl)"
@@ -57,17 +57,6 @@ static struct {
 } env;
 
 /* ------------------------------------------------------------ helpers */
-
-static uint64_t now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
-
-static void sleep_ms(unsigned ms) {
-    struct timespec ts = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
-    nanosleep(&ts, NULL);
-}
 
 static bool on_path(const char *prog) {
     const char *path = getenv("PATH");
@@ -111,7 +100,7 @@ static void stop(pid_t *pid) {
             *pid = 0;
             return;
         }
-        sleep_ms(20);
+        pg_sleep_ms(20);
     }
     kill(*pid, SIGKILL);
     waitpid(*pid, NULL, 0);
@@ -157,7 +146,7 @@ static bool start_xvfb(void) {
         char *argv[] = {"Xvfb", num, "-screen", "0", "1920x1080x24", "-nolisten", "tcp",
                         "-noreset", NULL};
         env.xvfb = spawn(argv, NULL);
-        for (uint64_t t0 = now_ms(); now_ms() - t0 < 5000; sleep_ms(20)) {
+        for (double t0 = pg_mono_ms(); pg_mono_ms() - t0 < 5000; pg_sleep_ms(20)) {
             if (exited(env.xvfb)) break; /* lost a race for this number */
             if (access(sock, F_OK) != 0) continue;
             env.c = xcb_connect(env.dpy, NULL);
@@ -215,7 +204,7 @@ static bool start_wish(void) {
     env.wish = spawn(argv, &out);
     char buf[256] = "";
     size_t n = 0;
-    for (uint64_t t0 = now_ms(); now_ms() - t0 < 10000 && !strstr(buf, "READY");) {
+    for (double t0 = pg_mono_ms(); pg_mono_ms() - t0 < 10000 && !strstr(buf, "READY");) {
         struct pollfd pfd = {out, POLLIN, 0};
         if (poll(&pfd, 1, 100) <= 0) continue;
         ssize_t r = read(out, buf + n, sizeof buf - 1 - n);
@@ -269,7 +258,7 @@ static bool open_backend(void) {
     env.ops = pg_platform_default();
     if (env.ops->open(&env.p, env.dpy, &e) != PG_OK) return fail_setup("open: %s", e.message);
     /* Under a WM the demo appears once it is managed: poll for it. */
-    for (uint64_t t0 = now_ms(); now_ms() - t0 < 5000; sleep_ms(20)) {
+    for (double t0 = pg_mono_ms(); pg_mono_ms() - t0 < 5000; pg_sleep_ms(20)) {
         pg_window *w;
         size_t n;
         if (env.ops->list_windows(env.p, &w, &n, &e) != PG_OK) return fail_setup("list: %s", e.message);
@@ -304,8 +293,8 @@ static bool setup(int mode) {
     if (mode == MODE_OPENBOX) {
         char *argv[] = {"openbox", "--sm-disable", NULL};
         env.openbox = spawn(argv, NULL);
-        uint64_t t0 = now_ms();
-        while (!wm_ready() && now_ms() - t0 < 5000) sleep_ms(20);
+        double t0 = pg_mono_ms();
+        while (!wm_ready() && pg_mono_ms() - t0 < 5000) pg_sleep_ms(20);
         if (!wm_ready()) return fail_setup("openbox did not set _NET_SUPPORTING_WM_CHECK%s", "");
     } else {
         /* A WM that quit may leave its check property behind; we need none. */
@@ -375,7 +364,7 @@ static void report_app(void) {
 }
 
 static bool wait_clicks(int want, app_state *s) {
-    for (uint64_t t0 = now_ms(); now_ms() - t0 < 3000; sleep_ms(20))
+    for (double t0 = pg_mono_ms(); pg_mono_ms() - t0 < 3000; pg_sleep_ms(20))
         if (read_state(s) && s->clicks == want) return true;
     fprintf(stderr, "clicks is %d, expected %d\n", s->clicks, want);
     report_app();
@@ -383,7 +372,7 @@ static bool wait_clicks(int want, app_state *s) {
 }
 
 static bool wait_entry(const char *want, app_state *s) {
-    for (uint64_t t0 = now_ms(); now_ms() - t0 < 3000; sleep_ms(20))
+    for (double t0 = pg_mono_ms(); pg_mono_ms() - t0 < 3000; pg_sleep_ms(20))
         if (read_state(s) && strcmp(s->entry, want) == 0) return true;
     fprintf(stderr, "entry is \"%s\", expected \"%s\"\n", s->entry, want);
     report_app();
@@ -511,7 +500,7 @@ static xcb_window_t make_cover(const pg_window *d) {
                         "pg cover");
     xcb_map_window(env.c, w);
     free(xcb_get_input_focus_reply(env.c, xcb_get_input_focus(env.c), NULL));
-    sleep_ms(50);
+    pg_sleep_ms(50);
     return w;
 }
 
@@ -582,9 +571,9 @@ static void t_type(int *pg_failed_, int mode) {
     app_state st = {0};
     const char *text = "Hello, World! 123 \xc3\xa9\xe2\x82\xac\xc3\xbc"; /* é€ü */
     REQUIRE(env.ops->click(env.p, env.demo, env.entry_x, env.entry_y, PG_BTN_LEFT, 1, &e) == PG_OK);
-    uint64_t t0 = now_ms();
+    double t0 = pg_mono_ms();
     REQUIRE(env.ops->type_text(env.p, env.demo, text, &e) == PG_OK);
-    printf("     typed %zu bytes in %llu ms\n", strlen(text), (unsigned long long)(now_ms() - t0));
+    printf("     typed %zu bytes in %llu ms\n", strlen(text), (unsigned long long)(pg_mono_ms() - t0));
     CHECK(wait_entry(text, &st));
     (void)mode;
 }
@@ -667,9 +656,9 @@ static void t_focus_and_settle(int *pg_failed_, int mode) {
     free(w);
     /* The focused entry's cursor blinks (600 ms on, 300 ms off). */
     CHECK_EQ_INT(env.ops->settle(env.p, env.demo, 100, 3000, &e), PG_OK);
-    uint64_t t0 = now_ms();
+    double t0 = pg_mono_ms();
     CHECK_EQ_INT(env.ops->settle(env.p, env.demo, 1000, 1600, &e), PG_E_TIMEOUT);
-    uint64_t took = now_ms() - t0;
+    double took = pg_mono_ms() - t0;
     CHECK(took >= 1550 && took < 2500);
     (void)mode;
 }

@@ -1,6 +1,6 @@
 # Windows-only unit tests (mingw build, run under Wine by ctest through
 # CMAKE_CROSSCOMPILING_EMULATOR). Included from tests/unit/CMakeLists.txt
-# inside if(WIN32). Owner: the Windows build work.
+# inside if(WIN32).
 pg_unit_test(test_transport_win SOURCES test_transport_win.c LIBS pg_common)
 # Win32 platform backend (broker/platform/win32) against tests/apps/win32_testapp.c,
 # which the test starts from its own directory.
@@ -14,12 +14,13 @@ target_link_libraries(pg_win_testapp PUBLIC pg_common user32)
 pg_unit_test(test_win32 SOURCES test_win32.c LIBS pg_platform_win32 pg_win_testapp user32 gdi32)
 add_dependencies(test_win32 win32_testapp)
 set_tests_properties(unit.test_win32 PROPERTIES LABELS "unit;win32" TIMEOUT 120)
-# Windows security rules (broker/win): pure SID/SDDL/ACL functions, and the
-# named-pipe server with client identity. Wine enforces no DACL: denial is
-# not tested here (docs/windows.md).
-pg_unit_test(test_win_security SOURCES test_win_security.c LIBS pg_win_security)
-pg_unit_test(test_win_pipe_server SOURCES test_win_pipe_server.c LIBS pg_win_security)
-# The service's session helper through its proxy (broker/win/pg_win_helper.h); drives win32_testapp.
+# Windows security rules: pure SID and ACL functions (common/pg_win_sid.h,
+# pg_win_acl.h), the pipe's SDDL and the named-pipe server with client
+# identity (broker/os/win). Wine enforces no DACL: denial is not tested here
+# (docs/windows.md).
+pg_unit_test(test_win_security SOURCES test_win_security.c LIBS pg_win_pipe)
+pg_unit_test(test_win_pipe_server SOURCES test_win_pipe_server.c LIBS pg_win_pipe)
+# The service's session helper through its proxy (broker/os/win/pg_win_helper.h); drives win32_testapp.
 pg_unit_test(test_win_helper SOURCES test_win_helper.c LIBS pg_win_helper pg_win_testapp shell32 user32)
 add_dependencies(test_win_helper win32_testapp)
 # Windows principals of the broker core (SID -> uid, policy names, integrity rule).

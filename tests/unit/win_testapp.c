@@ -7,6 +7,8 @@
 #include <string.h>
 #include <wchar.h>
 
+#include "pg_time.h"
+
 static char *read_file(const wchar_t *path) {
     FILE *f = _wfopen(path, L"rb");
     if (!f) return NULL;
@@ -63,7 +65,7 @@ bool pg_testapp_start(pg_testapp *a, const wchar_t *tag, char *why, size_t n) {
         return snprintf(why, n, "cannot start win32_testapp.exe next to the test (error %lu): build it",
                         GetLastError()),
                false;
-    for (ULONGLONG t0 = GetTickCount64(); GetTickCount64() - t0 < 15000; Sleep(50)) {
+    for (double t0 = pg_mono_ms(); pg_mono_ms() - t0 < 15000; Sleep(50)) {
         if (parse_ready(a)) return true;
         if (WaitForSingleObject(a->pi.hProcess, 0) == WAIT_OBJECT_0)
             return snprintf(why, n, "win32_testapp exited before it was ready"), false;
@@ -112,7 +114,7 @@ const pg_window *pg_testapp_find(const pg_window *w, size_t n) {
 /* Waits until the backend lists the app's window, visible. */
 static bool find_app(pg_testapp_fixture *f) {
     pg_error e;
-    for (ULONGLONG t0 = GetTickCount64(); GetTickCount64() - t0 < 10000; Sleep(50)) {
+    for (double t0 = pg_mono_ms(); pg_mono_ms() - t0 < 10000; Sleep(50)) {
         pg_window *w;
         size_t n;
         if (f->ops->list_windows(f->p, &w, &n, &e) != PG_OK) return fixture_fail(f, "list: %s", e.message);

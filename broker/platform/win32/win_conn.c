@@ -18,8 +18,6 @@
 
 #include "win_private.h"
 
-uint64_t win_now_ms(void) { return (uint64_t)GetTickCount64(); }
-
 void win_to_utf8(const wchar_t *w, char *out, size_t cap) {
     if (!cap) return;
     out[0] = 0;

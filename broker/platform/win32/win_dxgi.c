@@ -49,7 +49,7 @@ struct win_dxgi {
     size_t n;
     bool permanent;    /* failed for good (E_NOTIMPL, unsupported) */
     const char *stage; /* the call that failed last, for the reason given */
-    uint64_t retry_at; /* after a transient failure */
+    pg_deadline retry; /* after a transient failure */
 };
 
 #define RELEASE(obj, kind)                                                              \
@@ -192,7 +192,7 @@ static HRESULT out_copy(dxgi_out *o, const RECT *want, uint8_t *bgra, size_t str
 static bool set_up(win_dxgi **pd, char *why, size_t cap) {
     win_dxgi *d = *pd;
     if (!d && !(d = *pd = calloc(1, sizeof *d))) return snprintf(why, cap, "dxgi: out of memory"), false;
-    if (d->permanent || (d->n == 0 && win_now_ms() < d->retry_at)) return false; /* why kept */
+    if (d->permanent || (d->n == 0 && !pg_deadline_passed(d->retry))) return false; /* why kept */
     if (d->n) return true;
     if (!d->d3d11) d->d3d11 = LoadLibraryW(L"d3d11.dll");
     if (!d->dxgi) d->dxgi = LoadLibraryW(L"dxgi.dll");
@@ -201,7 +201,7 @@ static bool set_up(win_dxgi **pd, char *why, size_t cap) {
     if (SUCCEEDED(hr)) return true;
     d->permanent = hr == E_NOTIMPL || hr == DXGI_ERROR_UNSUPPORTED ||
                    hr == HRESULT_FROM_WIN32(ERROR_PROC_NOT_FOUND) || hr == HRESULT_FROM_WIN32(ERROR_MOD_NOT_FOUND);
-    d->retry_at = win_now_ms() + WIN_DXGI_RETRY_MS;
+    d->retry = pg_deadline_in_ms(WIN_DXGI_RETRY_MS);
     snprintf(why, cap, "dxgi: %s: 0x%08lx%s", d->stage, (unsigned long)hr,
              hr == E_NOTIMPL ? " E_NOTIMPL" : "");
     return false;
@@ -222,7 +222,7 @@ bool win_dxgi_capture(win_dxgi **pd, const RECT *want, uint8_t *bgra, size_t str
     if (SUCCEEDED(hr)) return true;
     /* Anything else (desktop switch, session change): rebuild later. */
     outputs_free(d);
-    d->retry_at = win_now_ms() + WIN_DXGI_RETRY_MS;
+    d->retry = pg_deadline_in_ms(WIN_DXGI_RETRY_MS);
     snprintf(why, cap, "dxgi frame failed (0x%08lx); rebuilt in %d ms", (unsigned long)hr, WIN_DXGI_RETRY_MS);
     return false;
 }

@@ -42,9 +42,9 @@ pg_err win_send(INPUT *in, UINT n, pg_error *e) {
 
 /* Foreground and, if it was minimized, restored. */
 static bool wait_foreground(HWND h, uint32_t ms) {
-    for (uint64_t t0 = win_now_ms();; Sleep(10)) {
+    for (pg_deadline end = pg_deadline_in_ms(ms);; pg_sleep_ms(10)) {
         if (GetForegroundWindow() == h && !IsIconic(h)) return true;
-        if (win_now_ms() - t0 >= ms) return false;
+        if (pg_deadline_passed(end)) return false;
     }
 }
 

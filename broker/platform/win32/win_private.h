@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "pg_platform.h"
+#include "pg_time.h"
 #include "pg_win32.h"
 
 /* How long focus() waits for the foreground to arrive in the target. */
@@ -47,7 +48,6 @@ struct pg_platform {
 };
 
 /* ---- win_conn.c: helpers ---- */
-uint64_t win_now_ms(void);
 /* UTF-16 -> UTF-8 into out (cap bytes), truncated on a code point boundary. */
 void win_to_utf8(const wchar_t *w, char *out, size_t cap);
 /* "0x1234 \"title\" (class)": how errors name a window. */

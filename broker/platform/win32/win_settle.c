@@ -25,13 +25,13 @@ pg_err win_settle(pg_platform *p, uint64_t id, uint32_t quiet_ms, uint32_t timeo
                   pg_error *e) {
     uint32_t step = quiet_ms / 4 < 50 ? quiet_ms / 4 : 50;
     if (step < 5) step = 5;
-    uint64_t start = win_now_ms();
+    double start = pg_mono_ms();
     pg_capture prev, cur;
     pg_err rc = win_capture_window(p, id, NULL, &prev, e);
     if (rc != PG_OK) return rc;
-    uint64_t quiet_since = win_now_ms();
+    double quiet_since = pg_mono_ms();
     for (;;) {
-        uint64_t now = win_now_ms();
+        double now = pg_mono_ms();
         if (now - quiet_since >= quiet_ms) break;
         if (now - start >= timeout_ms) {
             free(prev.rgba);
@@ -39,12 +39,12 @@ pg_err win_settle(pg_platform *p, uint64_t id, uint32_t quiet_ms, uint32_t timeo
                                 "window 0x%llx was not quiet for %u ms within %u ms",
                                 (unsigned long long)id, quiet_ms, timeout_ms);
         }
-        Sleep(step);
+        pg_sleep_ms(step);
         if ((rc = win_capture_window(p, id, NULL, &cur, e)) != PG_OK) {
             free(prev.rgba);
             return rc;
         }
-        if (!same(&prev, &cur)) quiet_since = win_now_ms();
+        if (!same(&prev, &cur)) quiet_since = pg_mono_ms();
         free(prev.rgba);
         prev = cur;
     }

@@ -155,6 +155,7 @@ static pg_err grab(pg_platform *p, const grab_req *g, const char *prefix, pg_cap
 /* Intersect the optional region with [0,w) x [0,h). */
 static pg_err clip(const pg_rect *region, uint32_t w, uint32_t h, pg_rect *out, const char *what,
                    pg_error *e) {
+    *out = (pg_rect){0}; /* defined on every path, refusals included */
     int64_t x0 = 0, y0 = 0, x1 = w, y1 = h;
     if (region) {
         x0 = region->x > 0 ? region->x : 0;

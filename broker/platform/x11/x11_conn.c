@@ -11,12 +11,10 @@
  * exception is libxkbcommon-x11, which blocks inside its own calls; we ping
  * the server with a bounded round trip right before each use).
  */
-#include <errno.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <xcb/composite.h>
 #include <xcb/damage.h>
@@ -28,18 +26,6 @@
 #include <xkbcommon/xkbcommon-x11.h>
 
 #include "x11_private.h"
-
-uint64_t x11_now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
-
-void x11_sleep_ms(uint32_t ms) {
-    struct timespec ts = {(time_t)(ms / 1000u), (long)(ms % 1000u) * 1000000L};
-    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
-    }
-}
 
 const char *x11_error_name(uint8_t code) {
     static const char *const names[] = {
@@ -60,7 +46,7 @@ pg_err x11_wait(pg_platform *p, unsigned int seq, void **reply, xcb_generic_erro
     *reply = NULL;
     *xerr = NULL;
     if (xcb_flush(p->c) <= 0) return conn_lost(p, e);
-    uint64_t deadline = x11_now_ms() + X11_REPLY_TIMEOUT_MS;
+    pg_deadline deadline = pg_deadline_in_ms(X11_REPLY_TIMEOUT_MS);
     for (;;) {
         /* xcb_poll_for_reply reads whatever the socket has without blocking. */
         if (xcb_poll_for_reply(p->c, seq, reply, xerr)) {
@@ -68,13 +54,12 @@ pg_err x11_wait(pg_platform *p, unsigned int seq, void **reply, xcb_generic_erro
             return PG_OK;
         }
         if (xcb_connection_has_error(p->c)) return conn_lost(p, e);
-        uint64_t now = x11_now_ms();
-        if (now >= deadline) {
+        uint32_t left = pg_deadline_left_ms(deadline);
+        if (left == 0) {
             xcb_discard_reply(p->c, seq);
             return pg_error_set(e, PG_E_TIMEOUT, "the X server may be grabbed by another client",
                                 "X server did not answer within %d ms", X11_REPLY_TIMEOUT_MS);
         }
-        uint64_t left = deadline - now;
         struct pollfd pfd = {xcb_get_file_descriptor(p->c), POLLIN, 0};
         (void)poll(&pfd, 1, left > 100 ? 100 : (int)left);
     }

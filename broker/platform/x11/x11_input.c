@@ -46,6 +46,7 @@ static pg_err not_mapped(pg_error *e, xcb_window_t id) {
 /* Window-relative point -> root coordinates, PG_E_BADINPUT if outside. */
 static pg_err to_root(pg_platform *p, const x11_win *w, int32_t x, int32_t y, int32_t *rx,
                       int32_t *ry, pg_error *e) {
+    *rx = *ry = 0; /* defined on every path, refusals included */
     if (x < 0 || y < 0 || (uint32_t)x >= w->width || (uint32_t)y >= w->height)
         return pg_error_set(e, PG_E_BADINPUT, "coordinates are relative to the window's content",
                             "point %d,%d is outside window 0x%x (%ux%u)", x, y, (unsigned)w->id,
@@ -112,20 +113,21 @@ static pg_err focus_win(pg_platform *p, const x11_win *w, bool lazy, pg_error *e
         if (!w->viewable) xcb_map_window(p->c, w->id);
         xcb_configure_window(p->c, w->toplevel, XCB_CONFIG_WINDOW_STACK_MODE, &above);
     }
-    uint64_t deadline = x11_now_ms() + X11_FOCUS_TIMEOUT_MS, next_set = 0;
+    pg_deadline deadline = pg_deadline_in_ms(X11_FOCUS_TIMEOUT_MS);
+    double next_set = 0;
     while (rc == PG_OK) {
-        uint64_t now = x11_now_ms();
+        double now = pg_mono_ms();
         /* SetInputFocus on an unmapped window is BadMatch: wait for the map. */
         if (now >= next_set && viewable(p, w->id, &rc, e)) {
             xcb_set_input_focus(p->c, XCB_INPUT_FOCUS_PARENT, w->id, XCB_CURRENT_TIME);
             next_set = now + 250;
         }
         if (rc == PG_OK && focus_inside(p, w->id, &rc, e)) return PG_OK;
-        if (rc == PG_OK && x11_now_ms() >= deadline)
+        if (rc == PG_OK && pg_deadline_passed(deadline))
             return pg_error_set(e, PG_E_TIMEOUT, "another window may be holding a grab",
                                 "window 0x%x did not take the input focus within %d ms",
                                 (unsigned)w->id, X11_FOCUS_TIMEOUT_MS);
-        x11_sleep_ms(10);
+        pg_sleep_ms(10);
     }
     return rc;
 }

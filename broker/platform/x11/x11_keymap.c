@@ -192,7 +192,7 @@ static void set_spares(pg_platform *p, const x11_keymap *k, const uint8_t *code,
  * a ping or, for a client that did not answer on this call, a fixed pause. */
 static pg_err catch_up(pg_platform *p, x11_keymap *k, xcb_window_t target, pg_error *e) {
     if (k->pings == 0) {
-        x11_sleep_ms(X11_NO_PING_SETTLE_MS);
+        pg_sleep_ms(X11_NO_PING_SETTLE_MS);
         return PG_OK;
     }
     bool answered = false;
@@ -204,11 +204,11 @@ static pg_err catch_up(pg_platform *p, x11_keymap *k, xcb_window_t target, pg_er
 /* Give the borrowed keycodes back once the client has read the keys. */
 static pg_err restore_spares(pg_platform *p, x11_keymap *k, xcb_window_t target, size_t n,
                              pg_err rc, pg_error *e) {
-    uint64_t t0 = x11_now_ms();
+    double t0 = pg_mono_ms();
     pg_error ignored;
     if (rc == PG_OK) rc = catch_up(p, k, target, e);
-    uint64_t spent = x11_now_ms() - t0;
-    if (spent < X11_REMAP_SETTLE_MS) x11_sleep_ms((uint32_t)(X11_REMAP_SETTLE_MS - spent));
+    double spent = pg_mono_ms() - t0;
+    if (spent < X11_REMAP_SETTLE_MS) pg_sleep_ms(X11_REMAP_SETTLE_MS - spent);
     set_spares(p, k, k->spare, NULL, n);
     pg_err r2 = x11_sync(p, rc == PG_OK ? e : &ignored);
     return rc == PG_OK ? r2 : rc;

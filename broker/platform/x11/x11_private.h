@@ -21,6 +21,7 @@
 #include <xcb/xcb.h>
 
 #include "pg_platform.h"
+#include "pg_time.h"
 
 struct xkb_context;
 
@@ -95,10 +96,6 @@ const char *x11_error_name(uint8_t code);
 /* The window manager's name if one runs (EWMH check window valid), else
  * false. name may be NULL. */
 bool x11_wm_running(pg_platform *p, char *name, size_t cap, pg_error *e);
-/* Sleep for ms milliseconds (monotonic, restarts on EINTR). */
-void x11_sleep_ms(uint32_t ms);
-/* Monotonic milliseconds. */
-uint64_t x11_now_ms(void);
 /* Decode one UTF-8 sequence of at most n bytes: its length, or 0 if invalid
  * (overlong, surrogate, > U+10FFFF, truncated). */
 size_t x11_utf8_decode(const uint8_t *s, size_t n, uint32_t *cp);

@@ -50,25 +50,25 @@ static bool drain_damage(pg_platform *p, xcb_damage_damage_t d, bool *gone) {
 /* Wait on damage object d until quiet_ms without a notify, or timeout_ms. */
 static pg_err wait_quiet(pg_platform *p, xcb_damage_damage_t d, xcb_window_t id,
                          uint32_t quiet_ms, uint32_t timeout_ms, pg_error *e) {
-    uint64_t start = x11_now_ms(), last = start;
+    double start = pg_mono_ms(), last = start;
     bool gone = false;
     for (;;) {
         /* Drain first: a notify may already sit in xcb's queue, where poll()
          * on the socket would not see it. */
         if (drain_damage(p, d, &gone)) {
-            last = x11_now_ms();
+            last = pg_mono_ms();
             /* NonEmpty reports once until the region is emptied again. */
             xcb_damage_subtract(p->c, d, XCB_NONE, XCB_NONE);
             xcb_flush(p->c);
         }
         if (gone) return pg_error_set(e, PG_E_NOTFOUND, NULL, "window 0x%x vanished", (unsigned)id);
         if (xcb_connection_has_error(p->c)) return x11_alive(p, e);
-        uint64_t now = x11_now_ms();
+        double now = pg_mono_ms();
         if (now - last >= quiet_ms) return PG_OK;
         if (now - start >= timeout_ms) return timed_out(e, id, quiet_ms, timeout_ms);
-        uint64_t until = last + quiet_ms < start + timeout_ms ? last + quiet_ms : start + timeout_ms;
+        double until = last + quiet_ms < start + timeout_ms ? last + quiet_ms : start + timeout_ms;
         struct pollfd pfd = {xcb_get_file_descriptor(p->c), POLLIN, 0};
-        (void)poll(&pfd, 1, (int)(until - now));
+        (void)poll(&pfd, 1, (int)(until - now) + 1); /* rounded up: no 0 ms spin */
     }
 }
 
@@ -94,19 +94,19 @@ static pg_err settle_compare(pg_platform *p, uint64_t id, uint32_t quiet_ms, uin
     uint32_t step = quiet_ms / 4 < 50 ? (quiet_ms / 4 ? quiet_ms / 4 : 1) : 50;
     pg_capture prev = {0}, cur = {0};
     pg_err rc = x11_capture_window(p, id, NULL, &prev, e);
-    uint64_t start = x11_now_ms(), last = start;
+    double start = pg_mono_ms(), last = start;
     while (rc == PG_OK) {
-        uint64_t now = x11_now_ms();
+        double now = pg_mono_ms();
         if (now - last >= quiet_ms) break;
         if (now - start >= timeout_ms) {
             rc = timed_out(e, (xcb_window_t)id, quiet_ms, timeout_ms);
             break;
         }
-        x11_sleep_ms(step);
+        pg_sleep_ms(step);
         if ((rc = x11_capture_window(p, id, NULL, &cur, e)) != PG_OK) break;
         bool same = cur.width == prev.width && cur.height == prev.height &&
                     memcmp(cur.rgba, prev.rgba, cur.stride * cur.height) == 0;
-        if (!same) last = x11_now_ms();
+        if (!same) last = pg_mono_ms();
         free(prev.rgba);
         prev = cur;
         cur.rgba = NULL;
@@ -142,16 +142,16 @@ pg_err x11_wait_client(pg_platform *p, xcb_window_t w, uint32_t max_ms, bool *an
     /* Empty mask: delivered to the client that created w. */
     xcb_send_event(p->c, 0, w, XCB_EVENT_MASK_NO_EVENT, (const char *)&ev);
     xcb_flush(p->c);
-    for (uint64_t end = x11_now_ms() + max_ms; !*answered && !xcb_connection_has_error(p->c);) {
+    for (pg_deadline end = pg_deadline_in_ms(max_ms); !*answered && !xcb_connection_has_error(p->c);) {
         xcb_generic_event_t *got;
         while ((got = xcb_poll_for_event(p->c)) != NULL) {
             *answered |= is_pong(p, got, stamp);
             free(got);
         }
-        uint64_t now = x11_now_ms();
-        if (*answered || now >= end) break;
+        uint32_t left = pg_deadline_left_ms(end);
+        if (*answered || left == 0) break;
         struct pollfd pfd = {xcb_get_file_descriptor(p->c), POLLIN, 0};
-        (void)poll(&pfd, 1, (int)(end - now));
+        (void)poll(&pfd, 1, (int)left);
     }
     mask = 0;
     xcb_change_window_attributes(p->c, p->root, XCB_CW_EVENT_MASK, &mask);

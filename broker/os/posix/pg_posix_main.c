@@ -1,0 +1,253 @@
+/* pixelgated - the capture broker. Runs as its own account (system user
+ * `pixelgate`), owns the display connection, the token spool and every
+ * capture; clients reach it only through the socket. See docs/architecture.md. */
+#include <errno.h>
+#include <fcntl.h>
+#include <locale.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ocr/pg_ocr.h"
+#include "pg_broker.h"
+#include "pg_log.h"
+#include "pg_posix_listener.h"
+
+typedef struct {
+    const char *socket_path;
+    const char *state_dir;
+    const char *display;
+    bool foreground;
+    bool allow_root;
+    unsigned socket_mode;
+    unsigned max_conns;
+    uint32_t ttl_s;
+    uint64_t quota_bytes;
+    uint64_t memory_budget;
+    uint32_t io_timeout_ms;
+    bool debug;
+    const char *policy_path;
+    const char *verify_audit; /* --verify-audit FILE: check and exit */
+    const char *anchor;
+} options;
+
+static volatile sig_atomic_t stop_flag, hup_flag;
+static void on_signal(int sig) { stop_flag = sig; }
+static void on_hup(int sig) { hup_flag = sig; }
+
+static void usage(FILE *f) {
+    fprintf(f,
+            "usage: pixelgated [options]\n"
+            "  --socket PATH        listen here (default /run/pixelgate/broker.sock)\n"
+            "  --state-dir DIR      spool and state (default /var/lib/pixelgate); must not be\n"
+            "                       writable by group or others\n"
+            "  --display NAME       X display (default $DISPLAY)\n"
+            "  --policy FILE        the administrator's policy (default " PG_POLICY_DEFAULT_PATH ");\n"
+            "                       must be owned by root and writable by nobody else; SIGHUP reloads it\n"
+            "  --foreground         stay in the foreground (systemd); otherwise detach once listening\n"
+            "  --socket-mode OCTAL  socket permissions (default 0666; admission is policy's job)\n"
+            "  --token-ttl SECONDS  token lifetime (default 3600)\n"
+            "  --spool-quota MIB    limit on all held captures, memory + spool (default 1024)\n"
+            "  --memory-budget MIB  captures kept in memory before spilling to the spool (default 256)\n"
+            "  --max-conns N        concurrent connections (default 32)\n"
+            "  --io-timeout MS      per-request read/write deadline (default 30000)\n"
+            "  --debug              log every request\n"
+            "  --verify-audit FILE  check the audit log's hash chain (and rotated files), report, exit\n"
+            "  --anchor SEQ:HASH    with --verify-audit: also check the log still reaches this record\n"
+            "  --allow-root         permit running as root (testing only)\n"
+            "  --version, --help\n");
+}
+
+static bool parse_uint(const char *s, unsigned base, unsigned long long max, unsigned long long *out) {
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, (int)base);
+    if (errno || !*s || *end || v > max || s[0] == '-') return false;
+    *out = v;
+    return true;
+}
+
+/* Returns 0 ok, 2 usage error, 1 when --help/--version was answered. */
+static int parse_args(int argc, char **argv, options *o) {
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        unsigned long long n;
+#define NEED_VALUE()                                                       \
+    do {                                                                   \
+        if (!v) {                                                          \
+            fprintf(stderr, "pixelgated: %s needs a value\n", a);          \
+            return 2;                                                      \
+        }                                                                  \
+        i++;                                                               \
+    } while (0)
+#define NUMBER(base, max, dst)                                             \
+    do {                                                                   \
+        NEED_VALUE();                                                      \
+        if (!parse_uint(v, base, max, &n)) {                               \
+            fprintf(stderr, "pixelgated: bad value for %s: %s\n", a, v);   \
+            return 2;                                                      \
+        }                                                                  \
+        dst = n;                                                           \
+    } while (0)
+        if (!strcmp(a, "--socket")) { NEED_VALUE(); o->socket_path = v; }
+        else if (!strcmp(a, "--state-dir")) { NEED_VALUE(); o->state_dir = v; }
+        else if (!strcmp(a, "--display")) { NEED_VALUE(); o->display = v; }
+        else if (!strcmp(a, "--policy")) { NEED_VALUE(); o->policy_path = v; }
+        else if (!strcmp(a, "--foreground")) o->foreground = true;
+        else if (!strcmp(a, "--allow-root")) o->allow_root = true;
+        else if (!strcmp(a, "--debug")) o->debug = true;
+        else if (!strcmp(a, "--socket-mode")) NUMBER(8, 0777, o->socket_mode);
+        else if (!strcmp(a, "--token-ttl")) NUMBER(10, 30 * 86400, o->ttl_s);
+        else if (!strcmp(a, "--spool-quota")) { NUMBER(10, 1 << 20, o->quota_bytes); o->quota_bytes <<= 20; }
+        else if (!strcmp(a, "--memory-budget")) { NUMBER(10, 1 << 20, o->memory_budget); o->memory_budget <<= 20; }
+        else if (!strcmp(a, "--max-conns")) NUMBER(10, 4096, o->max_conns);
+        else if (!strcmp(a, "--io-timeout")) NUMBER(10, 3600000, o->io_timeout_ms);
+        else if (!strcmp(a, "--verify-audit")) { NEED_VALUE(); o->verify_audit = v; }
+        else if (!strcmp(a, "--anchor")) { NEED_VALUE(); o->anchor = v; }
+        else if (!strcmp(a, "--version")) { printf("pixelgated %s\n", PG_VERSION); return 1; }
+        else if (!strcmp(a, "--help") || !strcmp(a, "-h")) { usage(stdout); return 1; }
+        else {
+            fprintf(stderr, "pixelgated: unknown option %s\n", a);
+            usage(stderr);
+            return 2;
+        }
+#undef NUMBER
+#undef NEED_VALUE
+    }
+    if (o->max_conns == 0 || o->ttl_s == 0) {
+        fprintf(stderr, "pixelgated: --max-conns and --token-ttl must be above zero\n");
+        return 2;
+    }
+    return 0;
+}
+
+/* The state dir must be ours and closed to others: it holds the spool. */
+static pg_err check_state_dir(const char *dir, pg_error *e) {
+    if (mkdir(dir, 0700) != 0 && errno != EEXIST)
+        return pg_error_set(e, PG_E_BADINPUT, NULL, "cannot create state dir %s: %s", dir, strerror(errno));
+    struct stat st;
+    if (lstat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+        return pg_error_set(e, PG_E_BADINPUT, NULL, "state dir %s is not a directory", dir);
+    if (st.st_uid != geteuid())
+        return pg_error_set(e, PG_E_BADINPUT, "chown it to the broker's user", "state dir %s is owned by uid %u, not by the broker (uid %u)",
+                            dir, (unsigned)st.st_uid, (unsigned)geteuid());
+    if (st.st_mode & 022)
+        return pg_error_set(e, PG_E_BADINPUT, "chmod 0700 it", "state dir %s is writable by group or others (mode %04o)", dir,
+                            (unsigned)(st.st_mode & 07777));
+    return PG_OK;
+}
+
+static pg_err make_spool(const char *state_dir, char *spool, size_t len, pg_error *e) {
+    snprintf(spool, len, "%s/spool", state_dir);
+    if (mkdir(spool, 0700) != 0 && errno != EEXIST)
+        return pg_error_set(e, PG_E_INTERNAL, NULL, "cannot create %s: %s", spool, strerror(errno));
+    struct stat st;
+    if (lstat(spool, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid())
+        return pg_error_set(e, PG_E_BADINPUT, NULL, "%s is not a directory owned by the broker", spool);
+    if ((st.st_mode & 0777) != 0700 && chmod(spool, 0700) != 0)
+        return pg_error_set(e, PG_E_INTERNAL, NULL, "cannot chmod 0700 %s", spool);
+    return PG_OK;
+}
+
+/* Detach after the socket is listening: the parent exits 0 only once the
+ * broker is ready, so scripts need no polling. */
+static int ready_pipe[2] = {-1, -1};
+
+static int daemonize(void) {
+    if (pipe(ready_pipe) != 0) return -1;
+    pid_t pid = fork();
+    if (pid < 0) return -1;
+    if (pid > 0) {
+        close(ready_pipe[1]);
+        char c;
+        ssize_t r = read(ready_pipe[0], &c, 1);
+        _exit(r == 1 ? 0 : 1);
+    }
+    close(ready_pipe[0]);
+    setsid();
+    return 0;
+}
+
+static void signal_ready(void) {
+    if (ready_pipe[1] < 0) return;
+    (void)!write(ready_pipe[1], "R", 1);
+    close(ready_pipe[1]);
+    ready_pipe[1] = -1;
+    int fd = open("/dev/null", O_RDWR);
+    if (fd >= 0) {
+        dup2(fd, 0);
+        dup2(fd, 1);
+        if (fd > 1) close(fd);
+    }
+}
+
+int main(int argc, char **argv) {
+    options o = {.socket_path = "/run/pixelgate/broker.sock", .state_dir = "/var/lib/pixelgate",
+                 .display = getenv("DISPLAY"), .socket_mode = 0666, .max_conns = 32, .ttl_s = 3600,
+                 .quota_bytes = 1024ull << 20, .memory_budget = 256ull << 20, .io_timeout_ms = 30000};
+    int pr = parse_args(argc, argv, &o);
+    if (pr) return pr == 1 ? 0 : PG_E_USAGE;
+    if (o.verify_audit) return pg_broker_verify_audit(o.verify_audit, o.anchor);
+    /* Tesseract must run single-threaded (OMP_THREAD_LIMIT=1, read at load):
+     * re-exec with it set when it is not (a no-op otherwise). */
+    pg_error oe;
+    if (pg_ocr_ensure_single_thread(argv, &oe) != PG_OK) fprintf(stderr, "pixelgated: warning: %s\n", oe.message);
+    setlocale(LC_ALL, "C.UTF-8"); /* regexes over UTF-8 titles */
+    umask(0077);
+    pg_log_set_level(o.debug ? PG_LOG_DEBUG : PG_LOG_INFO);
+    if (geteuid() == 0 && !o.allow_root) {
+        fprintf(stderr, "pixelgated: refusing to run as root; run as the 'pixelgate' system user "
+                        "(systemd User=pixelgate, or: runuser -u pixelgate -- pixelgated ...)\n");
+        return PG_E_USAGE;
+    }
+    pg_error e;
+    pg_error_clear(&e);
+    /* The administrator's policy first: a broker with a bad policy does nothing. */
+    pg_policy *policy = NULL;
+    const char *policy_path = o.policy_path ? o.policy_path : PG_POLICY_DEFAULT_PATH;
+    if (pg_policy_load(policy_path, &policy, &e)) {
+        fprintf(stderr, "pixelgated: policy %s: %s%s%s\n", policy_path, e.message, e.recovery_tip[0] ? "; " : "",
+                e.recovery_tip);
+        return e.code;
+    }
+    char spool[4096];
+    if (check_state_dir(o.state_dir, &e) || make_spool(o.state_dir, spool, sizeof spool, &e)) {
+        fprintf(stderr, "pixelgated: %s%s%s\n", e.message, e.recovery_tip[0] ? ": " : "", e.recovery_tip);
+        pg_policy_free(policy);
+        return e.code;
+    }
+    signal(SIGPIPE, SIG_IGN);
+    struct sigaction sa = {.sa_handler = on_signal}, sh = {.sa_handler = on_hup};
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGHUP, &sh, NULL);
+    if (!o.foreground && daemonize() != 0) {
+        perror("pixelgated: fork");
+        pg_policy_free(policy);
+        return PG_E_INTERNAL;
+    }
+
+    pg_broker b;
+    pg_broker_config bc = {.policy = policy, .policy_path = policy_path, .state_dir = o.state_dir,
+                           .spool_dir = spool, .display = o.display, .plat_ops = pg_platform_default(),
+                           .quota_cap_bytes = o.quota_bytes, .memory_budget = o.memory_budget, .ttl_s = o.ttl_s,
+                           .self_uid = (uint32_t)geteuid(), .self_pid = getpid()};
+    if (pg_broker_init(&b, &bc, &e)) {
+        fprintf(stderr, "pixelgated: %s\n", e.message);
+        pg_broker_fini(&b);
+        return e.code;
+    }
+    pg_broker_open_platform(&b);
+    pg_posix_listener_opts so = {o.socket_path, o.socket_mode, o.max_conns, o.io_timeout_ms};
+    pg_log(PG_LOG_INFO, "pixelgated %s uid=%u display=%s backend=%s state=%s", PG_VERSION, (unsigned)geteuid(),
+           b.display, b.plat_ops->name, o.state_dir);
+    pg_err rc = pg_posix_listener_run(&b, &so, &stop_flag, &hup_flag, pg_broker_reload, signal_ready, &e);
+    if (rc) fprintf(stderr, "pixelgated: %s\n", e.message);
+    else pg_log(PG_LOG_INFO, "stopped (signal %d)", (int)stop_flag);
+    pg_broker_fini(&b);
+    return rc;
+}

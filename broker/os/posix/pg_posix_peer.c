@@ -1,0 +1,88 @@
+/* pg_posix_peer.c - who a POSIX peer is (see pg_posix_peer.h). The Windows
+ * twin is broker/os/win/pg_win_peer.c. */
+#include <errno.h>
+#include <grp.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "pg_posix_peer.h"
+
+pg_err pg_posix_peer_from_socket(int fd, pg_peer *p, pg_error *e) {
+    struct ucred cr;
+    socklen_t len = sizeof cr;
+    memset(p, 0, sizeof *p);
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) != 0)
+        return pg_error_set(e, PG_E_INTERNAL, NULL, "SO_PEERCRED: %s", strerror(errno));
+    p->uid = cr.uid;
+    p->gid = cr.gid;
+    p->pid = cr.pid;
+    p->admin = cr.uid == 0;
+    struct passwd pw, *res = NULL;
+    char buf[1024];
+    if (getpwuid_r(cr.uid, &pw, buf, sizeof buf, &res) == 0 && res)
+        snprintf(p->user, sizeof p->user, "%s", pw.pw_name);
+    else
+        snprintf(p->user, sizeof p->user, "%u", (unsigned)cr.uid);
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/exe", (int)cr.pid);
+    ssize_t n = readlink(path, p->exe, sizeof p->exe - 1); /* readable only for our own uid */
+    p->exe[n > 0 ? n : 0] = '\0';
+    snprintf(path, sizeof path, "/proc/%d/comm", (int)cr.pid);
+    FILE *f = fopen(path, "re");
+    if (f) {
+        if (fgets(p->comm, sizeof p->comm, f)) p->comm[strcspn(p->comm, "\n")] = '\0';
+        fclose(f);
+    }
+    return PG_OK;
+}
+
+void pg_broker_principal(uint32_t uid, const char *user, pg_principal *p, const char **groups, size_t max_groups,
+                         char *buf, size_t buflen) {
+    pg_principal_start(p, uid, user, groups);
+    struct passwd pw, *pwr = NULL;
+    char pwbuf[1024];
+    if (getpwuid_r(uid, &pw, pwbuf, sizeof pwbuf, &pwr) != 0 || !pwr) return;
+    gid_t gids[64];
+    int ng = 64;
+    if (getgrouplist(pw.pw_name, pw.pw_gid, gids, &ng) < 0) ng = 64;
+    size_t used = 0;
+    for (int i = 0; i < ng; i++) {
+        struct group gr, *grr = NULL;
+        char grbuf[1024];
+        if (getgrgid_r(gids[i], &gr, grbuf, sizeof grbuf, &grr) != 0 || !grr) continue;
+        if (!pg_principal_add_group(p, max_groups, buf, buflen, &used, gr.gr_name)) break;
+    }
+}
+
+bool pg_peer_is_remote(const pg_peer *p) {
+    /* An SSH-forwarded Unix socket is connected by the login's sshd process
+     * (the kernel names it as the peer), so sshd as peer means a remote driver. */
+    return strcmp(p->comm, "sshd") == 0 || strncmp(p->comm, "sshd-", 5) == 0;
+}
+
+static bool pid_owned_by(int64_t pid, uint32_t uid) {
+    if (pid <= 0) return false;
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/%lld/status", (long long)pid);
+    FILE *f = fopen(path, "re");
+    if (!f) return false;
+    bool owned = false;
+    while (fgets(line, sizeof line, f)) {
+        unsigned real;
+        if (sscanf(line, "Uid: %u", &real) == 1) {
+            owned = real == uid;
+            break;
+        }
+    }
+    fclose(f);
+    return owned;
+}
+
+pg_err pg_broker_input_target(int64_t pid, const pg_peer *peer, bool *same_owner, pg_error *e) {
+    (void)e;
+    *same_owner = pid_owned_by(pid, peer->uid);
+    return PG_OK;
+}

@@ -1,0 +1,616 @@
+/* pg_win_helper_proxy.c - the service's side of the session helper: a
+ * pg_platform_ops whose calls are requests over the helper's pipe (see
+ * pg_win_helper.h for the contract).
+ *
+ * Why so strict with replies: the helper runs in the user's session, where
+ * other processes of that session can attack it; the service must never let
+ * a broken or hostile helper make it allocate, index or print beyond what a
+ * genuine reply could need. Any reply that fails a check ends the helper.
+ * Why one deadline per call: pg_proto_read makes several reads; each gets
+ * what is left of the call's time, so a helper trickling bytes cannot
+ * stretch a call past its bound.
+ */
+#include <windows.h>
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pg_proto.h"
+#include "pg_time.h"
+#include "pg_win_helper.h"
+#include "pg_window_json.h"
+#include "pg_win_session.h"
+
+#define MAX_ID 9007199254740991.0 /* 2^53 - 1: every window id is below (docs/protocol.md) */
+#define REPLY_MAX_HEADER (8u << 20) /* 4096 windows with long escaped titles */
+#define MAX_STRIDE_PAD 64u           /* bytes a row may carry beyond width*4 */
+
+static const char *const helper_tip =
+    "the service restarts its session helper on the next request; if this repeats, check the service log";
+
+typedef struct {
+    CRITICAL_SECTION lock;
+    pg_win_helper_launch how; /* exe/args point to the copies below */
+    char *exe, *args;
+    bool can_launch;          /* false: a proxy over a given connection */
+    pg_win_helper_child child; /* child.conn NULL: no helper */
+    volatile LONG stale;
+    uint64_t next_id;
+    unsigned launches;
+    char fallback[96];
+} proxy;
+
+/* The handle is our struct: callers only ever pass it back to these ops. */
+static proxy *px(pg_platform *p) { return (proxy *)(void *)p; }
+
+/* ------------------------------------------------------------ lifecycle */
+
+static char *dup_or_null(const char *s, bool *oom) {
+    char *d = s ? _strdup(s) : NULL;
+    if (s && !d) *oom = true;
+    return d;
+}
+
+static proxy *proxy_new(const pg_win_helper_launch *how, uint32_t call_timeout_ms) {
+    proxy *x = calloc(1, sizeof *x);
+    if (!x) return NULL;
+    bool oom = false;
+    x->exe = dup_or_null(how ? how->exe : NULL, &oom);
+    x->args = dup_or_null(how ? how->args : NULL, &oom);
+    if (oom) {
+        free(x->exe), free(x->args), free(x);
+        return NULL;
+    }
+    x->how.exe = x->exe;
+    x->how.args = x->args;
+    x->how.connect_timeout_ms = how && how->connect_timeout_ms ? how->connect_timeout_ms : PG_WIN_HELPER_CONNECT_MS;
+    x->how.call_timeout_ms = call_timeout_ms ? call_timeout_ms : PG_WIN_HELPER_CALL_MS;
+    x->how.own_session = how && how->own_session;
+    InitializeCriticalSection(&x->lock);
+    return x;
+}
+
+static void proxy_free(proxy *x) {
+    pg_win_session_stop(&x->child);
+    DeleteCriticalSection(&x->lock);
+    free(x->exe), free(x->args), free(x);
+}
+
+/* Stops the current helper (if any) and starts one. Lock held. */
+static pg_err launch(proxy *x, pg_error *e) {
+    pg_win_session_stop(&x->child);
+    pg_err rc = pg_win_session_launch(&x->how, &x->child, e);
+    if (!rc) x->launches++;
+    return rc;
+}
+
+pg_err pg_win_helper_proxy_open(pg_platform **out, const pg_win_helper_launch *how, pg_error *e) {
+    *out = NULL;
+    proxy *x = proxy_new(how, how ? how->call_timeout_ms : 0);
+    if (!x) return pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory");
+    x->can_launch = true;
+    pg_err rc = launch(x, e);
+    if (rc) {
+        proxy_free(x);
+        return rc;
+    }
+    *out = (pg_platform *)(void *)x;
+    return PG_OK;
+}
+
+pg_err pg_win_helper_proxy_from_conn(pg_platform **out, pg_conn *conn, uint32_t call_timeout_ms, pg_error *e) {
+    *out = NULL;
+    proxy *x = proxy_new(NULL, call_timeout_ms);
+    if (!x) {
+        pg_conn_close(conn);
+        return pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory");
+    }
+    x->child.conn = conn;
+    x->child.session = PG_WIN_NO_SESSION;
+    snprintf(x->child.path, sizeof x->child.path, "given connection");
+    *out = (pg_platform *)(void *)x;
+    return PG_OK;
+}
+
+static pg_err proxy_ops_open(pg_platform **out, const char *display, pg_error *e) {
+    *out = NULL;
+    if (display && display[0])
+        return pg_error_set(e, PG_E_USAGE, "leave the display empty on Windows",
+                            "session helper: display \"%s\" given; the helper follows the console session",
+                            display);
+    return pg_win_helper_proxy_open(out, NULL, e);
+}
+
+static void proxy_close(pg_platform *p) {
+    if (p) proxy_free(px(p));
+}
+
+pg_err pg_win_helper_relaunch(pg_platform *p, pg_error *e) {
+    proxy *x = px(p);
+    EnterCriticalSection(&x->lock);
+    pg_err rc = x->can_launch ? launch(x, e)
+                              : pg_error_set(e, PG_E_UNSUPPORTED, NULL, "this helper proxy cannot start a helper");
+    LeaveCriticalSection(&x->lock);
+    return rc;
+}
+
+void pg_win_helper_mark_stale(pg_platform *p) { InterlockedExchange(&px(p)->stale, 1); }
+
+uint32_t pg_win_helper_pid(pg_platform *p) {
+    proxy *x = px(p);
+    EnterCriticalSection(&x->lock);
+    uint32_t pid = x->child.conn ? x->child.pid : 0;
+    LeaveCriticalSection(&x->lock);
+    return pid;
+}
+
+void pg_win_helper_launch_path(pg_platform *p, char *out, size_t cap) {
+    proxy *x = px(p);
+    EnterCriticalSection(&x->lock);
+    snprintf(out, cap, "%s", x->child.path);
+    LeaveCriticalSection(&x->lock);
+}
+
+void pg_win_helper_capture_fallback(pg_platform *p, char *out, size_t cap) {
+    proxy *x = px(p);
+    EnterCriticalSection(&x->lock);
+    snprintf(out, cap, "%s", x->fallback);
+    LeaveCriticalSection(&x->lock);
+}
+
+/* ------------------------------------------------------- reply checking */
+
+/* A reply that fails a check: PG_E_INTERNAL with the reason. */
+static pg_err bad_reply(pg_error *e, const char *fmt, ...) __attribute__((format(gnu_printf, 2, 3)));
+static pg_err bad_reply(pg_error *e, const char *fmt, ...) {
+    char why[300];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof why, fmt, ap);
+    va_end(ap);
+    return pg_error_set(e, PG_E_INTERNAL, helper_tip, "session helper sent an invalid reply: %s", why);
+}
+
+/* Exact fields and types (pg_args_check), reported as a bad reply. */
+static pg_err check_fields(const cJSON *o, const pg_arg_spec *spec, size_t n, const char *what, pg_error *e) {
+    pg_error why;
+    if (!cJSON_IsObject(o)) return bad_reply(e, "%s is not an object", what);
+    if (pg_args_check(o, spec, n, &why)) return bad_reply(e, "%s: %s", what, why.message);
+    return PG_OK;
+}
+
+static bool int_in(const cJSON *o, const char *name, double lo, double hi, int64_t *v) {
+    const cJSON *j = cJSON_GetObjectItemCaseSensitive(o, name);
+    if (!cJSON_IsNumber(j) || !(j->valuedouble >= lo && j->valuedouble <= hi)) return false;
+    *v = (int64_t)j->valuedouble;
+    return true;
+}
+
+static bool utf8_valid(const char *s) {
+    return !s[0] || MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, s, -1, NULL, 0) > 0;
+}
+
+/* Copies a checked string field into out[cap]: shorter than cap, UTF-8. */
+static bool str_into(const cJSON *o, const char *name, char *out, size_t cap) {
+    const char *s = pg_args_str(o, name, NULL);
+    if (!s || strlen(s) >= cap || !utf8_valid(s)) return false;
+    memcpy(out, s, strlen(s) + 1);
+    return true;
+}
+
+/* Method names are short ASCII words ("bitblt", "printwindow", "dxgi"). */
+static bool method_into(const cJSON *o, char *out, size_t cap) {
+    if (!str_into(o, "method", out, cap) || !out[0]) return false;
+    for (const char *c = out; *c; c++)
+        if (*c < 0x21 || *c > 0x7e) return false;
+    return true;
+}
+
+/* An error object: a known code other than OK, its exit number if given,
+ * message and tip within pg_error's sizes (a genuine one always is). */
+static pg_err check_error(const cJSON *eo, pg_error *e) {
+    static const pg_arg_spec spec[] = {{"code", PG_ARG_STRING, true},
+                                       {"exit", PG_ARG_INT, false},
+                                       {"message", PG_ARG_STRING, true},
+                                       {"recovery_tip", PG_ARG_STRING, false}};
+    pg_err rc = check_fields(eo, spec, sizeof spec / sizeof *spec, "error", e);
+    if (rc) return rc;
+    const char *name = pg_args_str(eo, "code", "");
+    pg_err code = pg_err_from_name(name);
+    if (code == PG_OK || strcmp(pg_err_name(code), name) != 0) return bad_reply(e, "unknown error code");
+    if (pg_args_int(eo, "exit", code) != code) return bad_reply(e, "error exit does not match its code");
+    if (strlen(pg_args_str(eo, "message", "")) >= PG_ERR_MSG_MAX ||
+        strlen(pg_args_str(eo, "recovery_tip", "")) >= PG_ERR_TIP_MAX)
+        return bad_reply(e, "error message or tip too long");
+    return PG_OK;
+}
+
+/* The envelope: exact top-level fields and the request's id. PG_OK with
+ * *result set for a result, NULL for the helper's own error. */
+static pg_err check_envelope(const pg_msg *m, uint64_t id, const cJSON **result, pg_error *e) {
+    static const pg_arg_spec spec[] = {{"v", PG_ARG_INT, true},       {"id", PG_ARG_INT, true},
+                                       {"ok", PG_ARG_BOOL, true},     {"result", PG_ARG_OBJECT, false},
+                                       {"error", PG_ARG_OBJECT, false}};
+    pg_err rc = check_fields(m->header, spec, sizeof spec / sizeof *spec, "reply", e);
+    if (rc) return rc;
+    if (pg_args_int(m->header, "v", 0) != PG_PROTO_VERSION) return bad_reply(e, "version is not %d", PG_PROTO_VERSION);
+    int64_t got = 0;
+    if (!int_in(m->header, "id", 0, MAX_ID, &got) || (uint64_t)got != id)
+        return bad_reply(e, "reply id does not match request %llu", (unsigned long long)id);
+    bool ok = pg_args_bool(m->header, "ok", false);
+    *result = cJSON_GetObjectItemCaseSensitive(m->header, "result");
+    const cJSON *eo = cJSON_GetObjectItemCaseSensitive(m->header, "error");
+    if (ok ? (!*result || eo) : (*result || !eo)) return bad_reply(e, "\"ok\" disagrees with result/error");
+    if (!ok && m->n_att) return bad_reply(e, "an error with an attachment");
+    return ok ? PG_OK : check_error(eo, e);
+}
+
+/* The helper's error, handed on as it is: code, message, and the tip (the
+ * wire fills in the default tip; a site that gave none gets none here). */
+static pg_err helper_error(const pg_msg *m, uint64_t id, pg_error *e) {
+    const cJSON *unused;
+    pg_err rc = pg_proto_parse_response(m->header, id, &unused, NULL, e);
+    if (!strcmp(e->recovery_tip, pg_err_default_tip(rc))) e->recovery_tip[0] = '\0';
+    return rc;
+}
+
+/* ------------------------------------------------------------ decoders */
+
+/* Turns a checked result (and the message's attachments) into out. */
+typedef pg_err (*decode_fn)(proxy *x, const cJSON *result, pg_msg *m, void *out, pg_error *e);
+
+static pg_err dec_none(proxy *x, const cJSON *result, pg_msg *m, void *out, pg_error *e) {
+    (void)x, (void)out;
+    pg_err rc = check_fields(result, NULL, 0, "result", e);
+    if (!rc && m->n_att) return bad_reply(e, "unexpected attachment");
+    return rc;
+}
+
+/* Keeps whole UTF-8 sequences when cutting s to fit cap bytes. */
+static void fit_utf8(char *s, size_t cap) {
+    size_t n = strlen(s);
+    if (n < cap) return;
+    n = cap - 1;
+    while (n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80) n--;
+    s[n] = '\0';
+}
+
+static pg_err dec_caps(proxy *x, const cJSON *result, pg_msg *m, void *out, pg_error *e) {
+    static const pg_arg_spec spec[] = {
+        {"list_windows", PG_ARG_BOOL, true},   {"capture_window", PG_ARG_BOOL, true},
+        {"capture_covered", PG_ARG_BOOL, true}, {"capture_screen", PG_ARG_BOOL, true},
+        {"input_pointer", PG_ARG_BOOL, true},  {"input_keys", PG_ARG_BOOL, true},
+        {"input_text_unicode", PG_ARG_BOOL, true}, {"settle", PG_ARG_BOOL, true},
+        {"window_manager", PG_ARG_BOOL, true}, {"backend", PG_ARG_STRING, true},
+        {"detail", PG_ARG_STRING, true},       {"desktop", PG_ARG_STRING, true}};
+    pg_caps *c = out;
+    char detail[sizeof c->detail], desktop[128];
+    pg_err rc = check_fields(result, spec, sizeof spec / sizeof *spec, "caps", e);
+    if (rc) return rc;
+    if (m->n_att) return bad_reply(e, "unexpected attachment");
+    if (!str_into(result, "backend", c->backend, sizeof c->backend) ||
+        !str_into(result, "detail", detail, sizeof detail) || !str_into(result, "desktop", desktop, sizeof desktop))
+        return bad_reply(e, "caps strings too long or not UTF-8");
+    c->list_windows = pg_args_bool(result, "list_windows", false);
+    c->capture_window = pg_args_bool(result, "capture_window", false);
+    c->capture_covered = pg_args_bool(result, "capture_covered", false);
+    c->capture_screen = pg_args_bool(result, "capture_screen", false);
+    c->input_pointer = pg_args_bool(result, "input_pointer", false);
+    c->input_keys = pg_args_bool(result, "input_keys", false);
+    c->input_text_unicode = pg_args_bool(result, "input_text_unicode", false);
+    c->settle = pg_args_bool(result, "settle", false);
+    c->window_manager = pg_args_bool(result, "window_manager", false);
+    /* How the helper runs comes first: it is what a truncated detail must keep. */
+    char all[sizeof c->detail + sizeof x->child.path + sizeof desktop + 64];
+    snprintf(all, sizeof all, "helper %s, pid %lu, launch %u; %s; %s", x->child.path, (unsigned long)x->child.pid,
+             x->launches, desktop, detail);
+    fit_utf8(all, sizeof c->detail);
+    memcpy(c->detail, all, strlen(all) + 1);
+    return PG_OK;
+}
+
+/* One window in the one JSON form (pg_window_json.h), strictly. */
+static pg_err dec_window(const cJSON *o, pg_window *w, size_t i, pg_error *e) {
+    pg_error why;
+    if (pg_window_json_decode(o, w, &why) != PG_OK) return bad_reply(e, "window %zu: %s", i, why.message);
+    return PG_OK;
+}
+
+typedef struct {
+    pg_window **list;
+    size_t *n;
+} list_out;
+
+static pg_err dec_list(proxy *x, const cJSON *result, pg_msg *m, void *out, pg_error *e) {
+    static const pg_arg_spec spec[] = {{"windows", PG_ARG_ARRAY, true}};
+    list_out *lo = out;
+    (void)x;
+    pg_err rc = check_fields(result, spec, 1, "list", e);
+    if (rc) return rc;
+    if (m->n_att) return bad_reply(e, "unexpected attachment");
+    const cJSON *arr = cJSON_GetObjectItemCaseSensitive(result, "windows");
+    size_t n = (size_t)cJSON_GetArraySize(arr);
+    if (n > PG_WIN_HELPER_MAX_WINDOWS) return bad_reply(e, "%zu windows (limit %u)", n, PG_WIN_HELPER_MAX_WINDOWS);
+    pg_window *w = calloc(n ? n : 1, sizeof *w);
+    if (!w) return pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory for %zu windows", n);
+    size_t i = 0;
+    for (const cJSON *o = arr->child; o && !rc; o = o->next, i++) rc = dec_window(o, &w[i], i, e);
+    if (rc) {
+        free(w);
+        return rc;
+    }
+    *lo->list = w;
+    *lo->n = n;
+    return PG_OK;
+}
+
+typedef struct {
+    pg_capture *cap;
+    const pg_rect *region; /* what was asked for, NULL = all */
+} capture_out;
+
+/* Size checks in 64 bits: nothing here can overflow. */
+static pg_err check_capture(const capture_out *co, int64_t w, int64_t h, int64_t stride, size_t len, pg_error *e) {
+    if (w < 1 || h < 1 || w > PG_WIN_HELPER_MAX_DIM || h > PG_WIN_HELPER_MAX_DIM)
+        return bad_reply(e, "capture of %lldx%lld (each side 1..%u)", (long long)w, (long long)h,
+                         PG_WIN_HELPER_MAX_DIM);
+    if (stride < w * 4 || stride > w * 4 + MAX_STRIDE_PAD)
+        return bad_reply(e, "stride %lld for width %lld", (long long)stride, (long long)w);
+    if ((uint64_t)(stride * h) > PG_WIN_HELPER_MAX_CAPTURE)
+        return bad_reply(e, "capture of %lld bytes (limit %llu)", (long long)(stride * h),
+                         (unsigned long long)PG_WIN_HELPER_MAX_CAPTURE);
+    if ((uint64_t)len != (uint64_t)(stride * h))
+        return bad_reply(e, "attachment of %zu bytes, but stride*height is %lld", len, (long long)(stride * h));
+    if (co->region && ((uint64_t)w > co->region->w || (uint64_t)h > co->region->h))
+        return bad_reply(e, "capture of %lldx%lld for a %ux%u region", (long long)w, (long long)h, co->region->w,
+                         co->region->h);
+    return PG_OK;
+}
+
+static pg_err dec_capture(proxy *x, const cJSON *result, pg_msg *m, void *out, pg_error *e) {
+    static const pg_arg_spec spec[] = {{"width", PG_ARG_INT, true},   {"height", PG_ARG_INT, true},
+                                       {"stride", PG_ARG_INT, true},  {"method", PG_ARG_STRING, true},
+                                       {"fallback", PG_ARG_STRING, true}, {"origin_x", PG_ARG_INT, true},
+                                       {"origin_y", PG_ARG_INT, true}};
+    capture_out *co = out;
+    pg_capture c = {0};
+    char fallback[sizeof x->fallback];
+    pg_err rc = check_fields(result, spec, sizeof spec / sizeof *spec, "capture", e);
+    if (rc) return rc;
+    if (m->n_att != 1) return bad_reply(e, "capture with %zu attachments, not 1", m->n_att);
+    int64_t w = pg_args_int(result, "width", 0), h = pg_args_int(result, "height", 0);
+    int64_t stride = pg_args_int(result, "stride", 0);
+    if ((rc = check_capture(co, w, h, stride, m->att[0].len, e)) != PG_OK) return rc;
+    if (!method_into(result, c.method, sizeof c.method) || !str_into(result, "fallback", fallback, sizeof fallback))
+        return bad_reply(e, "capture method or fallback too long or not text");
+    int64_t ox = pg_args_int(result, "origin_x", 0), oy = pg_args_int(result, "origin_y", 0);
+    if (ox < INT32_MIN / 2 || ox > INT32_MAX / 2 || oy < INT32_MIN / 2 || oy > INT32_MAX / 2)
+        return bad_reply(e, "capture origin %lld,%lld out of range", (long long)ox, (long long)oy);
+    c.width = (uint32_t)w, c.height = (uint32_t)h, c.stride = (size_t)stride;
+    c.origin_x = (int32_t)ox, c.origin_y = (int32_t)oy;
+    c.rgba = m->att[0].data; /* taken from the message */
+    m->att[0].data = NULL;
+    memcpy(x->fallback, fallback, sizeof fallback);
+    *co->cap = c;
+    return PG_OK;
+}
+
+/* ----------------------------------------------------------- one call */
+
+typedef struct {
+    pg_conn *c;
+    pg_deadline deadline;
+} timed_conn;
+
+/* Each read gets what is left of the call's time. */
+static pg_err timed_read(void *ctx, void *buf, size_t n, pg_error *e) {
+    timed_conn *t = ctx;
+    uint32_t left = pg_deadline_left_ms(t->deadline);
+    if (left == 0) return pg_error_set(e, PG_E_TIMEOUT, NULL, "deadline passed");
+    pg_conn_set_timeout(t->c, left);
+    return pg_conn_read_full(t->c, buf, n, e);
+}
+
+/* The helper's stream is out of step or gone: stop it; the next call
+ * starts a new one. */
+static pg_err transport_failed(proxy *x, const char *op, uint64_t ms, pg_err rc, pg_error *e) {
+    char why[PG_ERR_MSG_MAX];
+    snprintf(why, sizeof why, "%s", e->message);
+    pg_win_session_stop(&x->child);
+    if (rc == PG_E_TIMEOUT)
+        return pg_error_set(e, PG_E_TIMEOUT, helper_tip,
+                            "session helper did not answer \"%s\" within %llu ms; it was stopped", op,
+                            (unsigned long long)ms);
+    if (rc == PG_E_UNREACHABLE)
+        return pg_error_set(e, PG_E_UNREACHABLE, helper_tip, "session helper is gone (%s) during \"%s\"", why, op);
+    return pg_error_set(e, PG_E_INTERNAL, helper_tip, "session helper sent a broken frame for \"%s\": %s", op, why);
+}
+
+static bool needs_launch(proxy *x) {
+    if (InterlockedExchange(&x->stale, 0)) return true;
+    if (!x->child.conn) return true;
+    if (x->child.process && !pg_win_session_alive(&x->child)) return true;
+    uint32_t active = pg_win_session_active();
+    return x->child.session != PG_WIN_NO_SESSION && active != PG_WIN_NO_SESSION && active != x->child.session;
+}
+
+/* A running, connected helper: the current one, else (once) a new one. */
+static pg_err ensure_helper(proxy *x, pg_error *e) {
+    if (!needs_launch(x)) return PG_OK;
+    if (x->can_launch) return launch(x, e);
+    pg_win_session_stop(&x->child);
+    return pg_error_set(e, PG_E_UNREACHABLE, helper_tip, "session helper connection is closed");
+}
+
+/* Sends op(args) and reads the reply within call_timeout_ms + extra_ms. */
+static pg_err exchange(proxy *x, const char *op, cJSON *args, uint32_t extra_ms, decode_fn dec, void *out,
+                       pg_error *e) {
+    static const pg_proto_limits limits = {REPLY_MAX_HEADER, 1, PG_WIN_HELPER_MAX_CAPTURE, PG_WIN_HELPER_MAX_CAPTURE};
+    uint64_t id = ++x->next_id;
+    uint64_t ms = (uint64_t)x->how.call_timeout_ms + extra_ms;
+    timed_conn t = {x->child.conn, pg_deadline_in_ms((double)ms)};
+    cJSON *req = pg_proto_request_new(id, op, args);
+    if (!req) return pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory");
+    pg_conn_set_timeout(t.c, x->how.call_timeout_ms);
+    pg_err rc = pg_proto_write(t.c, req, NULL, 0, e);
+    cJSON_Delete(req);
+    pg_msg m = {0};
+    if (!rc) rc = pg_proto_read_from(timed_read, &t, &limits, &m, e);
+    if (rc) return transport_failed(x, op, ms, rc, e);
+    const cJSON *result = NULL;
+    rc = check_envelope(&m, id, &result, e);
+    bool rejected = rc != PG_OK;
+    if (!rc && result) rejected = (rc = dec(x, result, &m, out, e)) != PG_OK;
+    else if (!rc) rc = helper_error(&m, id, e);
+    if (rejected) pg_win_session_stop(&x->child); /* broken or hostile: not to be trusted again */
+    pg_msg_fini(&m);
+    return rc;
+}
+
+/* One request: args is owned (NULL = out of memory). */
+static pg_err call(pg_platform *p, const char *op, cJSON *args, uint32_t extra_ms, decode_fn dec, void *out,
+                   pg_error *e) {
+    proxy *x = px(p);
+    pg_error local;
+    if (!e) e = &local;
+    if (!args) return pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory");
+    EnterCriticalSection(&x->lock);
+    pg_err rc = ensure_helper(x, e);
+    if (rc) cJSON_Delete(args);
+    else rc = exchange(x, op, args, extra_ms, dec, out, e);
+    LeaveCriticalSection(&x->lock);
+    return rc;
+}
+
+/* ------------------------------------------------------------- the ops */
+
+/* {"id": id, ...}; NULL on out of memory. */
+static cJSON *args_for(uint64_t id) {
+    cJSON *a = cJSON_CreateObject();
+    if (a && !cJSON_AddNumberToObject(a, "id", (double)id)) {
+        cJSON_Delete(a);
+        return NULL;
+    }
+    return a;
+}
+
+static bool add_num(cJSON *a, const char *name, double v) { return a && cJSON_AddNumberToObject(a, name, v); }
+
+/* Adds "region" if given; false on out of memory. */
+static bool add_region(cJSON *a, const pg_rect *r) {
+    if (!r) return true;
+    cJSON *o = cJSON_AddObjectToObject(a, "region");
+    return o && add_num(o, "x", r->x) && add_num(o, "y", r->y) && add_num(o, "w", r->w) && add_num(o, "h", r->h);
+}
+
+/* NULL if a failed to build, so call() reports out of memory. */
+static cJSON *built(cJSON *a, bool ok) {
+    if (ok) return a;
+    cJSON_Delete(a);
+    return NULL;
+}
+
+/* No window has an id at or above 2^53: it cannot be sent exactly, and
+ * there is nothing to find. */
+static pg_err id_unknown(uint64_t id, pg_error *e) {
+    return pg_error_set(e, PG_E_NOTFOUND, NULL, "no window 0x%llx", (unsigned long long)id);
+}
+
+static pg_err proxy_caps(pg_platform *p, pg_caps *out, pg_error *e) {
+    memset(out, 0, sizeof *out);
+    return call(p, "caps", cJSON_CreateObject(), 0, dec_caps, out, e);
+}
+
+static pg_err proxy_list(pg_platform *p, pg_window **out, size_t *n, pg_error *e) {
+    *out = NULL;
+    *n = 0;
+    list_out lo = {out, n};
+    return call(p, "list", cJSON_CreateObject(), 0, dec_list, &lo, e);
+}
+
+static pg_err proxy_capture_window(pg_platform *p, uint64_t id, const pg_rect *region, pg_capture *out,
+                                   pg_error *e) {
+    memset(out, 0, sizeof *out);
+    if (id > (uint64_t)MAX_ID) return id_unknown(id, e);
+    capture_out co = {out, region};
+    cJSON *a = args_for(id);
+    return call(p, "capture_window", built(a, a && add_region(a, region)), 0, dec_capture, &co, e);
+}
+
+static pg_err proxy_capture_screen(pg_platform *p, const pg_rect *region, pg_capture *out, pg_error *e) {
+    memset(out, 0, sizeof *out);
+    capture_out co = {out, region};
+    cJSON *a = cJSON_CreateObject();
+    return call(p, "capture_screen", built(a, a && add_region(a, region)), 0, dec_capture, &co, e);
+}
+
+static pg_err proxy_focus(pg_platform *p, uint64_t id, pg_error *e) {
+    if (id > (uint64_t)MAX_ID) return id_unknown(id, e);
+    return call(p, "focus", args_for(id), 0, dec_none, NULL, e);
+}
+
+static pg_err proxy_pointer_move(pg_platform *p, uint64_t id, int32_t x, int32_t y, pg_error *e) {
+    if (id > (uint64_t)MAX_ID) return id_unknown(id, e);
+    cJSON *a = args_for(id);
+    return call(p, "pointer_move", built(a, add_num(a, "x", x) && add_num(a, "y", y)), 0, dec_none, NULL, e);
+}
+
+static pg_err proxy_click(pg_platform *p, uint64_t id, int32_t x, int32_t y, pg_button b, int count, pg_error *e) {
+    if (id > (uint64_t)MAX_ID) return id_unknown(id, e);
+    cJSON *a = args_for(id);
+    bool ok = add_num(a, "x", x) && add_num(a, "y", y) && add_num(a, "button", (int)b) && add_num(a, "count", count);
+    return call(p, "click", built(a, ok), 0, dec_none, NULL, e);
+}
+
+/* Text the helper's request limit can carry even fully escaped. */
+static pg_err text_check(const char *s, const char *what, pg_error *e) {
+    if (!s) return pg_error_set(e, PG_E_BADINPUT, NULL, "no %s given", what);
+    if (strlen(s) > PG_WIN_HELPER_MAX_TEXT)
+        return pg_error_set(e, PG_E_BADINPUT, "send the text in smaller pieces", "%s of %zu bytes (limit %zu)", what,
+                            strlen(s), PG_WIN_HELPER_MAX_TEXT);
+    return PG_OK;
+}
+
+static pg_err proxy_key(pg_platform *p, uint64_t id, const char *chord, pg_error *e) {
+    if (text_check(chord, "chord", e)) return PG_E_BADINPUT;
+    if (id > (uint64_t)MAX_ID) return id_unknown(id, e);
+    cJSON *a = args_for(id);
+    return call(p, "key", built(a, a && cJSON_AddStringToObject(a, "chord", chord)), 0, dec_none, NULL, e);
+}
+
+static pg_err proxy_type_text(pg_platform *p, uint64_t id, const char *utf8, pg_error *e) {
+    if (text_check(utf8, "text", e)) return PG_E_BADINPUT;
+    if (id > (uint64_t)MAX_ID) return id_unknown(id, e);
+    cJSON *a = args_for(id);
+    return call(p, "type_text", built(a, a && cJSON_AddStringToObject(a, "text", utf8)), 0, dec_none, NULL,
+                e);
+}
+
+static pg_err proxy_settle(pg_platform *p, uint64_t id, uint32_t quiet_ms, uint32_t timeout_ms, pg_error *e) {
+    if (id > (uint64_t)MAX_ID) return id_unknown(id, e);
+    cJSON *a = args_for(id);
+    bool ok = add_num(a, "quiet_ms", quiet_ms) && add_num(a, "timeout_ms", timeout_ms);
+    /* The helper may rightly take the whole settle timeout before it answers. */
+    return call(p, "settle", built(a, ok), timeout_ms, dec_none, NULL, e);
+}
+
+static const pg_platform_ops helper_ops = {
+    .name = "win32-helper",
+    .open = proxy_ops_open,
+    .close = proxy_close,
+    .caps = proxy_caps,
+    .list_windows = proxy_list,
+    .capture_window = proxy_capture_window,
+    .capture_screen = proxy_capture_screen,
+    .focus = proxy_focus,
+    .pointer_move = proxy_pointer_move,
+    .click = proxy_click,
+    .key = proxy_key,
+    .type_text = proxy_type_text,
+    .settle = proxy_settle,
+};
+
+const pg_platform_ops *pg_win_helper_ops(void) { return &helper_ops; }

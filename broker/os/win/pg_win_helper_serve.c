@@ -1,0 +1,350 @@
+/* pg_win_helper_serve.c - the helper process: the Win32 backend served to
+ * the service over its private pipe (see pg_win_helper.h for the contract).
+ *
+ * Why it follows the input desktop per request: when the user locks the
+ * screen or a UAC prompt shows, input goes to another desktop (Winlogon);
+ * a helper left on Default would capture a stale desktop and inject into
+ * nothing. SetThreadDesktop only works for a thread without windows or
+ * hooks, which this one is: the backend creates none.
+ * Why it checks its arguments strictly although the service is trusted:
+ * the pipe is the helper's only input, and a request it cannot parse means
+ * the two ends disagree, which must show rather than half-work.
+ */
+#include <windows.h>
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pg_proto.h"
+#include "pg_win32.h"
+#include "pg_win_helper.h"
+#include "pg_window_json.h"
+
+#define CONNECT_MS 10000u
+#define IDLE_MS UINT32_MAX /* between requests: the pipe closing ends the wait */
+#define WRITE_MS 30000u
+#define MAX_ID 9007199254740991.0
+/* Everything a capture/input helper needs on the input desktop; never
+ * DESKTOP_SWITCHDESKTOP: it follows, it does not switch. */
+#define DESKTOP_RIGHTS                                                                                  \
+    (DESKTOP_READOBJECTS | DESKTOP_WRITEOBJECTS | DESKTOP_ENUMERATE | DESKTOP_CREATEWINDOW |           \
+     DESKTOP_CREATEMENU | DESKTOP_HOOKCONTROL | DESKTOP_JOURNALPLAYBACK)
+
+typedef struct {
+    pg_conn *conn;
+    const pg_platform_ops *ops;
+    pg_platform *p;      /* NULL if the backend did not open: every request gets open_err */
+    pg_error open_err;
+    HDESK desk;          /* the input desktop we opened and set, NULL if none */
+    char desktop[128];   /* for caps: where we are and why */
+} helper;
+
+/* ------------------------------------------------------------- desktop */
+
+static void desktop_name(HDESK d, char *out, size_t cap) {
+    wchar_t w[64] = L"?";
+    GetUserObjectInformationW(d, UOI_NAME, w, sizeof w - sizeof *w, NULL);
+    if (WideCharToMultiByte(CP_UTF8, 0, w, -1, out, (int)cap, NULL, NULL) <= 0) snprintf(out, cap, "?");
+}
+
+/* Moves this thread to the current input desktop; on failure stays where
+ * it is and records why. */
+static void follow_input_desktop(helper *h) {
+    char name[64];
+    HDESK d = OpenInputDesktop(0, FALSE, DESKTOP_RIGHTS);
+    const char *step = d ? (SetThreadDesktop(d) ? NULL : "SetThreadDesktop") : "OpenInputDesktop";
+    if (step) {
+        DWORD err = GetLastError();
+        if (d) CloseDesktop(d);
+        desktop_name(GetThreadDesktop(GetCurrentThreadId()), name, sizeof name);
+        snprintf(h->desktop, sizeof h->desktop, "desktop %s, not following the input desktop (%s: error %lu)", name,
+                 step, err);
+        return;
+    }
+    if (h->desk) CloseDesktop(h->desk); /* no longer this thread's desktop */
+    h->desk = d;
+    desktop_name(d, name, sizeof name);
+    snprintf(h->desktop, sizeof h->desktop, "input desktop %s", name);
+}
+
+/* ------------------------------------------------------------ arguments */
+
+static bool arg_in(const cJSON *args, const char *name, double lo, double hi, int64_t *v) {
+    const cJSON *j = cJSON_GetObjectItemCaseSensitive(args, name);
+    if (!cJSON_IsNumber(j) || !(j->valuedouble >= lo && j->valuedouble <= hi)) return false;
+    *v = (int64_t)j->valuedouble;
+    return true;
+}
+
+static pg_err out_of_range(const char *name, pg_error *e) {
+    return pg_error_set(e, PG_E_USAGE, NULL, "argument \"%s\" out of range", name);
+}
+
+/* Checks the request's arguments and reads "id". */
+static pg_err id_args(const cJSON *args, const pg_arg_spec *spec, size_t n, uint64_t *id, pg_error *e) {
+    pg_err rc = pg_args_check(args, spec, n, e);
+    int64_t v = 0;
+    if (!rc && !arg_in(args, "id", 0, MAX_ID, &v)) rc = out_of_range("id", e);
+    if (!rc) *id = (uint64_t)v;
+    return rc;
+}
+
+/* "region": {x, y, w, h}, all required, each in its C type's range. */
+static pg_err region_arg(const cJSON *args, pg_rect *r, const pg_rect **out, pg_error *e) {
+    static const pg_arg_spec spec[] = {
+        {"x", PG_ARG_INT, true}, {"y", PG_ARG_INT, true}, {"w", PG_ARG_INT, true}, {"h", PG_ARG_INT, true}};
+    const cJSON *o = cJSON_GetObjectItemCaseSensitive(args, "region");
+    *out = NULL;
+    if (!o) return PG_OK;
+    int64_t x = 0, y = 0, w = 0, h = 0;
+    pg_err rc = pg_args_check(o, spec, 4, e);
+    if (rc) return rc;
+    if (!arg_in(o, "x", INT32_MIN, INT32_MAX, &x) || !arg_in(o, "y", INT32_MIN, INT32_MAX, &y) ||
+        !arg_in(o, "w", 0, UINT32_MAX, &w) || !arg_in(o, "h", 0, UINT32_MAX, &h))
+        return out_of_range("region", e);
+    *r = (pg_rect){(int32_t)x, (int32_t)y, (uint32_t)w, (uint32_t)h};
+    *out = r;
+    return PG_OK;
+}
+
+/* ------------------------------------------------------------- handlers */
+
+/* A handler answers one op: *result (NULL = empty) and at most one
+ * attachment. */
+typedef pg_err (*handler_fn)(helper *h, const cJSON *args, cJSON **result, pg_blob *att, pg_error *e);
+
+static pg_err h_caps(helper *h, const cJSON *args, cJSON **result, pg_blob *att, pg_error *e) {
+    (void)att;
+    pg_caps c;
+    pg_err rc = pg_args_check(args, NULL, 0, e);
+    if (!rc) rc = h->ops->caps(h->p, &c, e);
+    if (rc) return rc;
+    cJSON *r = *result = cJSON_CreateObject();
+    if (!r) return pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory");
+    cJSON_AddBoolToObject(r, "list_windows", c.list_windows);
+    cJSON_AddBoolToObject(r, "capture_window", c.capture_window);
+    cJSON_AddBoolToObject(r, "capture_covered", c.capture_covered);
+    cJSON_AddBoolToObject(r, "capture_screen", c.capture_screen);
+    cJSON_AddBoolToObject(r, "input_pointer", c.input_pointer);
+    cJSON_AddBoolToObject(r, "input_keys", c.input_keys);
+    cJSON_AddBoolToObject(r, "input_text_unicode", c.input_text_unicode);
+    cJSON_AddBoolToObject(r, "settle", c.settle);
+    cJSON_AddBoolToObject(r, "window_manager", c.window_manager);
+    cJSON_AddStringToObject(r, "backend", c.backend);
+    cJSON_AddStringToObject(r, "detail", c.detail);
+    cJSON_AddStringToObject(r, "desktop", h->desktop);
+    return PG_OK;
+}
+
+static pg_err h_list(helper *h, const cJSON *args, cJSON **result, pg_blob *att, pg_error *e) {
+    (void)att;
+    pg_window *w = NULL;
+    size_t n = 0;
+    pg_err rc = pg_args_check(args, NULL, 0, e);
+    if (!rc) rc = h->ops->list_windows(h->p, &w, &n, e);
+    if (rc) return rc;
+    cJSON *r = *result = cJSON_CreateObject();
+    cJSON *arr = r ? cJSON_AddArrayToObject(r, "windows") : NULL;
+    for (size_t i = 0; arr && i < n && i < PG_WIN_HELPER_MAX_WINDOWS; i++)
+        cJSON_AddItemToArray(arr, pg_window_json(&w[i]));
+    free(w);
+    return arr ? PG_OK : pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory");
+}
+
+/* The capture as a reply: tight rows (stride = width*4) in one attachment. */
+static pg_err capture_reply(helper *h, pg_capture *c, const char *fallback, cJSON **result, pg_blob *att,
+                            pg_error *e) {
+    size_t row = (size_t)c->width * 4;
+    if (c->width > PG_WIN_HELPER_MAX_DIM || c->height > PG_WIN_HELPER_MAX_DIM ||
+        (uint64_t)row * c->height > PG_WIN_HELPER_MAX_CAPTURE) {
+        free(c->rgba);
+        return pg_error_set(e, PG_E_BADINPUT, "capture a region instead",
+                            "a %ux%u capture is over the session helper's limit (%u per side, %llu bytes)", c->width,
+                            c->height, PG_WIN_HELPER_MAX_DIM, (unsigned long long)PG_WIN_HELPER_MAX_CAPTURE);
+    }
+    for (uint32_t y = 1; y < c->height && c->stride != row; y++) /* in place: rows only move down */
+        memmove(c->rgba + y * row, c->rgba + y * c->stride, row);
+    att->data = c->rgba;
+    att->len = row * c->height;
+    cJSON *r = *result = cJSON_CreateObject();
+    if (!r) return pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory");
+    cJSON_AddNumberToObject(r, "width", c->width);
+    cJSON_AddNumberToObject(r, "height", c->height);
+    cJSON_AddNumberToObject(r, "stride", (double)row);
+    cJSON_AddNumberToObject(r, "origin_x", c->origin_x);
+    cJSON_AddNumberToObject(r, "origin_y", c->origin_y);
+    cJSON_AddStringToObject(r, "method", c->method);
+    cJSON_AddStringToObject(r, "fallback", fallback);
+    (void)h;
+    return PG_OK;
+}
+
+static pg_err h_capture_window(helper *h, const cJSON *args, cJSON **result, pg_blob *att, pg_error *e) {
+    static const pg_arg_spec spec[] = {{"id", PG_ARG_INT, true}, {"region", PG_ARG_OBJECT, false}};
+    uint64_t id;
+    pg_rect r;
+    const pg_rect *region;
+    pg_capture c;
+    pg_err rc = id_args(args, spec, 2, &id, e);
+    if (!rc) rc = region_arg(args, &r, &region, e);
+    if (!rc) rc = h->ops->capture_window(h->p, id, region, &c, e);
+    return rc ? rc : capture_reply(h, &c, pg_win_capture_fallback(h->p), result, att, e);
+}
+
+static pg_err h_capture_screen(helper *h, const cJSON *args, cJSON **result, pg_blob *att, pg_error *e) {
+    static const pg_arg_spec spec[] = {{"region", PG_ARG_OBJECT, false}};
+    pg_rect r;
+    const pg_rect *region;
+    pg_capture c;
+    pg_err rc = pg_args_check(args, spec, 1, e);
+    if (!rc) rc = region_arg(args, &r, &region, e);
+    if (!rc) rc = h->ops->capture_screen(h->p, region, &c, e);
+    return rc ? rc : capture_reply(h, &c, pg_win_screen_fallback(h->p), result, att, e);
+}
+
+static pg_err h_focus(helper *h, const cJSON *args, cJSON **result, pg_blob *att, pg_error *e) {
+    static const pg_arg_spec spec[] = {{"id", PG_ARG_INT, true}};
+    (void)result, (void)att;
+    uint64_t id;
+    pg_err rc = id_args(args, spec, 1, &id, e);
+    return rc ? rc : h->ops->focus(h->p, id, e);
+}
+
+static pg_err h_pointer_move(helper *h, const cJSON *args, cJSON **result, pg_blob *att, pg_error *e) {
+    static const pg_arg_spec spec[] = {{"id", PG_ARG_INT, true}, {"x", PG_ARG_INT, true}, {"y", PG_ARG_INT, true}};
+    (void)result, (void)att;
+    uint64_t id;
+    int64_t x = 0, y = 0;
+    pg_err rc = id_args(args, spec, 3, &id, e);
+    if (!rc && (!arg_in(args, "x", INT32_MIN, INT32_MAX, &x) || !arg_in(args, "y", INT32_MIN, INT32_MAX, &y)))
+        rc = out_of_range("x/y", e);
+    return rc ? rc : h->ops->pointer_move(h->p, id, (int32_t)x, (int32_t)y, e);
+}
+
+static pg_err h_click(helper *h, const cJSON *args, cJSON **result, pg_blob *att, pg_error *e) {
+    static const pg_arg_spec spec[] = {{"id", PG_ARG_INT, true},
+                                       {"x", PG_ARG_INT, true},
+                                       {"y", PG_ARG_INT, true},
+                                       {"button", PG_ARG_INT, true},
+                                       {"count", PG_ARG_INT, true}};
+    (void)result, (void)att;
+    uint64_t id;
+    int64_t x = 0, y = 0, b = 0, n = 0;
+    pg_err rc = id_args(args, spec, 5, &id, e);
+    if (!rc && (!arg_in(args, "x", INT32_MIN, INT32_MAX, &x) || !arg_in(args, "y", INT32_MIN, INT32_MAX, &y) ||
+                !arg_in(args, "button", INT32_MIN, INT32_MAX, &b) || !arg_in(args, "count", INT32_MIN, INT32_MAX, &n)))
+        rc = out_of_range("x/y/button/count", e);
+    /* The backend judges button and count, as it would in-process. */
+    return rc ? rc : h->ops->click(h->p, id, (int32_t)x, (int32_t)y, (pg_button)b, (int)n, e);
+}
+
+static pg_err h_key(helper *h, const cJSON *args, cJSON **result, pg_blob *att, pg_error *e) {
+    static const pg_arg_spec spec[] = {{"id", PG_ARG_INT, true}, {"chord", PG_ARG_STRING, true}};
+    (void)result, (void)att;
+    uint64_t id;
+    pg_err rc = id_args(args, spec, 2, &id, e);
+    return rc ? rc : h->ops->key(h->p, id, pg_args_str(args, "chord", ""), e);
+}
+
+static pg_err h_type_text(helper *h, const cJSON *args, cJSON **result, pg_blob *att, pg_error *e) {
+    static const pg_arg_spec spec[] = {{"id", PG_ARG_INT, true}, {"text", PG_ARG_STRING, true}};
+    (void)result, (void)att;
+    uint64_t id;
+    pg_err rc = id_args(args, spec, 2, &id, e);
+    return rc ? rc : h->ops->type_text(h->p, id, pg_args_str(args, "text", ""), e);
+}
+
+static pg_err h_settle(helper *h, const cJSON *args, cJSON **result, pg_blob *att, pg_error *e) {
+    static const pg_arg_spec spec[] = {
+        {"id", PG_ARG_INT, true}, {"quiet_ms", PG_ARG_INT, true}, {"timeout_ms", PG_ARG_INT, true}};
+    (void)result, (void)att;
+    uint64_t id;
+    int64_t quiet = 0, timeout = 0;
+    pg_err rc = id_args(args, spec, 3, &id, e);
+    if (!rc && (!arg_in(args, "quiet_ms", 0, UINT32_MAX, &quiet) ||
+                !arg_in(args, "timeout_ms", 0, UINT32_MAX, &timeout)))
+        rc = out_of_range("quiet_ms/timeout_ms", e);
+    return rc ? rc : h->ops->settle(h->p, id, (uint32_t)quiet, (uint32_t)timeout, e);
+}
+
+static const struct {
+    const char *op;
+    handler_fn fn;
+} handlers[] = {
+    {"caps", h_caps},   {"list", h_list},           {"capture_window", h_capture_window},
+    {"capture_screen", h_capture_screen}, {"focus", h_focus}, {"pointer_move", h_pointer_move},
+    {"click", h_click}, {"key", h_key},             {"type_text", h_type_text},
+    {"settle", h_settle},
+};
+
+/* ------------------------------------------------------------- serving */
+
+/* The reply to one request header (never NULL unless out of memory). */
+static cJSON *answer(helper *h, const cJSON *header, pg_blob *att) {
+    pg_request req;
+    pg_error e;
+    cJSON *result = NULL;
+    pg_err rc = pg_proto_parse_request(header, &req, &e);
+    size_t i = 0;
+    while (!rc && i < sizeof handlers / sizeof *handlers && strcmp(handlers[i].op, req.op) != 0) i++;
+    if (!rc && i == sizeof handlers / sizeof *handlers)
+        rc = pg_error_set(&e, PG_E_USAGE, "the service and its helper are different versions?",
+                          "session helper: unknown op \"%s\"", req.op);
+    if (!rc && !h->p) e = h->open_err, rc = e.code;
+    if (!rc) rc = handlers[i].fn(h, req.args, &result, att, &e);
+    if (!rc) return pg_proto_response_ok(req.id, result);
+    cJSON_Delete(result);
+    free(att->data);
+    att->data = NULL;
+    att->len = 0;
+    return pg_proto_response_err(req.id, &e, NULL);
+}
+
+/* One request and its reply. PG_E_UNREACHABLE: the service closed the pipe. */
+static pg_err serve_one(helper *h, pg_error *e) {
+    pg_proto_limits limits;
+    pg_proto_limits_default(&limits);
+    limits.max_header = PG_WIN_HELPER_MAX_REQUEST;
+    limits.max_attachments = 0; /* requests carry none */
+    pg_msg m;
+    pg_conn_set_timeout(h->conn, IDLE_MS);
+    pg_err rc = pg_proto_read(h->conn, &limits, &m, e);
+    if (rc) return rc;
+    follow_input_desktop(h);
+    pg_blob att = {0};
+    cJSON *reply = answer(h, m.header, &att);
+    pg_msg_fini(&m);
+    if (!reply) rc = pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory");
+    pg_conn_set_timeout(h->conn, WRITE_MS);
+    if (!rc) rc = pg_proto_write(h->conn, reply, &att, att.data ? 1 : 0, e);
+    cJSON_Delete(reply);
+    free(att.data);
+    return rc;
+}
+
+/* Only the service's private pipes: PREFIX followed by 32 lower-case hex. */
+static bool helper_pipe_name(const char *name) {
+    size_t plen = strlen(PG_WIN_HELPER_PIPE_PREFIX);
+    if (!name || strlen(name) != plen + 32 || strncmp(name, PG_WIN_HELPER_PIPE_PREFIX, plen) != 0) return false;
+    for (const char *c = name + plen; *c; c++)
+        if (!((*c >= '0' && *c <= '9') || (*c >= 'a' && *c <= 'f'))) return false;
+    return true;
+}
+
+int pg_win_helper_main(const char *pipe_name) {
+    if (!helper_pipe_name(pipe_name)) return PG_E_USAGE;
+    helper h = {.ops = pg_platform_default()};
+    pg_error e;
+    if (pg_conn_connect(&h.conn, pipe_name, CONNECT_MS, &e) != PG_OK) return PG_E_UNREACHABLE;
+    snprintf(h.desktop, sizeof h.desktop, "desktop not yet followed");
+    if (h.ops->open(&h.p, NULL, &h.open_err) != PG_OK) h.p = NULL;
+    pg_err rc;
+    do rc = serve_one(&h, &e);
+    while (rc == PG_OK);
+    if (h.p) h.ops->close(h.p);
+    pg_conn_close(h.conn);
+    /* h.desk stays open: it is this thread's desktop until the process ends. */
+    return rc == PG_E_UNREACHABLE ? 0 : (int)rc;
+}

@@ -1,0 +1,105 @@
+/* pg_transport over a Unix stream socket. PLATFORM SHIM (see pg_transport_win.c).
+ * Every read and write waits with poll() against one deadline per call, so a
+ * stuck peer costs at most the connection's timeout. */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "pg_time.h"
+#include "pg_transport.h"
+
+struct pg_conn {
+    int fd;
+    uint32_t timeout_ms;
+};
+
+const char *pg_transport_default_address(void) { return "/run/pixelgate/broker.sock"; }
+
+void pg_conn_set_timeout(pg_conn *c, uint32_t timeout_ms) { c->timeout_ms = timeout_ms; }
+
+pg_err pg_conn_from_fd(pg_conn **out, int fd, uint32_t timeout_ms, pg_error *e) {
+    pg_conn *c = calloc(1, sizeof *c);
+    if (!c) {
+        close(fd);
+        return pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory");
+    }
+    c->fd = fd;
+    c->timeout_ms = timeout_ms;
+    *out = c;
+    return PG_OK;
+}
+
+/* Waits until fd is ready for events or the deadline passes. */
+static pg_err wait_ready(pg_conn *c, short events, pg_deadline deadline, pg_error *e) {
+    for (;;) {
+        uint32_t left = pg_deadline_left_ms(deadline);
+        if (left == 0) return pg_error_set(e, PG_E_TIMEOUT, NULL, "peer did not respond within %u ms", c->timeout_ms);
+        struct pollfd p = {.fd = c->fd, .events = events};
+        int r = poll(&p, 1, (int)left);
+        if (r > 0) return PG_OK;
+        if (r < 0 && errno != EINTR) return pg_error_set(e, PG_E_INTERNAL, NULL, "poll: %s", strerror(errno));
+    }
+}
+
+pg_err pg_conn_read_full(pg_conn *c, void *buf, size_t n, pg_error *e) {
+    pg_deadline deadline = pg_deadline_in_ms(c->timeout_ms);
+    uint8_t *p = buf;
+    while (n > 0) {
+        pg_err rc = wait_ready(c, POLLIN, deadline, e);
+        if (rc) return rc;
+        ssize_t r = recv(c->fd, p, n, 0);
+        if (r == 0) return pg_error_set(e, PG_E_UNREACHABLE, NULL, "peer closed the connection");
+        if (r < 0) {
+            if (errno == EINTR || errno == EAGAIN) continue;
+            return pg_error_set(e, PG_E_UNREACHABLE, NULL, "read: %s", strerror(errno));
+        }
+        p += r;
+        n -= (size_t)r;
+    }
+    return PG_OK;
+}
+
+pg_err pg_conn_write_full(pg_conn *c, const void *buf, size_t n, pg_error *e) {
+    pg_deadline deadline = pg_deadline_in_ms(c->timeout_ms);
+    const uint8_t *p = buf;
+    while (n > 0) {
+        pg_err rc = wait_ready(c, POLLOUT, deadline, e);
+        if (rc) return rc;
+        /* MSG_NOSIGNAL: a vanished peer is an error code, not a SIGPIPE. */
+        ssize_t r = send(c->fd, p, n, MSG_NOSIGNAL);
+        if (r < 0) {
+            if (errno == EINTR || errno == EAGAIN) continue;
+            return pg_error_set(e, PG_E_UNREACHABLE, NULL, "write: %s", strerror(errno));
+        }
+        p += r;
+        n -= (size_t)r;
+    }
+    return PG_OK;
+}
+
+pg_err pg_conn_connect(pg_conn **out, const char *address, uint32_t timeout_ms, pg_error *e) {
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    if (strlen(address) >= sizeof sa.sun_path)
+        return pg_error_set(e, PG_E_USAGE, NULL, "socket path too long: %s", address);
+    strcpy(sa.sun_path, address);
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) return pg_error_set(e, PG_E_INTERNAL, NULL, "socket: %s", strerror(errno));
+    if (connect(fd, (struct sockaddr *)&sa, sizeof sa) != 0) {
+        int err = errno;
+        close(fd);
+        return pg_error_set(e, PG_E_UNREACHABLE, NULL, "cannot connect to broker at %s: %s", address,
+                            strerror(err));
+    }
+    return pg_conn_from_fd(out, fd, timeout_ms, e);
+}
+
+void pg_conn_close(pg_conn *c) {
+    if (!c) return;
+    close(c->fd);
+    free(c);
+}

@@ -1,0 +1,137 @@
+/* pg_window_json.h: the one JSON form of a window, what agents read and what
+ * the Windows session helper sends the service; the decoder is strict. */
+#include <stdio.h>
+#include <string.h>
+
+#include "pg_test.h"
+#include "pg_window_json.h"
+
+static pg_window sample(void) {
+    pg_window w = {.id = 4194342, .pid = 22695, .x = -8, .y = 40, .width = 480, .height = 260, .visible = true};
+    snprintf(w.title, sizeof w.title, "pixelgate demo \xc3\xa9\xe2\x82\xac\xf0\x9d\x84\x9e");
+    snprintf(w.class_name, sizeof w.class_name, "Pg_demo.tcl");
+    snprintf(w.instance, sizeof w.instance, "pg_demo.tcl");
+    return w;
+}
+
+static char *encode(const pg_window *w) {
+    cJSON *o = pg_window_json(w);
+    char *s = o ? cJSON_PrintUnformatted(o) : NULL;
+    cJSON_Delete(o);
+    return s;
+}
+
+static pg_err decode_text(const char *json, pg_window *w, pg_error *e) {
+    cJSON *o = cJSON_Parse(json);
+    pg_err rc = pg_window_json_decode(o, w, e);
+    cJSON_Delete(o);
+    return rc;
+}
+
+PG_TEST(an_x11_window_has_the_documented_shape_with_no_windows_only_fields) {
+    pg_window w = sample();
+    char *s = encode(&w);
+    REQUIRE(s != NULL);
+    CHECK_STR(s, "{\"id\":4194342,\"title\":\"pixelgate demo \xc3\xa9\xe2\x82\xac\xf0\x9d\x84\x9e\",\"class\":"
+                 "\"Pg_demo.tcl\",\"instance\":\"pg_demo.tcl\",\"pid\":22695,\"x\":-8,\"y\":40,\"width\":480,"
+                 "\"height\":260,\"visible\":true,\"focused\":false}");
+    cJSON_free(s);
+    w.pid = -1;
+    s = encode(&w);
+    CHECK(s && strstr(s, "\"pid\":null"));
+    cJSON_free(s);
+}
+
+PG_TEST(a_windows_window_adds_minimized_only_when_true_and_dpi_with_scale) {
+    pg_window w = sample();
+    w.minimized = true;
+    w.visible = false;
+    w.dpi = 144;
+    char *s = encode(&w);
+    REQUIRE(s != NULL);
+    CHECK(strstr(s, "\"minimized\":true,\"dpi\":144,\"scale\":1.5}") != NULL);
+    cJSON_free(s);
+}
+
+PG_TEST(what_is_encoded_decodes_to_the_same_window) {
+    pg_window cases[3] = {sample(), sample(), sample()};
+    cases[1].pid = -1;
+    cases[1].focused = true;
+    cases[2].minimized = true;
+    cases[2].dpi = 120;
+    cases[2].id = 0xffffffffu; /* X ids and HWNDs are 32-bit values */
+    cases[2].x = INT32_MIN;
+    for (int i = 0; i < 3; i++) {
+        char *s = encode(&cases[i]);
+        REQUIRE(s != NULL);
+        pg_window back;
+        pg_error e;
+        CHECK_EQ_INT(decode_text(s, &back, &e), PG_OK);
+        CHECK(memcmp(&back, &cases[i], sizeof back) == 0 || (fprintf(stderr, "  %s\n", s), 0));
+        cJSON_free(s);
+    }
+}
+
+#define BASE "\"id\":1,\"title\":\"t\",\"class\":\"c\",\"instance\":\"\",\"pid\":1,\"x\":0,\"y\":0,\"width\":1,\"height\":1,\"visible\":true,\"focused\":false"
+
+PG_TEST(the_decoder_refuses_anything_the_encoder_would_not_write) {
+    static const struct {
+        const char *json, *why;
+    } cases[] = {
+        {"[]", "not an object"},
+        {"{" BASE ",\"extra\":1}", "unknown window field \"extra\""},
+        {"{" BASE ",\"x\":0}", "\"x\" given twice"},
+        {"{\"id\":1}", "is missing"},
+        {"{" BASE ",\"minimized\":false}", "\"minimized\" has the wrong type"},
+        {"{" BASE ",\"dpi\":96}", "dpi and scale go together"},
+        {"{" BASE ",\"scale\":1}", "dpi and scale go together"},
+        {"{" BASE ",\"dpi\":96,\"scale\":2}", "\"scale\" is not dpi/96"},
+        {"{" BASE ",\"dpi\":0,\"scale\":0}", "\"dpi\""},
+        {"{" BASE ",\"dpi\":9601,\"scale\":100.01041666666667}", "\"dpi\""},
+        {"{\"id\":0,\"title\":\"t\",\"class\":\"c\",\"instance\":\"\",\"pid\":1,\"x\":0,\"y\":0,\"width\":1,"
+         "\"height\":1,\"visible\":true,\"focused\":false}", "\"id\""},
+        {"{\"id\":9007199254740992,\"title\":\"t\",\"class\":\"c\",\"instance\":\"\",\"pid\":1,\"x\":0,\"y\":0,"
+         "\"width\":1,\"height\":1,\"visible\":true,\"focused\":false}", "\"id\""},
+        {"{\"id\":1.5,\"title\":\"t\",\"class\":\"c\",\"instance\":\"\",\"pid\":1,\"x\":0,\"y\":0,\"width\":1,"
+         "\"height\":1,\"visible\":true,\"focused\":false}", "\"id\""},
+        {"{\"id\":1,\"title\":\"t\",\"class\":\"c\",\"instance\":\"\",\"pid\":-1,\"x\":0,\"y\":0,\"width\":1,"
+         "\"height\":1,\"visible\":true,\"focused\":false}", "\"pid\""},
+        {"{\"id\":1,\"title\":\"t\",\"class\":\"c\",\"instance\":\"\",\"pid\":\"1\",\"x\":0,\"y\":0,\"width\":1,"
+         "\"height\":1,\"visible\":true,\"focused\":false}", "\"pid\" has the wrong type"},
+        {"{\"id\":1,\"title\":\"t\",\"class\":\"c\",\"instance\":\"\",\"pid\":1,\"x\":2147483648,\"y\":0,"
+         "\"width\":1,\"height\":1,\"visible\":true,\"focused\":false}", "\"x/y\""},
+        {"{\"id\":1,\"title\":\"t\",\"class\":\"c\",\"instance\":\"\",\"pid\":1,\"x\":0,\"y\":0,\"width\":-1,"
+         "\"height\":1,\"visible\":true,\"focused\":false}", "\"width/height\""},
+        {"{\"id\":1,\"title\":\"\xc0\xaf\",\"class\":\"c\",\"instance\":\"\",\"pid\":1,\"x\":0,\"y\":0,"
+         "\"width\":1,\"height\":1,\"visible\":true,\"focused\":false}", "\"title\" is too long or not UTF-8"},
+        {"{\"id\":1,\"title\":\"\xed\xa0\x80\",\"class\":\"c\",\"instance\":\"\",\"pid\":1,\"x\":0,\"y\":0,"
+         "\"width\":1,\"height\":1,\"visible\":true,\"focused\":false}", "\"title\" is too long or not UTF-8"},
+        {"{\"id\":1,\"title\":\"t\",\"class\":\"c\",\"instance\":\"\xf4\x90\x80\x80\",\"pid\":1,\"x\":0,\"y\":0,"
+         "\"width\":1,\"height\":1,\"visible\":true,\"focused\":false}", "\"instance\" is too long or not UTF-8"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        pg_window w;
+        pg_error e = {0};
+        pg_err rc = decode_text(cases[i].json, &w, &e);
+        bool ok = rc == PG_E_BADINPUT && strstr(e.message, cases[i].why) != NULL;
+        if (!ok) fprintf(stderr, "  case %zu: %d \"%s\", expected \"%s\"\n", i, (int)rc, e.message, cases[i].why);
+        CHECK(ok);
+    }
+}
+
+PG_TEST(a_string_that_does_not_fit_its_field_is_refused_not_cut) {
+    char json[1400], title[600];
+    memset(title, 'a', 512);
+    title[512] = '\0'; /* pg_window.title holds 511 bytes and the NUL */
+    snprintf(json, sizeof json, "{\"id\":1,\"title\":\"%s\",\"class\":\"c\",\"instance\":\"\",\"pid\":null,\"x\":0,"
+             "\"y\":0,\"width\":1,\"height\":1,\"visible\":true,\"focused\":false}", title);
+    pg_window w;
+    pg_error e;
+    CHECK_EQ_INT(decode_text(json, &w, &e), PG_E_BADINPUT);
+    title[511] = '\0';
+    snprintf(json, sizeof json, "{\"id\":1,\"title\":\"%s\",\"class\":\"c\",\"instance\":\"\",\"pid\":null,\"x\":0,"
+             "\"y\":0,\"width\":1,\"height\":1,\"visible\":true,\"focused\":false}", title);
+    CHECK_EQ_INT(decode_text(json, &w, &e), PG_OK);
+    CHECK_EQ_INT(strlen(w.title), 511);
+    CHECK_EQ_INT(w.pid, -1);
+}
