@@ -169,7 +169,7 @@ def main():
         same = "same location" if (ours["x"], ours["y"]) == loc and abs(ours["score"] - mx) < 1e-3 else f"DIFFERS {ours} vs {loc} {mx}"
         rows.append(row(f"template {name} in 1920x1080", ours["median_ms"], cv_ms, "OpenCV matchTemplate (2 threads)",
                         f"{same}; one thread; ours includes grey conversion"))
-        rows.append(row(f"template {name}, reused pg_tmpl_ws (polling)", ours["median_ws_ms"], cv_ms,
+        rows.append(row(f"template {name}, reused pg_template_ws (polling)", ours["median_ws_ms"], cv_ms,
                         "OpenCV matchTemplate (2 threads)", "no fresh pages per call"))
     # --- fingerprints, PNG ---
     for w in (1920, 3840):

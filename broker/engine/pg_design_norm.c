@@ -174,7 +174,7 @@ static pg_err planes(pg_dz *z, pg_dz_side *s, pg_error *e) {
     s->grey = malloc(n);
     s->grad = malloc(n);
     if (!s->grey || !s->grad) return pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory for grey planes");
-    pg_tmpl_grey(s->img, s->grey);
+    pg_template_grey(s->img, s->grey);
     return pg_morph_gradient(s->grey, s->grad, z->W, z->H, e);
 }
 

@@ -5,7 +5,7 @@
 
 #include "pg_area.h"
 
-pg_err pg_fp_sha256(const pg_img *img, const pg_img_rect *region, uint8_t out[PG_SHA256_LEN], pg_error *e) {
+pg_err pg_fingerprint_sha256(const pg_img *img, const pg_img_rect *region, uint8_t out[PG_SHA256_LEN], pg_error *e) {
     pg_img v;
     pg_err rc = pg_img_view(img, region, &v, e);
     if (rc) return rc;
@@ -51,7 +51,7 @@ static void cells_row(const uint32_t *g, const pg_area_map *mx, uint64_t *cell) 
     }
 }
 
-pg_err pg_fp_dhash(const pg_img *img, const pg_img_rect *region, uint64_t *out, pg_error *e) {
+pg_err pg_fingerprint_dhash(const pg_img *img, const pg_img_rect *region, uint64_t *out, pg_error *e) {
     pg_img v;
     pg_err rc = pg_img_view(img, region, &v, e);
     if (rc) return rc;
@@ -85,13 +85,13 @@ pg_err pg_fp_dhash(const pg_img *img, const pg_img_rect *region, uint64_t *out, 
     return PG_OK;
 }
 
-void pg_fp_dhash_hex(uint64_t h, char out[17]) {
+void pg_fingerprint_dhash_hex(uint64_t h, char out[17]) {
     static const char digits[] = "0123456789abcdef";
     for (int i = 0; i < 16; i++) out[i] = digits[(h >> (60 - 4 * i)) & 0xf];
     out[16] = 0;
 }
 
-pg_err pg_fp_dhash_parse(const char *hex, uint64_t *out, pg_error *e) {
+pg_err pg_fingerprint_dhash_parse(const char *hex, uint64_t *out, pg_error *e) {
     uint64_t h = 0;
     for (int i = 0; i < 16; i++) {
         char c = hex ? hex[i] : 0;
@@ -104,7 +104,7 @@ pg_err pg_fp_dhash_parse(const char *hex, uint64_t *out, pg_error *e) {
     return PG_OK;
 }
 
-int pg_fp_hamming(uint64_t a, uint64_t b) {
+int pg_fingerprint_hamming(uint64_t a, uint64_t b) {
     uint64_t x = a ^ b;
     int n = 0;
     while (x) { /* Kernighan: one step per set bit, portable C */

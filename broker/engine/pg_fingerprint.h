@@ -1,12 +1,12 @@
 /* pg_fingerprint.h - image fingerprints: exact (SHA-256) and perceptual (dHash).
  *
  * Does:
- *  - pg_fp_sha256: SHA-256 of the raw RGBA rows, top to bottom, each row
+ *  - pg_fingerprint_sha256: SHA-256 of the raw RGBA rows, top to bottom, each row
  *    exactly 4*width bytes (R,G,B,A per pixel; stride padding is never
  *    hashed), so equal pixels give equal digests whatever the stride or the
  *    parent image of a region. Width and height are NOT hashed: a 2x1 and a
  *    1x2 image with the same bytes share a digest.
- *  - pg_fp_dhash: 64-bit difference hash, defined exactly as:
+ *  - pg_fingerprint_dhash: 64-bit difference hash, defined exactly as:
  *      1. grey value of each pixel composited over white:
  *         c' = (c*a + 255*(255-a) + 127) / 255 (integer division; c' = c
  *         when a = 255) for c in R,G,B, then Y = 4899*R' + 9617*G' + 1868*B'
@@ -19,8 +19,8 @@
  *         iff cell[r][c] < cell[r][c+1] (brightness rises to the right).
  *    Row-major with the first cell in the most significant bit, as
  *    imagehash's dhash; hex is 16 lower-case digits, most significant first.
- *  - pg_fp_hamming: number of differing bits (0..64); "same" for stability
- *    checks is distance <= PG_FP_DHASH_SAME (5) unless configured.
+ *  - pg_fingerprint_hamming: number of differing bits (0..64); "same" for stability
+ *    checks is distance <= PG_FINGERPRINT_DHASH_SAME (5) unless configured.
  * An optional region (image coordinates) restricts either fingerprint to
  * that rectangle; it must lie inside the image (PG_E_USAGE otherwise).
  * Never: allocates more than a few rows, keeps state, touches the platform.
@@ -34,18 +34,18 @@
 #include "pg_error.h"
 #include "pg_img.h"
 
-#define PG_FP_DHASH_SAME 5
+#define PG_FINGERPRINT_DHASH_SAME 5
 
 /* out: 32 raw digest bytes (pg_hex() for text). region NULL: whole image. */
-pg_err pg_fp_sha256(const pg_img *img, const pg_img_rect *region, uint8_t out[PG_SHA256_LEN], pg_error *e);
+pg_err pg_fingerprint_sha256(const pg_img *img, const pg_img_rect *region, uint8_t out[PG_SHA256_LEN], pg_error *e);
 
-pg_err pg_fp_dhash(const pg_img *img, const pg_img_rect *region, uint64_t *out, pg_error *e);
+pg_err pg_fingerprint_dhash(const pg_img *img, const pg_img_rect *region, uint64_t *out, pg_error *e);
 
 /* 16 hex digits and a NUL. */
-void pg_fp_dhash_hex(uint64_t h, char out[17]);
+void pg_fingerprint_dhash_hex(uint64_t h, char out[17]);
 /* Parses exactly 16 hex digits; PG_E_USAGE otherwise. */
-pg_err pg_fp_dhash_parse(const char *hex, uint64_t *out, pg_error *e);
+pg_err pg_fingerprint_dhash_parse(const char *hex, uint64_t *out, pg_error *e);
 
-int pg_fp_hamming(uint64_t a, uint64_t b);
+int pg_fingerprint_hamming(uint64_t a, uint64_t b);
 
 #endif

@@ -25,8 +25,8 @@ static pg_err frame_change(const pg_img *a, const pg_img *b, uint8_t *ga, uint8_
         pg_err rc = pg_img_view(a, &row, &va, e);
         if (!rc) rc = pg_img_view(b, &row, &vb, e);
         if (rc) return rc;
-        pg_tmpl_grey(&va, ga);
-        pg_tmpl_grey(&vb, gb);
+        pg_template_grey(&va, ga);
+        pg_template_grey(&vb, gb);
         s += row_absdiff(ga, gb, a->width);
     }
     *out = (double)s / (255.0 * (double)a->width * (double)a->height);

@@ -166,7 +166,7 @@ static const uint8_t *grey_row(ssim_ctx *c, int side, uint32_t y, int fresh) {
     if (fresh) {
         const pg_img *img = side ? c->src.ib : c->src.ia;
         pg_img row = {in->w, 1, img->stride, pg_img_row(img, y)};
-        pg_tmpl_grey(&row, slot);
+        pg_template_grey(&row, slot);
     }
     return slot;
 }

@@ -12,11 +12,11 @@
 /* Workspace slots of this file (pg_xcorr uses PG_XCORR_WS_FIRST and up). */
 enum { WS_GREY, WS_TMPL, WS_TZ, WS_INV };
 
-struct pg_tmpl_ws {
+struct pg_template_ws {
     pg_ws ws;
 }; /* pixels per uint32 partial sum: 16384 * 255 * 255 < 2^32 */
 
-void pg_tmpl_opts_init(pg_tmpl_opts *o) {
+void pg_template_opts_init(pg_template_opts *o) {
     memset(o, 0, sizeof *o);
     o->threshold = 0.8;
 }
@@ -36,7 +36,7 @@ PG_CLONES static void grey_row(const uint8_t *restrict p, size_t w, uint8_t *res
 #endif
 }
 
-void pg_tmpl_grey(const pg_img *img, uint8_t *out) {
+void pg_template_grey(const pg_img *img, uint8_t *out) {
     for (uint32_t y = 0; y < img->height; y++) grey_row(pg_img_row(img, y), img->width, out + (size_t)y * img->width);
 }
 
@@ -211,7 +211,7 @@ static void collect_strip(void *user, uint32_t x0, uint32_t nv, const float *val
     }
 }
 
-static pg_err tm_prepare(tm *m, const pg_img *area, const pg_img *tmpl, pg_tmpl_method method, collector *k,
+static pg_err tm_prepare(tm *m, const pg_img *area, const pg_img *tmpl, pg_template_method method, collector *k,
                          pg_error *e) {
     m->W = area->width, m->H = area->height, m->w = tmpl->width, m->h = tmpl->height;
     m->ow = m->W - m->w + 1, m->oh = m->H - m->h + 1;
@@ -222,8 +222,8 @@ static pg_err tm_prepare(tm *m, const pg_img *area, const pg_img *tmpl, pg_tmpl_
     float *tz = pg_ws_get(m->ws, WS_TZ, sizeof *tz * (size_t)m->n);
     m->inv = pg_ws_get(m->ws, WS_INV, sizeof *m->inv * np);
     if (!m->g || !m->t || !tz || !m->inv) return pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory for template matching");
-    pg_tmpl_grey(area, m->g);
-    pg_tmpl_grey(tmpl, m->t);
+    pg_template_grey(area, m->g);
+    pg_template_grey(tmpl, m->t);
     int64_t s = 0, q = 0;
     for (int64_t i = 0; i < m->n; i++) s += m->t[i], q += (int64_t)m->t[i] * m->t[i];
     m->sum_t = s;
@@ -235,10 +235,10 @@ static pg_err tm_prepare(tm *m, const pg_img *area, const pg_img *tmpl, pg_tmpl_
     double mean = (double)s / (double)m->n;
     for (int64_t i = 0; i < m->n; i++) tz[i] = (float)(m->t[i] - mean);
     pg_xcorr_in in = {m->g, m->W, m->H, tz, m->w, m->h};
-    if (method == PG_TMPL_AUTO) method = pg_xcorr_direct_cost(&in) < pg_xcorr_fft_cost(&in) ? PG_TMPL_DIRECT : PG_TMPL_FFT;
+    if (method == PG_TEMPLATE_AUTO) method = pg_xcorr_direct_cost(&in) < pg_xcorr_fft_cost(&in) ? PG_TEMPLATE_DIRECT : PG_TEMPLATE_FFT;
     pg_err rc = window_norms(m, e);
     if (!rc)
-        rc = method == PG_TMPL_DIRECT ? pg_xcorr_direct(&in, collect_strip, k, e)
+        rc = method == PG_TEMPLATE_DIRECT ? pg_xcorr_direct(&in, collect_strip, k, e)
                                       : pg_xcorr_fft(&in, m->ws, collect_strip, k, e);
     if (!rc && k->oom) rc = pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory for template matching");
     return rc;
@@ -252,12 +252,12 @@ static int cand_cmp(const void *pa, const void *pb) {
 
 static bool better(double s, uint32_t p, double bs, uint32_t bp) { return s > bs || (s == bs && p < bp); }
 
-static pg_tmpl_hit to_match(const tm *m, const pg_img_rect *off, uint32_t pos, double score) {
-    return (pg_tmpl_hit){{pos % m->ow + off->x, pos / m->ow + off->y, m->w, m->h}, score};
+static pg_template_hit to_match(const tm *m, const pg_img_rect *off, uint32_t pos, double score) {
+    return (pg_template_hit){{pos % m->ow + off->x, pos / m->ow + off->y, m->w, m->h}, score};
 }
 
 static int match_cmp(const void *pa, const void *pb) {
-    const pg_tmpl_hit *a = pa, *b = pb;
+    const pg_template_hit *a = pa, *b = pb;
     if (a->score != b->score) return a->score > b->score ? -1 : 1;
     if (a->box.y != b->box.y) return a->box.y < b->box.y ? -1 : 1;
     return a->box.x < b->box.x ? -1 : a->box.x > b->box.x;
@@ -268,9 +268,9 @@ static bool overlaps(const pg_img_rect *a, const pg_img_rect *b) {
 }
 
 /* Greedy non-maximum suppression over matches sorted best first. */
-static size_t suppress(pg_tmpl_hit *all, size_t n, pg_tmpl_hit *out) {
+static size_t suppress(pg_template_hit *all, size_t n, pg_template_hit *out) {
     size_t k = 0;
-    for (size_t i = 0; i < n && k < PG_TMPL_MAX_MATCHES; i++) {
+    for (size_t i = 0; i < n && k < PG_TEMPLATE_MAX_MATCHES; i++) {
         bool free_spot = true;
         for (size_t j = 0; j < k && free_spot; j++) free_spot = !overlaps(&all[i].box, &out[j].box);
         if (free_spot) out[k++] = all[i];
@@ -290,9 +290,9 @@ static void final_candidates(collector *k) {
 
 /* Walk candidates best bound first; verify exactly while the bound could
  * still matter, within the budget (beyond it the approximate score stands). */
-static pg_err search(tm *m, collector *k, const pg_img_rect *off, pg_tmpl_result *r, pg_error *e) {
+static pg_err search(tm *m, collector *k, const pg_img_rect *off, pg_template_result *r, pg_error *e) {
     final_candidates(k);
-    pg_tmpl_hit *hits = k->all ? malloc(sizeof *hits * (k->n ? k->n : 1)) : NULL;
+    pg_template_hit *hits = k->all ? malloc(sizeof *hits * (k->n ? k->n : 1)) : NULL;
     if (k->all && !hits) return pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory for template matching");
     double best = -2;
     uint32_t best_pos = 0;
@@ -317,31 +317,31 @@ static pg_err search(tm *m, collector *k, const pg_img_rect *off, pg_tmpl_result
     return PG_OK;
 }
 
-pg_err pg_tmpl_ws_new(pg_tmpl_ws **out, pg_error *e) {
+pg_err pg_template_ws_new(pg_template_ws **out, pg_error *e) {
     *out = calloc(1, sizeof **out);
     return *out ? PG_OK : pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory");
 }
 
-void pg_tmpl_ws_free(pg_tmpl_ws *ws) {
+void pg_template_ws_free(pg_template_ws *ws) {
     if (!ws) return;
     pg_ws_release(&ws->ws);
     free(ws);
 }
 
-pg_err pg_tmpl_match(const pg_img *img, const pg_img *tmpl, const pg_tmpl_opts *opts, pg_tmpl_result *r,
+pg_err pg_template_match(const pg_img *img, const pg_img *tmpl, const pg_template_opts *opts, pg_template_result *r,
                      pg_error *e) {
-    pg_tmpl_ws ws;
+    pg_template_ws ws;
     memset(&ws, 0, sizeof ws);
-    pg_err rc = pg_tmpl_match_ws(&ws, img, tmpl, opts, r, e);
+    pg_err rc = pg_template_match_ws(&ws, img, tmpl, opts, r, e);
     pg_ws_release(&ws.ws);
     return rc;
 }
 
-pg_err pg_tmpl_match_ws(pg_tmpl_ws *ws, const pg_img *img, const pg_img *tmpl, const pg_tmpl_opts *opts,
-                        pg_tmpl_result *r, pg_error *e) {
-    pg_tmpl_opts d;
-    pg_tmpl_opts_init(&d);
-    const pg_tmpl_opts *o = opts ? opts : &d;
+pg_err pg_template_match_ws(pg_template_ws *ws, const pg_img *img, const pg_img *tmpl, const pg_template_opts *opts,
+                        pg_template_result *r, pg_error *e) {
+    pg_template_opts d;
+    pg_template_opts_init(&d);
+    const pg_template_opts *o = opts ? opts : &d;
     memset(r, 0, sizeof *r);
     pg_img area;
     pg_img_rect off = o->region ? *o->region : (pg_img_rect){0, 0, img->width, img->height};
@@ -353,9 +353,9 @@ pg_err pg_tmpl_match_ws(pg_tmpl_ws *ws, const pg_img *img, const pg_img *tmpl, c
         return pg_error_set(e, PG_E_USAGE, "use a smaller template or a larger region",
                             "template %ux%u is larger than the searched %ux%u area", tmpl->width, tmpl->height,
                             area.width, area.height);
-    if ((uint64_t)tmpl->width * tmpl->height > PG_TMPL_MAX_TEMPLATE_PIXELS)
+    if ((uint64_t)tmpl->width * tmpl->height > PG_TEMPLATE_MAX_TEMPLATE_PIXELS)
         return pg_error_set(e, PG_E_USAGE, NULL, "template %ux%u exceeds %u pixels", tmpl->width, tmpl->height,
-                            PG_TMPL_MAX_TEMPLATE_PIXELS);
+                            PG_TEMPLATE_MAX_TEMPLATE_PIXELS);
     tm m;
     memset(&m, 0, sizeof m);
     m.ws = &ws->ws;

@@ -15,17 +15,17 @@
  * ties go to the top-most, then left-most position. Deterministic.
  * All matches: every position scoring >= threshold, greedily kept from the
  * highest down while its box overlaps no box already kept (non-maximum
- * suppression), at most PG_TMPL_MAX_MATCHES.
+ * suppression), at most PG_TEMPLATE_MAX_MATCHES.
  * Errors (PG_E_USAGE): a template larger than the searched area, with more
- * than PG_TMPL_MAX_TEMPLATE_PIXELS or taller than 66051 pixels; a
+ * than PG_TEMPLATE_MAX_TEMPLATE_PIXELS or taller than 66051 pixels; a
  * single-colour template (no correlation defined; OpenCV answers 1 everywhere).
  * A search without any match above the threshold is not an error: found is
  * false and best still holds the highest score.
  * Never: touches the platform, keeps state; memory is a few floats per
  * pixel of the searched area, freed before returning - or kept in a
- * pg_tmpl_ws the caller owns, for loops matching frame after frame (the
+ * pg_template_ws the caller owns, for loops matching frame after frame (the
  * kernel's page faults for fresh memory cost a third of a search here).
- * Ownership: the result is a plain value; a pg_tmpl_ws belongs to its
+ * Ownership: the result is a plain value; a pg_template_ws belongs to its
  * creator, holds only scratch memory (no result, no state between calls
  * that could change an answer) and is used by one thread at a time.
  */
@@ -39,45 +39,45 @@
 #include "pg_error.h"
 #include "pg_img.h"
 
-#define PG_TMPL_MAX_MATCHES 100
-#define PG_TMPL_MAX_TEMPLATE_PIXELS ((uint32_t)4 << 20)
+#define PG_TEMPLATE_MAX_MATCHES 100
+#define PG_TEMPLATE_MAX_TEMPLATE_PIXELS ((uint32_t)4 << 20)
 
-typedef enum { PG_TMPL_AUTO = 0, PG_TMPL_FFT, PG_TMPL_DIRECT } pg_tmpl_method;
+typedef enum { PG_TEMPLATE_AUTO = 0, PG_TEMPLATE_FFT, PG_TEMPLATE_DIRECT } pg_template_method;
 
 typedef struct {
     double threshold;          /* found when best >= threshold; default 0.8 */
     bool all;                  /* also list every match >= threshold (after NMS) */
     const pg_img_rect *region; /* search only here (image coordinates); NULL: everywhere */
-    pg_tmpl_method method;     /* AUTO picks by cost; the others are for tests */
-} pg_tmpl_opts;
+    pg_template_method method;     /* AUTO picks by cost; the others are for tests */
+} pg_template_opts;
 
 typedef struct {
     pg_img_rect box; /* where the template's top-left lands, image coordinates */
     double score;    /* -1..1 */
-} pg_tmpl_hit;
+} pg_template_hit;
 
 typedef struct {
     bool found;         /* best.score >= threshold */
-    pg_tmpl_hit best;   /* centre: box.x + box.w/2, box.y + box.h/2 */
+    pg_template_hit best;   /* centre: box.x + box.w/2, box.y + box.h/2 */
     size_t n_matches;   /* with opts.all */
-    pg_tmpl_hit matches[PG_TMPL_MAX_MATCHES];
+    pg_template_hit matches[PG_TEMPLATE_MAX_MATCHES];
     uint64_t verified;  /* positions recomputed exactly (diagnostics) */
-} pg_tmpl_result;
+} pg_template_result;
 
-void pg_tmpl_opts_init(pg_tmpl_opts *o);
+void pg_template_opts_init(pg_template_opts *o);
 
-pg_err pg_tmpl_match(const pg_img *img, const pg_img *tmpl, const pg_tmpl_opts *o, pg_tmpl_result *r,
+pg_err pg_template_match(const pg_img *img, const pg_img *tmpl, const pg_template_opts *o, pg_template_result *r,
                      pg_error *e);
 
 /* Reusable scratch memory for repeated matches (e.g. wait-for polling). */
-typedef struct pg_tmpl_ws pg_tmpl_ws;
-pg_err pg_tmpl_ws_new(pg_tmpl_ws **out, pg_error *e);
-void pg_tmpl_ws_free(pg_tmpl_ws *ws); /* NULL is fine */
-/* pg_tmpl_match with the scratch memory of ws (same results). */
-pg_err pg_tmpl_match_ws(pg_tmpl_ws *ws, const pg_img *img, const pg_img *tmpl, const pg_tmpl_opts *o,
-                        pg_tmpl_result *r, pg_error *e);
+typedef struct pg_template_ws pg_template_ws;
+pg_err pg_template_ws_new(pg_template_ws **out, pg_error *e);
+void pg_template_ws_free(pg_template_ws *ws); /* NULL is fine */
+/* pg_template_match with the scratch memory of ws (same results). */
+pg_err pg_template_match_ws(pg_template_ws *ws, const pg_img *img, const pg_img *tmpl, const pg_template_opts *o,
+                        pg_template_result *r, pg_error *e);
 
 /* OpenCV's RGB2GRAY of one image into w*h bytes (tight). */
-void pg_tmpl_grey(const pg_img *img, uint8_t *out);
+void pg_template_grey(const pg_img *img, uint8_t *out);
 
 #endif

@@ -4,7 +4,7 @@
  * memory - on this kind of VM a third of a template search's time.
  * Contents are undefined on every get. Owned by whoever made it; no global
  * state. Never: visible outside broker/engine (the public handle wrapping it
- * is pg_tmpl_ws in pg_template.h).
+ * is pg_template_ws in pg_template.h).
  */
 #ifndef PG_WS_H
 #define PG_WS_H

@@ -10,7 +10,7 @@
 
 /* A match as the caller may see it: exact, or (protected pixels) its
  * position on the grid and its score to 0.01, adding their bits. */
-static cJSON *hit_json(const pg_tmpl_hit *h, const pg_img *img, bool coarse, double *bits) {
+static cJSON *hit_json(const pg_template_hit *h, const pg_img *img, bool coarse, double *bits) {
     pg_img_rect box = h->box;
     double score = h->score;
     if (coarse) {
@@ -26,19 +26,19 @@ static cJSON *hit_json(const pg_tmpl_hit *h, const pg_img *img, bool coarse, dou
 }
 
 pg_err pg_find_template(pg_call *c, const pg_img *img, const pg_image_ref *tmpl_ref, double threshold, bool all,
-                        const pg_img_rect *region, pg_tmpl_result *res, cJSON **out, pg_error *e) {
+                        const pg_img_rect *region, pg_template_result *res, cJSON **out, pg_error *e) {
     pg_img *tmpl = NULL;
     char lt[64];
     pg_err rc = pg_call_image(c, tmpl_ref, &tmpl, lt, NULL, NULL, e);
     if (rc) return rc;
-    pg_tmpl_opts o;
-    pg_tmpl_opts_init(&o);
+    pg_template_opts o;
+    pg_template_opts_init(&o);
     o.threshold = threshold;
     o.all = all;
     o.region = region;
     uint64_t area = region ? (uint64_t)region->w * region->h : (uint64_t)img->width * img->height;
     rc = pg_call_area(c, area, "a template search", e);
-    if (!rc) rc = pg_tmpl_match(img, tmpl, &o, res, e);
+    if (!rc) rc = pg_template_match(img, tmpl, &o, res, e);
     pg_img_free(tmpl);
     if (rc) return rc;
     bool coarse = pg_call_protected(c);

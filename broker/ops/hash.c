@@ -39,15 +39,15 @@ pg_err pg_op_hash(pg_call *c, const pg_args_hash *a, pg_error *e) {
         if (!rc) rc = pg_call_disclose(c, 1, e); /* equal or not to another capture's */
     } else if (a->algo == ALGO_SHA256) {
         uint8_t d[PG_SHA256_LEN];
-        rc = pg_fp_sha256(img, rp, d, e);
+        rc = pg_fingerprint_sha256(img, rp, d, e);
         if (!rc) pg_hex(d, sizeof d, hex);
     } else {
         uint64_t h;
         uint64_t area = rp ? (uint64_t)rp->w * rp->h : (uint64_t)img->width * img->height;
         rc = pg_call_area(c, area, "a dhash", e);
-        if (!rc) rc = pg_fp_dhash(img, rp, &h, e);
+        if (!rc) rc = pg_fingerprint_dhash(img, rp, &h, e);
         if (!rc) rc = pg_call_disclose(c, 64, e);
-        if (!rc) pg_fp_dhash_hex(h, hex);
+        if (!rc) pg_fingerprint_dhash_hex(h, hex);
     }
     uint32_t w = img->width, h = img->height;
     pg_img_free(img);

@@ -57,7 +57,7 @@ static pg_err locate(pg_call *c, const pg_args_click *a, const pg_window *w, cJS
     pg_err rc = pg_capture_img_locked(c, &now, NULL, &img, NULL, e);
     if (rc) return rc;
     uint8_t d[PG_SHA256_LEN]; /* the capture the click was aimed by is on record, like any capture */
-    if (pg_fp_sha256(img, NULL, d, e) == PG_OK) pg_hex(d, sizeof d, c->audit.image_sha256);
+    if (pg_fingerprint_sha256(img, NULL, d, e) == PG_OK) pg_hex(d, sizeof d, c->audit.image_sha256);
     cJSON *found = NULL;
     pg_img_rect box = {0};
     bool ok = false;
@@ -65,7 +65,7 @@ static pg_err locate(pg_call *c, const pg_args_click *a, const pg_window *w, cJS
         rc = pg_find_text(c, img, NULL, a->text, false, &box, &found, e);
         ok = !rc && cJSON_IsTrue(cJSON_GetObjectItem(found, "found"));
     } else {
-        pg_tmpl_result res;
+        pg_template_result res;
         rc = pg_find_template(c, img, &a->template, 0.8, false, NULL, &res, &found, e);
         ok = !rc && res.found;
         box = res.best.box;

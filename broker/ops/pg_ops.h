@@ -126,7 +126,7 @@ pg_err pg_capture_window_img(pg_call *c, const pg_target *t, pg_window *w, const
 
 /* The template image in img; *out = {found, threshold, best[, matches]}. */
 pg_err pg_find_template(pg_call *c, const pg_img *img, const pg_image_ref *tmpl, double threshold, bool all,
-                        const pg_img_rect *region, pg_tmpl_result *res, cJSON **out, pg_error *e);
+                        const pg_img_rect *region, pg_template_result *res, cJSON **out, pg_error *e);
 /* OCR img and look for phrase; *out = {found, expect, exact, match{box,center}, words, text_read};
  * box filled when found. */
 pg_err pg_find_text(pg_call *c, const pg_img *img, const pg_img_rect *region, const char *phrase, bool exact,

@@ -11,7 +11,7 @@ pg_err pg_op_assert_template(pg_call *c, const pg_args_assert_template *a, pg_er
     pg_img *img = NULL;
     char li[64];
     pg_err rc = pg_call_image(c, &a->image, &img, li, NULL, NULL, e);
-    pg_tmpl_result res;
+    pg_template_result res;
     cJSON *j = NULL;
     if (!rc) rc = pg_find_template(c, img, &a->template, a->threshold, a->all, a->has_region ? &region : NULL, &res, &j, e);
     pg_img_free(img);

@@ -38,13 +38,13 @@ pg_err pg_op_wait_stable(pg_call *c, const pg_args_wait_stable *a, pg_error *e) 
         pg_img *img = NULL;
         rc = pg_capture_window_img(c, observed == 0 ? &t : NULL, &w, a->has_region ? &a->region : NULL, &img, method,
                                    e);
-        if (!rc) rc = pg_fp_dhash(img, NULL, &hash, e);
+        if (!rc) rc = pg_fingerprint_dhash(img, NULL, &hash, e);
         if (rc) {
             pg_img_free(img);
             break;
         }
         observed++;
-        run = (observed > 1 && pg_fp_hamming(prev, hash) <= PG_FP_DHASH_SAME) ? run + 1 : 1;
+        run = (observed > 1 && pg_fingerprint_hamming(prev, hash) <= PG_FINGERPRINT_DHASH_SAME) ? run + 1 : 1;
         prev = hash;
         pg_img_free(last);
         last = img;
@@ -64,7 +64,7 @@ pg_err pg_op_wait_stable(pg_call *c, const pg_args_wait_stable *a, pg_error *e) 
         return rc;
     }
     char hex[17];
-    pg_fp_dhash_hex(hash, hex);
+    pg_fingerprint_dhash_hex(hash, hex);
     cJSON *r = cJSON_CreateObject();
     cJSON_AddBoolToObject(r, "stable", stable);
     cJSON_AddNumberToObject(r, "frames_observed", (double)observed);
@@ -91,7 +91,7 @@ static pg_err look(pg_call *c, const pg_args_wait_for *a, const pg_img *img, boo
         *found = !rc && cJSON_IsTrue(cJSON_GetObjectItem(*found_json, "found"));
         return rc;
     }
-    pg_tmpl_result res;
+    pg_template_result res;
     pg_err rc = pg_find_template(c, img, &a->template, a->threshold, false, NULL, &res, found_json, e);
     *found = !rc && res.found;
     if (*found) cJSON_AddItemReferenceToObject(*found_json, "match", cJSON_GetObjectItem(*found_json, "best"));

@@ -21,7 +21,7 @@ static int fuzz_decode(const uint8_t *data, size_t size, fuzz_decoder decode) {
     pg_err rc = decode(data, size, &lim, &img, &e);
     if (rc == PG_OK) {
         uint64_t h;
-        if (pg_fp_dhash(img, NULL, &h, &e) != PG_OK) abort();
+        if (pg_fingerprint_dhash(img, NULL, &h, &e) != PG_OK) abort();
         pg_img_free(img);
     } else if (rc != PG_E_BADINPUT && rc != PG_E_UNSUPPORTED) {
         abort();

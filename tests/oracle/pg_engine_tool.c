@@ -201,9 +201,9 @@ static int cmd_hash(int argc, char **argv) {
     char hex[65], dh[17];
     uint64_t h;
     pg_error e;
-    if (pg_fp_sha256(img, rp, d, &e) || pg_fp_dhash(img, rp, &h, &e)) return fail(&e);
+    if (pg_fingerprint_sha256(img, rp, d, &e) || pg_fingerprint_dhash(img, rp, &h, &e)) return fail(&e);
     pg_hex(d, 32, hex);
-    pg_fp_dhash_hex(h, dh);
+    pg_fingerprint_dhash_hex(h, dh);
     printf("{\"sha256\":\"%s\",\"dhash\":\"%s\",\"width\":%u,\"height\":%u}\n", hex, dh, img->width, img->height);
     pg_img_free(img);
     return 0;
@@ -217,9 +217,9 @@ static int cmd_time_hash(int argc, char **argv) {
     uint64_t h = 0;
     for (int i = 0; i < reps; i++) {
         double t0 = now_ms();
-        pg_fp_sha256(img, NULL, d, NULL);
+        pg_fingerprint_sha256(img, NULL, d, NULL);
         double t1 = now_ms();
-        pg_fp_dhash(img, NULL, &h, NULL);
+        pg_fingerprint_dhash(img, NULL, &h, NULL);
         ts[i] = t1 - t0;
         td[i] = now_ms() - t1;
     }
@@ -263,13 +263,13 @@ static int cmd_time_png(int argc, char **argv) {
     return 0;
 }
 
-static void parse_tmpl_args(int argc, char **argv, int i, pg_tmpl_opts *o, pg_img_rect *region) {
-    pg_tmpl_opts_init(o);
+static void parse_tmpl_args(int argc, char **argv, int i, pg_template_opts *o, pg_img_rect *region) {
+    pg_template_opts_init(o);
     for (; i < argc; i++) {
         if (!strcmp(argv[i], "--threshold") && i + 1 < argc) o->threshold = atof(argv[++i]);
         else if (!strcmp(argv[i], "--all")) o->all = true;
-        else if (!strcmp(argv[i], "--fft")) o->method = PG_TMPL_FFT;
-        else if (!strcmp(argv[i], "--direct")) o->method = PG_TMPL_DIRECT;
+        else if (!strcmp(argv[i], "--fft")) o->method = PG_TEMPLATE_FFT;
+        else if (!strcmp(argv[i], "--direct")) o->method = PG_TEMPLATE_DIRECT;
         else if (!strcmp(argv[i], "--region") && i + 1 < argc) {
             *region = parse_rect(argv[++i]);
             o->region = region;
@@ -281,13 +281,13 @@ static void parse_tmpl_args(int argc, char **argv, int i, pg_tmpl_opts *o, pg_im
 }
 
 static int cmd_template(int argc, char **argv) {
-    pg_tmpl_opts o;
+    pg_template_opts o;
     pg_img_rect region;
     parse_tmpl_args(argc, argv, 4, &o, &region);
     pg_img *img = load(argv[2]), *t = load(argv[3]);
-    static pg_tmpl_result r;
+    static pg_template_result r;
     pg_error e;
-    if (pg_tmpl_match(img, t, &o, &r, &e)) return fail(&e);
+    if (pg_template_match(img, t, &o, &r, &e)) return fail(&e);
     printf("{\"found\":%s,\"x\":%u,\"y\":%u,\"score\":%.9f,\"verified\":%llu,\"matches\":[", r.found ? "true" : "false",
            r.best.box.x, r.best.box.y, r.best.score, (unsigned long long)r.verified);
     for (size_t i = 0; i < r.n_matches; i++)
@@ -299,26 +299,26 @@ static int cmd_template(int argc, char **argv) {
 }
 
 static int cmd_time_template(int argc, char **argv) {
-    pg_tmpl_opts o;
+    pg_template_opts o;
     pg_img_rect region;
     int reps = atoi(argv[4]);
     parse_tmpl_args(argc, argv, 5, &o, &region);
     pg_img *img = load(argv[2]), *t = load(argv[3]);
     double *ts = malloc(sizeof *ts * (size_t)reps), *tw = malloc(sizeof *tw * (size_t)reps);
-    static pg_tmpl_result r;
-    pg_tmpl_ws *ws;
-    if (pg_tmpl_ws_new(&ws, NULL)) return 9;
+    static pg_template_result r;
+    pg_template_ws *ws;
+    if (pg_template_ws_new(&ws, NULL)) return 9;
     for (int i = 0; i < reps; i++) {
         double t0 = now_ms();
-        pg_tmpl_match(img, t, &o, &r, NULL);
+        pg_template_match(img, t, &o, &r, NULL);
         double t1 = now_ms();
-        pg_tmpl_match_ws(ws, img, t, &o, &r, NULL);
+        pg_template_match_ws(ws, img, t, &o, &r, NULL);
         ts[i] = t1 - t0;
         tw[i] = now_ms() - t1;
     }
     printf("{\"median_ms\":%.3f,\"median_ws_ms\":%.3f,\"x\":%u,\"y\":%u,\"score\":%.9f}\n", median(ts, reps),
            median(tw, reps), r.best.box.x, r.best.box.y, r.best.score);
-    pg_tmpl_ws_free(ws);
+    pg_template_ws_free(ws);
     free(ts);
     free(tw);
     pg_img_free(img);
@@ -329,7 +329,7 @@ static int cmd_time_template(int argc, char **argv) {
 static int cmd_grey(int argc, char **argv) {
     pg_img *img = load(argv[2]);
     uint8_t *g = malloc((size_t)img->width * img->height);
-    pg_tmpl_grey(img, g);
+    pg_template_grey(img, g);
     FILE *f = fopen(argv[3], "wb");
     if (!f || fwrite(g, 1, (size_t)img->width * img->height, f) != (size_t)img->width * img->height) return 9;
     fclose(f);

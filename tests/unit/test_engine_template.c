@@ -76,13 +76,13 @@ PG_TEST(fft_correlation_stays_within_its_error_bound) {
 static void best_case(int *pg_failed_, uint32_t W, uint32_t H, pg_img_rect cut, uint32_t seed) {
     pg_img *img = screen(W, H, seed), *t;
     REQUIRE(img && pg_img_crop(img, &cut, &t, NULL) == PG_OK);
-    pg_tmpl_opts o;
-    pg_tmpl_opts_init(&o);
-    pg_tmpl_result rf, rd;
-    o.method = PG_TMPL_FFT;
-    REQUIRE(pg_tmpl_match(img, t, &o, &rf, NULL) == PG_OK);
-    o.method = PG_TMPL_DIRECT;
-    REQUIRE(pg_tmpl_match(img, t, &o, &rd, NULL) == PG_OK);
+    pg_template_opts o;
+    pg_template_opts_init(&o);
+    pg_template_result rf, rd;
+    o.method = PG_TEMPLATE_FFT;
+    REQUIRE(pg_template_match(img, t, &o, &rf, NULL) == PG_OK);
+    o.method = PG_TEMPLATE_DIRECT;
+    REQUIRE(pg_template_match(img, t, &o, &rd, NULL) == PG_OK);
     CHECK_EQ_INT(rf.best.box.x, cut.x);
     CHECK_EQ_INT(rf.best.box.y, cut.y);
     CHECK(fabs(rf.best.score - 1.0) < 1e-12);
@@ -108,12 +108,12 @@ PG_TEST(ties_go_to_the_top_left_and_all_lists_every_copy) {
     const uint32_t xs[3] = {90, 10, 50}, ys[3] = {5, 60, 30};
     for (int k = 0; k < 3; k++)
         for (uint32_t y = 0; y < 6; y++) memcpy(pg_img_row(img, ys[k] + y) + 4 * xs[k], pg_img_row(t, y), 32);
-    pg_tmpl_opts o;
-    pg_tmpl_opts_init(&o);
+    pg_template_opts o;
+    pg_template_opts_init(&o);
     o.all = true;
     o.threshold = 0.9;
-    pg_tmpl_result r;
-    REQUIRE(pg_tmpl_match(img, t, &o, &r, NULL) == PG_OK);
+    pg_template_result r;
+    REQUIRE(pg_template_match(img, t, &o, &r, NULL) == PG_OK);
     CHECK_EQ_INT(r.best.box.x, 90); /* three exact copies score 1: the top-most wins */
     CHECK_EQ_INT(r.best.box.y, 5);
     REQUIRE(r.n_matches == 3);
@@ -121,7 +121,7 @@ PG_TEST(ties_go_to_the_top_left_and_all_lists_every_copy) {
     CHECK_EQ_INT(r.matches[2].box.y, 60);
     pg_img_rect reg = {40, 20, 60, 40};
     o.region = &reg;
-    REQUIRE(pg_tmpl_match(img, t, &o, &r, NULL) == PG_OK);
+    REQUIRE(pg_template_match(img, t, &o, &r, NULL) == PG_OK);
     CHECK_EQ_INT(r.best.box.x, 50); /* coordinates stay in the image's frame */
     CHECK_EQ_INT(r.best.box.y, 30);
     CHECK_EQ_INT(r.n_matches, 1);
@@ -134,10 +134,10 @@ PG_TEST(absent_template_is_not_found_but_reports_its_best) {
     REQUIRE(img && pg_img_new(&t, 20, 20, NULL) == PG_OK);
     for (uint32_t y = 0; y < 20; y++)
         for (uint32_t x = 0; x < 20; x++) tu_set(t, x, y, (uint8_t)((x ^ y) & 1 ? 255 : 0), 0, 0, 255);
-    pg_tmpl_opts o;
-    pg_tmpl_opts_init(&o);
-    pg_tmpl_result r;
-    REQUIRE(pg_tmpl_match(img, t, &o, &r, NULL) == PG_OK);
+    pg_template_opts o;
+    pg_template_opts_init(&o);
+    pg_template_result r;
+    REQUIRE(pg_template_match(img, t, &o, &r, NULL) == PG_OK);
     CHECK(!r.found);
     CHECK(r.best.score < 0.8 && r.best.score > -1);
     pg_img_free(img);
@@ -149,23 +149,23 @@ PG_TEST(bad_templates_and_regions_are_usage_errors) {
     REQUIRE(img && pg_img_new(&flat, 5, 5, NULL) == PG_OK && pg_img_new(&big, 51, 10, NULL) == PG_OK);
     tu_fill(flat, 9, 9, 9, 255);
     tu_noise(big, 2);
-    pg_tmpl_result r;
+    pg_template_result r;
     pg_error e;
-    CHECK_EQ_INT(pg_tmpl_match(img, flat, NULL, &r, &e), PG_E_USAGE);
+    CHECK_EQ_INT(pg_template_match(img, flat, NULL, &r, &e), PG_E_USAGE);
     CHECK(strstr(e.message, "flat") != NULL);
-    CHECK_EQ_INT(pg_tmpl_match(img, big, NULL, &r, &e), PG_E_USAGE);
-    pg_tmpl_opts o;
-    pg_tmpl_opts_init(&o);
+    CHECK_EQ_INT(pg_template_match(img, big, NULL, &r, &e), PG_E_USAGE);
+    pg_template_opts o;
+    pg_template_opts_init(&o);
     pg_img_rect reg = {45, 0, 10, 10}, zero = {0, 0, 0, 0};
     o.region = &reg;
-    CHECK_EQ_INT(pg_tmpl_match(img, flat, &o, &r, &e), PG_E_USAGE);
+    CHECK_EQ_INT(pg_template_match(img, flat, &o, &r, &e), PG_E_USAGE);
     o.region = &zero;
-    CHECK_EQ_INT(pg_tmpl_match(img, flat, &o, &r, &e), PG_E_USAGE);
+    CHECK_EQ_INT(pg_template_match(img, flat, &o, &r, &e), PG_E_USAGE);
     pg_img *tall_img, *tall;
     REQUIRE(pg_img_new(&tall_img, 2, 66052, NULL) == PG_OK && pg_img_new(&tall, 1, 66052, NULL) == PG_OK);
     tu_noise(tall, 5);
     tu_noise(tall_img, 6);
-    CHECK_EQ_INT(pg_tmpl_match(tall_img, tall, NULL, &r, &e), PG_E_USAGE);
+    CHECK_EQ_INT(pg_template_match(tall_img, tall, NULL, &r, &e), PG_E_USAGE);
     pg_img_free(tall_img);
     pg_img_free(tall);
     pg_img_free(img);
@@ -176,8 +176,8 @@ PG_TEST(bad_templates_and_regions_are_usage_errors) {
 PG_TEST(one_pixel_template_in_one_pixel_image) {
     pg_img *img, *t;
     REQUIRE(pg_img_new(&img, 1, 1, NULL) == PG_OK && pg_img_new(&t, 1, 1, NULL) == PG_OK);
-    pg_tmpl_result r;
-    CHECK_EQ_INT(pg_tmpl_match(img, t, NULL, &r, NULL), PG_E_USAGE); /* a single pixel is flat */
+    pg_template_result r;
+    CHECK_EQ_INT(pg_template_match(img, t, NULL, &r, NULL), PG_E_USAGE); /* a single pixel is flat */
     pg_img_free(img);
     pg_img_free(t);
 }
@@ -189,7 +189,7 @@ PG_TEST(grey_is_opencv_rgb2gray) {
     tu_set(img, 1, 0, 0, 255, 0, 255);
     tu_set(img, 2, 0, 10, 200, 30, 255);
     uint8_t g[3];
-    pg_tmpl_grey(img, g);
+    pg_template_grey(img, g);
     CHECK_EQ_INT(g[0], 76);  /* (255*9798 + 16384) >> 15 */
     CHECK_EQ_INT(g[1], 150); /* (255*19235 + 16384) >> 15 */
     CHECK_EQ_INT(g[2], (10 * 9798 + 200 * 19235 + 30 * 3735 + 16384) >> 15);
@@ -197,26 +197,26 @@ PG_TEST(grey_is_opencv_rgb2gray) {
 }
 
 PG_TEST(a_reused_workspace_gives_the_same_answers) {
-    pg_tmpl_ws *ws;
-    REQUIRE(pg_tmpl_ws_new(&ws, NULL) == PG_OK);
+    pg_template_ws *ws;
+    REQUIRE(pg_template_ws_new(&ws, NULL) == PG_OK);
     const uint32_t sizes[3][2] = {{160, 120}, {90, 300}, {160, 120}};
     for (int i = 0; i < 3; i++) {
         pg_img *img = screen(sizes[i][0], sizes[i][1], 40 + (uint32_t)i), *t;
         pg_img_rect cut = {sizes[i][0] / 3, sizes[i][1] / 2, 21, 13};
         REQUIRE(img && pg_img_crop(img, &cut, &t, NULL) == PG_OK);
-        pg_tmpl_opts o;
-        pg_tmpl_opts_init(&o);
-        o.method = PG_TMPL_FFT;
+        pg_template_opts o;
+        pg_template_opts_init(&o);
+        o.method = PG_TEMPLATE_FFT;
         o.all = true;
-        pg_tmpl_result a, b;
-        REQUIRE(pg_tmpl_match(img, t, &o, &a, NULL) == PG_OK);
-        REQUIRE(pg_tmpl_match_ws(ws, img, t, &o, &b, NULL) == PG_OK);
+        pg_template_result a, b;
+        REQUIRE(pg_template_match(img, t, &o, &a, NULL) == PG_OK);
+        REQUIRE(pg_template_match_ws(ws, img, t, &o, &b, NULL) == PG_OK);
         CHECK(a.best.score == b.best.score && a.best.box.x == b.best.box.x && a.best.box.y == b.best.box.y);
         CHECK_EQ_INT(a.n_matches, b.n_matches);
         CHECK_EQ_INT(b.best.box.x, cut.x);
         pg_img_free(img);
         pg_img_free(t);
     }
-    pg_tmpl_ws_free(ws);
-    pg_tmpl_ws_free(NULL);
+    pg_template_ws_free(ws);
+    pg_template_ws_free(NULL);
 }
