@@ -185,9 +185,9 @@ static void first_difference(const char *file, const char *name, const char *hav
     while (i < have_len && want[i] && have[i] == want[i]) line += have[i++] == '\n';
     const char *w = want + i, *h = have + i;
     while (w > want && w[-1] != '\n') w--, h--;
-    fail("%s: generated section \"%s\" disagrees with the declarations at its line %zu:\n  doc:  %.*s\n  decl: %.*s\n"
+    fail("%s: generated section \"%s\" disagrees with the declarations at its line %llu:\n  doc:  %.*s\n  decl: %.*s\n"
          "  (run: pg_gendoc write docs)",
-         file, name, line, (int)strcspn(h, "\n"), h, (int)strcspn(w, "\n"), w);
+         file, name, (unsigned long long)line, (int)strcspn(h, "\n"), h, (int)strcspn(w, "\n"), w);
 }
 
 static int do_sections(const char *dir, bool write) {
