@@ -68,14 +68,23 @@ static pg_err token_png(pg_call *c, const char *token, uint8_t **png, size_t *le
     return rc;
 }
 
+/* What analyze and judge both start with: the endpoint the policy names, and
+ * the token's pixels as PNG (*png owned by the caller, NULL on failure). */
+static pg_err prepare(pg_call *c, const char *endpoint, const char *token, relay_target *t, uint8_t **png,
+                      size_t *len, pg_tok_meta *m, pg_error *e) {
+    *png = NULL;
+    *len = 0;
+    pg_err rc = target_for(c, endpoint, t, e);
+    return rc ? rc : token_png(c, token, png, len, m, e);
+}
+
 pg_err pg_op_analyze(pg_call *c, const pg_args_analyze *a, pg_error *e) {
     c->audit.kind = "analyze";
     relay_target t;
-    pg_err rc = target_for(c, a->endpoint, &t, e);
     pg_tok_meta m;
-    uint8_t *png = NULL;
-    size_t len = 0;
-    if (!rc) rc = token_png(c, a->token, &png, &len, &m, e);
+    uint8_t *png;
+    size_t len;
+    pg_err rc = prepare(c, a->endpoint, a->token, &t, &png, &len, &m, e);
     char *answer = NULL;
     if (!rc) rc = pg_relay_analyze(&t.ep, &t.dest, png, len, a->prompt, &answer, e);
     free(png);
@@ -113,11 +122,10 @@ static cJSON *judge_json(const pg_judge_result *j, const char *endpoint, const c
 pg_err pg_op_judge(pg_call *c, const pg_args_judge *a, pg_error *e) {
     c->audit.kind = "judge";
     relay_target t;
-    pg_err rc = target_for(c, a->endpoint, &t, e);
     pg_tok_meta m;
-    uint8_t *png = NULL;
-    size_t len = 0;
-    if (!rc) rc = token_png(c, a->token, &png, &len, &m, e);
+    uint8_t *png;
+    size_t len;
+    pg_err rc = prepare(c, a->endpoint, a->token, &t, &png, &len, &m, e);
     pg_judge_result j;
     memset(&j, 0, sizeof j);
     if (!rc) rc = pg_relay_judge(&t.ep, &t.dest, c->b->judge_cache, png, len, a->expect, (unsigned)a->samples, &j, e);
