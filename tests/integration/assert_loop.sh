@@ -35,8 +35,7 @@ check "the word 'Press' is boxed inside the real button" \
 # --- click by label text, then settle
 out=$(AS click --window "$W" --text "Press me")
 check "click --text exits 0" test $? = 0
-sleep 0.2
-check "the click by text reached the button (clicks == 1)" test "$(pg_state .clicks)" = 1
+check "the click by text reached the button (clicks == 1)" pg_state_is .clicks 1
 out=$(AS wait-stable --window "$W" --frames 2 --interval 0.2 --timeout 10)
 check "wait-stable reports a stable window" test "$(jq .stable <<<"$out")" = true
 AFTER=$(AS snapshot --window "$W" | jq -r .token)
@@ -78,8 +77,7 @@ check "...at the button's place (within the disclosure grid)" \
     test "$(jq --argjson x "$BX" --argjson y "$BY" '(.best.x - $x | fabs) <= 4 and (.best.y - $y | fabs) <= 4' <<<"$out")" = true
 check "...with a score near 1" test "$(jq '.best.score > 0.99' <<<"$out")" = true
 AS click --window "$W" --template "$BTN" >/dev/null
-sleep 0.2
-check "click --template presses the button (clicks == 2)" test "$(pg_state .clicks)" = 2
+check "click --template presses the button (clicks == 2)" pg_state_is .clicks 2
 out=$(AS wait-for --window "$W" --text "Clicked 2" --timeout 10)
 check "wait-for sees the new label" test "$(jq .found <<<"$out")" = true
 AS wait-for --window "$W" --text "Clicked 50" --timeout 1.5 >/dev/null 2>"$PG_TMP/e"

@@ -166,6 +166,15 @@ pg_start_fake_openai() {
 
 pg_state() { jq -r "$1" "$PG_STATE_FILE"; }
 
+# pg_state_is JQ EXPECTED: true once the app's state shows EXPECTED. Input is
+# delivered when the call returns but the app handles it when it gets the
+# CPU: poll (bounded, 10 s) instead of sleeping a guessed time.
+pg_state_is() {
+    local i
+    for i in $(seq 100); do [ "$(pg_state "$1" 2>/dev/null)" = "$2" ] && return 0; sleep 0.1; done
+    return 1
+}
+
 pg_cleanup() {
     pg_stop_broker
     local p
