@@ -84,7 +84,7 @@ SECTIONS = [
                 "only its text comes back."),
     ("judge", "Asks the endpoint `--samples` times whether the capture shows what you expect; majority vote. "
               "Exit 0 on CONTENT_MATCH, 1 on MISMATCH/UNCERTAIN; an endpoint failure blocks, never passes. "
-              "Answers are cached by image, expectation and endpoint."),
+              "Answers are cached per user by image, expectation and endpoint."),
     ("release", "The raw image, only where the policy allows it. Under `analyze-only` the refusal carries a "
                 "request id; an approver (another user) approves it with `approve`, and your next release "
                 "succeeds once. The client writes `--png PATH` itself, as you."),
