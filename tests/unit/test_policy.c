@@ -822,6 +822,26 @@ PG_TEST(input_goes_only_to_own_windows_unless_widened) {
     pg_policy_free(off);
 }
 
+/* input.other_users with approvers: the agent could type an approval into an
+ * approver's terminal. The broker refuses input into approvers' windows, and
+ * the policy says so at load (a warning: the combination is legitimate, and
+ * what stays open - an approver who switched user inside someone else's
+ * terminal - is for the administrator to weigh). */
+PG_TEST(other_users_input_with_approvers_is_warned_at_load) {
+    PARSE(p, "{" V1 ", 'clients':{'users':['agent']}, 'approvers':['alice'], 'input':{'other_users':true}}");
+    bool warned = false;
+    for (size_t i = 0; i < pg_policy_warning_count(p); i++) {
+        const char *w = pg_policy_warning(p, i);
+        if (strstr(w, "$.input.other_users") && strstr(w, "approvers")) warned = true;
+    }
+    CHECK(warned);
+    pg_policy_free(p);
+    PARSE(q, "{" V1 ", 'clients':{'users':['agent']}, 'approvers':['alice']}");
+    for (size_t i = 0; i < pg_policy_warning_count(q); i++)
+        CHECK(strstr(pg_policy_warning(q, i), "other_users") == NULL);
+    pg_policy_free(q);
+}
+
 PG_TEST(view_json_tells_the_agent_names_not_urls) {
     pg_error e;
     pg_policy *p = parse(with_user("{}"), &e);
