@@ -143,6 +143,14 @@ bool pg_peer_is_remote(const pg_peer *p);
  * (X11 has no integrity levels; ownership and the policy decide). */
 pg_err pg_broker_input_target(int64_t pid, const pg_peer *peer, bool *same_owner, pg_error *e);
 
+/* The account process pid runs as, for rules that name accounts (input into
+ * an approver's window is refused): its name as the policy spells it into
+ * user, and whether it is the administrator (Linux: uid 0; Windows: its token
+ * is elevated, integrity High or System). Linux counts an owner only when the
+ * process's real, effective, saved and filesystem uids agree. PG_E_NOTFOUND
+ * when the process or its owner cannot be told. */
+pg_err pg_broker_process_owner(int64_t pid, char user[64], bool *admin, pg_error *e);
+
 /* Lifecycle shared by the Linux daemon and the Windows service
  * (broker/pg_broker.c). cfg->policy is handed over (one reference). */
 typedef struct {

@@ -87,8 +87,17 @@ pg_as "$PG_OTHER" pixelgate approve "$REQ" >/dev/null 2>&1
 check "a user who is not an approver cannot approve (exit 3)" test $? = 3
 pg_as "$PG_AGENT" pixelgate release "$TOKEN" --png /tmp/pgs-release.png >/dev/null 2>&1
 check "still refused before approval" test $? = 3
+SNAP_SHA=$(jq -rs --arg t "${TOKEN:0:8}" 'map(select(.op=="snapshot" and .disposition.token_prefix==$t))[0].image_sha256' "$AUDIT")
+out=$(pg_as "$APPROVER" pixelgate approve "$REQ" --show)
+check "approve --show tells the approver what the request releases: the window, its size, its time" \
+    test "$(jq -r '"\(.source) \(.window_title) \(.width)x\(.height) \(.captured_at|length)"' <<<"$out")" = "window pixelgate demo 480x260 24"
+check "...and the full digest of the pixels, the one the audit log holds for the capture" \
+    test "$(jq -r .sha256 <<<"$out")" = "$SNAP_SHA" -a ${#SNAP_SHA} = 64
+pg_as "$PG_AGENT" pixelgate release "$TOKEN" --png /tmp/pgs-release.png >/dev/null 2>&1
+check "...and approves nothing (release still exits 3)" test $? = 3
 out=$(pg_as "$APPROVER" pixelgate approve "$REQ")
 check "an approver (not a client) approves" test "$(jq -r .requester <<<"$out")" = "$PG_AGENT"
+check "...and the approval's reply names what it released" test "$(jq -r '"\(.window_title) \(.sha256)"' <<<"$out")" = "pixelgate demo $SNAP_SHA"
 RELDIR=$(runuser -u "$PG_AGENT" -- mktemp -d)
 out=$(pg_as "$PG_AGENT" pixelgate release "$TOKEN" --png "$RELDIR/shot.png")
 check "after approval the release succeeds once (mode approved)" test "$(jq -r .mode <<<"$out")" = approved

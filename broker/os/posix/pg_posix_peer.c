@@ -86,3 +86,25 @@ pg_err pg_broker_input_target(int64_t pid, const pg_peer *peer, bool *same_owner
     *same_owner = pid_owned_by(pid, peer->uid);
     return PG_OK;
 }
+
+pg_err pg_broker_process_owner(int64_t pid, char user[64], bool *admin, pg_error *e) {
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/%lld/status", (long long)pid);
+    FILE *f = pid > 0 ? fopen(path, "re") : NULL;
+    if (!f) return pg_error_set(e, PG_E_NOTFOUND, NULL, "process %lld cannot be examined", (long long)pid);
+    unsigned u[4];
+    bool agree = false;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "Uid: %u %u %u %u", &u[0], &u[1], &u[2], &u[3]) == 4) {
+            agree = u[0] == u[1] && u[1] == u[2] && u[2] == u[3];
+            break;
+        }
+    fclose(f);
+    if (!agree) return pg_error_set(e, PG_E_NOTFOUND, NULL, "process %lld has no single owner", (long long)pid);
+    struct passwd pw, *res = NULL;
+    char buf[1024];
+    if (getpwuid_r(u[0], &pw, buf, sizeof buf, &res) == 0 && res) snprintf(user, 64, "%s", pw.pw_name);
+    else snprintf(user, 64, "%u", u[0]);
+    *admin = u[0] == 0;
+    return PG_OK;
+}

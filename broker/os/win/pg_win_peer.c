@@ -204,3 +204,18 @@ pg_err pg_broker_input_target(int64_t pid, const pg_peer *peer, bool *same_owner
                             (unsigned)rid, (unsigned)peer->integrity_rid);
     return PG_OK;
 }
+
+pg_err pg_broker_process_owner(int64_t pid, char user[64], bool *admin, pg_error *e) {
+    char sid[PG_WIN_SID_STR_MAX], computer[64];
+    uint32_t rid = 0;
+    pg_err rc = pg_win_process_identity(pid, sid, &rid, e);
+    if (rc) return pg_error_set(e, PG_E_NOTFOUND, NULL, "the owner of process %lld is unknown: %s", (long long)pid,
+                                e->message);
+    computer_name(computer, sizeof computer);
+    sid_to_policy_name(sid, computer, user, 64);
+    if (!user[0]) return pg_error_set(e, PG_E_NOTFOUND, NULL, "the account of process %lld has no name", (long long)pid);
+    /* An enabled Administrators group comes with an elevated token, and an
+     * elevated token runs at High integrity (System for SYSTEM). */
+    *admin = rid >= SECURITY_MANDATORY_HIGH_RID;
+    return PG_OK;
+}
