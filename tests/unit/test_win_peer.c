@@ -17,6 +17,7 @@
 
 #define USER_A "S-1-5-21-1004336348-1177238915-682003330-1001"
 #define USER_B "S-1-5-21-1004336348-1177238915-682003330-1002"
+#define USER_C "S-1-5-21-1004336348-1177238915-682003330-1003"
 
 PG_TEST(policy_names_drop_only_local_domains) {
     char out[128];
@@ -81,6 +82,34 @@ PG_TEST(one_uid_per_sid_and_groups_from_the_latest_token) {
     pg_broker_principal(pa.uid, pa.user, &p, groups, 8, buf, sizeof buf);
     CHECK(!p.admin);
     CHECK_EQ_INT(p.n_groups, 0); /* deny-only groups never admit */
+}
+
+/* Two connections of one account, one through a UAC-filtered token
+ * (Administrators deny-only) and one elevated: each is judged by its own
+ * token. A filtered process must not pass for an administrator because an
+ * elevated process of the same SID connected just before, nor an elevated
+ * one lose its rights because a filtered one connected after. */
+PG_TEST(each_connection_keeps_its_own_groups_not_the_latest_of_its_sid) {
+    pg_win_group admins_enabled = {PG_WIN_SID_ADMINS, SE_GROUP_ENABLED};
+    pg_win_group admins_deny_only = {PG_WIN_SID_ADMINS, SE_GROUP_USE_FOR_DENY_ONLY};
+    pg_win_client_id filtered = client(USER_C, "CORP\\carol", &admins_deny_only, 1, 0x2000);
+    pg_win_client_id elevated = client(USER_C, "CORP\\carol", &admins_enabled, 1, 0x3000);
+    pg_peer pf, pe;
+    pg_error e;
+    REQUIRE(pg_win_peer_from_client(&filtered, &pf, &e) == PG_OK);
+    REQUIRE(pg_win_peer_from_client(&elevated, &pe, &e) == PG_OK); /* connects after the filtered one */
+    CHECK_EQ_INT(pf.uid, pe.uid); /* one account, one uid: tokens and approvals are shared */
+    const char *groups[8];
+    char buf[512];
+    pg_principal p;
+    pg_broker_principal(pf.uid, pf.user, &p, groups, 8, buf, sizeof buf);
+    CHECK(!p.admin);
+    CHECK_EQ_INT(p.n_groups, 0);
+    pg_peer pf2;
+    REQUIRE(pg_win_peer_from_client(&filtered, &pf2, &e) == PG_OK); /* and another filtered one after */
+    pg_broker_principal(pe.uid, pe.user, &p, groups, 8, buf, sizeof buf);
+    CHECK(p.admin);
+    CHECK_EQ_INT(p.n_groups, 1);
 }
 
 PG_TEST(own_process_identity_and_ownership) {
