@@ -29,6 +29,8 @@ typedef struct pg_audit pg_audit;
 typedef struct pg_disclose pg_disclose;
 typedef struct pg_judge_cache pg_judge_cache;
 
+#define PG_PEER_MAX_GROUPS 64
+
 /* Who is on the other end of a connection, as the kernel says.
  * Linux: SO_PEERCRED, passwd, /proc. Windows: the pipe client's token
  * (ImpersonateNamedPipeClient) and GetNamedPipeClientProcessId. */
@@ -46,6 +48,12 @@ typedef struct {
     char sid[192];   /* Windows: user SID ("S-1-5-21-..."); empty on POSIX */
     uint32_t integrity_rid; /* Windows: SECURITY_MANDATORY_*_RID; 0 on POSIX */
     bool admin;      /* Windows: enabled Administrators/SYSTEM; POSIX: uid 0 */
+    /* Windows: this connection's own usable groups (enabled, not deny-only),
+     * named as the policy spells them, from its own token: never another
+     * process's of the same account. POSIX: unused (the group database is
+     * asked, pg_broker_principal). */
+    char groups[PG_PEER_MAX_GROUPS][64];
+    uint32_t n_groups;
 } pg_peer;
 
 typedef struct {
@@ -122,11 +130,12 @@ pg_policy *pg_broker_policy(pg_broker *b);
  * old one and says why. */
 pg_err pg_broker_reload_policy(pg_broker *b, pg_error *e);
 /* Per platform (broker/os/posix/pg_posix_peer.c, broker/os/win/pg_win_peer.c): */
-/* Fills a policy principal for a uid (name and group names from the system
- * databases; Windows: from the token last seen for that SID); strings live
- * in buf. */
-void pg_broker_principal(uint32_t uid, const char *user, pg_principal *p, const char **groups, size_t max_groups,
-                         char *buf, size_t buflen);
+/* Fills the policy principal of a connected peer; group names live in buf.
+ * POSIX: uid and name from the peer, groups from the group database.
+ * Windows: administrator and groups from the connection's own token (the
+ * peer's groups), never from another connection of the same SID. */
+void pg_broker_principal(const pg_peer *peer, pg_principal *p, const char **groups, size_t max_groups, char *buf,
+                         size_t buflen);
 /* Shared by the two: a principal holding only uid and user, and one more
  * group name copied into buf (false when buf or the array is full). */
 void pg_principal_start(pg_principal *p, uint32_t uid, const char *user, const char **groups);

@@ -111,7 +111,7 @@ pg_err pg_op_approve(pg_call *c, const pg_args_approve *a, pg_error *e) {
     const char *g1[64];
     char b1[4096];
     pg_principal approver, requester;
-    pg_broker_principal((uint32_t)c->peer->uid, c->peer->user, &approver, g1, 64, b1, sizeof b1);
+    pg_broker_principal(c->peer, &approver, g1, 64, b1, sizeof b1);
     approver.remote = pg_peer_is_remote(c->peer);
     pg_principal_start(&requester, info.uid, info.user, NULL); /* only who it is: uid and name */
     rc = pg_policy_may_approve(c->policy, &approver, &requester, e);

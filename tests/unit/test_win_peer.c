@@ -1,6 +1,6 @@
 /* Windows principals of the broker core (broker/os/win/pg_win_peer.c and the
  * pipe DACL's principals in pg_win_listener.c): policy names, the SID ->
- * uid table, groups as the policy sees them, the integrity rule for input,
+ * uid table, groups as the policy sees them (each connection's own), the integrity rule for input,
  * and the process-token queries on this very process. Windows only (runs
  * under Wine, where every process has the same SID; the rule for other
  * users and higher integrity is exercised through the pure functions). */
@@ -54,7 +54,7 @@ static pg_win_client_id client(const char *sid, const char *account, pg_win_grou
     return id;
 }
 
-PG_TEST(one_uid_per_sid_and_groups_from_the_latest_token) {
+PG_TEST(one_uid_per_sid_and_groups_from_the_connections_token) {
     pg_win_group admins_enabled = {PG_WIN_SID_ADMINS, SE_GROUP_ENABLED};
     pg_win_group admins_deny_only = {PG_WIN_SID_ADMINS, SE_GROUP_USE_FOR_DENY_ONLY};
     pg_win_client_id a = client(USER_A, "CORP\\alice", &admins_deny_only, 1, 0x2000);
@@ -75,11 +75,11 @@ PG_TEST(one_uid_per_sid_and_groups_from_the_latest_token) {
     const char *groups[8];
     char buf[512];
     pg_principal p;
-    pg_broker_principal(pb.uid, pb.user, &p, groups, 8, buf, sizeof buf);
+    pg_broker_principal(&pb, &p, groups, 8, buf, sizeof buf);
     CHECK(p.admin);
     CHECK_EQ_INT(p.n_groups, 1);
     if (p.n_groups == 1) CHECK_STR(p.groups[0], "Administrators");
-    pg_broker_principal(pa.uid, pa.user, &p, groups, 8, buf, sizeof buf);
+    pg_broker_principal(&pa, &p, groups, 8, buf, sizeof buf);
     CHECK(!p.admin);
     CHECK_EQ_INT(p.n_groups, 0); /* deny-only groups never admit */
 }
@@ -102,12 +102,12 @@ PG_TEST(each_connection_keeps_its_own_groups_not_the_latest_of_its_sid) {
     const char *groups[8];
     char buf[512];
     pg_principal p;
-    pg_broker_principal(pf.uid, pf.user, &p, groups, 8, buf, sizeof buf);
+    pg_broker_principal(&pf, &p, groups, 8, buf, sizeof buf);
     CHECK(!p.admin);
     CHECK_EQ_INT(p.n_groups, 0);
     pg_peer pf2;
     REQUIRE(pg_win_peer_from_client(&filtered, &pf2, &e) == PG_OK); /* and another filtered one after */
-    pg_broker_principal(pe.uid, pe.user, &p, groups, 8, buf, sizeof buf);
+    pg_broker_principal(&pe, &p, groups, 8, buf, sizeof buf);
     CHECK(p.admin);
     CHECK_EQ_INT(p.n_groups, 1);
 }

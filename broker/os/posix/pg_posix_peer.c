@@ -39,9 +39,10 @@ pg_err pg_posix_peer_from_socket(int fd, pg_peer *p, pg_error *e) {
     return PG_OK;
 }
 
-void pg_broker_principal(uint32_t uid, const char *user, pg_principal *p, const char **groups, size_t max_groups,
-                         char *buf, size_t buflen) {
-    pg_principal_start(p, uid, user, groups);
+void pg_broker_principal(const pg_peer *peer, pg_principal *p, const char **groups, size_t max_groups, char *buf,
+                         size_t buflen) {
+    uint32_t uid = peer->uid;
+    pg_principal_start(p, uid, peer->user, groups);
     struct passwd pw, *pwr = NULL;
     char pwbuf[1024];
     if (getpwuid_r(uid, &pw, pwbuf, sizeof pwbuf, &pwr) != 0 || !pwr) return;
