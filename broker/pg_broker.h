@@ -54,6 +54,8 @@ typedef struct {
      * asked, pg_broker_principal). */
     char groups[PG_PEER_MAX_GROUPS][64];
     uint32_t n_groups;
+    bool remote;          /* POSIX: decided once, at accept (pg_peer_is_remote) */
+    char remote_why[128]; /* why, for the log */
 } pg_peer;
 
 typedef struct {
@@ -143,14 +145,14 @@ bool pg_principal_add_group(pg_principal *p, size_t max_groups, char *buf, size_
                             const char *name);
 /* Did the peer come through a remote transport (an SSH-forwarded socket)? */
 bool pg_peer_is_remote(const pg_peer *p);
-/* What input into process pid must know, from one look at the process:
- * *same_owner - it runs as the peer (Linux: its real uid in /proc; Windows:
- * its token's user SID); false when unknown. The result: Windows refuses
+/* What input into window w (owned by process w->pid) must know, from one
+ * look at the process: *same_owner - it runs as the peer (Linux: /proc;
+ * Windows: its token's user SID); false when unknown. The result: Windows refuses
  * (PG_E_POLICY) a process at a higher integrity level than the requester
  * (UIPI's rule, kept by the broker too) or one whose token cannot be read,
  * whatever the policy says, and a vanished one is PG_E_NOTFOUND. Linux: PG_OK
  * (X11 has no integrity levels; ownership and the policy decide). */
-pg_err pg_broker_input_target(int64_t pid, const pg_peer *peer, bool *same_owner, pg_error *e);
+pg_err pg_broker_input_target(const pg_window *w, const pg_peer *peer, bool *same_owner, pg_error *e);
 
 /* The account process pid runs as, for rules that name accounts (input into
  * an approver's window is refused): its name as the policy spells it into

@@ -50,7 +50,7 @@ static pg_err with_target(pg_call *c, const pg_target *t, const void *a, input_f
         /* Ownership from the server side (X-Resource pid -> /proc uid), never
          * from anything the client or the window says about itself. */
         bool same_owner = false;
-        rc = pg_broker_input_target(w.pid, c->peer, &same_owner, e);
+        rc = pg_broker_input_target(&w, c->peer, &same_owner, e);
         if (!rc) rc = pg_policy_check_input(c->view, w.title, w.class_name, w.instance, same_owner, e);
         if (!rc && !same_owner) rc = refuse_approvers_window(c, &w, e);
     }

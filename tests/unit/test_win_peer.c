@@ -125,19 +125,19 @@ PG_TEST(own_process_identity_and_ownership) {
     CHECK_EQ_INT(pg_win_peer_from_client(&me, &pme, &e), PG_OK);
     CHECK_EQ_INT(pg_win_peer_from_client(&other, &pother, &e), PG_OK);
     bool same = false;
-    CHECK_EQ_INT(pg_broker_input_target(GetCurrentProcessId(), &pme, &same, &e), PG_OK);
+    CHECK_EQ_INT(pg_broker_input_target(&(pg_window){.pid = GetCurrentProcessId()}, &pme, &same, &e), PG_OK);
     CHECK(same);
-    CHECK_EQ_INT(pg_broker_input_target(GetCurrentProcessId(), &pother, &same, &e), PG_OK);
+    CHECK_EQ_INT(pg_broker_input_target(&(pg_window){.pid = GetCurrentProcessId()}, &pother, &same, &e), PG_OK);
     CHECK(!same); /* another user's process */
     pg_peer nobody = pme;
     nobody.sid[0] = '\0'; /* a peer whose SID is unknown owns nothing */
-    CHECK_EQ_INT(pg_broker_input_target(GetCurrentProcessId(), &nobody, &same, &e), PG_OK);
+    CHECK_EQ_INT(pg_broker_input_target(&(pg_window){.pid = GetCurrentProcessId()}, &nobody, &same, &e), PG_OK);
     CHECK(!same);
     /* A requester below the target's integrity is refused whatever the policy says. */
     pg_peer low = pme;
     low.integrity_rid = rid > 0x1000 ? 0x1000 : 0;
     if (rid > 0x1000) {
-        CHECK_EQ_INT(pg_broker_input_target(GetCurrentProcessId(), &low, &same, &e), PG_E_POLICY);
+        CHECK_EQ_INT(pg_broker_input_target(&(pg_window){.pid = GetCurrentProcessId()}, &low, &same, &e), PG_E_POLICY);
         CHECK(strstr(e.message, "integrity") != NULL);
     }
 }
@@ -151,7 +151,7 @@ PG_TEST(vanished_process_is_not_found) {
     pg_peer someone = {.uid = 0x10000, .integrity_rid = 0x3000};
     snprintf(someone.sid, sizeof someone.sid, "%s", USER_A);
     bool same = true;
-    CHECK_EQ_INT(pg_broker_input_target(0x7ffffff0, &someone, &same, &e), PG_E_NOTFOUND);
+    CHECK_EQ_INT(pg_broker_input_target(&(pg_window){.pid = 0x7ffffff0}, &someone, &same, &e), PG_E_NOTFOUND);
     CHECK(!same);
 }
 

@@ -10,6 +10,30 @@
 
 #include "pg_posix_peer.h"
 
+const pg_posix_env pg_posix_env_system = {"/proc", "/run/systemd/sessions", 0};
+
+/* One line of at most n-1 bytes from env->proc/PID/name, without its newline. */
+static bool read_proc(const pg_posix_env *env, int64_t pid, const char *name, char *out, size_t n) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/%lld/%s", env->proc, (long long)pid, name);
+    FILE *f = fopen(path, "re");
+    if (!f) return false;
+    bool ok = fgets(out, (int)n, f) != NULL;
+    fclose(f);
+    if (ok) out[strcspn(out, "\n")] = '\0';
+    return ok;
+}
+
+bool pg_posix_remote(const pg_posix_env *env, int64_t pid, char *why, size_t n) {
+    /* An SSH-forwarded Unix socket is connected by the login's sshd process
+     * (the kernel names it as the peer), so sshd as peer means a remote driver. */
+    char comm[64] = "";
+    read_proc(env, pid, "comm", comm, sizeof comm);
+    bool remote = strcmp(comm, "sshd") == 0 || strncmp(comm, "sshd-", 5) == 0;
+    if (why && n) snprintf(why, n, "%s", remote ? "the peer is sshd" : "local");
+    return remote;
+}
+
 pg_err pg_posix_peer_from_socket(int fd, pg_peer *p, pg_error *e) {
     struct ucred cr;
     socklen_t len = sizeof cr;
@@ -30,12 +54,8 @@ pg_err pg_posix_peer_from_socket(int fd, pg_peer *p, pg_error *e) {
     snprintf(path, sizeof path, "/proc/%d/exe", (int)cr.pid);
     ssize_t n = readlink(path, p->exe, sizeof p->exe - 1); /* readable only for our own uid */
     p->exe[n > 0 ? n : 0] = '\0';
-    snprintf(path, sizeof path, "/proc/%d/comm", (int)cr.pid);
-    FILE *f = fopen(path, "re");
-    if (f) {
-        if (fgets(p->comm, sizeof p->comm, f)) p->comm[strcspn(p->comm, "\n")] = '\0';
-        fclose(f);
-    }
+    read_proc(&pg_posix_env_system, cr.pid, "comm", p->comm, sizeof p->comm);
+    p->remote = pg_posix_remote(&pg_posix_env_system, cr.pid, p->remote_why, sizeof p->remote_why);
     return PG_OK;
 }
 
@@ -58,16 +78,13 @@ void pg_broker_principal(const pg_peer *peer, pg_principal *p, const char **grou
     }
 }
 
-bool pg_peer_is_remote(const pg_peer *p) {
-    /* An SSH-forwarded Unix socket is connected by the login's sshd process
-     * (the kernel names it as the peer), so sshd as peer means a remote driver. */
-    return strcmp(p->comm, "sshd") == 0 || strncmp(p->comm, "sshd-", 5) == 0;
-}
+bool pg_peer_is_remote(const pg_peer *p) { return p->remote; }
 
-static bool pid_owned_by(int64_t pid, uint32_t uid) {
+bool pg_posix_window_owned(const pg_posix_env *env, uint64_t window_id, int64_t pid, uint32_t uid) {
+    (void)window_id;
     if (pid <= 0) return false;
-    char path[64], line[256];
-    snprintf(path, sizeof path, "/proc/%lld/status", (long long)pid);
+    char path[512], line[256];
+    snprintf(path, sizeof path, "%s/%lld/status", env->proc, (long long)pid);
     FILE *f = fopen(path, "re");
     if (!f) return false;
     bool owned = false;
@@ -82,9 +99,9 @@ static bool pid_owned_by(int64_t pid, uint32_t uid) {
     return owned;
 }
 
-pg_err pg_broker_input_target(int64_t pid, const pg_peer *peer, bool *same_owner, pg_error *e) {
+pg_err pg_broker_input_target(const pg_window *w, const pg_peer *peer, bool *same_owner, pg_error *e) {
     (void)e;
-    *same_owner = pid_owned_by(pid, peer->uid);
+    *same_owner = pg_posix_window_owned(&pg_posix_env_system, w->id, w->pid, peer->uid);
     return PG_OK;
 }
 

@@ -175,7 +175,8 @@ bool pg_win_integrity_allows(uint32_t requester_rid, uint32_t target_rid) {
     return target_rid <= requester_rid;
 }
 
-pg_err pg_broker_input_target(int64_t pid, const pg_peer *peer, bool *same_owner, pg_error *e) {
+pg_err pg_broker_input_target(const pg_window *w, const pg_peer *peer, bool *same_owner, pg_error *e) {
+    int64_t pid = w->pid;
     char sid[PG_WIN_SID_STR_MAX];
     uint32_t rid;
     *same_owner = false;
