@@ -12,7 +12,7 @@ APPROVER=pgs-approver
 OUTSIDER=pgs-outsider
 
 pg_require_root
-pg_require_tools Xvfb xauth xhost xdpyinfo wish jq runuser useradd convert identify python3 curl
+pg_require_tools Xvfb xauth xhost xdpyinfo wish jq runuser useradd convert identify python3 curl sshd ssh ssh-keygen
 trap pg_cleanup EXIT
 pg_user pixelgate system
 for u in "$PG_AGENT" "$PG_OTHER" "$APPROVER" "$OUTSIDER"; do pg_user "$u"; done
@@ -57,20 +57,64 @@ pg_as "$OUTSIDER" pixelgate ping >/dev/null 2>"$PG_TMP/e"
 check "a user the policy does not admit is refused (exit 3)" test $? = 3
 check "...and the refusal is audited" audited "map(select(.principal.user==\"$OUTSIDER\" and .outcome==\"POLICY_REFUSED\")) | length == 1"
 
-# --- remote drivers (an SSH-forwarded socket: the peer is sshd) are off by default
-REMOTE_DIR=$(mktemp -d)
-chmod 0755 "$REMOTE_DIR"
-cp "$(readlink -f /usr/bin/python3)" "$REMOTE_DIR/sshd"   # the kernel names the peer by its executable
-REMOTE_PING=$(printf '{"v":1,"id":1,"op":"ping"}')
-pg_as "$PG_AGENT" "$REMOTE_DIR/sshd" -c '
-import json, socket, struct, sys
-h = sys.argv[2].encode()
+# --- remote drivers are off by default, and "remote" comes from what the peer
+# cannot set: a root-owned sshd among its ancestors or holding its login
+# session (audit session id, logind's record), never the peer's own name.
+cat >"$PG_TMP/ping.py" <<'PY'
+import ctypes, json, socket, struct, sys
+if len(sys.argv) > 2:
+    ctypes.CDLL(None).prctl(15, sys.argv[2].encode(), 0, 0, 0)  # PR_SET_NAME
+h = b'{"v":1,"id":1,"op":"ping"}'
 s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1])
 s.sendall(b"PGF1" + struct.pack(">II", len(h), 0) + h)
 pre = s.recv(12, socket.MSG_WAITALL); n = struct.unpack(">I", pre[4:8])[0]
-print(json.loads(s.recv(n, socket.MSG_WAITALL))["error"]["code"])' "$PG_SOCK" "$REMOTE_PING" >"$PG_TMP/remote.out" 2>&1
-check "a client coming through sshd (remote) is refused while clients.remote is false" grep -q POLICY_REFUSED "$PG_TMP/remote.out"
-cat "$PG_TMP/remote.out" | sed "s/^/# /"; rm -rf "$REMOTE_DIR"
+r = json.loads(s.recv(n, socket.MSG_WAITALL))
+print("OK" if r.get("ok") else r["error"]["code"] + ": " + r["error"]["message"])
+PY
+chmod 0644 "$PG_TMP/ping.py"
+REMOTE_DIR=$(mktemp -d)
+chmod 0755 "$REMOTE_DIR"
+cp "$(readlink -f /usr/bin/python3)" "$REMOTE_DIR/sshd"   # its comm is "sshd"
+pg_as "$PG_AGENT" "$REMOTE_DIR/sshd" "$PG_TMP/ping.py" "$PG_SOCK" >"$PG_TMP/remote.out" 2>&1
+check "a local client whose executable is named sshd is still local (served)" grep -qx OK "$PG_TMP/remote.out"
+sed "s/^/# /" "$PG_TMP/remote.out"; rm -rf "$REMOTE_DIR"
+pg_as "$PG_AGENT" python3 "$PG_TMP/ping.py" "$PG_SOCK" sshd >"$PG_TMP/remote.out" 2>&1
+check "a local client that renames itself sshd (prctl PR_SET_NAME) is still local (served)" grep -qx OK "$PG_TMP/remote.out"
+sed "s/^/# /" "$PG_TMP/remote.out"
+# A real SSH login on loopback: sshd as root, the agent logging in with a key.
+SSHD=$PG_TMP/sshd
+mkdir -p "$SSHD/keys" /run/sshd
+chmod 0755 "$SSHD" "$SSHD/keys"
+ssh-keygen -q -t ed25519 -N '' -f "$SSHD/host_key"
+ssh-keygen -q -t ed25519 -N '' -f "$SSHD/client_key"
+install -m 0644 "$SSHD/client_key.pub" "$SSHD/keys/$PG_AGENT"
+SSH_PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+cat >"$SSHD/sshd_config" <<CFG
+Port $SSH_PORT
+ListenAddress 127.0.0.1
+HostKey $SSHD/host_key
+UsePAM yes
+AuthorizedKeysFile $SSHD/keys/%u
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+StrictModes no
+PidFile none
+CFG
+/usr/sbin/sshd -D -e -f "$SSHD/sshd_config" 2>"$SSHD/log" &
+PG_PIDS+=($!)
+as_ssh() { ssh -q -i "$SSHD/client_key" -p "$SSH_PORT" -o BatchMode=yes -o StrictHostKeyChecking=no \
+    -o UserKnownHostsFile=/dev/null "$PG_AGENT@127.0.0.1" "$@"; }
+for i in $(seq 50); do as_ssh true 2>/dev/null && break; sleep 0.1; done
+as_ssh true
+check "setup: the agent logs in over SSH on loopback" test $? = 0
+as_ssh "PIXELGATE_SOCKET=$PG_SOCK $PG_TMP/bin/pixelgate ping" >/dev/null 2>"$PG_TMP/e"
+check "a client started in an SSH login is remote and refused while clients.remote is false (exit 3)" test $? = 3
+check "...saying so" grep -q 'remote clients are not admitted' "$PG_TMP/e"
+# Leaving sshd's process tree (reparented to init) does not leave the login session.
+as_ssh "(python3 $PG_TMP/ping.py $PG_SOCK >$PG_TMP/app/detached.out 2>&1 &); sleep 1; cat $PG_TMP/app/detached.out" >"$PG_TMP/remote.out" 2>&1
+check "...and so is one that detached from sshd's process tree (same login session)" grep -q '^POLICY_REFUSED' "$PG_TMP/remote.out"
+sed "s/^/# /" "$PG_TMP/remote.out"
+check "...and the refusals are audited" audited "map(select(.principal.user==\"$PG_AGENT\" and .op==\"ping\" and .outcome==\"POLICY_REFUSED\")) | length >= 1"
 
 # --- release under analyze-only: refused, with a request id; nothing written
 pg_as "$PG_AGENT" pixelgate release "$TOKEN" --png "/tmp/pgs-release.png" >/dev/null 2>"$PG_TMP/e"
