@@ -1,13 +1,19 @@
 /* pg_posix_peer.c - who a POSIX peer is (see pg_posix_peer.h). The Windows
  * twin is broker/os/win/pg_win_peer.c. */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <grp.h>
+#include <inttypes.h>
 #include <pwd.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "pg_log.h"
 #include "pg_posix_peer.h"
 
 const pg_posix_env pg_posix_env_system = {"/proc", "/run/systemd/sessions", 0};
@@ -24,14 +30,189 @@ static bool read_proc(const pg_posix_env *env, int64_t pid, const char *name, ch
     return ok;
 }
 
-bool pg_posix_remote(const pg_posix_env *env, int64_t pid, char *why, size_t n) {
-    /* An SSH-forwarded Unix socket is connected by the login's sshd process
-     * (the kernel names it as the peer), so sshd as peer means a remote driver. */
-    char comm[64] = "";
-    read_proc(env, pid, "comm", comm, sizeof comm);
-    bool remote = strcmp(comm, "sshd") == 0 || strncmp(comm, "sshd-", 5) == 0;
-    if (why && n) snprintf(why, n, "%s", remote ? "the peer is sshd" : "local");
+/* ---- processes as /proc shows them ------------------------------------- */
+
+#define NO_SESSION 4294967295u /* an audit session id that was never set */
+#define MAX_DEPTH 64           /* ancestors walked before giving up */
+
+typedef struct {
+    int64_t ppid;
+    unsigned long long start; /* clock ticks after boot (field 22) */
+} proc_stat;
+
+/* /proc/PID/stat after the comm, which may hold spaces and parentheses:
+ * the fields start after the last ')'. */
+static bool read_stat(const pg_posix_env *env, int64_t pid, proc_stat *st) {
+    char buf[1024];
+    if (pid <= 0 || !read_proc(env, pid, "stat", buf, sizeof buf)) return false;
+    char *p = strrchr(buf, ')');
+    if (!p) return false;
+    p++;
+    int field = 2; /* the comm was field 2 */
+    bool have_ppid = false, have_start = false;
+    for (char *save = NULL, *tok = strtok_r(p, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+        field++;
+        if (field == 4) have_ppid = sscanf(tok, "%" SCNd64, &st->ppid) == 1;
+        if (field == 22) {
+            have_start = sscanf(tok, "%llu", &st->start) == 1;
+            break;
+        }
+    }
+    return have_ppid && have_start;
+}
+
+/* The real, effective, saved and filesystem uids of /proc/PID/status. */
+static bool read_uids(const pg_posix_env *env, int64_t pid, unsigned u[4]) {
+    char path[512], line[256];
+    snprintf(path, sizeof path, "%s/%lld/status", env->proc, (long long)pid);
+    FILE *f = pid > 0 ? fopen(path, "re") : NULL;
+    if (!f) return false;
+    bool ok = false;
+    while (!ok && fgets(line, sizeof line, f)) ok = sscanf(line, "Uid: %u %u %u %u", &u[0], &u[1], &u[2], &u[3]) == 4;
+    fclose(f);
+    return ok;
+}
+
+static bool all_uids(const pg_posix_env *env, int64_t pid, uint32_t uid) {
+    unsigned u[4];
+    return read_uids(env, pid, u) && u[0] == uid && u[1] == uid && u[2] == uid && u[3] == uid;
+}
+
+/* The audit login session (pam_loginuid gives a login a fresh one, which
+ * its processes inherit and cannot change); NO_SESSION when unset. */
+static unsigned read_sessionid(const pg_posix_env *env, int64_t pid) {
+    char buf[32];
+    unsigned id;
+    if (!read_proc(env, pid, "sessionid", buf, sizeof buf) || sscanf(buf, "%u", &id) != 1) return NO_SESSION;
+    return id;
+}
+
+/* ---- remote or local --------------------------------------------------- */
+
+/* OpenSSH names its processes sshd, and since 9.8 the per-connection one
+ * sshd-session. A name counts only on a process whose four uids are root's
+ * (env->trusted_uid): only root's code names a root process, while anyone
+ * can name their own process anything (prctl PR_SET_NAME, an executable
+ * called sshd). */
+static bool trusted_sshd(const pg_posix_env *env, int64_t pid) {
+    char comm[64];
+    if (!read_proc(env, pid, "comm", comm, sizeof comm)) return false;
+    if (strcmp(comm, "sshd") != 0 && strcmp(comm, "sshd-session") != 0) return false;
+    return all_uids(env, pid, env->trusted_uid);
+}
+
+/* A root-owned sshd among pid and its ancestors (pid 1 is an init, not a
+ * login, whatever it is called). */
+static bool under_sshd(const pg_posix_env *env, int64_t pid, int64_t *which) {
+    for (int depth = 0; pid > 1 && depth < MAX_DEPTH; depth++) {
+        if (trusted_sshd(env, pid)) {
+            *which = pid;
+            return true;
+        }
+        proc_stat st;
+        if (!read_stat(env, pid, &st) || st.ppid == pid) return false;
+        pid = st.ppid;
+    }
+    return false;
+}
+
+/* systemd-logind's record of session id (what sd_session_is_remote reads):
+ * 1 remote (REMOTE=1, or opened by sshd), 0 local, -1 no record to believe
+ * (absent, not a root-owned regular file, or writable by others). */
+static int logind_remote(const pg_posix_env *env, unsigned id) {
+    char path[512], line[256];
+    snprintf(path, sizeof path, "%s/%u", env->sessions, id);
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) return -1;
+    struct stat st;
+    FILE *f = NULL;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != env->trusted_uid || (st.st_mode & 022) ||
+        !(f = fdopen(fd, "r"))) {
+        close(fd);
+        return -1;
+    }
+    int remote = 0;
+    while (fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\n")] = '\0';
+        if (!strcmp(line, "REMOTE=1") || !strcmp(line, "SERVICE=sshd")) remote = 1;
+    }
+    fclose(f);
     return remote;
+}
+
+/* The N of a ".../session-N.scope" cgroup of pid: logind's session, which
+ * a user cannot leave (the scope is root's), only start processes outside
+ * of through other services (systemd --user, cron). */
+static bool cgroup_session(const pg_posix_env *env, int64_t pid, unsigned *id) {
+    char path[512], line[1024];
+    snprintf(path, sizeof path, "%s/%lld/cgroup", env->proc, (long long)pid);
+    FILE *f = fopen(path, "re");
+    if (!f) return false;
+    bool found = false;
+    while (!found && fgets(line, sizeof line, f)) {
+        char *s = strstr(line, "/session-");
+        unsigned n;
+        char tail[8];
+        found = s && sscanf(s, "/session-%u.scop%1[e]", &n, tail) == 2;
+        if (found) *id = n;
+    }
+    fclose(f);
+    return found;
+}
+
+/* Was login session id opened by sshd? A root-owned sshd holds it whose
+ * parent is a root-owned sshd in another session: the listener forked it
+ * and pam_loginuid gave it the new session. (A listener started by hand
+ * from a login shell shares that shell's session; its children being
+ * authenticated still do: neither counts.) */
+static bool sshd_holds_session(const pg_posix_env *env, unsigned id, int64_t *which) {
+    DIR *d = opendir(env->proc);
+    if (!d) return false;
+    bool found = false;
+    struct dirent *de;
+    while (!found && (de = readdir(d))) {
+        char *end;
+        long long pid = strtoll(de->d_name, &end, 10);
+        if (*end || pid <= 1) continue;
+        if (read_sessionid(env, pid) != id || !trusted_sshd(env, pid)) continue;
+        proc_stat st;
+        if (!read_stat(env, pid, &st) || !trusted_sshd(env, st.ppid) || read_sessionid(env, st.ppid) == id) continue;
+        *which = pid;
+        found = true;
+    }
+    closedir(d);
+    return found;
+}
+
+bool pg_posix_remote(const pg_posix_env *env, int64_t pid, char *why, size_t n) {
+    char sink[8];
+    if (!why || !n) why = sink, n = sizeof sink;
+    proc_stat st;
+    if (!read_stat(env, pid, &st)) {
+        snprintf(why, n, "process %lld cannot be examined (counted as remote)", (long long)pid);
+        return true;
+    }
+    int64_t sshd = 0;
+    if (under_sshd(env, pid, &sshd)) {
+        snprintf(why, n, "under sshd (pid %lld)", (long long)sshd);
+        return true;
+    }
+    unsigned sid = read_sessionid(env, pid), scope = NO_SESSION;
+    if (sid != NO_SESSION && logind_remote(env, sid) == 1) {
+        snprintf(why, n, "logind session %u is remote", sid);
+        return true;
+    }
+    if (cgroup_session(env, pid, &scope) && scope != sid && logind_remote(env, scope) == 1) {
+        snprintf(why, n, "logind session %u (its cgroup) is remote", scope);
+        return true;
+    }
+    if (sid != NO_SESSION && sshd_holds_session(env, sid, &sshd)) {
+        snprintf(why, n, "login session %u was opened by sshd (pid %lld)", sid, (long long)sshd);
+        return true;
+    }
+    if (sid != NO_SESSION) snprintf(why, n, "local: no sshd above it or holding its login session %u", sid);
+    else snprintf(why, n, "local: no sshd above it, no login session");
+    return false;
 }
 
 pg_err pg_posix_peer_from_socket(int fd, pg_peer *p, pg_error *e) {
@@ -56,6 +237,7 @@ pg_err pg_posix_peer_from_socket(int fd, pg_peer *p, pg_error *e) {
     p->exe[n > 0 ? n : 0] = '\0';
     read_proc(&pg_posix_env_system, cr.pid, "comm", p->comm, sizeof p->comm);
     p->remote = pg_posix_remote(&pg_posix_env_system, cr.pid, p->remote_why, sizeof p->remote_why);
+    if (p->remote) pg_log(PG_LOG_INFO, "peer uid=%u pid=%d is remote: %s", (unsigned)cr.uid, (int)cr.pid, p->remote_why);
     return PG_OK;
 }
 
