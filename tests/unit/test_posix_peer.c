@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "pg_posix_peer.h"
@@ -196,6 +197,52 @@ PG_TEST(a_peer_that_cannot_be_examined_counts_as_remote) {
     fake_init(&f);
     base_tree(&f);
     CHECK(remote(&f, 4242)); /* no /proc entry: fail closed */
+    fake_fini(&f);
+}
+
+/* ---- whose window is it ---- */
+
+/* A process counts as the peer's only when all four uids are the peer's: a
+ * setuid-root program the agent started (real uid the agent's, effective
+ * root's) is not the agent's to drive. */
+PG_TEST(a_process_is_the_peers_only_when_real_effective_saved_and_fs_uids_agree) {
+    fake f;
+    fake_init(&f);
+    add_proc(&f, &(proc_entry){800, 1, "xterm", USER_ALL, NOSESSION, NULL, 10});
+    add_proc(&f, &(proc_entry){801, 1, "setuid-gui", {51000, 0, 0, 0}, NOSESSION, NULL, 10});
+    add_proc(&f, &(proc_entry){802, 1, "fsuid", {51000, 51000, 51000, 0}, NOSESSION, NULL, 10});
+    add_proc(&f, &(proc_entry){803, 1, "dropped", {0, 51000, 51000, 51000}, NOSESSION, NULL, 10});
+    CHECK(pg_posix_window_owned(&f.env, 0x4000001, 800, 51000));
+    CHECK(!pg_posix_window_owned(&f.env, 0x4000002, 801, 51000));
+    CHECK(!pg_posix_window_owned(&f.env, 0x4000003, 802, 51000));
+    CHECK(!pg_posix_window_owned(&f.env, 0x4000004, 803, 51000));
+    CHECK(!pg_posix_window_owned(&f.env, 0x4000005, 804, 51000)); /* no such process */
+    fake_fini(&f);
+}
+
+static unsigned long long now_ticks(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_BOOTTIME, &ts);
+    long hz = sysconf(_SC_CLK_TCK);
+    return (unsigned long long)ts.tv_sec * (unsigned long long)hz + (unsigned long long)ts.tv_nsec / (1000000000ull / (unsigned long long)hz);
+}
+
+/* The display server remembers the pid that connected; if that process
+ * exited and the agent got its pid, the window would pass for the agent's.
+ * A process that started after the broker first saw the window (with that
+ * pid) cannot be the one that made it. */
+PG_TEST(a_reused_pid_does_not_inherit_a_window_seen_before_it_started) {
+    fake f;
+    fake_init(&f);
+    add_proc(&f, &(proc_entry){900, 1, "victim-app", USER_ALL, NOSESSION, NULL, 50});
+    CHECK(pg_posix_window_owned(&f.env, 0x5000001, 900, 51000)); /* first sight of the window */
+    /* the victim's process exits; the agent's new process gets pid 900 */
+    add_proc(&f, &(proc_entry){900, 1, "agent-tool", USER_ALL, NOSESSION, NULL, now_ticks() + 100000});
+    CHECK(!pg_posix_window_owned(&f.env, 0x5000001, 900, 51000));
+    /* the same window id from a new client with a new pid (an app restarted,
+     * the server reusing its ids) is a new sighting, not a reuse */
+    add_proc(&f, &(proc_entry){901, 1, "app-again", USER_ALL, NOSESSION, NULL, 60});
+    CHECK(pg_posix_window_owned(&f.env, 0x5000001, 901, 51000));
     fake_fini(&f);
 }
 
