@@ -5,12 +5,14 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "pg_log.h"
@@ -262,23 +264,60 @@ void pg_broker_principal(const pg_peer *peer, pg_principal *p, const char **grou
 
 bool pg_peer_is_remote(const pg_peer *p) { return p->remote; }
 
-bool pg_posix_window_owned(const pg_posix_env *env, uint64_t window_id, int64_t pid, uint32_t uid) {
-    (void)window_id;
-    if (pid <= 0) return false;
-    char path[512], line[256];
-    snprintf(path, sizeof path, "%s/%lld/status", env->proc, (long long)pid);
-    FILE *f = fopen(path, "re");
-    if (!f) return false;
-    bool owned = false;
-    while (fgets(line, sizeof line, f)) {
-        unsigned real;
-        if (sscanf(line, "Uid: %u", &real) == 1) {
-            owned = real == uid;
+/* ---- whose window is it ------------------------------------------------- */
+
+/* When the broker first saw each window together with the pid the display
+ * server names for it, on the clock of /proc/PID/stat's start time (clock
+ * ticks since boot). 512 sets of 8; when a set is full its oldest sighting
+ * makes room (that window is then seen afresh, so the pid-reuse rule holds
+ * only from then on). */
+#define SEEN_SETS 512
+#define SEEN_WAYS 8
+
+typedef struct {
+    uint64_t window;
+    int64_t pid;
+    unsigned long long ticks; /* 0: free */
+} sighting;
+
+static sighting seen[SEEN_SETS][SEEN_WAYS];
+static pthread_mutex_t seen_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static unsigned long long boot_ticks(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_BOOTTIME, &ts);
+    unsigned long long hz = (unsigned long long)sysconf(_SC_CLK_TCK);
+    return (unsigned long long)ts.tv_sec * hz + (unsigned long long)ts.tv_nsec * hz / 1000000000ull;
+}
+
+/* The first sighting of (window, pid), recording now if there is none. A
+ * different pid for the same window (an app restarted, the server reusing
+ * its ids) replaces the old sighting. */
+static unsigned long long first_seen(uint64_t window, int64_t pid) {
+    unsigned long long now = boot_ticks();
+    sighting *set = seen[(window * 0x9E3779B97F4A7C15ull >> 40) % SEEN_SETS];
+    pthread_mutex_lock(&seen_lock);
+    sighting *slot = &set[0];
+    for (int i = 0; i < SEEN_WAYS; i++) {
+        if (set[i].ticks && set[i].window == window) {
+            slot = &set[i];
             break;
         }
+        if (set[i].ticks < slot->ticks) slot = &set[i]; /* the free or the oldest */
     }
-    fclose(f);
-    return owned;
+    if (!(slot->ticks && slot->window == window && slot->pid == pid)) *slot = (sighting){window, pid, now};
+    unsigned long long t = slot->ticks;
+    pthread_mutex_unlock(&seen_lock);
+    return t;
+}
+
+bool pg_posix_window_owned(const pg_posix_env *env, uint64_t window_id, int64_t pid, uint32_t uid) {
+    if (pid <= 0 || !all_uids(env, pid, uid)) return false; /* L3: not a setuid program's */
+    proc_stat st;
+    if (!read_stat(env, pid, &st)) return false;
+    /* A process that started after the window was first seen with this pid
+     * is not the one that made it: the pid was reused. */
+    return st.start <= first_seen(window_id, pid);
 }
 
 pg_err pg_broker_input_target(const pg_window *w, const pg_peer *peer, bool *same_owner, pg_error *e) {
@@ -288,19 +327,11 @@ pg_err pg_broker_input_target(const pg_window *w, const pg_peer *peer, bool *sam
 }
 
 pg_err pg_broker_process_owner(int64_t pid, char user[64], bool *admin, pg_error *e) {
-    char path[64], line[256];
-    snprintf(path, sizeof path, "/proc/%lld/status", (long long)pid);
-    FILE *f = pid > 0 ? fopen(path, "re") : NULL;
-    if (!f) return pg_error_set(e, PG_E_NOTFOUND, NULL, "process %lld cannot be examined", (long long)pid);
     unsigned u[4];
-    bool agree = false;
-    while (fgets(line, sizeof line, f))
-        if (sscanf(line, "Uid: %u %u %u %u", &u[0], &u[1], &u[2], &u[3]) == 4) {
-            agree = u[0] == u[1] && u[1] == u[2] && u[2] == u[3];
-            break;
-        }
-    fclose(f);
-    if (!agree) return pg_error_set(e, PG_E_NOTFOUND, NULL, "process %lld has no single owner", (long long)pid);
+    if (!read_uids(&pg_posix_env_system, pid, u))
+        return pg_error_set(e, PG_E_NOTFOUND, NULL, "process %lld cannot be examined", (long long)pid);
+    if (!(u[0] == u[1] && u[1] == u[2] && u[2] == u[3]))
+        return pg_error_set(e, PG_E_NOTFOUND, NULL, "process %lld has no single owner", (long long)pid);
     struct passwd pw, *res = NULL;
     char buf[1024];
     if (getpwuid_r(u[0], &pw, buf, sizeof buf, &res) == 0 && res) snprintf(user, 64, "%s", pw.pw_name);

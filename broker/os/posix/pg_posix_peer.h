@@ -26,7 +26,12 @@ pg_err pg_posix_peer_from_socket(int fd, pg_peer *p, pg_error *e);
 /* Is process pid a remote driver? why (may be NULL) gets the reason. */
 bool pg_posix_remote(const pg_posix_env *env, int64_t pid, char *why, size_t n);
 
-/* Does the process pid that owns window window_id run as uid? */
+/* Is window window_id, owned by process pid as the display server says
+ * (X-Resource), the peer uid's? Only when the process's real, effective,
+ * saved and filesystem uids are all uid (a setuid program the agent started
+ * is not its to drive), and the process started no later than the broker
+ * first saw the window with that pid (a pid the agent's process got after
+ * the window's maker exited is not the maker). Unknown is false. */
 bool pg_posix_window_owned(const pg_posix_env *env, uint64_t window_id, int64_t pid, uint32_t uid);
 
 #endif
