@@ -217,6 +217,73 @@ bool pg_posix_remote(const pg_posix_env *env, int64_t pid, char *why, size_t n) 
     return false;
 }
 
+/* ---- the account databases -------------------------------------------- */
+
+#define DB_BUF_MAX (1u << 20)    /* an entry needing more than 1 MiB is not believed */
+#define MAX_USER_GROUPS 65536u   /* groups of one user, as getgrouplist reports them */
+
+/* getpwuid_r and getgrgid_r into a buffer that grows on ERANGE (a group
+ * with many members, a long GECOS field), instead of failing closed on a
+ * fixed one. *mem is the malloc'd buffer the entry points into. */
+static bool pw_lookup(uid_t uid, struct passwd *pw, char **mem) {
+    for (size_t cap = 1024; cap <= DB_BUF_MAX; cap *= 2) {
+        char *b = malloc(cap);
+        if (!b) return false;
+        struct passwd *res = NULL;
+        int rc = getpwuid_r(uid, pw, b, cap, &res);
+        if (rc == 0 && res) {
+            *mem = b;
+            return true;
+        }
+        free(b);
+        if (rc != ERANGE) return false;
+    }
+    return false;
+}
+
+static bool gr_lookup(gid_t gid, struct group *gr, char **mem) {
+    for (size_t cap = 1024; cap <= DB_BUF_MAX; cap *= 2) {
+        char *b = malloc(cap);
+        if (!b) return false;
+        struct group *res = NULL;
+        int rc = getgrgid_r(gid, gr, b, cap, &res);
+        if (rc == 0 && res) {
+            *mem = b;
+            return true;
+        }
+        free(b);
+        if (rc != ERANGE) return false;
+    }
+    return false;
+}
+
+/* The account name of uid, or the uid in decimal. */
+static void user_name(uid_t uid, char out[64]) {
+    struct passwd pw;
+    char *mem = NULL;
+    if (pw_lookup(uid, &pw, &mem)) snprintf(out, 64, "%s", pw.pw_name);
+    else snprintf(out, 64, "%u", (unsigned)uid);
+    free(mem);
+}
+
+/* All groups of a user (primary and supplementary), grown past 64 when it
+ * has more; malloc'd, *n set; NULL when there is no memory. */
+static gid_t *user_groups(const char *name, gid_t primary, int *n) {
+    int cap = 64;
+    for (;;) {
+        gid_t *g = malloc((size_t)cap * sizeof *g);
+        if (!g) return NULL;
+        int ng = cap;
+        if (getgrouplist(name, primary, g, &ng) >= 0) {
+            *n = ng;
+            return g;
+        }
+        free(g);
+        if (ng <= cap || (unsigned)ng > MAX_USER_GROUPS) return NULL;
+        cap = ng;
+    }
+}
+
 pg_err pg_posix_peer_from_socket(int fd, pg_peer *p, pg_error *e) {
     struct ucred cr;
     socklen_t len = sizeof cr;
@@ -227,12 +294,7 @@ pg_err pg_posix_peer_from_socket(int fd, pg_peer *p, pg_error *e) {
     p->gid = cr.gid;
     p->pid = cr.pid;
     p->admin = cr.uid == 0;
-    struct passwd pw, *res = NULL;
-    char buf[1024];
-    if (getpwuid_r(cr.uid, &pw, buf, sizeof buf, &res) == 0 && res)
-        snprintf(p->user, sizeof p->user, "%s", pw.pw_name);
-    else
-        snprintf(p->user, sizeof p->user, "%u", (unsigned)cr.uid);
+    user_name(cr.uid, p->user);
     char path[64];
     snprintf(path, sizeof path, "/proc/%d/exe", (int)cr.pid);
     ssize_t n = readlink(path, p->exe, sizeof p->exe - 1); /* readable only for our own uid */
@@ -245,21 +307,23 @@ pg_err pg_posix_peer_from_socket(int fd, pg_peer *p, pg_error *e) {
 
 void pg_broker_principal(const pg_peer *peer, pg_principal *p, const char **groups, size_t max_groups, char *buf,
                          size_t buflen) {
-    uint32_t uid = peer->uid;
-    pg_principal_start(p, uid, peer->user, groups);
-    struct passwd pw, *pwr = NULL;
-    char pwbuf[1024];
-    if (getpwuid_r(uid, &pw, pwbuf, sizeof pwbuf, &pwr) != 0 || !pwr) return;
-    gid_t gids[64];
-    int ng = 64;
-    if (getgrouplist(pw.pw_name, pw.pw_gid, gids, &ng) < 0) ng = 64;
+    pg_principal_start(p, peer->uid, peer->user, groups);
+    struct passwd pw;
+    char *pwmem = NULL;
+    if (!pw_lookup(peer->uid, &pw, &pwmem)) return;
+    int ng = 0;
+    gid_t *gids = user_groups(pw.pw_name, pw.pw_gid, &ng);
     size_t used = 0;
-    for (int i = 0; i < ng; i++) {
-        struct group gr, *grr = NULL;
-        char grbuf[1024];
-        if (getgrgid_r(gids[i], &gr, grbuf, sizeof grbuf, &grr) != 0 || !grr) continue;
-        if (!pg_principal_add_group(p, max_groups, buf, buflen, &used, gr.gr_name)) break;
+    for (int i = 0; gids && i < ng; i++) {
+        struct group gr;
+        char *grmem = NULL;
+        if (!gr_lookup(gids[i], &gr, &grmem)) continue;
+        bool added = pg_principal_add_group(p, max_groups, buf, buflen, &used, gr.gr_name);
+        free(grmem);
+        if (!added) break;
     }
+    free(gids);
+    free(pwmem);
 }
 
 bool pg_peer_is_remote(const pg_peer *p) { return p->remote; }
@@ -332,10 +396,7 @@ pg_err pg_broker_process_owner(int64_t pid, char user[64], bool *admin, pg_error
         return pg_error_set(e, PG_E_NOTFOUND, NULL, "process %lld cannot be examined", (long long)pid);
     if (!(u[0] == u[1] && u[1] == u[2] && u[2] == u[3]))
         return pg_error_set(e, PG_E_NOTFOUND, NULL, "process %lld has no single owner", (long long)pid);
-    struct passwd pw, *res = NULL;
-    char buf[1024];
-    if (getpwuid_r(u[0], &pw, buf, sizeof buf, &res) == 0 && res) snprintf(user, 64, "%s", pw.pw_name);
-    else snprintf(user, 64, "%u", u[0]);
+    user_name(u[0], user);
     *admin = u[0] == 0;
     return PG_OK;
 }
