@@ -1015,6 +1015,14 @@ PG_TEST(file_root_owned_0644_in_root_dir_is_loaded) {
     /* 0600 and 0640 are fine too (the broker needs read access, which is its business). */
     chmod(f, 0600);
     CHECK_EQ_INT(pg_policy_check_file(f, &e), PG_OK);
+    /* The shipped mode, 0640 root:pixelgate: group-readable is fine, only group-writable is not. */
+    REQUIRE(chown(f, 0, 65534) == 0);
+    chmod(f, 0640);
+    rc = pg_policy_load(f, &p, &e);
+    if (rc) fprintf(stderr, "  %s\n", e.message);
+    CHECK_EQ_INT(rc, PG_OK);
+    pg_policy_free(p);
+    REQUIRE(chown(f, 0, 0) == 0);
     /* A relative path is checked from / down, too. */
     char cwd[512];
     REQUIRE(getcwd(cwd, sizeof cwd));
