@@ -29,6 +29,8 @@ typedef struct pg_audit pg_audit;
 typedef struct pg_disclose pg_disclose;
 typedef struct pg_judge_cache pg_judge_cache;
 
+#define PG_PEER_MAX_GROUPS 64
+
 /* Who is on the other end of a connection, as the kernel says.
  * Linux: SO_PEERCRED, passwd, /proc. Windows: the pipe client's token
  * (ImpersonateNamedPipeClient) and GetNamedPipeClientProcessId. */
@@ -46,6 +48,14 @@ typedef struct {
     char sid[192];   /* Windows: user SID ("S-1-5-21-..."); empty on POSIX */
     uint32_t integrity_rid; /* Windows: SECURITY_MANDATORY_*_RID; 0 on POSIX */
     bool admin;      /* Windows: enabled Administrators/SYSTEM; POSIX: uid 0 */
+    /* Windows: this connection's own usable groups (enabled, not deny-only),
+     * named as the policy spells them, from its own token: never another
+     * process's of the same account. POSIX: unused (the group database is
+     * asked, pg_broker_principal). */
+    char groups[PG_PEER_MAX_GROUPS][64];
+    uint32_t n_groups;
+    bool remote;          /* POSIX: decided once, at accept (pg_peer_is_remote) */
+    char remote_why[128]; /* why, for the log */
 } pg_peer;
 
 typedef struct {
@@ -122,11 +132,12 @@ pg_policy *pg_broker_policy(pg_broker *b);
  * old one and says why. */
 pg_err pg_broker_reload_policy(pg_broker *b, pg_error *e);
 /* Per platform (broker/os/posix/pg_posix_peer.c, broker/os/win/pg_win_peer.c): */
-/* Fills a policy principal for a uid (name and group names from the system
- * databases; Windows: from the token last seen for that SID); strings live
- * in buf. */
-void pg_broker_principal(uint32_t uid, const char *user, pg_principal *p, const char **groups, size_t max_groups,
-                         char *buf, size_t buflen);
+/* Fills the policy principal of a connected peer; group names live in buf.
+ * POSIX: uid and name from the peer, groups from the group database.
+ * Windows: administrator and groups from the connection's own token (the
+ * peer's groups), never from another connection of the same SID. */
+void pg_broker_principal(const pg_peer *peer, pg_principal *p, const char **groups, size_t max_groups, char *buf,
+                         size_t buflen);
 /* Shared by the two: a principal holding only uid and user, and one more
  * group name copied into buf (false when buf or the array is full). */
 void pg_principal_start(pg_principal *p, uint32_t uid, const char *user, const char **groups);
@@ -134,14 +145,22 @@ bool pg_principal_add_group(pg_principal *p, size_t max_groups, char *buf, size_
                             const char *name);
 /* Did the peer come through a remote transport (an SSH-forwarded socket)? */
 bool pg_peer_is_remote(const pg_peer *p);
-/* What input into process pid must know, from one look at the process:
- * *same_owner - it runs as the peer (Linux: its real uid in /proc; Windows:
- * its token's user SID); false when unknown. The result: Windows refuses
+/* What input into window w (owned by process w->pid) must know, from one
+ * look at the process: *same_owner - it runs as the peer (Linux: /proc;
+ * Windows: its token's user SID); false when unknown. The result: Windows refuses
  * (PG_E_POLICY) a process at a higher integrity level than the requester
  * (UIPI's rule, kept by the broker too) or one whose token cannot be read,
  * whatever the policy says, and a vanished one is PG_E_NOTFOUND. Linux: PG_OK
  * (X11 has no integrity levels; ownership and the policy decide). */
-pg_err pg_broker_input_target(int64_t pid, const pg_peer *peer, bool *same_owner, pg_error *e);
+pg_err pg_broker_input_target(const pg_window *w, const pg_peer *peer, bool *same_owner, pg_error *e);
+
+/* The account process pid runs as, for rules that name accounts (input into
+ * an approver's window is refused): its name as the policy spells it into
+ * user, and whether it is the administrator (Linux: uid 0; Windows: its token
+ * is elevated, integrity High or System). Linux counts an owner only when the
+ * process's real, effective, saved and filesystem uids agree. PG_E_NOTFOUND
+ * when the process or its owner cannot be told. */
+pg_err pg_broker_process_owner(int64_t pid, char user[64], bool *admin, pg_error *e);
 
 /* Lifecycle shared by the Linux daemon and the Windows service
  * (broker/pg_broker.c). cfg->policy is handed over (one reference). */

@@ -72,7 +72,7 @@ static pg_err admit(pg_call *c, pg_error *e) {
     const char *groups[64];
     char buf[4096];
     pg_principal who;
-    pg_broker_principal(c->peer->uid, c->peer->user, &who, groups, 64, buf, sizeof buf);
+    pg_broker_principal(c->peer, &who, groups, 64, buf, sizeof buf);
     who.remote = pg_peer_is_remote(c->peer);
     return pg_policy_admit(c->policy, &who, &c->view, e);
 }

@@ -5,8 +5,10 @@
  *
  * Contract: at most max_conns connections are served at once; one more is
  * answered with a "busy" error and closed, never queued without bound. Each
- * request must arrive within the connection's timeout, so a stuck client
- * holds only its own thread.
+ * request frame, header and attachments, must arrive whole within the
+ * connection's timeout after the previous reply (one deadline per frame,
+ * pg_proto_read), so a stuck or slow-drip client holds only its own thread,
+ * and that for at most the timeout per request.
  * Never: reads identity from the request.
  */
 #ifndef PG_SERVER_H

@@ -98,10 +98,21 @@ pg_err pg_proto_read_from(pg_read_fn rd, void *ctx, const pg_proto_limits *l, pg
     return rc;
 }
 
-static pg_err conn_read(void *ctx, void *buf, size_t n, pg_error *e) { return pg_conn_read_full(ctx, buf, n, e); }
+/* Every read of one frame shares one deadline: a peer that paces its bytes
+ * (a header part every 29 s) cannot hold a connection past the timeout. */
+typedef struct {
+    pg_conn *c;
+    pg_deadline until;
+} frame_src;
+
+static pg_err conn_read(void *ctx, void *buf, size_t n, pg_error *e) {
+    frame_src *f = ctx;
+    return pg_conn_read_until(f->c, buf, n, f->until, e);
+}
 
 pg_err pg_proto_read(pg_conn *c, const pg_proto_limits *l, pg_msg *out, pg_error *e) {
-    return pg_proto_read_from(conn_read, c, l, out, e);
+    frame_src f = {c, pg_deadline_in_ms(pg_conn_timeout(c))};
+    return pg_proto_read_from(conn_read, &f, l, out, e);
 }
 
 typedef struct {

@@ -53,6 +53,9 @@ typedef pg_err (*pg_read_fn)(void *ctx, void *buf, size_t n, pg_error *e);
 
 /* Reads one frame from any source. On failure *out is left empty. */
 pg_err pg_proto_read_from(pg_read_fn rd, void *ctx, const pg_proto_limits *l, pg_msg *out, pg_error *e);
+/* The whole frame, header and attachments, must arrive within the
+ * connection's timeout counted from this call: one deadline for every read
+ * of the frame, not one per read (PG_E_TIMEOUT otherwise). */
 pg_err pg_proto_read(pg_conn *c, const pg_proto_limits *l, pg_msg *out, pg_error *e);
 /* Parses one whole frame held in memory (fuzz entry point); trailing bytes are an error. */
 pg_err pg_proto_decode(const uint8_t *buf, size_t len, const pg_proto_limits *l, pg_msg *out, pg_error *e);

@@ -3,7 +3,10 @@
  *
  * Contract: pg_conn_read_full/pg_conn_write_full move exactly n bytes or fail
  * with PG_E_TIMEOUT (deadline passed), PG_E_UNREACHABLE (peer gone / EOF) or
- * PG_E_INTERNAL. Every call is bounded by the connection's timeout.
+ * PG_E_INTERNAL. Every call is bounded by the connection's timeout;
+ * pg_conn_read_until by a deadline the caller gives, so that several reads
+ * (the parts of one frame, pg_proto_read) share one bound however the peer
+ * paces its bytes.
  * Never: interprets the bytes (that is pg_proto's job).
  */
 #ifndef PG_TRANSPORT_H
@@ -13,13 +16,17 @@
 #include <stdint.h>
 
 #include "pg_error.h"
+#include "pg_time.h"
 
 typedef struct pg_conn pg_conn;
 
 /* Client side: connect to the broker at address (socket path / pipe name). */
 pg_err pg_conn_connect(pg_conn **out, const char *address, uint32_t timeout_ms, pg_error *e);
 void pg_conn_set_timeout(pg_conn *c, uint32_t timeout_ms);
+uint32_t pg_conn_timeout(const pg_conn *c);
 pg_err pg_conn_read_full(pg_conn *c, void *buf, size_t n, pg_error *e);
+/* pg_conn_read_full bounded by until instead of by a fresh timeout. */
+pg_err pg_conn_read_until(pg_conn *c, void *buf, size_t n, pg_deadline until, pg_error *e);
 pg_err pg_conn_write_full(pg_conn *c, const void *buf, size_t n, pg_error *e);
 void pg_conn_close(pg_conn *c);
 

@@ -1,6 +1,7 @@
 /* pg_transport over a Unix stream socket. PLATFORM SHIM (see pg_transport_win.c).
- * Every read and write waits with poll() against one deadline per call, so a
- * stuck peer costs at most the connection's timeout. */
+ * Every read and write waits with poll() against one deadline per call (or
+ * the caller's, pg_conn_read_until), so a stuck peer costs at most the
+ * connection's timeout. */
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
@@ -21,6 +22,8 @@ struct pg_conn {
 const char *pg_transport_default_address(void) { return "/run/pixelgate/broker.sock"; }
 
 void pg_conn_set_timeout(pg_conn *c, uint32_t timeout_ms) { c->timeout_ms = timeout_ms; }
+
+uint32_t pg_conn_timeout(const pg_conn *c) { return c->timeout_ms; }
 
 pg_err pg_conn_from_fd(pg_conn **out, int fd, uint32_t timeout_ms, pg_error *e) {
     pg_conn *c = calloc(1, sizeof *c);
@@ -47,7 +50,10 @@ static pg_err wait_ready(pg_conn *c, short events, pg_deadline deadline, pg_erro
 }
 
 pg_err pg_conn_read_full(pg_conn *c, void *buf, size_t n, pg_error *e) {
-    pg_deadline deadline = pg_deadline_in_ms(c->timeout_ms);
+    return pg_conn_read_until(c, buf, n, pg_deadline_in_ms(c->timeout_ms), e);
+}
+
+pg_err pg_conn_read_until(pg_conn *c, void *buf, size_t n, pg_deadline deadline, pg_error *e) {
     uint8_t *p = buf;
     while (n > 0) {
         pg_err rc = wait_ready(c, POLLIN, deadline, e);

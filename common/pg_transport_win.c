@@ -7,7 +7,8 @@
  * so the broker may identify but never act as the client. Connecting waits
  * for a busy pipe (WaitNamedPipeW) at most timeout_ms; a missing pipe is
  * UNREACHABLE at once. Reads and writes are overlapped and each call is bounded
- * by one deadline (the connection's timeout): past it the I/O is cancelled and
+ * by one deadline (the connection's timeout, or the caller's for
+ * pg_conn_read_until): past it the I/O is cancelled and
  * the call fails with TIMEOUT (the stream position is then undefined: close
  * the connection). A closed or broken pipe is UNREACHABLE. One thread at a
  * time may read and one may write.
@@ -40,6 +41,8 @@ struct pg_conn {
 const char *pg_transport_default_address(void) { return "\\\\.\\pipe\\pixelgate"; }
 
 void pg_conn_set_timeout(pg_conn *c, uint32_t timeout_ms) { c->timeout_ms = timeout_ms; }
+
+uint32_t pg_conn_timeout(const pg_conn *c) { return c->timeout_ms; }
 
 /* UTF-8 pipe name -> wide, checked to be a local pipe. *out is malloc'd. */
 static pg_err pipe_name_w(const char *address, wchar_t **out, pg_error *e) {
@@ -161,8 +164,7 @@ static pg_err io_once(pg_conn *c, int dir, void *p, DWORD len, pg_deadline deadl
 }
 
 /* Moves exactly n bytes in one direction, or fails. */
-static pg_err io_full(pg_conn *c, int dir, uint8_t *p, size_t n, pg_error *e) {
-    pg_deadline deadline = pg_deadline_in_ms(c->timeout_ms);
+static pg_err io_full(pg_conn *c, int dir, uint8_t *p, size_t n, pg_deadline deadline, pg_error *e) {
     while (n > 0) {
         if (pg_deadline_passed(deadline))
             return pg_error_set(e, PG_E_TIMEOUT, NULL, "peer did not respond within %u ms", c->timeout_ms);
@@ -176,11 +178,17 @@ static pg_err io_full(pg_conn *c, int dir, uint8_t *p, size_t n, pg_error *e) {
     return PG_OK;
 }
 
-pg_err pg_conn_read_full(pg_conn *c, void *buf, size_t n, pg_error *e) { return io_full(c, IO_READ, buf, n, e); }
+pg_err pg_conn_read_full(pg_conn *c, void *buf, size_t n, pg_error *e) {
+    return io_full(c, IO_READ, buf, n, pg_deadline_in_ms(c->timeout_ms), e);
+}
+
+pg_err pg_conn_read_until(pg_conn *c, void *buf, size_t n, pg_deadline until, pg_error *e) {
+    return io_full(c, IO_READ, buf, n, until, e);
+}
 
 pg_err pg_conn_write_full(pg_conn *c, const void *buf, size_t n, pg_error *e) {
     /* WriteFile does not modify the buffer; the cast drops const only. */
-    return io_full(c, IO_WRITE, (uint8_t *)(uintptr_t)buf, n, e);
+    return io_full(c, IO_WRITE, (uint8_t *)(uintptr_t)buf, n, pg_deadline_in_ms(c->timeout_ms), e);
 }
 
 void pg_conn_close(pg_conn *c) {

@@ -79,6 +79,7 @@ A judge "$T2" --endpoint local-judge --expect 'a mostly red window' --samples 3
 A release "$T2" --png /tmp/shot.png
 REQ=$(jq -r '.error.details.request_id' "$PG_TMP/e")
 A approve "$REQ"
+ex "$APPROVER" approve "$REQ" --show
 ex "$APPROVER" approve "$REQ"
 RD=$(runuser -u "$PG_AGENT" -- mktemp -d)
 A release "$T2" --png "$RD/shot.png"

@@ -84,11 +84,12 @@ SECTIONS = [
                 "only its text comes back."),
     ("judge", "Asks the endpoint `--samples` times whether the capture shows what you expect; majority vote. "
               "Exit 0 on CONTENT_MATCH, 1 on MISMATCH/UNCERTAIN; an endpoint failure blocks, never passes. "
-              "Answers are cached by image, expectation and endpoint."),
+              "Answers are cached per user by image, expectation and endpoint."),
     ("release", "The raw image, only where the policy allows it. Under `analyze-only` the refusal carries a "
                 "request id; an approver (another user) approves it with `approve`, and your next release "
                 "succeeds once. The client writes `--png PATH` itself, as you."),
-    ("approve", "Run by an approver, never by the requester."),
+    ("approve", "Run by an approver, never by the requester. `--show` approves nothing and prints what the "
+                "release would send: the window (or screen), its size, when it was captured and its full SHA-256."),
     ("run", "A scripted session in one call: one subcommand per line, `$last` is the last snapshot's token, "
             "stops at the first failure with its code and names the step and line."),
     ("root#", "What the administrator sees: the audit log and its verification."),

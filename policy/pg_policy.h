@@ -204,6 +204,11 @@ const pg_policy_view *pg_policy_view_for(const pg_policy *p, const char *user);
 pg_err pg_policy_may_approve(const pg_policy *p, const pg_principal *approver,
                              const pg_principal *requester, pg_error *e);
 
+/* Could `who` approve anything: root / Administrators, or named in
+ * "approvers"? (Input into such a user's windows is refused: an approval
+ * could be typed there.) */
+bool pg_policy_is_approver(const pg_policy *p, const pg_principal *who);
+
 /* May pixels be released to the agent? allow: PG_OK. analyze-only: PG_OK only
  * if `approved` (an approver granted this one request). never: PG_E_POLICY
  * even if approved. */

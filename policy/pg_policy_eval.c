@@ -70,6 +70,14 @@ pg_err pg_policy_admit(const pg_policy *p, const pg_principal *who, const pg_pol
     return PG_OK;
 }
 
+bool pg_policy_is_approver(const pg_policy *p, const pg_principal *who) {
+    if (!p || !who || !who->user) return false;
+    if (is_admin(who)) return true;
+    for (size_t i = 0; i < p->n_approvers; i++)
+        if (pgp_name_eq(p->approvers[i], who->user)) return true;
+    return false;
+}
+
 pg_err pg_policy_may_approve(const pg_policy *p, const pg_principal *approver, const pg_principal *requester,
                              pg_error *e) {
     if (!p || !approver || !requester || !approver->user || !approver->user[0])
@@ -80,9 +88,7 @@ pg_err pg_policy_may_approve(const pg_policy *p, const pg_principal *approver, c
     if (approver->remote && !p->settings.remote_clients)
         return pg_error_set(e, PG_E_POLICY, ASK_ADMIN_TIP,
                             "approvals over a remote connection are refused ($.clients.remote is false)");
-    if (is_admin(approver)) return PG_OK;
-    for (size_t i = 0; i < p->n_approvers; i++)
-        if (pgp_name_eq(p->approvers[i], approver->user)) return PG_OK;
+    if (pg_policy_is_approver(p, approver)) return PG_OK;
     return pg_error_set(e, PG_E_POLICY, "ask a user named in the policy's approvers, or root, to approve",
                         "user \"%s\" is not an approver (not in $.approvers, not root)", approver->user);
 }

@@ -11,7 +11,7 @@
 
 #include "pg_policy_private.h"
 
-#define INSTALL_TIP "install one: install -D -m 0644 -o root -g root installer/linux/policy.json " PG_POLICY_DEFAULT_PATH
+#define INSTALL_TIP "install one: installer/linux/install.sh (or install -D -m 0640 -o root -g pixelgate installer/linux/policy.json " PG_POLICY_DEFAULT_PATH ")"
 
 /* One directory or the file: what must hold, with a message and a fix. */
 static pg_err check_one(const char *p, const struct stat *st, bool is_file, bool ancestor, pg_error *e) {
@@ -103,7 +103,7 @@ pg_err pg_policy_load(const char *path, pg_policy **out, pg_error *e) {
     if (fd < 0) {
         if (errno == ENOENT) return stat_err(path, e);
         if (errno == EACCES)
-            return pg_error_set(e, PG_E_BADINPUT, "chmod 0644 the file (or 0640 with group pixelgate)",
+            return pg_error_set(e, PG_E_BADINPUT, "give it to the broker's group: chgrp pixelgate FILE; chmod 0640 FILE",
                                 "policy file: cannot read %s: %s (the broker runs as its own user)", path,
                                 strerror(errno));
         return pg_error_set(e, PG_E_BADINPUT, NULL, "policy file: cannot open %s: %s", path, strerror(errno));

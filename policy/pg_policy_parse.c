@@ -1034,6 +1034,15 @@ static pg_err parse_root(pc *c, const cJSON *root) {
     if (g->expose_pixels == PG_EXPOSE_ANALYZE_ONLY && p->n_approvers == 0 &&
         (rc = warn(c, "$.approvers is empty: only root can approve a one-off pixel release")) != PG_OK)
         return rc;
+    /* An agent that may type into other users' windows could type an
+     * approval into an approver's terminal. The broker refuses input into
+     * windows of approvers and root; an approver who switched user inside
+     * someone else's terminal (su, ssh) is beyond what it can see. */
+    if (g->input_other_users && p->n_approvers > 0 &&
+        (rc = warn(c, "$.input.other_users is true and $.approvers is set: input into windows whose program runs "
+                      "as an approver or root is refused, but an approver who runs 'pixelgate approve' in another "
+                      "user's terminal (after su or ssh) could have an approval typed for them")) != PG_OK)
+        return rc;
     return PG_OK;
 }
 

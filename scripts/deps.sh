@@ -18,6 +18,8 @@ PKGS=(
   xvfb xauth x11-utils x11-xserver-utils x11-apps tk openbox fonts-dejavu-core
   # test and bench tools
   jq curl iproute2 python3 python3-opencv python3-skimage imagemagick hyperfine procps passwd util-linux
+  # a real SSH login on loopback for the remote-client checks (tests/security/security.sh)
+  openssh-server openssh-client
 )
 
 if [ "$(id -u)" != 0 ]; then

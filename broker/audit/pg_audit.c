@@ -94,37 +94,74 @@ static char *last_nl(char *buf, size_t n) {
     return NULL;
 }
 
+/* Code points that change or hide what a reader of the log sees: C1
+ * controls and DEL (a terminal may act on them), bidirectional embeddings,
+ * overrides, isolates and marks (they reorder the text around them),
+ * line and paragraph separators (a new line inside one record), and the
+ * other invisible format characters (zero-width spaces and joiners, word
+ * joiner, BOM, interlinear annotation, tags). C0 controls are left to
+ * cJSON, which writes them as JSON escapes. */
+static bool misleading(uint32_t cp) {
+    static const uint32_t ranges[][2] = {
+        {0x007F, 0x009F}, {0x00AD, 0x00AD}, {0x0600, 0x0605}, {0x061C, 0x061C}, {0x06DD, 0x06DD},
+        {0x070F, 0x070F}, {0x0890, 0x0891}, {0x08E2, 0x08E2}, {0x180E, 0x180E}, {0x200B, 0x200F},
+        {0x2028, 0x202E}, {0x2060, 0x2064}, {0x2066, 0x206F}, {0xFEFF, 0xFEFF}, {0xFFF9, 0xFFFB},
+        {0x110BD, 0x110BD}, {0x110CD, 0x110CD}, {0x13430, 0x1343F}, {0x1BCA0, 0x1BCA3},
+        {0x1D173, 0x1D17A}, {0xE0001, 0xE0001}, {0xE0020, 0xE007F},
+    };
+    for (size_t i = 0; i < sizeof ranges / sizeof ranges[0]; i++)
+        if (cp >= ranges[i][0] && cp <= ranges[i][1]) return true;
+    return false;
+}
+
+/* Length of the valid UTF-8 sequence at p and its code point, or 0. */
+static size_t utf8_at(const unsigned char *p, uint32_t *cp) {
+    unsigned c = p[0];
+    size_t len = 0;
+    if (c < 0x80) len = 1;
+    else if (c >= 0xC2 && c <= 0xDF) len = 2;
+    else if (c >= 0xE0 && c <= 0xEF) len = 3;
+    else if (c >= 0xF0 && c <= 0xF4) len = 4;
+    if (len == 0) return 0;
+    if (len == 1) {
+        *cp = c;
+        return 1;
+    }
+    unsigned lo = 0x80, hi = 0xBF;
+    if (c == 0xE0) lo = 0xA0;
+    else if (c == 0xED) hi = 0x9F;
+    else if (c == 0xF0) lo = 0x90;
+    else if (c == 0xF4) hi = 0x8F;
+    if (p[1] < lo || p[1] > hi) return 0;
+    for (size_t k = 2; k < len; k++)
+        if (p[k] < 0x80 || p[k] > 0xBF) return 0;
+    uint32_t v = c & (0xFFu >> (len + 1));
+    for (size_t k = 1; k < len; k++) v = v << 6 | (p[k] & 0x3Fu);
+    *cp = v;
+    return len;
+}
+
 /* Copy of s as valid UTF-8 of at most max bytes: invalid bytes become U+FFFD,
- * the cut falls on a character boundary. */
+ * misleading() characters become the visible text "<U+XXXX>", the cut falls
+ * on a character boundary. */
 static char *clean_str(const char *s, size_t max) {
     char *out = malloc(max + 1);
     if (!out) return NULL;
     const unsigned char *p = (const unsigned char *)s;
     size_t o = 0;
     while (*p) {
-        unsigned c = p[0];
-        size_t len = 0;
-        if (c < 0x80) len = 1;
-        else if (c >= 0xC2 && c <= 0xDF) len = 2;
-        else if (c >= 0xE0 && c <= 0xEF) len = 3;
-        else if (c >= 0xF0 && c <= 0xF4) len = 4;
-        bool ok = len > 0;
-        if (ok && len > 1) {
-            unsigned lo = 0x80, hi = 0xBF;
-            if (c == 0xE0) lo = 0xA0;
-            else if (c == 0xED) hi = 0x9F;
-            else if (c == 0xF0) lo = 0x90;
-            else if (c == 0xF4) hi = 0x8F;
-            if (p[1] < lo || p[1] > hi) ok = false;
-            for (size_t k = 2; ok && k < len; k++)
-                if (p[k] < 0x80 || p[k] > 0xBF) ok = false;
-        }
+        uint32_t cp = 0;
+        size_t len = utf8_at(p, &cp);
         const unsigned char *src = p;
         size_t n = len;
-        if (!ok) {
+        char esc[16];
+        if (len == 0) {
             src = (const unsigned char *)"\xEF\xBF\xBD";
             n = 3;
             len = 1;
+        } else if (misleading(cp)) {
+            n = (size_t)snprintf(esc, sizeof esc, "<U+%04X>", (unsigned)cp);
+            src = (const unsigned char *)esc;
         }
         if (o + n > max) break;
         memcpy(out + o, src, n);

@@ -92,8 +92,11 @@ typedef struct {
     const char *detail;    /* free text: judgement verdict, input action ... */
 } pg_audit_disposition;
 
-/* Strings are copied; invalid UTF-8 becomes U+FFFD and long strings are cut
- * (title 1024 bytes, others 256, exe 4096). Optional fields NULL. */
+/* Strings are copied; invalid UTF-8 becomes U+FFFD, characters that reorder
+ * or hide text for a reader (bidi controls, U+2028/2029, C1 controls, DEL,
+ * zero-width and other format characters) become the text "<U+XXXX>", and
+ * long strings are cut (title 1024 bytes, others 256, exe 4096). Optional
+ * fields NULL. */
 typedef struct {
     pg_audit_principal principal;
     const char *op;                 /* required; may not start with "audit." */

@@ -128,7 +128,9 @@ pg_err pg_op_judge(pg_call *c, const pg_args_judge *a, pg_error *e) {
     pg_err rc = prepare(c, a->endpoint, a->token, &t, &png, &len, &m, e);
     pg_judge_result j;
     memset(&j, 0, sizeof j);
-    if (!rc) rc = pg_relay_judge(&t.ep, &t.dest, c->b->judge_cache, png, len, a->expect, (unsigned)a->samples, &j, e);
+    if (!rc)
+        rc = pg_relay_judge(&t.ep, &t.dest, c->b->judge_cache, (uint32_t)c->peer->uid, png, len, a->expect,
+                            (unsigned)a->samples, &j, e);
     free(png);
     if (rc) return rc; /* blocked: an endpoint failure never passes */
     snprintf(c->audit.detail, sizeof c->audit.detail, "%s (%s) %u/%u/%u%s", pg_content_status_name(j.status),

@@ -109,7 +109,7 @@ bool pg_call_window_private(pg_call *c, const pg_window *w) {
     if (c->view->input_other_users) return false;
     bool same_owner = false;
     pg_error ignored;
-    if (pg_broker_input_target(w->pid, c->peer, &same_owner, &ignored) != PG_OK) return true;
+    if (pg_broker_input_target(w, c->peer, &same_owner, &ignored) != PG_OK) return true;
     return !same_owner;
 }
 

@@ -12,6 +12,32 @@
  * and answers {"window": {...}} plus whatever the action adds. */
 typedef pg_err (*input_fn)(pg_call *c, const void *a, const pg_window *w, cJSON *result, pg_error *e);
 
+/* Another user's window (input.other_users): never one whose program runs
+ * as an approver or root, where "pixelgate approve rel:..." typed by the
+ * agent would arrive with the approver's identity. An owner that cannot be
+ * told could be one: refused too. */
+static pg_err refuse_approvers_window(pg_call *c, const pg_window *w, pg_error *e) {
+    char user[64];
+    bool admin = false;
+    pg_error why;
+    if (pg_broker_process_owner(w->pid, user, &admin, &why) != PG_OK)
+        return pg_error_set(e, PG_E_POLICY, "drive a window of a program you started yourself",
+                            "input refused: the window's owner cannot be told, and it could be an approver (%s)",
+                            why.message);
+    pg_principal owner;
+    pg_principal_start(&owner, 0, user, NULL);
+    owner.admin = admin;
+#ifndef _WIN32
+    owner.uid = admin ? 0 : UINT32_MAX; /* the policy's POSIX notion of root */
+#endif
+    if (pg_policy_is_approver(c->policy, &owner))
+        return pg_error_set(e, PG_E_POLICY, "an approval must be typed by the approver, never injected",
+                            "input refused: the window's program runs as %s, who may approve releases (an "
+                            "approver or the administrator)",
+                            user);
+    return PG_OK;
+}
+
 static pg_err with_target(pg_call *c, const pg_target *t, const void *a, input_fn fn, pg_error *e) {
     pg_window w;
     pg_err rc = pg_broker_plat_lock(c->b, e);
@@ -24,8 +50,9 @@ static pg_err with_target(pg_call *c, const pg_target *t, const void *a, input_f
         /* Ownership from the server side (X-Resource pid -> /proc uid), never
          * from anything the client or the window says about itself. */
         bool same_owner = false;
-        rc = pg_broker_input_target(w.pid, c->peer, &same_owner, e);
+        rc = pg_broker_input_target(&w, c->peer, &same_owner, e);
         if (!rc) rc = pg_policy_check_input(c->view, w.title, w.class_name, w.instance, same_owner, e);
+        if (!rc && !same_owner) rc = refuse_approvers_window(c, &w, e);
     }
     if (!rc) {
         r = cJSON_CreateObject();

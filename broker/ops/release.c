@@ -18,7 +18,7 @@ static pg_err decide(pg_call *c, const pg_tok_meta *m, const char **mode, pg_err
     if (c->view->expose_pixels != PG_EXPOSE_ANALYZE_ONLY) return e->code; /* never: the message says so */
     char id[PG_APPROVAL_ID_LEN + 1];
     bool approved = false;
-    pg_err rc = pg_approval_check(c->b->approvals, m->token, (uint32_t)c->peer->uid, c->peer->user, id, &approved, e);
+    pg_err rc = pg_approval_check(c->b->approvals, m, (uint32_t)c->peer->uid, c->peer->user, id, &approved, e);
     if (rc) return rc;
     snprintf(c->audit.request_id, sizeof c->audit.request_id, "%s", id);
     if (approved && pg_policy_check_release(c->view, true, e) == PG_OK) {
@@ -63,29 +63,66 @@ pg_err pg_op_release(pg_call *c, const pg_args_release *a, pg_error *e) {
     return PG_OK;
 }
 
+/* What the approver is shown of a request: who asked, and what the capture
+ * is - so an agent cannot pass off a full-screen capture as "the dialog". */
+static cJSON *request_json(const pg_approval_info *in, const char *state_key) {
+    const pg_tok_meta *m = &in->subject;
+    char token[16], captured[40];
+    pg_tok_redact(m->token, token);
+    pg_iso_time(m->created_ms, captured);
+    cJSON *r = cJSON_CreateObject();
+    cJSON_AddStringToObject(r, state_key, in->id);
+    cJSON_AddStringToObject(r, "requester", in->user);
+    cJSON_AddStringToObject(r, "token", token);
+    if (m->screen) {
+        cJSON_AddStringToObject(r, "source", "screen");
+    } else if (m->window_id) {
+        cJSON_AddStringToObject(r, "source", "window");
+        cJSON_AddNumberToObject(r, "window_id", (double)m->window_id);
+        cJSON_AddStringToObject(r, "window_title", m->window_title);
+        cJSON_AddStringToObject(r, "window_class", m->window_class);
+    } else {
+        cJSON_AddStringToObject(r, "source", "derived"); /* a diff heatmap, a crop, ... */
+        cJSON_AddStringToObject(r, "method", m->method);
+        if (m->source[0]) cJSON_AddStringToObject(r, "derived_from", m->source);
+        else cJSON_AddNullToObject(r, "derived_from");
+    }
+    cJSON_AddNumberToObject(r, "width", m->width);
+    cJSON_AddNumberToObject(r, "height", m->height);
+    if (m->region_w) {
+        cJSON *g = cJSON_AddObjectToObject(r, "region");
+        cJSON_AddNumberToObject(g, "x", m->region_x);
+        cJSON_AddNumberToObject(g, "y", m->region_y);
+        cJSON_AddNumberToObject(g, "w", m->region_w);
+        cJSON_AddNumberToObject(g, "h", m->region_h);
+    }
+    cJSON_AddStringToObject(r, "captured_at", captured);
+    cJSON_AddStringToObject(r, "sha256", m->sha256);
+    return r;
+}
+
 pg_err pg_op_approve(pg_call *c, const pg_args_approve *a, pg_error *e) {
     c->audit.kind = "approve";
     const char *id = a->request;
     snprintf(c->audit.request_id, sizeof c->audit.request_id, "%.31s", id);
-    uint32_t req_uid;
-    char req_user[64];
-    pg_err rc = pg_approval_requester(c->b->approvals, id, &req_uid, req_user, e);
+    pg_approval_info info;
+    pg_err rc = pg_approval_get(c->b->approvals, id, &info, e);
     if (rc) return rc;
-    const char *g1[64], *g2[64];
-    char b1[4096], b2[4096];
+    const char *g1[64];
+    char b1[4096];
     pg_principal approver, requester;
-    pg_broker_principal((uint32_t)c->peer->uid, c->peer->user, &approver, g1, 64, b1, sizeof b1);
+    pg_broker_principal(c->peer, &approver, g1, 64, b1, sizeof b1);
     approver.remote = pg_peer_is_remote(c->peer);
-    pg_broker_principal(req_uid, req_user, &requester, g2, 64, b2, sizeof b2);
+    pg_principal_start(&requester, info.uid, info.user, NULL); /* only who it is: uid and name */
     rc = pg_policy_may_approve(c->policy, &approver, &requester, e);
-    char requester_name[64], token[16];
-    if (!rc) rc = pg_approval_approve(c->b->approvals, id, (uint32_t)c->peer->uid, requester_name, token, e);
+    if (!rc && !a->show) rc = pg_approval_approve(c->b->approvals, id, (uint32_t)c->peer->uid, &info, e);
     if (rc) return rc;
-    snprintf(c->audit.detail, sizeof c->audit.detail, "approved release of %s for %s", token, requester_name);
-    cJSON *r = cJSON_CreateObject();
-    cJSON_AddStringToObject(r, "approved", id);
-    cJSON_AddStringToObject(r, "requester", requester_name);
-    cJSON_AddStringToObject(r, "token", token);
-    c->result = r;
+    char token[16];
+    pg_tok_redact(info.subject.token, token);
+    snprintf(c->audit.detail, sizeof c->audit.detail, "%s release of %s for %s (%ux%u, sha256 %.16s...)",
+             a->show ? "shown" : "approved", token, info.user, (unsigned)info.subject.width,
+             (unsigned)info.subject.height, info.subject.sha256);
+    memcpy(c->audit.image_sha256, info.subject.sha256, sizeof c->audit.image_sha256);
+    c->result = request_json(&info, a->show ? "pending" : "approved");
     return PG_OK;
 }

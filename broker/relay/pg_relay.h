@@ -222,8 +222,10 @@ size_t pg_judge_cache_size(pg_judge_cache *c);
  * majorities alike). Returns PG_OK when a verdict was reached (any of the
  * three; res->status says which); otherwise the first failing sample's error
  * and res->status == PG_CONTENT_BLOCKED. cache may be NULL (no caching). A
- * cache hit fills res with the stored verdict and sets res->cached. */
-pg_err pg_relay_judge(const pg_endpoint *ep, const pg_dest_policy *pol, pg_judge_cache *cache,
+ * cache hit fills res with the stored verdict and sets res->cached; entries
+ * are keyed by uid too (the asking user), so a hit is always the same user's
+ * own earlier judgement. */
+pg_err pg_relay_judge(const pg_endpoint *ep, const pg_dest_policy *pol, pg_judge_cache *cache, uint32_t uid,
                       const uint8_t *png, size_t png_len, const char *expectation, unsigned samples,
                       pg_judge_result *res, pg_error *e);
 

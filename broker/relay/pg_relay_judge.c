@@ -5,7 +5,9 @@
  * failure (refusal, timeout, non-zero exit, HTTP error, invalid output) blocks
  * the whole judgement and is never cached. The cache key covers everything
  * that could change the answer: the PNG's SHA-256, the expectation, the
- * number of samples, the prompt version and the endpoint's identity (kind,
+ * number of samples, the asking user (one user's verdict, samples and reasons
+ * never answer another user: a hit would tell them that someone judged the
+ * very same pixels with the very same words), the prompt version and the endpoint's identity (kind,
  * name, URL, socket, model, max_tokens; for commands argv, environment and the
  * executable's inode/size/mtime/ctime, so replacing the command invalidates
  * old verdicts; on Windows volume, file index, size, write and change time).
@@ -342,11 +344,12 @@ static void h_u64(pg_sha256_ctx *h, uint64_t v) {
 
 /* Returns false when the endpoint's identity cannot be pinned down (then
  * nothing is cached). */
-static bool cache_key(const pg_endpoint *ep, const uint8_t img[PG_SHA256_LEN], const char *expectation,
+static bool cache_key(const pg_endpoint *ep, uint32_t uid, const uint8_t img[PG_SHA256_LEN], const char *expectation,
                       unsigned samples, uint8_t key[PG_SHA256_LEN]) {
     pg_sha256_ctx *h;
     if (pg_sha256_new(&h, NULL) != PG_OK) return false;
     h_str(h, PROMPT_VERSION);
+    h_u64(h, uid);
     h_field(h, img, PG_SHA256_LEN);
     h_str(h, expectation);
     h_u64(h, samples);
@@ -397,7 +400,7 @@ static pg_err block(pg_judge_result *res, unsigned sample, const char *code, pg_
     return rc;
 }
 
-pg_err pg_relay_judge(const pg_endpoint *ep, const pg_dest_policy *pol, pg_judge_cache *cache,
+pg_err pg_relay_judge(const pg_endpoint *ep, const pg_dest_policy *pol, pg_judge_cache *cache, uint32_t uid,
                       const uint8_t *png, size_t png_len, const char *expectation, unsigned samples,
                       pg_judge_result *res, pg_error *e) {
     pg_error le;
@@ -431,7 +434,7 @@ pg_err pg_relay_judge(const pg_endpoint *ep, const pg_dest_policy *pol, pg_judge
     pg_hex(img, PG_SHA256_LEN, res->image_sha256);
 
     uint8_t key[PG_SHA256_LEN];
-    bool keyed = cache && cache_key(ep, img, expectation, samples, key);
+    bool keyed = cache && cache_key(ep, uid, img, expectation, samples, key);
     if (keyed) {
         pg_hex(key, PG_SHA256_LEN, res->cache_key);
         if (cache_get(cache, key, res)) {

@@ -37,8 +37,34 @@ pg_user() {
     PG_CREATED_USERS+=("$name")
 }
 
+# The tests' clients must be local to the broker: in an SSH login every
+# process the shell starts is remote (docs/policy.md, clients.remote), and
+# the default policy refuses remote clients. Fails rather than run wrong.
+pg_require_local_session() {
+    local p=$$ c u sid n
+    while [ "$p" -gt 1 ]; do
+        c=$(cat "/proc/$p/comm" 2>/dev/null) || break
+        u=$(awk '/^Uid:/ {print $2 $3 $4 $5}' "/proc/$p/status" 2>/dev/null)
+        case $c in sshd | sshd-session) [ "$u" = 0000 ] && pg_die "this shell runs inside an SSH login (sshd pid $p): the broker would count every test client as remote; run the tests from a local session" ;; esac
+        p=$(awk '/^PPid:/ {print $2}' "/proc/$p/status" 2>/dev/null)
+        [ -n "$p" ] || break
+    done
+    sid=$(cat /proc/$$/sessionid 2>/dev/null) || return 0
+    [ "$sid" = 4294967295 ] && return 0
+    for n in /proc/[0-9]*; do
+        [ "$(cat "$n/sessionid" 2>/dev/null)" = "$sid" ] || continue
+        case $(cat "$n/comm" 2>/dev/null) in sshd | sshd-session) ;; *) continue ;; esac
+        [ "$(awk '/^Uid:/ {print $2 $3 $4 $5}' "$n/status" 2>/dev/null)" = 0000 ] || continue
+        p=$(awk '/^PPid:/ {print $2}' "$n/status" 2>/dev/null)
+        [ "$(cat "/proc/$p/sessionid" 2>/dev/null)" != "$sid" ] &&
+            pg_die "this shell's login session $sid was opened by sshd (pid ${n#/proc/}): the broker would count every test client as remote; run the tests from a local session"
+    done
+    return 0
+}
+
 # Sets PG_TMP: binaries, app, state, socket, all under one 0755 dir.
 pg_setup_dirs() {
+    pg_require_local_session
     PG_TMP=$(mktemp -d /tmp/pixelgate-test.XXXXXX)
     chmod 0755 "$PG_TMP"
     mkdir -p "$PG_TMP/bin" "$PG_TMP/run" "$PG_TMP/state" "$PG_TMP/app"

@@ -6,13 +6,16 @@
 # detection are proven in tests/integration/tk_loop.sh.)
 set -uo pipefail
 . "$(dirname "$0")/../integration/lib.sh"
-PG_AGENT=pgs-agent
-PG_OTHER=pgs-other
-APPROVER=pgs-approver
-OUTSIDER=pgs-outsider
+# Account names start with PGS_USERS (default pgs), so that two checkouts can
+# run this at once without deleting each other's accounts.
+PGS=${PGS_USERS:-pgs}
+PG_AGENT=$PGS-agent
+PG_OTHER=$PGS-other
+APPROVER=$PGS-approver
+OUTSIDER=$PGS-outsider
 
 pg_require_root
-pg_require_tools Xvfb xauth xhost xdpyinfo wish jq runuser useradd convert identify python3 curl
+pg_require_tools Xvfb xauth xhost xdpyinfo wish jq runuser useradd convert identify python3 curl sshd ssh ssh-keygen
 trap pg_cleanup EXIT
 pg_user pixelgate system
 for u in "$PG_AGENT" "$PG_OTHER" "$APPROVER" "$OUTSIDER"; do pg_user "$u"; done
@@ -57,25 +60,94 @@ pg_as "$OUTSIDER" pixelgate ping >/dev/null 2>"$PG_TMP/e"
 check "a user the policy does not admit is refused (exit 3)" test $? = 3
 check "...and the refusal is audited" audited "map(select(.principal.user==\"$OUTSIDER\" and .outcome==\"POLICY_REFUSED\")) | length == 1"
 
-# --- remote drivers (an SSH-forwarded socket: the peer is sshd) are off by default
-REMOTE_DIR=$(mktemp -d)
-chmod 0755 "$REMOTE_DIR"
-cp "$(readlink -f /usr/bin/python3)" "$REMOTE_DIR/sshd"   # the kernel names the peer by its executable
-REMOTE_PING=$(printf '{"v":1,"id":1,"op":"ping"}')
-pg_as "$PG_AGENT" "$REMOTE_DIR/sshd" -c '
-import json, socket, struct, sys
-h = sys.argv[2].encode()
+# --- admission by a group with many members, and of a user whose passwd entry
+# is long: the lookups grow their buffers (ERANGE) instead of failing closed
+BIG=$PGS-big
+GECOS=$PGS-gecos
+groupadd "$BIG"
+members=()
+for i in $(seq -w 1 64); do pg_user "$PGS-big-member-$i" system; members+=("$PGS-big-member-$i"); done
+gpasswd -M "$(IFS=,; echo "${members[*]},$PG_AGENT")" "$BIG"
+check "setup: the group's entry is over 1 KiB" test "$(getent group "$BIG" | wc -c)" -gt 1024
+pg_user "$GECOS"
+usermod -c "$(printf 'long comment %.0s' $(seq 100))" "$GECOS"
+check "setup: $GECOS's passwd entry is over 1 KiB" test "$(getent passwd "$GECOS" | wc -c)" -gt 1024
+GOOD_POLICY=$(cat "$PG_POLICY")
+pg_write_policy "$(jq --arg g "$BIG" --arg u "$GECOS" '.clients = {"users": [$u], "groups": [$g]}' <<<"$GOOD_POLICY")"
+kill -HUP "$PG_BROKER_PID"; sleep 0.6
+pg_as "$PG_AGENT" pixelgate ping >/dev/null 2>"$PG_TMP/e"
+check "a member of a group with many members is admitted by that group" test $? = 0
+sed "s/^/# /" "$PG_TMP/e"
+pg_as "$GECOS" pixelgate ping >/dev/null 2>"$PG_TMP/e"
+check "a user whose passwd entry is long is admitted by name" test $? = 0
+sed "s/^/# /" "$PG_TMP/e"
+pg_write_policy "$GOOD_POLICY"
+kill -HUP "$PG_BROKER_PID"; sleep 0.6
+groupdel "$BIG"
+
+# --- remote drivers are off by default, and "remote" comes from what the peer
+# cannot set: a root-owned sshd among its ancestors or holding its login
+# session (audit session id, logind's record), never the peer's own name.
+cat >"$PG_TMP/ping.py" <<'PY'
+import ctypes, json, socket, struct, sys
+if len(sys.argv) > 2:
+    ctypes.CDLL(None).prctl(15, sys.argv[2].encode(), 0, 0, 0)  # PR_SET_NAME
+h = b'{"v":1,"id":1,"op":"ping"}'
 s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1])
 s.sendall(b"PGF1" + struct.pack(">II", len(h), 0) + h)
 pre = s.recv(12, socket.MSG_WAITALL); n = struct.unpack(">I", pre[4:8])[0]
-print(json.loads(s.recv(n, socket.MSG_WAITALL))["error"]["code"])' "$PG_SOCK" "$REMOTE_PING" >"$PG_TMP/remote.out" 2>&1
-check "a client coming through sshd (remote) is refused while clients.remote is false" grep -q POLICY_REFUSED "$PG_TMP/remote.out"
-cat "$PG_TMP/remote.out" | sed "s/^/# /"; rm -rf "$REMOTE_DIR"
+r = json.loads(s.recv(n, socket.MSG_WAITALL))
+print("OK" if r.get("ok") else r["error"]["code"] + ": " + r["error"]["message"])
+PY
+chmod 0644 "$PG_TMP/ping.py"
+REMOTE_DIR=$(mktemp -d)
+chmod 0755 "$REMOTE_DIR"
+cp "$(readlink -f /usr/bin/python3)" "$REMOTE_DIR/sshd"   # its comm is "sshd"
+pg_as "$PG_AGENT" "$REMOTE_DIR/sshd" "$PG_TMP/ping.py" "$PG_SOCK" >"$PG_TMP/remote.out" 2>&1
+check "a local client whose executable is named sshd is still local (served)" grep -qx OK "$PG_TMP/remote.out"
+sed "s/^/# /" "$PG_TMP/remote.out"; rm -rf "$REMOTE_DIR"
+pg_as "$PG_AGENT" python3 "$PG_TMP/ping.py" "$PG_SOCK" sshd >"$PG_TMP/remote.out" 2>&1
+check "a local client that renames itself sshd (prctl PR_SET_NAME) is still local (served)" grep -qx OK "$PG_TMP/remote.out"
+sed "s/^/# /" "$PG_TMP/remote.out"
+# A real SSH login on loopback: sshd as root, the agent logging in with a key.
+SSHD=$PG_TMP/sshd
+mkdir -p "$SSHD/keys" /run/sshd
+chmod 0755 "$SSHD" "$SSHD/keys"
+ssh-keygen -q -t ed25519 -N '' -f "$SSHD/host_key"
+ssh-keygen -q -t ed25519 -N '' -f "$SSHD/client_key"
+install -m 0644 "$SSHD/client_key.pub" "$SSHD/keys/$PG_AGENT"
+SSH_PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+cat >"$SSHD/sshd_config" <<CFG
+Port $SSH_PORT
+ListenAddress 127.0.0.1
+HostKey $SSHD/host_key
+UsePAM yes
+AuthorizedKeysFile $SSHD/keys/%u
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+StrictModes no
+PidFile none
+CFG
+/usr/sbin/sshd -D -e -f "$SSHD/sshd_config" 2>"$SSHD/log" &
+PG_PIDS+=($!)
+as_ssh() { ssh -q -i "$SSHD/client_key" -p "$SSH_PORT" -o BatchMode=yes -o StrictHostKeyChecking=no \
+    -o UserKnownHostsFile=/dev/null "$PG_AGENT@127.0.0.1" "$@"; }
+for i in $(seq 50); do as_ssh true 2>/dev/null && break; sleep 0.1; done
+as_ssh true
+check "setup: the agent logs in over SSH on loopback" test $? = 0
+as_ssh "PIXELGATE_SOCKET=$PG_SOCK $PG_TMP/bin/pixelgate ping" >/dev/null 2>"$PG_TMP/e"
+check "a client started in an SSH login is remote and refused while clients.remote is false (exit 3)" test $? = 3
+check "...saying so" grep -q 'remote clients are not admitted' "$PG_TMP/e"
+# Leaving sshd's process tree (reparented to init) does not leave the login session.
+as_ssh "(python3 $PG_TMP/ping.py $PG_SOCK >$PG_TMP/app/detached.out 2>&1 &); sleep 1; cat $PG_TMP/app/detached.out" >"$PG_TMP/remote.out" 2>&1
+check "...and so is one that detached from sshd's process tree (same login session)" grep -q '^POLICY_REFUSED' "$PG_TMP/remote.out"
+sed "s/^/# /" "$PG_TMP/remote.out"
+check "...and the refusals are audited" audited "map(select(.principal.user==\"$PG_AGENT\" and .op==\"ping\" and .outcome==\"POLICY_REFUSED\")) | length >= 1"
 
 # --- release under analyze-only: refused, with a request id; nothing written
-pg_as "$PG_AGENT" pixelgate release "$TOKEN" --png "/tmp/pgs-release.png" >/dev/null 2>"$PG_TMP/e"
+pg_as "$PG_AGENT" pixelgate release "$TOKEN" --png "/tmp/$PGS-release.png" >/dev/null 2>"$PG_TMP/e"
 check "release under analyze-only exits 3" test $? = 3
-check "...nothing was written" test ! -e /tmp/pgs-release.png
+check "...nothing was written" test ! -e /tmp/$PGS-release.png
 REQ=$(jq -r .error.details.request_id "$PG_TMP/e")
 check "...and the refusal names a request id" grep -qE '^rel:' <<<"$REQ"
 check "...and is audited with that id" audited "map(select(.op==\"release\" and .disposition.request_id==\"$REQ\" and .outcome==\"POLICY_REFUSED\")) | length >= 1"
@@ -85,10 +157,19 @@ pg_as "$PG_AGENT" pixelgate approve "$REQ" >/dev/null 2>&1
 check "the agent cannot approve its own release (exit 3)" test $? = 3
 pg_as "$PG_OTHER" pixelgate approve "$REQ" >/dev/null 2>&1
 check "a user who is not an approver cannot approve (exit 3)" test $? = 3
-pg_as "$PG_AGENT" pixelgate release "$TOKEN" --png /tmp/pgs-release.png >/dev/null 2>&1
+pg_as "$PG_AGENT" pixelgate release "$TOKEN" --png /tmp/$PGS-release.png >/dev/null 2>&1
 check "still refused before approval" test $? = 3
+SNAP_SHA=$(jq -rs --arg t "${TOKEN:0:8}" 'map(select(.op=="snapshot" and .disposition.token_prefix==$t))[0].image_sha256' "$AUDIT")
+out=$(pg_as "$APPROVER" pixelgate approve "$REQ" --show)
+check "approve --show tells the approver what the request releases: the window, its size, its time" \
+    test "$(jq -r '"\(.source) \(.window_title) \(.width)x\(.height) \(.captured_at|length)"' <<<"$out")" = "window pixelgate demo 480x260 24"
+check "...and the full digest of the pixels, the one the audit log holds for the capture" \
+    test "$(jq -r .sha256 <<<"$out")" = "$SNAP_SHA" -a ${#SNAP_SHA} = 64
+pg_as "$PG_AGENT" pixelgate release "$TOKEN" --png /tmp/$PGS-release.png >/dev/null 2>&1
+check "...and approves nothing (release still exits 3)" test $? = 3
 out=$(pg_as "$APPROVER" pixelgate approve "$REQ")
 check "an approver (not a client) approves" test "$(jq -r .requester <<<"$out")" = "$PG_AGENT"
+check "...and the approval's reply names what it released" test "$(jq -r '"\(.window_title) \(.sha256)"' <<<"$out")" = "pixelgate demo $SNAP_SHA"
 RELDIR=$(runuser -u "$PG_AGENT" -- mktemp -d)
 out=$(pg_as "$PG_AGENT" pixelgate release "$TOKEN" --png "$RELDIR/shot.png")
 check "after approval the release succeeds once (mode approved)" test "$(jq -r .mode <<<"$out")" = approved
@@ -172,7 +253,7 @@ pg_write_policy "$GOOD_POLICY"
 ALLOW=$(jq '.expose_pixels = "allow"' "$PG_POLICY")
 pg_write_policy "$ALLOW"
 kill -HUP "$PG_BROKER_PID"; sleep 0.6
-check "SIGHUP reload is audited" audited 'map(select(.op=="policy.reload" and .outcome=="OK")) | length == 1'
+check "SIGHUP reload is audited" audited 'map(select(.op=="policy.reload" and .outcome=="OK")) | length >= 1'
 out=$(pg_as "$PG_AGENT" pixelgate snapshot --screen)
 check "a screen capture reports the denied window blacked out" test "$(jq .redacted_windows <<<"$out")" = 1
 STOK=$(jq -r .token <<<"$out")
@@ -224,6 +305,28 @@ runuser -u pixelgate -- "$PG_TMP/bin/pixelgated" --foreground --socket "$PG_TMP/
     --state-dir "$PG_TMP/state2" --policy "$PG_POLICY" 2>"$PG_TMP/e"
 check "...or with a policy owned by the agent (exit 8)" test $? = 8
 chown root "$PG_POLICY"
+
+# --- the shipped policy: installed 0640 root:pixelgate, so the broker (group
+# pixelgate) reads it and agents do not learn its deny patterns, approvers
+# and endpoints; the broker's file check accepts that mode
+INST=$PG_TMP/inst
+mkdir -p "$INST"; chmod 0755 "$INST"
+DESTDIR=$INST bash "$PG_ROOT/installer/linux/install.sh" >"$PG_TMP/inst.log" 2>&1
+check "install.sh (DESTDIR) installs the shipped policy 0640 root:pixelgate" \
+    test "$(stat -c '%a %U:%G' "$INST/etc/pixelgate/policy.json" 2>&1)" = "640 root:pixelgate"
+sed "s/^/# /" "$PG_TMP/inst.log"
+pg_as "$PG_AGENT" cat "$INST/etc/pixelgate/policy.json" >/dev/null 2>&1
+check "...which an agent cannot read" test $? != 0
+mkdir -p "$PG_TMP/state3"; chown pixelgate: "$PG_TMP/state3"; chmod 0700 "$PG_TMP/state3"
+runuser -u pixelgate -- env -i PATH=/usr/bin:/bin "$PG_TMP/bin/pixelgated" --socket "$PG_TMP/run/inst.sock" \
+    --state-dir "$PG_TMP/state3" --policy "$INST/etc/pixelgate/policy.json" --display "$PG_DISPLAY" 2>"$PG_TMP/inst-broker.log"
+check "...and the broker starts with it as installed" test $? = 0
+INST_PID=$(pgrep -u pixelgate -f "pixelgated --socket $PG_TMP/run/inst.sock" | head -1)
+[ -n "$INST_PID" ] && kill "$INST_PID"
+sed "s/^/# /" "$PG_TMP/inst-broker.log"
+echo '{"version": 1}' >"$INST/etc/pixelgate/policy.json"
+DESTDIR=$INST bash "$PG_ROOT/installer/linux/install.sh" >/dev/null 2>&1
+check "...and install.sh never overwrites an administrator's policy" grep -qx '{"version": 1}' "$INST/etc/pixelgate/policy.json"
 
 # --- the audit chain still verifies after all of this
 "$PG_TMP/bin/pixelgated" --verify-audit "$AUDIT" >/dev/null

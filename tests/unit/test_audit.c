@@ -298,6 +298,74 @@ PG_TEST(record_has_fixed_fields_in_fixed_order) {
     rm_tree(dir);
 }
 
+static bool has_bytes(const char *hay, size_t n, const char *needle) {
+    size_t k = strlen(needle);
+    for (size_t i = 0; i + k <= n; i++)
+        if (memcmp(hay + i, needle, k) == 0) return true;
+    return false;
+}
+
+/* Titles and the peer's comm are chosen by others. Characters that reorder
+ * or hide text when an administrator reads the log (tail, less, a terminal)
+ * are written as visible escapes: bidi overrides and isolates, line and
+ * paragraph separators, C1 controls, zero-width and other format characters.
+ * The record stays valid JSON, the chain verifies, ordinary text is kept. */
+PG_TEST(audit_strings_escape_bidi_separators_and_invisible_characters) {
+    static const char *const raw[] = {
+        "\xE2\x80\xAE", /* U+202E RIGHT-TO-LEFT OVERRIDE */
+        "\xE2\x80\xAA", /* U+202A */
+        "\xE2\x81\xA6", /* U+2066 LEFT-TO-RIGHT ISOLATE */
+        "\xE2\x81\xA9", /* U+2069 POP DIRECTIONAL ISOLATE */
+        "\xE2\x80\x8F", /* U+200F RIGHT-TO-LEFT MARK */
+        "\xE2\x80\xA8", /* U+2028 LINE SEPARATOR */
+        "\xE2\x80\xA9", /* U+2029 PARAGRAPH SEPARATOR */
+        "\xC2\x9B",     /* U+009B CSI, a C1 control */
+        "\xC2\x85",     /* U+0085 NEXT LINE */
+        "\xE2\x80\x8B", /* U+200B ZERO WIDTH SPACE */
+        "\xEF\xBB\xBF", /* U+FEFF */
+        "\xF3\xA0\x81\x81", /* U+E0041 TAG LATIN CAPITAL LETTER A */
+        "\x7F",         /* DEL */
+    };
+    char dir[64], path[128];
+    tmp_dir(dir);
+    snprintf(path, sizeof path, "%s/audit.jsonl", dir);
+    pg_audit *a;
+    REQUIRE(pg_audit_open(&a, path, 0, NULL) == PG_OK);
+    pg_audit_event ev = sample(0);
+    pg_audit_window w = {.id = 5, .title = "invoice\xE2\x80\xAE" "fdp.exe \xE2\x80\x94 caf\xC3\xA9", .cls = "x\xE2\x80\xA8y"};
+    ev.window = &w;
+    ev.principal.comm = "sshd\xE2\x81\xA6\xC2\x9B\xE2\x80\x8B\xEF\xBB\xBF\xF3\xA0\x81\x81\x7F";
+    ev.disposition.detail = "a\xE2\x80\xAA\xE2\x81\xA9\xE2\x80\x8F\xE2\x80\xA9\xC2\x85z";
+    REQUIRE(pg_audit_append(a, &ev, NULL) == PG_OK);
+    REQUIRE(pg_audit_append(a, &ev, NULL) == PG_OK);
+    pg_audit_close(a);
+    lines_t L;
+    read_lines(path, &L);
+    REQUIRE(L.count == 2);
+    printf("     record: %.*s\n", (int)L.len[0], L.l[0]);
+    for (size_t i = 0; i < sizeof raw / sizeof raw[0]; i++) {
+        bool found = has_bytes(L.l[0], L.len[0], raw[i]);
+        CHECK(!found);
+        if (found) printf("     raw character %zu is in the record\n", i);
+    }
+    cJSON *j = cJSON_Parse(L.l[0]);
+    REQUIRE(j);
+    cJSON *wj = cJSON_GetObjectItem(j, "window");
+    CHECK_STR(cJSON_GetObjectItem(wj, "title")->valuestring, "invoice<U+202E>fdp.exe \xE2\x80\x94 caf\xC3\xA9");
+    CHECK_STR(cJSON_GetObjectItem(wj, "class")->valuestring, "x<U+2028>y");
+    CHECK_STR(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "principal"), "comm")->valuestring,
+              "sshd<U+2066><U+009B><U+200B><U+FEFF><U+E0041><U+007F>");
+    CHECK_STR(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "disposition"), "detail")->valuestring,
+              "a<U+202A><U+2069><U+200F><U+2029><U+0085>z");
+    cJSON_Delete(j);
+    free(L.buf);
+    pg_audit_report r;
+    pg_error e;
+    CHECK_EQ_INT(pg_audit_verify_file(path, &r, &e), PG_OK);
+    CHECK_EQ_INT(r.records, 2);
+    rm_tree(dir);
+}
+
 PG_TEST(edited_record_is_reported_at_its_line) {
     char dir[64], path[128];
     tmp_dir(dir);

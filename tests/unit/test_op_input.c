@@ -1,5 +1,7 @@
 /* focus, click, key, type against the fake desktop: input goes only to the
  * agent's own, allowed windows, lands where asked, and is audited. */
+#include <pwd.h>
+#include <stdio.h>
 #include <unistd.h>
 
 #include "pg_broker_fixture.h"
@@ -67,6 +69,50 @@ PG_TEST(input_into_another_users_window_is_refused_and_nothing_is_sent) {
     CHECK_EQ_INT(pg_fake_input_count(fx.fake), 0);
     CHECK_EQ_INT(pg_fx_audit_count(&fx, "type", "POLICY_REFUSED"), 1);
     pg_fx_fini(&fx);
+}
+
+/* With input.other_users the agent could type "pixelgate approve rel:..."
+ * into an approver's terminal, and the approval would come from the
+ * approver's uid. Input into a window whose process runs as an approver (or
+ * root, who always may approve) is refused whatever other_users says. */
+PG_TEST(input_into_an_approvers_window_is_refused_even_with_other_users) {
+    pg_fx probe;
+    REQUIRE(pg_fx_init(&probe, NULL) == 0);
+    int64_t other = pg_fx_foreign_pid(&probe);
+    REQUIRE(other > 0);
+    char path[64], line[256];
+    unsigned uid = 0;
+    bool found = false;
+    snprintf(path, sizeof path, "/proc/%lld/status", (long long)other);
+    FILE *f = fopen(path, "re");
+    REQUIRE(f != NULL);
+    while (!found && fgets(line, sizeof line, f)) found = sscanf(line, "Uid: %u", &uid) == 1;
+    fclose(f);
+    REQUIRE(found);
+    struct passwd *pw = getpwuid(uid);
+    REQUIRE(pw != NULL);
+    char policy[512];
+    snprintf(policy, sizeof policy,
+             "{\"version\":1,\"clients\":{\"users\":[\"agent\"]},\"approvers\":[\"%s\"],\"input\":{\"other_users\":true}}",
+             pw->pw_name);
+    FX(fx, policy);
+    uint64_t id = pg_fake_add_window(fx.fake, "approver terminal", "XTerm", other, 100, 100, 300, 200, 0x000000ff);
+    char args[128];
+    pg_fx_reply r;
+    snprintf(args, sizeof args, "{\"id\":%llu,\"text\":\"pixelgate approve rel:x\\n\"}", (unsigned long long)id);
+    CHECK_EQ_INT(pg_fx_call(&fx, "type", args, NULL, 0, &r), PG_E_POLICY);
+    CHECK(strstr(r.e.message, "approver") != NULL);
+    pg_fx_reply_fini(&r);
+    snprintf(args, sizeof args, "{\"id\":%llu,\"at\":{\"x\":5,\"y\":5}}", (unsigned long long)id);
+    CHECK_EQ_INT(pg_fx_call(&fx, "click", args, NULL, 0, &r), PG_E_POLICY);
+    pg_fx_reply_fini(&r);
+    CHECK_EQ_INT(pg_fake_input_count(fx.fake), 0);
+    uint64_t own = own_window(&fx); /* the agent's own window still takes input */
+    snprintf(args, sizeof args, "{\"id\":%llu,\"text\":\"ok\"}", (unsigned long long)own);
+    CHECK_EQ_INT(pg_fx_call(&fx, "type", args, NULL, 0, &r), PG_OK);
+    pg_fx_reply_fini(&r);
+    pg_fx_fini(&fx);
+    pg_fx_fini(&probe);
 }
 
 PG_TEST(input_into_a_denied_or_unlisted_window_is_refused) {

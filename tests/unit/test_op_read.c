@@ -128,6 +128,34 @@ PG_TEST(analyze_and_judge_go_to_a_named_endpoint_and_only_text_returns) {
     pg_fx_fini(&fx);
 }
 
+/* One user's judgement must not answer another's question: a hit would tell
+ * user B that someone judged the very same pixels with the same words, and
+ * hand B that user's samples and reasons. */
+PG_TEST(the_judge_cache_never_answers_one_user_from_another_users_judgement) {
+    FX(fx, "{\"version\":1,\"clients\":{\"users\":[\"agent\",\"agent2\"]},\"analysis\":{\"endpoints\":{"
+           "\"judge\":{\"kind\":\"command\",\"argv\":[\"/bin/sh\",\"" PG_SOURCE_DIR
+           "/tests/relay/judge_seq.sh\",\"/dev/null\",\"MATCH\"]}}}}");
+    uint64_t id = pg_fake_add_window(fx.fake, "demo", "Demo", getpid(), 0, 0, 50, 40, 0xffffffff);
+    char tok[32], args[160];
+    pg_fx_reply r;
+    REQUIRE(pg_fx_snapshot(&fx, id, tok) == 0);
+    snprintf(args, sizeof args, "{\"token\":\"%s\",\"expect\":\"a window\",\"samples\":1,\"endpoint\":\"judge\"}", tok);
+    REQUIRE(pg_fx_call(&fx, "judge", args, NULL, 0, &r) == PG_OK);
+    CHECK(cJSON_IsFalse(cJSON_GetObjectItem(r.result, "cached")));
+    pg_fx_reply_fini(&r);
+    REQUIRE(pg_fx_call(&fx, "judge", args, NULL, 0, &r) == PG_OK); /* the same user again: cached */
+    CHECK(cJSON_IsTrue(cJSON_GetObjectItem(r.result, "cached")));
+    pg_fx_reply_fini(&r);
+    fx.peer.uid += 1; /* another user, the same pixels, the same question */
+    snprintf(fx.peer.user, sizeof fx.peer.user, "agent2");
+    REQUIRE(pg_fx_snapshot(&fx, id, tok) == 0);
+    snprintf(args, sizeof args, "{\"token\":\"%s\",\"expect\":\"a window\",\"samples\":1,\"endpoint\":\"judge\"}", tok);
+    REQUIRE(pg_fx_call(&fx, "judge", args, NULL, 0, &r) == PG_OK);
+    CHECK(cJSON_IsFalse(cJSON_GetObjectItem(r.result, "cached")));
+    pg_fx_reply_fini(&r);
+    pg_fx_fini(&fx);
+}
+
 PG_TEST(under_never_no_image_goes_to_any_endpoint) {
     FX(fx, CMD_POLICY("never"));
     uint64_t id = pg_fake_add_window(fx.fake, "demo", "Demo", getpid(), 0, 0, 50, 40, 0xffffffff);

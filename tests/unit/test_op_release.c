@@ -1,5 +1,6 @@
 /* release and approve against the fake desktop: pixels leave only as the
  * policy says, once per approval, and never to the requester's own say-so. */
+#include <stdlib.h>
 #include <unistd.h>
 
 #include "pg_broker_fixture.h"
@@ -74,6 +75,108 @@ PG_TEST(under_never_nothing_is_released) {
     CHECK_EQ_INT(release(&fx, tok, &r), PG_E_POLICY);
     CHECK(r.reply.data == NULL);
     CHECK(r.details == NULL || !cJSON_GetObjectItem(r.details, "request_id"));
+    pg_fx_reply_fini(&r);
+    pg_fx_fini(&fx);
+}
+
+static const char *str_of(const cJSON *o, const char *k) {
+    const cJSON *v = cJSON_GetObjectItem(o, k);
+    return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+/* What an approver is shown, with --show before deciding and in the reply
+ * of the approval itself: the requester, the capture's window title and
+ * source, its size, when it was taken and its full digest. */
+static void check_subject(int *pg_failed_, const cJSON *res, const char *digest) {
+    CHECK_STR(str_of(res, "requester"), "agent");
+    CHECK_STR(str_of(res, "source"), "window");
+    CHECK_STR(str_of(res, "window_title"), "demo");
+    CHECK_EQ_INT(cJSON_GetObjectItem(res, "width") ? cJSON_GetObjectItem(res, "width")->valueint : -1, 32);
+    CHECK_EQ_INT(cJSON_GetObjectItem(res, "height") ? cJSON_GetObjectItem(res, "height")->valueint : -1, 16);
+    const char *t = str_of(res, "captured_at");
+    CHECK(strlen(t) == 24 && t[10] == 'T' && t[23] == 'Z');
+    CHECK_STR(str_of(res, "sha256"), digest);
+}
+
+PG_TEST(an_approver_sees_title_source_size_time_and_digest_before_and_when_approving) {
+    pg_fx fx;
+    REQUIRE(pg_fx_init(&fx, POLICY("analyze-only")) == 0);
+    char tok[32], args[160];
+    REQUIRE(snap(&fx, tok) == 0);
+    pg_fx_reply r;
+    /* the digest the audit log holds for this capture (the agent sees only a keyed one) */
+    char digest[65] = "";
+    cJSON *log = pg_fx_audit(&fx);
+    const cJSON *rec;
+    cJSON_ArrayForEach(rec, log) if (!strcmp(str_of(rec, "op"), "snapshot"))
+        snprintf(digest, sizeof digest, "%s", str_of(rec, "image_sha256"));
+    cJSON_Delete(log);
+    CHECK_EQ_INT(strlen(digest), 64);
+    CHECK_EQ_INT(release(&fx, tok, &r), PG_E_POLICY);
+    char req[64];
+    snprintf(req, sizeof req, "%s", cJSON_GetObjectItem(r.details, "request_id")->valuestring);
+    pg_fx_reply_fini(&r);
+    pg_peer agent = fx.peer;
+    fx.peer.uid = agent.uid + 7;
+    snprintf(fx.peer.user, sizeof fx.peer.user, "alice");
+    snprintf(args, sizeof args, "{\"request\":\"%s\",\"show\":true}", req);
+    REQUIRE(pg_fx_call(&fx, "approve", args, NULL, 0, &r) == PG_OK);
+    if (r.result) {
+        check_subject(pg_failed_, r.result, digest);
+        CHECK_STR(str_of(r.result, "pending"), req);
+        CHECK(cJSON_GetObjectItem(r.result, "approved") == NULL); /* shown, not approved */
+    }
+    pg_fx_reply_fini(&r);
+    fx.peer = agent;
+    CHECK_EQ_INT(release(&fx, tok, &r), PG_E_POLICY); /* --show approved nothing */
+    pg_fx_reply_fini(&r);
+    fx.peer.uid = agent.uid + 7;
+    snprintf(fx.peer.user, sizeof fx.peer.user, "alice");
+    snprintf(args, sizeof args, "{\"request\":\"%s\"}", req);
+    REQUIRE(pg_fx_call(&fx, "approve", args, NULL, 0, &r) == PG_OK);
+    if (r.result) {
+        check_subject(pg_failed_, r.result, digest);
+        CHECK_STR(str_of(r.result, "approved"), req);
+    }
+    pg_fx_reply_fini(&r);
+    fx.peer = agent;
+    REQUIRE(release(&fx, tok, &r) == PG_OK);
+    pg_fx_reply_fini(&r);
+    /* the agent may not look at the request as an approver would */
+    CHECK_EQ_INT(release(&fx, tok, &r), PG_E_POLICY);
+    snprintf(req, sizeof req, "%s", cJSON_GetObjectItem(r.details, "request_id")->valuestring);
+    pg_fx_reply_fini(&r);
+    snprintf(args, sizeof args, "{\"request\":\"%s\",\"show\":true}", req);
+    CHECK_EQ_INT(pg_fx_call(&fx, "approve", args, NULL, 0, &r), PG_E_POLICY);
+    pg_fx_reply_fini(&r);
+    pg_fx_fini(&fx);
+}
+
+/* One agent cannot fill the table every user's releases share: at most 8
+ * pending requests per user, and then another user still gets one. */
+PG_TEST(pending_release_requests_are_capped_per_user) {
+    pg_fx fx;
+    REQUIRE(pg_fx_init(&fx, "{\"version\":1,\"clients\":{\"users\":[\"agent\",\"agent2\"]},\"approvers\":[\"alice\"]}") ==
+            0);
+    uint64_t id = pg_fake_add_window(fx.fake, "demo", "Demo", getpid(), 0, 0, 32, 16, 0xff8800ff);
+    char tok[32];
+    pg_fx_reply r;
+    for (int i = 0; i < 8; i++) {
+        REQUIRE(pg_fx_snapshot(&fx, id, tok) == 0);
+        CHECK_EQ_INT(release(&fx, tok, &r), PG_E_POLICY);
+        CHECK(r.details && cJSON_GetObjectItem(r.details, "request_id"));
+        pg_fx_reply_fini(&r);
+    }
+    REQUIRE(pg_fx_snapshot(&fx, id, tok) == 0);
+    CHECK_EQ_INT(release(&fx, tok, &r), PG_E_POLICY);
+    CHECK(!r.details || !cJSON_GetObjectItem(r.details, "request_id")); /* the ninth gets none */
+    CHECK(strstr(r.e.message, "pending") != NULL);
+    pg_fx_reply_fini(&r);
+    fx.peer.uid += 1;
+    snprintf(fx.peer.user, sizeof fx.peer.user, "agent2");
+    REQUIRE(pg_fx_snapshot(&fx, id, tok) == 0);
+    CHECK_EQ_INT(release(&fx, tok, &r), PG_E_POLICY);
+    CHECK(r.details && cJSON_GetObjectItem(r.details, "request_id")); /* another user is not blocked */
     pg_fx_reply_fini(&r);
     pg_fx_fini(&fx);
 }

@@ -822,6 +822,26 @@ PG_TEST(input_goes_only_to_own_windows_unless_widened) {
     pg_policy_free(off);
 }
 
+/* input.other_users with approvers: the agent could type an approval into an
+ * approver's terminal. The broker refuses input into approvers' windows, and
+ * the policy says so at load (a warning: the combination is legitimate, and
+ * what stays open - an approver who switched user inside someone else's
+ * terminal - is for the administrator to weigh). */
+PG_TEST(other_users_input_with_approvers_is_warned_at_load) {
+    PARSE(p, "{" V1 ", 'clients':{'users':['agent']}, 'approvers':['alice'], 'input':{'other_users':true}}");
+    bool warned = false;
+    for (size_t i = 0; i < pg_policy_warning_count(p); i++) {
+        const char *w = pg_policy_warning(p, i);
+        if (strstr(w, "$.input.other_users") && strstr(w, "approvers")) warned = true;
+    }
+    CHECK(warned);
+    pg_policy_free(p);
+    PARSE(q, "{" V1 ", 'clients':{'users':['agent']}, 'approvers':['alice']}");
+    for (size_t i = 0; i < pg_policy_warning_count(q); i++)
+        CHECK(strstr(pg_policy_warning(q, i), "other_users") == NULL);
+    pg_policy_free(q);
+}
+
 PG_TEST(view_json_tells_the_agent_names_not_urls) {
     pg_error e;
     pg_policy *p = parse(with_user("{}"), &e);
@@ -995,6 +1015,14 @@ PG_TEST(file_root_owned_0644_in_root_dir_is_loaded) {
     /* 0600 and 0640 are fine too (the broker needs read access, which is its business). */
     chmod(f, 0600);
     CHECK_EQ_INT(pg_policy_check_file(f, &e), PG_OK);
+    /* The shipped mode, 0640 root:pixelgate: group-readable is fine, only group-writable is not. */
+    REQUIRE(chown(f, 0, 65534) == 0);
+    chmod(f, 0640);
+    rc = pg_policy_load(f, &p, &e);
+    if (rc) fprintf(stderr, "  %s\n", e.message);
+    CHECK_EQ_INT(rc, PG_OK);
+    pg_policy_free(p);
+    REQUIRE(chown(f, 0, 0) == 0);
     /* A relative path is checked from / down, too. */
     char cwd[512];
     REQUIRE(getcwd(cwd, sizeof cwd));

@@ -156,3 +156,61 @@ PG_TEST(responses_round_trip) {
     CHECK_STR(got.recovery_tip, "look again");
     cJSON_Delete(err);
 }
+
+#ifndef _WIN32
+#include <pthread.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "pg_time.h"
+
+/* A slow-drip client: one valid frame (header and two attachments) sent in
+ * seven parts, 300 ms apart. Each part alone comes well within the
+ * connection's 1000 ms timeout; the frame as a whole takes 1800 ms. */
+typedef struct {
+    int fd;
+    uint8_t *frame;
+    size_t len;
+} drip;
+
+static void *drip_main(void *arg) {
+    drip *d = arg;
+    size_t hlen = (size_t)d->frame[4] << 24 | (size_t)d->frame[5] << 16 | (size_t)d->frame[6] << 8 | d->frame[7];
+    size_t cut[] = {12, 12 + hlen, 16 + hlen, 21 + hlen, 25 + hlen, 27 + hlen, d->len};
+    size_t from = 0;
+    for (size_t i = 0; i < sizeof cut / sizeof cut[0]; i++) {
+        if (i) pg_sleep_ms(300);
+        if (send(d->fd, d->frame + from, cut[i] - from, MSG_NOSIGNAL) < 0) break;
+        from = cut[i];
+    }
+    return NULL;
+}
+
+PG_TEST(a_slow_drip_client_cannot_stretch_one_frame_past_the_timeout) {
+    pg_blob att[2] = {{(uint8_t *)"hello", 5}, {(uint8_t *)"world", 5}};
+    drip d = {0};
+    d.frame = frame_of("{\"v\":1,\"id\":9,\"op\":\"ping\"}", att, 2, &d.len);
+    REQUIRE(d.frame);
+    int sv[2];
+    REQUIRE(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
+    d.fd = sv[1];
+    pg_conn *c = NULL;
+    REQUIRE(pg_conn_from_fd(&c, sv[0], 1000, NULL) == PG_OK);
+    pthread_t t;
+    REQUIRE(pthread_create(&t, NULL, drip_main, &d) == 0);
+    pg_proto_limits l;
+    limits(&l);
+    pg_msg m;
+    pg_error e;
+    double t0 = pg_mono_ms();
+    pg_err rc = pg_proto_read(c, &l, &m, &e);
+    double dt = pg_mono_ms() - t0;
+    CHECK_EQ_INT(rc, PG_E_TIMEOUT); /* one deadline for the whole frame */
+    CHECK(dt < 1700);
+    if (rc == PG_OK) pg_msg_fini(&m);
+    pg_conn_close(c);
+    pthread_join(t, NULL);
+    close(sv[1]);
+    free(d.frame);
+}
+#endif

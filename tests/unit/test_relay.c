@@ -443,7 +443,7 @@ static pg_err judge(judge_fx *j, const char *seq, pg_judge_cache *c, const char 
                     pg_judge_result *r, pg_error *e) {
     const char *argv[] = {"/bin/sh", j->script, j->state, seq, NULL};
     j->ep.argv = argv;
-    pg_err rc = pg_relay_judge(&j->ep, &LOCAL, c, g_red_png, g_red_len, expect, n, r, e);
+    pg_err rc = pg_relay_judge(&j->ep, &LOCAL, c, 1000, g_red_png, g_red_len, expect, n, r, e);
     j->ep.argv = j->argv;
     return rc;
 }
@@ -550,7 +550,7 @@ PG_TEST(judge_blocks_on_any_command_failure_never_passes) {
 
     const char *missing[] = {"/nonexistent/judge", NULL};
     pg_endpoint ep = cmd_ep(missing);
-    CHECK_EQ_INT(pg_relay_judge(&ep, &LOCAL, NULL, g_red_png, g_red_len, "x", 3, &r, &e), PG_E_BADINPUT);
+    CHECK_EQ_INT(pg_relay_judge(&ep, &LOCAL, NULL, 1000, g_red_png, g_red_len, "x", 3, &r, &e), PG_E_BADINPUT);
     CHECK_STR(r.reason_code, "CONTENT_COMMAND_MISSING");
     CHECK_EQ_INT(r.status, PG_CONTENT_BLOCKED);
     /* bad arguments */
@@ -579,7 +579,7 @@ PG_TEST(judge_passes_the_expectation_and_image_to_the_command) {
     pg_endpoint ep = cmd_ep(argv);
     pg_judge_result r;
     pg_error e;
-    REQUIRE(pg_relay_judge(&ep, &LOCAL, NULL, g_red_png, g_red_len, "a red banner", 1, &r, &e) == PG_OK);
+    REQUIRE(pg_relay_judge(&ep, &LOCAL, NULL, 1000, g_red_png, g_red_len, "a red banner", 1, &r, &e) == PG_OK);
     CHECK_STR(r.sample[0].reason, "got it");
     CHECK_EQ_INT(r.status, PG_CONTENT_MATCH);
 }
@@ -616,7 +616,7 @@ PG_TEST(judge_cache_answers_repeats_without_asking) {
     REQUIRE(judge(&j, "MATCH", c, "a red area", 1, &r2, &e) == PG_OK);
     CHECK(!r2.cached);
     j.ep.name = "local-judge";
-    REQUIRE(pg_relay_judge(&j.ep, &LOCAL, c, g_blue_png, g_blue_len, "a red area", 3, &r2, &e) == PG_OK);
+    REQUIRE(pg_relay_judge(&j.ep, &LOCAL, c, 1000, g_blue_png, g_blue_len, "a red area", 3, &r2, &e) == PG_OK);
     CHECK(!r2.cached);
     CHECK(strcmp(r2.image_sha256, r1.image_sha256) != 0);
     unlink(j.state);
@@ -651,11 +651,14 @@ PG_TEST(judge_cache_key_changes_when_the_command_binary_changes) {
     const char *argv[] = {path, NULL};
     pg_endpoint ep = cmd_ep(argv);
     pg_judge_result r;
-    REQUIRE(pg_relay_judge(&ep, &LOCAL, c, g_red_png, g_red_len, "x", 1, &r, &e) == PG_OK);
+    REQUIRE(pg_relay_judge(&ep, &LOCAL, c, 1000, g_red_png, g_red_len, "x", 1, &r, &e) == PG_OK);
     CHECK(!r.cached);
-    REQUIRE(pg_relay_judge(&ep, &LOCAL, c, g_red_png, g_red_len, "x", 1, &r, &e) == PG_OK);
+    REQUIRE(pg_relay_judge(&ep, &LOCAL, c, 1000, g_red_png, g_red_len, "x", 1, &r, &e) == PG_OK);
     CHECK(r.cached);
     CHECK_STR(r.sample[0].reason, "v1");
+    /* another user asking the very same question is asked afresh */
+    REQUIRE(pg_relay_judge(&ep, &LOCAL, c, 1001, g_red_png, g_red_len, "x", 1, &r, &e) == PG_OK);
+    CHECK(!r.cached);
     /* "upgrade" the judge: new contents, new mtime */
     struct timespec ts[2] = {{0, UTIME_OMIT}, {1000000000, 0}};
     f = fopen(path, "w");
@@ -663,7 +666,7 @@ PG_TEST(judge_cache_key_changes_when_the_command_binary_changes) {
     fputs("#!/bin/sh\ncat >/dev/null\necho 'VERDICT: MISMATCH - v2'\n", f);
     fclose(f);
     utimensat(AT_FDCWD, path, ts, 0);
-    REQUIRE(pg_relay_judge(&ep, &LOCAL, c, g_red_png, g_red_len, "x", 1, &r, &e) == PG_OK);
+    REQUIRE(pg_relay_judge(&ep, &LOCAL, c, 1000, g_red_png, g_red_len, "x", 1, &r, &e) == PG_OK);
     CHECK(!r.cached);
     CHECK_EQ_INT(r.status, PG_CONTENT_MISMATCH);
     unlink(path);
@@ -682,15 +685,15 @@ PG_TEST(judge_cache_is_bounded_and_evicts_the_least_recently_used) {
     const char *argv[] = {"/bin/sh", "-c", "cat >/dev/null; echo 'VERDICT: MATCH - ok'", NULL};
     pg_endpoint ep = cmd_ep(argv);
     pg_judge_result r;
-    REQUIRE(pg_relay_judge(&ep, &LOCAL, c, g_red_png, g_red_len, "a", 1, &r, &e) == PG_OK);
-    REQUIRE(pg_relay_judge(&ep, &LOCAL, c, g_red_png, g_red_len, "b", 1, &r, &e) == PG_OK);
-    REQUIRE(pg_relay_judge(&ep, &LOCAL, c, g_red_png, g_red_len, "a", 1, &r, &e) == PG_OK); /* touch a */
+    REQUIRE(pg_relay_judge(&ep, &LOCAL, c, 1000, g_red_png, g_red_len, "a", 1, &r, &e) == PG_OK);
+    REQUIRE(pg_relay_judge(&ep, &LOCAL, c, 1000, g_red_png, g_red_len, "b", 1, &r, &e) == PG_OK);
+    REQUIRE(pg_relay_judge(&ep, &LOCAL, c, 1000, g_red_png, g_red_len, "a", 1, &r, &e) == PG_OK); /* touch a */
     CHECK(r.cached);
-    REQUIRE(pg_relay_judge(&ep, &LOCAL, c, g_red_png, g_red_len, "c", 1, &r, &e) == PG_OK); /* evicts b */
+    REQUIRE(pg_relay_judge(&ep, &LOCAL, c, 1000, g_red_png, g_red_len, "c", 1, &r, &e) == PG_OK); /* evicts b */
     CHECK_EQ_INT(pg_judge_cache_size(c), 2);
-    REQUIRE(pg_relay_judge(&ep, &LOCAL, c, g_red_png, g_red_len, "a", 1, &r, &e) == PG_OK);
+    REQUIRE(pg_relay_judge(&ep, &LOCAL, c, 1000, g_red_png, g_red_len, "a", 1, &r, &e) == PG_OK);
     CHECK(r.cached);
-    REQUIRE(pg_relay_judge(&ep, &LOCAL, c, g_red_png, g_red_len, "b", 1, &r, &e) == PG_OK);
+    REQUIRE(pg_relay_judge(&ep, &LOCAL, c, 1000, g_red_png, g_red_len, "b", 1, &r, &e) == PG_OK);
     CHECK(!r.cached);
     pg_judge_cache_free(c);
 }
@@ -835,16 +838,16 @@ PG_TEST(win_judge_votes_blocks_on_failure_and_caches_by_executable) {
     const char *argv[] = {testcmd(), "say", "VERDICT: MATCH - the area is red", NULL};
     pg_endpoint ep = cmd_ep(argv);
     pg_judge_result r;
-    REQUIRE(pg_relay_judge(&ep, &LOCAL, c, g_red_png, g_red_len, "a red area", 3, &r, &e) == PG_OK);
+    REQUIRE(pg_relay_judge(&ep, &LOCAL, c, 1000, g_red_png, g_red_len, "a red area", 3, &r, &e) == PG_OK);
     CHECK_EQ_INT(r.status, PG_CONTENT_MATCH);
     CHECK_EQ_INT(r.votes_match, 3);
     CHECK(!r.cached);
     CHECK_EQ_INT(strlen(r.cache_key), 64); /* the executable could be examined */
-    REQUIRE(pg_relay_judge(&ep, &LOCAL, c, g_red_png, g_red_len, "a red area", 3, &r, &e) == PG_OK);
+    REQUIRE(pg_relay_judge(&ep, &LOCAL, c, 1000, g_red_png, g_red_len, "a red area", 3, &r, &e) == PG_OK);
     CHECK(r.cached);
     const char *fails[] = {testcmd(), "exit", "3", NULL};
     ep = cmd_ep(fails);
-    CHECK_EQ_INT(pg_relay_judge(&ep, &LOCAL, c, g_red_png, g_red_len, "a red area", 3, &r, &e), PG_E_UNREACHABLE);
+    CHECK_EQ_INT(pg_relay_judge(&ep, &LOCAL, c, 1000, g_red_png, g_red_len, "a red area", 3, &r, &e), PG_E_UNREACHABLE);
     CHECK_EQ_INT(r.status, PG_CONTENT_BLOCKED);
     CHECK_STR(r.reason_code, "CONTENT_COMMAND_FAILED");
     CHECK_EQ_INT(pg_judge_cache_size(c), 1);

@@ -359,28 +359,28 @@ PG_TEST(judge_over_http_votes_from_the_pixels) {
     pg_endpoint ep = ep_for(url("localhost", "judge"));
     pg_judge_result r;
     int hits = trl_server_hits(port(), "judge");
-    pg_err rc = pg_relay_judge(&ep, &LOCAL, c, g_red, g_red_len, "the window is mostly red", 3, &r, &e);
+    pg_err rc = pg_relay_judge(&ep, &LOCAL, c, 1000, g_red, g_red_len, "the window is mostly red", 3, &r, &e);
     if (rc != PG_OK) fprintf(stderr, "%s\n", e.message);
     REQUIRE(rc == PG_OK);
     CHECK_EQ_INT(r.status, PG_CONTENT_MATCH);
     CHECK_EQ_INT(r.votes_match, 3);
     CHECK_STR(r.sample[0].reason, "the dominant colour is red");
     CHECK_EQ_INT(trl_server_hits(port(), "judge"), hits + 3);
-    REQUIRE(pg_relay_judge(&ep, &LOCAL, c, g_blue, g_blue_len, "the window is mostly red", 3, &r, &e) == PG_OK);
+    REQUIRE(pg_relay_judge(&ep, &LOCAL, c, 1000, g_blue, g_blue_len, "the window is mostly red", 3, &r, &e) == PG_OK);
     CHECK_EQ_INT(r.status, PG_CONTENT_MISMATCH);
     CHECK_STR(r.reason_code, "CONTENT_MISMATCH");
     CHECK_STR(r.sample[2].reason, "expected red, saw blue");
-    REQUIRE(pg_relay_judge(&ep, &LOCAL, c, g_red, g_red_len, "a friendly font", 3, &r, &e) == PG_OK);
+    REQUIRE(pg_relay_judge(&ep, &LOCAL, c, 1000, g_red, g_red_len, "a friendly font", 3, &r, &e) == PG_OK);
     CHECK_EQ_INT(r.status, PG_CONTENT_UNCERTAIN);
     CHECK_EQ_INT(trl_server_hits(port(), "judge"), hits + 9);
     /* the same question again: answered from the cache, nothing sent */
-    REQUIRE(pg_relay_judge(&ep, &LOCAL, c, g_red, g_red_len, "the window is mostly red", 3, &r, &e) == PG_OK);
+    REQUIRE(pg_relay_judge(&ep, &LOCAL, c, 1000, g_red, g_red_len, "the window is mostly red", 3, &r, &e) == PG_OK);
     CHECK(r.cached);
     CHECK_EQ_INT(r.status, PG_CONTENT_MATCH);
     CHECK_EQ_INT(trl_server_hits(port(), "judge"), hits + 9);
     /* another model behind the same URL is another endpoint */
     ep.model = "fake-vl-2";
-    REQUIRE(pg_relay_judge(&ep, &LOCAL, c, g_red, g_red_len, "the window is mostly red", 3, &r, &e) == PG_OK);
+    REQUIRE(pg_relay_judge(&ep, &LOCAL, c, 1000, g_red, g_red_len, "the window is mostly red", 3, &r, &e) == PG_OK);
     CHECK(!r.cached);
     pg_judge_cache_free(c);
 }
@@ -389,24 +389,24 @@ PG_TEST(judge_over_http_failures_block) {
     pg_error e;
     pg_judge_result r;
     pg_endpoint ep = ep_for(url("127.0.0.1", "error500"));
-    CHECK_EQ_INT(pg_relay_judge(&ep, &LOCAL, NULL, g_red, g_red_len, "red", 3, &r, &e), PG_E_UNREACHABLE);
+    CHECK_EQ_INT(pg_relay_judge(&ep, &LOCAL, NULL, 1000, g_red, g_red_len, "red", 3, &r, &e), PG_E_UNREACHABLE);
     CHECK_EQ_INT(r.status, PG_CONTENT_BLOCKED);
     CHECK_STR(r.reason_code, "CONTENT_ENDPOINT_FAILED");
     CHECK_EQ_INT(r.failed_sample, 1);
     ep = ep_for(url("127.0.0.1", "ok")); /* answers, but without a VERDICT line */
-    CHECK_EQ_INT(pg_relay_judge(&ep, &LOCAL, NULL, g_red, g_red_len, "red", 3, &r, &e), PG_E_BADINPUT);
+    CHECK_EQ_INT(pg_relay_judge(&ep, &LOCAL, NULL, 1000, g_red, g_red_len, "red", 3, &r, &e), PG_E_BADINPUT);
     CHECK_STR(r.reason_code, "CONTENT_OUTPUT_INVALID");
     ep = ep_for(url("127.0.0.1", "redirect"));
-    CHECK_EQ_INT(pg_relay_judge(&ep, &LOCAL, NULL, g_red, g_red_len, "red", 3, &r, &e), PG_E_POLICY);
+    CHECK_EQ_INT(pg_relay_judge(&ep, &LOCAL, NULL, 1000, g_red, g_red_len, "red", 3, &r, &e), PG_E_POLICY);
     CHECK_STR(r.reason_code, "CONTENT_REFUSED");
     int hits = trl_server_hits(port(), "judge");
     ep = ep_for(url("evil.test", "judge"));
-    CHECK_EQ_INT(pg_relay_judge(&ep, &LOCAL_FAKE_DNS, NULL, g_red, g_red_len, "red", 3, &r, &e), PG_E_POLICY);
+    CHECK_EQ_INT(pg_relay_judge(&ep, &LOCAL_FAKE_DNS, NULL, 1000, g_red, g_red_len, "red", 3, &r, &e), PG_E_POLICY);
     CHECK_STR(r.reason_code, "CONTENT_REFUSED");
     CHECK_EQ_INT(r.status, PG_CONTENT_BLOCKED);
     CHECK_EQ_INT(trl_server_hits(port(), "judge"), hits);
     ep = ep_for(url("127.0.0.1", "slow"));
     ep.timeout_s = 1;
-    CHECK_EQ_INT(pg_relay_judge(&ep, &LOCAL, NULL, g_red, g_red_len, "red", 1, &r, &e), PG_E_TIMEOUT);
+    CHECK_EQ_INT(pg_relay_judge(&ep, &LOCAL, NULL, 1000, g_red, g_red_len, "red", 1, &r, &e), PG_E_TIMEOUT);
     CHECK_STR(r.reason_code, "CONTENT_TIMEOUT");
 }

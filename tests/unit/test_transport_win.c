@@ -9,11 +9,12 @@
 
 #include <stdint.h>
 
+#include "pg_proto.h"
 #include "pg_test.h"
 #include "pg_time.h"
 #include "pg_transport.h"
 
-enum srv_mode { SRV_ECHO, SRV_SILENT, SRV_CLOSE_AFTER_3 };
+enum srv_mode { SRV_ECHO, SRV_SILENT, SRV_CLOSE_AFTER_3, SRV_DRIP };
 
 typedef struct {
     HANDLE pipe;
@@ -21,6 +22,8 @@ typedef struct {
     HANDLE release; /* set by the test: a silent server may go */
     enum srv_mode mode;
     size_t n; /* bytes the echo server reads, then sends back */
+    uint8_t *frame; /* SRV_DRIP: a frame sent in parts, 300 ms apart */
+    size_t frame_len;
     char name[128]; /* UTF-8, for the client */
 } srv;
 
@@ -53,11 +56,26 @@ static void srv_echo(srv *s) {
     free(buf);
 }
 
+/* One frame (header and two attachments) in seven parts: each part alone
+ * comes well within the client's timeout, the frame as a whole does not. */
+static void srv_drip(srv *s) {
+    size_t hlen = (size_t)s->frame[4] << 24 | (size_t)s->frame[5] << 16 | (size_t)s->frame[6] << 8 | s->frame[7];
+    size_t cut[] = {12, 12 + hlen, 16 + hlen, 21 + hlen, 25 + hlen, 27 + hlen, s->frame_len};
+    size_t from = 0;
+    for (size_t i = 0; i < sizeof cut / sizeof cut[0]; i++) {
+        if (i && WaitForSingleObject(s->release, 300) == WAIT_OBJECT_0) return;
+        if (!srv_io(s->pipe, 1, s->frame + from, cut[i] - from)) return;
+        from = cut[i];
+    }
+    WaitForSingleObject(s->release, 30000);
+}
+
 static DWORD WINAPI srv_main(LPVOID arg) {
     srv *s = arg;
     if (!ConnectNamedPipe(s->pipe, NULL) && GetLastError() != ERROR_PIPE_CONNECTED) return 1;
     if (s->mode == SRV_ECHO) srv_echo(s);
     if (s->mode == SRV_SILENT) WaitForSingleObject(s->release, 30000);
+    if (s->mode == SRV_DRIP) srv_drip(s);
     if (s->mode == SRV_CLOSE_AFTER_3) {
         uint8_t three[3] = {1, 2, 3};
         srv_io(s->pipe, 1, three, 3);
@@ -203,4 +221,33 @@ PG_TEST(non_pipe_addresses_are_usage_errors) {
     CHECK_EQ_INT(pg_conn_connect(&c, "\\\\.\\pipe\\", 100, &e), PG_E_USAGE);
     CHECK_EQ_INT(pg_conn_connect(&c, "\\\\.\\pipe\\bad\xff", 100, &e), PG_E_USAGE);
     CHECK(c == NULL);
+}
+
+PG_TEST(a_slow_drip_peer_cannot_stretch_one_frame_past_the_timeout) {
+    pg_blob att[2] = {{(uint8_t *)"hello", 5}, {(uint8_t *)"world", 5}};
+    cJSON *h = cJSON_Parse("{\"v\":1,\"id\":9,\"op\":\"ping\"}");
+    uint8_t *frame = NULL;
+    size_t len = 0;
+    REQUIRE(h && pg_proto_encode(h, att, 2, &frame, &len, NULL) == PG_OK);
+    cJSON_Delete(h);
+    srv s;
+    REQUIRE(srv_start(&s, "drip", SRV_DRIP, 0));
+    s.frame = frame;
+    s.frame_len = len;
+    pg_conn *c = NULL;
+    pg_error e;
+    CHECK_EQ_INT(pg_conn_connect(&c, s.name, 1000, &e), PG_OK);
+    if (c) {
+        pg_proto_limits l;
+        pg_proto_limits_default(&l);
+        pg_msg m;
+        double t0 = pg_mono_ms();
+        pg_err rc = pg_proto_read(c, &l, &m, &e);
+        CHECK_EQ_INT(rc, PG_E_TIMEOUT); /* one deadline for the whole frame */
+        CHECK(pg_mono_ms() - t0 < 1700);
+        if (rc == PG_OK) pg_msg_fini(&m);
+        pg_conn_close(c);
+    }
+    srv_stop(&s);
+    free(frame);
 }

@@ -1,6 +1,6 @@
 /* Windows principals of the broker core (broker/os/win/pg_win_peer.c and the
  * pipe DACL's principals in pg_win_listener.c): policy names, the SID ->
- * uid table, groups as the policy sees them, the integrity rule for input,
+ * uid table, groups as the policy sees them (each connection's own), the integrity rule for input,
  * and the process-token queries on this very process. Windows only (runs
  * under Wine, where every process has the same SID; the rule for other
  * users and higher integrity is exercised through the pure functions). */
@@ -17,6 +17,7 @@
 
 #define USER_A "S-1-5-21-1004336348-1177238915-682003330-1001"
 #define USER_B "S-1-5-21-1004336348-1177238915-682003330-1002"
+#define USER_C "S-1-5-21-1004336348-1177238915-682003330-1003"
 
 PG_TEST(policy_names_drop_only_local_domains) {
     char out[128];
@@ -53,7 +54,7 @@ static pg_win_client_id client(const char *sid, const char *account, pg_win_grou
     return id;
 }
 
-PG_TEST(one_uid_per_sid_and_groups_from_the_latest_token) {
+PG_TEST(one_uid_per_sid_and_groups_from_the_connections_token) {
     pg_win_group admins_enabled = {PG_WIN_SID_ADMINS, SE_GROUP_ENABLED};
     pg_win_group admins_deny_only = {PG_WIN_SID_ADMINS, SE_GROUP_USE_FOR_DENY_ONLY};
     pg_win_client_id a = client(USER_A, "CORP\\alice", &admins_deny_only, 1, 0x2000);
@@ -74,13 +75,41 @@ PG_TEST(one_uid_per_sid_and_groups_from_the_latest_token) {
     const char *groups[8];
     char buf[512];
     pg_principal p;
-    pg_broker_principal(pb.uid, pb.user, &p, groups, 8, buf, sizeof buf);
+    pg_broker_principal(&pb, &p, groups, 8, buf, sizeof buf);
     CHECK(p.admin);
     CHECK_EQ_INT(p.n_groups, 1);
     if (p.n_groups == 1) CHECK_STR(p.groups[0], "Administrators");
-    pg_broker_principal(pa.uid, pa.user, &p, groups, 8, buf, sizeof buf);
+    pg_broker_principal(&pa, &p, groups, 8, buf, sizeof buf);
     CHECK(!p.admin);
     CHECK_EQ_INT(p.n_groups, 0); /* deny-only groups never admit */
+}
+
+/* Two connections of one account, one through a UAC-filtered token
+ * (Administrators deny-only) and one elevated: each is judged by its own
+ * token. A filtered process must not pass for an administrator because an
+ * elevated process of the same SID connected just before, nor an elevated
+ * one lose its rights because a filtered one connected after. */
+PG_TEST(each_connection_keeps_its_own_groups_not_the_latest_of_its_sid) {
+    pg_win_group admins_enabled = {PG_WIN_SID_ADMINS, SE_GROUP_ENABLED};
+    pg_win_group admins_deny_only = {PG_WIN_SID_ADMINS, SE_GROUP_USE_FOR_DENY_ONLY};
+    pg_win_client_id filtered = client(USER_C, "CORP\\carol", &admins_deny_only, 1, 0x2000);
+    pg_win_client_id elevated = client(USER_C, "CORP\\carol", &admins_enabled, 1, 0x3000);
+    pg_peer pf, pe;
+    pg_error e;
+    REQUIRE(pg_win_peer_from_client(&filtered, &pf, &e) == PG_OK);
+    REQUIRE(pg_win_peer_from_client(&elevated, &pe, &e) == PG_OK); /* connects after the filtered one */
+    CHECK_EQ_INT(pf.uid, pe.uid); /* one account, one uid: tokens and approvals are shared */
+    const char *groups[8];
+    char buf[512];
+    pg_principal p;
+    pg_broker_principal(&pf, &p, groups, 8, buf, sizeof buf);
+    CHECK(!p.admin);
+    CHECK_EQ_INT(p.n_groups, 0);
+    pg_peer pf2;
+    REQUIRE(pg_win_peer_from_client(&filtered, &pf2, &e) == PG_OK); /* and another filtered one after */
+    pg_broker_principal(&pe, &p, groups, 8, buf, sizeof buf);
+    CHECK(p.admin);
+    CHECK_EQ_INT(p.n_groups, 1);
 }
 
 PG_TEST(own_process_identity_and_ownership) {
@@ -96,19 +125,19 @@ PG_TEST(own_process_identity_and_ownership) {
     CHECK_EQ_INT(pg_win_peer_from_client(&me, &pme, &e), PG_OK);
     CHECK_EQ_INT(pg_win_peer_from_client(&other, &pother, &e), PG_OK);
     bool same = false;
-    CHECK_EQ_INT(pg_broker_input_target(GetCurrentProcessId(), &pme, &same, &e), PG_OK);
+    CHECK_EQ_INT(pg_broker_input_target(&(pg_window){.pid = GetCurrentProcessId()}, &pme, &same, &e), PG_OK);
     CHECK(same);
-    CHECK_EQ_INT(pg_broker_input_target(GetCurrentProcessId(), &pother, &same, &e), PG_OK);
+    CHECK_EQ_INT(pg_broker_input_target(&(pg_window){.pid = GetCurrentProcessId()}, &pother, &same, &e), PG_OK);
     CHECK(!same); /* another user's process */
     pg_peer nobody = pme;
     nobody.sid[0] = '\0'; /* a peer whose SID is unknown owns nothing */
-    CHECK_EQ_INT(pg_broker_input_target(GetCurrentProcessId(), &nobody, &same, &e), PG_OK);
+    CHECK_EQ_INT(pg_broker_input_target(&(pg_window){.pid = GetCurrentProcessId()}, &nobody, &same, &e), PG_OK);
     CHECK(!same);
     /* A requester below the target's integrity is refused whatever the policy says. */
     pg_peer low = pme;
     low.integrity_rid = rid > 0x1000 ? 0x1000 : 0;
     if (rid > 0x1000) {
-        CHECK_EQ_INT(pg_broker_input_target(GetCurrentProcessId(), &low, &same, &e), PG_E_POLICY);
+        CHECK_EQ_INT(pg_broker_input_target(&(pg_window){.pid = GetCurrentProcessId()}, &low, &same, &e), PG_E_POLICY);
         CHECK(strstr(e.message, "integrity") != NULL);
     }
 }
@@ -122,7 +151,7 @@ PG_TEST(vanished_process_is_not_found) {
     pg_peer someone = {.uid = 0x10000, .integrity_rid = 0x3000};
     snprintf(someone.sid, sizeof someone.sid, "%s", USER_A);
     bool same = true;
-    CHECK_EQ_INT(pg_broker_input_target(0x7ffffff0, &someone, &same, &e), PG_E_NOTFOUND);
+    CHECK_EQ_INT(pg_broker_input_target(&(pg_window){.pid = 0x7ffffff0}, &someone, &same, &e), PG_E_NOTFOUND);
     CHECK(!same);
 }
 

@@ -53,7 +53,7 @@ static void usage(FILE *f) {
             "  --spool-quota MIB    limit on all held captures, memory + spool (default 1024)\n"
             "  --memory-budget MIB  captures kept in memory before spilling to the spool (default 256)\n"
             "  --max-conns N        concurrent connections (default 32)\n"
-            "  --io-timeout MS      per-request read/write deadline (default 30000)\n"
+            "  --io-timeout MS      a whole request frame must arrive within it (default 30000)\n"
             "  --debug              log every request\n"
             "  --verify-audit FILE  check the audit log's hash chain (and rotated files), report, exit\n"
             "  --anchor SEQ:HASH    with --verify-audit: also check the log still reaches this record\n"

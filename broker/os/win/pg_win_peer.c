@@ -11,19 +11,17 @@
 #include "pg_win_sid.h"
 
 #define MAX_PRINCIPALS 4096
-#define MAX_GROUPS 64
 #define UID_BASE 0x10000u
 
+/* SID -> slot: the uid tokens and approvals bind to. Nothing else about an
+ * account is kept here: groups and administrator rights belong to each
+ * connection's own token (pg_peer). */
 typedef struct {
     char sid[PG_WIN_SID_STR_MAX];
-    char user[64];
-    char groups[MAX_GROUPS][64];
-    size_t n_groups;
-    bool admin;
 } principal;
 
 static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
-static principal *table; /* grows as accounts appear: each entry is ~4.5 KB */
+static principal *table; /* grows as accounts appear */
 static size_t table_n, table_cap;
 
 static void computer_name(char *out, size_t cap) {
@@ -65,13 +63,13 @@ static void sid_to_policy_name(const char *sid_str, const char *computer, char *
 
 /* Usable groups only: enabled and not deny-only (a UAC-filtered admin's
  * Administrators membership must not admit it as an administrator). */
-static void fill_groups(const pg_win_client_id *id, const char *computer, principal *pr) {
-    pr->n_groups = 0;
-    for (size_t i = 0; i < id->n_groups && pr->n_groups < MAX_GROUPS; i++) {
+static void fill_groups(const pg_win_client_id *id, const char *computer, pg_peer *p) {
+    p->n_groups = 0;
+    for (size_t i = 0; i < id->n_groups && p->n_groups < PG_PEER_MAX_GROUPS; i++) {
         uint32_t a = id->groups[i].attributes;
         if (!(a & SE_GROUP_ENABLED) || (a & SE_GROUP_USE_FOR_DENY_ONLY) || (a & SE_GROUP_LOGON_ID)) continue;
-        sid_to_policy_name(id->groups[i].sid, computer, pr->groups[pr->n_groups], sizeof pr->groups[0]);
-        if (pr->groups[pr->n_groups][0]) pr->n_groups++;
+        sid_to_policy_name(id->groups[i].sid, computer, p->groups[p->n_groups], sizeof p->groups[0]);
+        if (p->groups[p->n_groups][0]) p->n_groups++;
     }
 }
 
@@ -114,42 +112,29 @@ pg_err pg_win_peer_from_client(const pg_win_client_id *id, pg_peer *p, pg_error 
     memset(p, 0, sizeof *p);
     char computer[64];
     computer_name(computer, sizeof computer);
-    principal fresh = {0};
-    pg_win_policy_name(id->account[0] ? id->account : id->user_sid, computer, fresh.user, sizeof fresh.user);
-    fresh.admin = pg_win_sid_is_admin_or_system(id->user_sid, id->groups, id->n_groups) != 0;
-    fill_groups(id, computer, &fresh);
     pthread_mutex_lock(&table_lock);
     size_t slot = 0;
     pg_err rc = table_slot(id->user_sid, &slot, e);
-    if (!rc) {
-        snprintf(fresh.sid, sizeof fresh.sid, "%s", id->user_sid);
-        table[slot] = fresh; /* the latest token's groups win */
-    }
     pthread_mutex_unlock(&table_lock);
     if (rc) return rc;
     p->uid = UID_BASE + (uint32_t)slot;
     p->pid = id->pid;
-    p->admin = fresh.admin;
+    p->admin = pg_win_sid_is_admin_or_system(id->user_sid, id->groups, id->n_groups) != 0;
     p->integrity_rid = id->integrity_rid;
-    snprintf(p->user, sizeof p->user, "%s", fresh.user);
+    pg_win_policy_name(id->account[0] ? id->account : id->user_sid, computer, p->user, sizeof p->user);
     snprintf(p->sid, sizeof p->sid, "%s", id->user_sid);
+    fill_groups(id, computer, p);
     image_names(id->pid, p);
     return PG_OK;
 }
 
-void pg_broker_principal(uint32_t uid, const char *user, pg_principal *p, const char **groups, size_t max_groups,
-                         char *buf, size_t buflen) {
-    pg_principal_start(p, uid, user, groups);
-    pthread_mutex_lock(&table_lock);
-    size_t slot = uid - UID_BASE;
-    if (uid >= UID_BASE && slot < table_n) {
-        const principal *pr = &table[slot];
-        p->admin = pr->admin;
-        size_t used = 0;
-        for (size_t i = 0; i < pr->n_groups; i++)
-            if (!pg_principal_add_group(p, max_groups, buf, buflen, &used, pr->groups[i])) break;
-    }
-    pthread_mutex_unlock(&table_lock);
+void pg_broker_principal(const pg_peer *peer, pg_principal *p, const char **groups, size_t max_groups, char *buf,
+                         size_t buflen) {
+    pg_principal_start(p, peer->uid, peer->user, groups);
+    p->admin = peer->admin;
+    size_t used = 0;
+    for (size_t i = 0; i < peer->n_groups; i++)
+        if (!pg_principal_add_group(p, max_groups, buf, buflen, &used, peer->groups[i])) break;
 }
 
 bool pg_peer_is_remote(const pg_peer *p) {
@@ -190,7 +175,8 @@ bool pg_win_integrity_allows(uint32_t requester_rid, uint32_t target_rid) {
     return target_rid <= requester_rid;
 }
 
-pg_err pg_broker_input_target(int64_t pid, const pg_peer *peer, bool *same_owner, pg_error *e) {
+pg_err pg_broker_input_target(const pg_window *w, const pg_peer *peer, bool *same_owner, pg_error *e) {
+    int64_t pid = w->pid;
     char sid[PG_WIN_SID_STR_MAX];
     uint32_t rid;
     *same_owner = false;
@@ -202,5 +188,20 @@ pg_err pg_broker_input_target(int64_t pid, const pg_peer *peer, bool *same_owner
                             "input refused: the window's process runs at integrity level 0x%x, above the "
                             "requester's 0x%x",
                             (unsigned)rid, (unsigned)peer->integrity_rid);
+    return PG_OK;
+}
+
+pg_err pg_broker_process_owner(int64_t pid, char user[64], bool *admin, pg_error *e) {
+    char sid[PG_WIN_SID_STR_MAX], computer[64];
+    uint32_t rid = 0;
+    pg_err rc = pg_win_process_identity(pid, sid, &rid, e);
+    if (rc) return pg_error_set(e, PG_E_NOTFOUND, NULL, "the owner of process %lld is unknown: %s", (long long)pid,
+                                e->message);
+    computer_name(computer, sizeof computer);
+    sid_to_policy_name(sid, computer, user, 64);
+    if (!user[0]) return pg_error_set(e, PG_E_NOTFOUND, NULL, "the account of process %lld has no name", (long long)pid);
+    /* An enabled Administrators group comes with an elevated token, and an
+     * elevated token runs at High integrity (System for SYSTEM). */
+    *admin = rid >= SECURITY_MANDATORY_HIGH_RID;
     return PG_OK;
 }

@@ -3,10 +3,12 @@
  * Contract: the broker core binds tokens and approvals to a 32-bit "uid".
  * On Windows a principal is a SID, so this module keeps a table from user
  * SID to a number (0x10000 + slot), assigned on first sight and stable while
- * the broker runs (tokens do not outlive the broker either). Each entry keeps
- * what the client's token said at its latest connection: account name, group
- * names, whether it is an administrator, its integrity level; the policy
- * principal (pg_broker_principal) is built from it.
+ * the broker runs (tokens do not outlive the broker either). Nothing else is
+ * kept per account: each connection's peer carries what its own token says
+ * (account name, usable group names, whether it is an administrator, its
+ * integrity level), and the policy principal (pg_broker_principal) is built
+ * from that peer alone, so a filtered process of an administrator is never
+ * judged by an elevated one of the same SID, or the other way round.
  *   Names as the policy sees them: "name" when the account's domain is this
  *   machine, BUILTIN or NT AUTHORITY; "DOMAIN\name" otherwise, so a domain
  *   account never matches a local name by accident.
