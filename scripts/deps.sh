@@ -37,5 +37,12 @@ command -v npm >/dev/null 2>&1 || missing+=(npm)
 if [ ${#missing[@]} -gt 0 ]; then
     echo "deps.sh: installing ${missing[*]}" >&2
     apt-get update -q >&2
+    # Installed packages start no services (openssh-server would start an sshd
+    # on port 22): the tests start what they need, on loopback, themselves.
+    prc=/usr/sbin/policy-rc.d made_prc=
+    if [ ! -e "$prc" ]; then printf '#!/bin/sh\nexit 101\n' >"$prc" && chmod 0755 "$prc" && made_prc=1; fi
     DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" >&2
+    rc=$?
+    [ -n "$made_prc" ] && rm -f "$prc"
+    [ "$rc" = 0 ] || exit "$rc"
 fi
