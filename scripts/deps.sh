@@ -41,8 +41,8 @@ if [ ${#missing[@]} -gt 0 ]; then
     # on port 22): the tests start what they need, on loopback, themselves.
     prc=/usr/sbin/policy-rc.d made_prc=
     if [ ! -e "$prc" ]; then printf '#!/bin/sh\nexit 101\n' >"$prc" && chmod 0755 "$prc" && made_prc=1; fi
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" >&2
-    rc=$?
-    [ -n "$made_prc" ] && rm -f "$prc"
+    rc=0
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" >&2 || rc=$?
+    [ -z "$made_prc" ] || rm -f "$prc"
     [ "$rc" = 0 ] || exit "$rc"
 fi
