@@ -65,6 +65,11 @@ cJSON *pg_tok_meta_json(pg_call *c, const pg_tok_meta *m) {
         cJSON_AddStringToObject(w, "title", m->window_title);
         cJSON_AddStringToObject(w, "class", m->window_class);
     }
+    if (m->frames) {
+        cJSON_AddNumberToObject(r, "frames", m->frames);
+        cJSON_AddNumberToObject(r, "frame_width", m->width);
+        cJSON_AddNumberToObject(r, "frame_height", m->height / m->frames);
+    }
     if (m->region_w) {
         cJSON *g = cJSON_AddObjectToObject(r, "region");
         cJSON_AddNumberToObject(g, "x", m->region_x);
