@@ -29,22 +29,26 @@ static pg_err opts_of(const pg_args_compare *a, pg_design_opts *o, pg_error *e) 
     return PG_OK;
 }
 
-/* One image argument; *prot says whether its pixels are protected for the
- * caller (a token under analyze-only or never; files never are). */
-static pg_err load(pg_call *c, const pg_image_ref *ref, const char *name, pg_img **img, char label[64], bool *prot,
+/* Both image arguments; prot[i] says whether side i's pixels are protected
+ * for the caller (a token under analyze-only or never; files never are). */
+static pg_err load(pg_call *c, const pg_args_compare *a, pg_img *img[2], char label[2][64], bool prot[2],
                    pg_error *e) {
-    pg_tok_meta m;
-    bool is_token = false;
-    pg_err rc = pg_call_image(c, ref, img, label, &m, &is_token, e);
+    pg_tok_meta m[2];
+    bool is_token[2] = {false, false};
+    memset(m, 0, sizeof m);
+    pg_err rc = pg_call_image_pair(c, &a->ref, &a->cand, img, label, m, is_token, e);
     if (rc) return rc;
-    *prot = is_token && pg_disclose_protected(c->view);
-    if (is_token && m.frames) {
-        pg_img_free(*img);
-        *img = NULL;
-        return pg_error_set(e, PG_E_USAGE, "compare a snapshot; frame sets are for 'pixelgate motion'",
-                            "%s %s is a frame set of %u frames, not one image", name, label, m.frames);
+    for (int i = 0; i < 2; i++) {
+        prot[i] = is_token[i] && pg_disclose_protected(c->view);
+        if (is_token[i] && m[i].frames) rc = pg_error_set(e, PG_E_USAGE, "compare a snapshot; frame sets are for 'pixelgate motion'",
+                                                    "%s %s is a frame set of %u frames, not one image",
+                                                    i ? "CAND" : "REF", label[i], m[i].frames);
     }
-    return PG_OK;
+    if (rc) {
+        pg_img_free(img[0]), pg_img_free(img[1]);
+        img[0] = img[1] = NULL;
+    }
+    return rc;
 }
 
 /* Protected pixels of one side the answer is about: its area times the share
@@ -90,15 +94,14 @@ pg_err pg_op_compare(pg_call *c, const pg_args_compare *a, pg_error *e) {
     pg_design_opts o;
     pg_err rc = opts_of(a, &o, e);
     if (rc) return rc;
-    pg_img *ref = NULL, *cand = NULL;
-    char lr[64] = "", lc[64] = "";
+    pg_img *img[2] = {NULL, NULL};
+    char label[2][64] = {"", ""};
     bool prot[2] = {false, false};
-    rc = load(c, &a->ref, "REF", &ref, lr, &prot[0], e);
-    if (!rc) rc = load(c, &a->cand, "CAND", &cand, lc, &prot[1], e);
+    rc = load(c, a, img, label, prot, e);
     pg_design_result *r = NULL;
-    if (!rc) rc = pg_design_compare(ref, cand, &o, &r, e);
-    pg_img_free(ref);
-    pg_img_free(cand);
+    if (!rc) rc = pg_design_compare(img[0], img[1], &o, &r, e);
+    pg_img_free(img[0]);
+    pg_img_free(img[1]);
     if (rc) return rc;
     for (int s = 0; s < 2 && !rc; s++)
         if (prot[s]) rc = pg_disclose_area(c->view, answered_area(r, &o, s), s ? "a comparison of CAND" : "a comparison of REF", e);
@@ -118,8 +121,8 @@ pg_err pg_op_compare(pg_call *c, const pg_args_compare *a, pg_error *e) {
     }
     visuals(c, r, j);
     cJSON *ev = cJSON_AddObjectToObject(j, "evidence");
-    cJSON_AddStringToObject(ev, "reference", lr);
-    cJSON_AddStringToObject(ev, "candidate", lc);
+    cJSON_AddStringToObject(ev, "reference", label[0]);
+    cJSON_AddStringToObject(ev, "candidate", label[1]);
     snprintf(c->audit.detail, sizeof c->audit.detail, "overall %.2f (%s, %s)%s", r->overall_scored ? r->overall : -1,
              pg_design_mode_name(o.mode), pg_design_preset_name(o.preset), prot[0] || prot[1] ? ", coarse" : "");
     pg_design_result_free(r);

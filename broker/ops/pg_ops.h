@@ -64,6 +64,11 @@ pg_err pg_call_image(pg_call *c, const pg_image_ref *ref, pg_img **out, char lab
                      bool *is_token, pg_error *e);
 pg_err pg_call_token_image(pg_call *c, const char *token, pg_img **out, char label[64], pg_tok_meta *meta,
                            pg_error *e);
+/* Two image arguments at once: when both are files, the second is decoded on
+ * a thread of its own while the first decodes here (two PNG decodes are most
+ * of a comparison's time). On error neither image is returned. */
+pg_err pg_call_image_pair(pg_call *c, const pg_image_ref *ra, const pg_image_ref *rb, pg_img *img[2],
+                          char label[2][64], pg_tok_meta meta[2], bool is_token[2], pg_error *e);
 /* An argument rectangle in image coordinates (the declaration keeps x, y >= 0). */
 pg_img_rect pg_call_img_rect(const pg_rect *r);
 
