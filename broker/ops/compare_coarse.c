@@ -61,9 +61,14 @@ static void side_hex(coarse *k, int side, const char *hex, char out[8]) {
     pg_disclose_hex(rgb, out, &k->bits);
 }
 
-/* side 0/1: that side's pixels decide the box; -1: both do. */
+/* A box of a finding. side 0/1: that side's pixels draw it (a block, a gap);
+ * -1: both do. A box on the caller's own side is exact, but which of its at
+ * most 64 blocks or gaps a finding names is still told: 6 bits. */
 static pg_img_rect side_box(coarse *k, int side, const pg_img_rect *b) {
-    if (side >= 0 && !k->prot[side]) return *b;
+    if (side >= 0 && !k->prot[side]) {
+        pg_disclose_int(0, PG_DESIGN_MAX_REGIONS - 1, &k->bits);
+        return *b;
+    }
     return pg_disclose_box(*b, k->r->norm.width, k->r->norm.height, &k->bits);
 }
 
