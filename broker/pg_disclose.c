@@ -201,3 +201,50 @@ double pg_disclose_score(double s, double lo, double hi, double *bits) {
 }
 
 void pg_disclose_flag(double *bits) { *bits += 1; }
+
+double pg_disclose_step(double v, double lo, double hi, double step, double *bits) {
+    *bits += log2(floor((hi - lo) / step + 0.5) + 1);
+    if (!(v > lo)) return lo; /* NaN reads as the floor */
+    if (v > hi) v = hi;
+    double q = lo + floor((v - lo) / step + 0.5) * step;
+    return q > hi ? hi : q;
+}
+
+uint64_t pg_disclose_int(uint64_t v, uint64_t max, double *bits) {
+    *bits += log2((double)max + 1);
+    return v > max ? max : v;
+}
+
+int32_t pg_disclose_offset(int32_t v, uint32_t max, double *bits) {
+    int32_t g = PG_DISCLOSE_GRID, m = (int32_t)(max / PG_DISCLOSE_GRID);
+    *bits += log2(2.0 * m + 1);
+    int32_t k = (v >= 0 ? v + g / 2 : v - g / 2) / g;
+    if (k > m) k = m;
+    if (k < -m) k = -m;
+    return k * g;
+}
+
+void pg_disclose_hex(const uint8_t rgb[3], char out[8], double *bits) {
+    static const char hexd[] = "0123456789abcdef";
+    *bits += 12;
+    out[0] = '#';
+    for (int i = 0; i < 3; i++) {
+        unsigned n = (rgb[i] + 8u) / 17u; /* nearest of 0x00, 0x11, .. 0xff */
+        out[1 + 2 * i] = out[2 + 2 * i] = hexd[n > 15 ? 15 : n];
+    }
+    out[7] = '\0';
+}
+
+double pg_disclose_log(double v, double *bits) {
+    enum { STEPS = 108 };
+    *bits += log2(STEPS + 1.0);
+    /* Levels and the geometric midpoints between them by repeated products
+     * of fixed constants: the same on every build, no libm rounding. */
+    const double ratio = 1.0905077326652577;  /* 2^(1/8) */
+    const double half = 1.0442737824274138;   /* 2^(1/16) */
+    if (!(v >= PG_DISCLOSE_LOG_FLOOR / half)) return 0;
+    double level = PG_DISCLOSE_LOG_FLOOR;
+    for (int k = 0; k < STEPS - 1; k++, level *= ratio)
+        if (v < level * half) return level;
+    return level;
+}

@@ -79,5 +79,20 @@ void pg_disclose_point(uint32_t *x, uint32_t *y, uint32_t w, uint32_t h, double 
 double pg_disclose_score(double s, double lo, double hi, double *bits);
 /* A yes/no. */
 void pg_disclose_flag(double *bits);
+/* v clamped to [lo, hi] and rounded to a multiple of step above lo:
+ * log2((hi - lo) / step + 1) bits. */
+double pg_disclose_step(double v, double lo, double hi, double step, double *bits);
+/* An integer known to lie in 0..max, told exactly (clamped): log2(max + 1) bits. */
+uint64_t pg_disclose_int(uint64_t v, uint64_t max, double *bits);
+/* A signed offset within +-max, rounded to the grid. */
+int32_t pg_disclose_offset(int32_t v, uint32_t max, double *bits);
+/* An sRGB colour with each channel rounded to 4 bits (00, 11, .. ff) as
+ * "#rrggbb": 12 bits. */
+void pg_disclose_hex(const uint8_t rgb[3], char out[8], double *bits);
+/* A value in [0, 1] on a logarithmic scale: 0 below 1e-4, else the nearest
+ * of 1e-4 * 2^(k/8) (k = 0..107, within 4.4 %): log2(109) bits. For
+ * quantities whose interesting values span decades (motion signatures). */
+#define PG_DISCLOSE_LOG_FLOOR 1e-4
+double pg_disclose_log(double v, double *bits);
 
 #endif

@@ -47,6 +47,9 @@ typedef struct {
     char window_class[128];
     int32_t region_x, region_y; /* region applied, window/screen relative */
     uint32_t region_w, region_h; /* 0 = none */
+    uint32_t frames;          /* a frame set (pixelgate frames): this many frames of
+                                 height / frames rows each, stacked top to bottom;
+                                 0 for one image */
     char source[48];          /* where the pixels came from, for the disclosure ledger
                                  (pg_disclose.h): "window:ID", "screen"; derived images
                                  inherit their input's; "" for the caller's own files */

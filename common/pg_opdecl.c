@@ -305,6 +305,7 @@ static void fmt_num(double v, char *out, size_t n) {
 }
 
 bool pg_arg_default_text(const pg_argdecl *a, char *out, size_t n) {
+    if (a->flags & PG_AF_REQUIRED) return false; /* never absent: no default to tell */
     switch (a->type) {
     case PG_T_INT:
     case PG_T_NUM:

@@ -67,6 +67,7 @@ A click --window "$W" --template "$BTN"
 A wait-for --window "$W" --text 'Clicked 2' --timeout 5
 A hash "$T2" --algo dhash
 A diff "$T1" "$T2"
+A compare "$T1" "$T2"
 A focus --window "$W"
 read -r EX EY < <(jq -r '"\(.entry_box.x + 10) \(.entry_box.y + (.entry_box.h/2|floor))"' "$PG_STATE_FILE")
 A click --window "$W" --at "$EX,$EY"
@@ -83,6 +84,25 @@ ex "$APPROVER" approve "$REQ" --show
 ex "$APPROVER" approve "$REQ"
 RD=$(runuser -u "$PG_AGENT" -- mktemp -d)
 A release "$T2" --png "$RD/shot.png"
+runuser -u "$PG_AGENT" -- convert "$RD/shot.png" -fuzz 8% -fill '#c62828' -opaque '#2e7d32' -opaque '#1b5e20' "$RD/recoloured.png"
+A compare "$RD/shot.png" "$RD/recoloured.png" --no-visuals
+A compare "$RD/shot.png" "$T2" --weights layout=0.5,color=0.5 --no-visuals
+# an animated widget (a bar sliding on a sine of the clock) beside the demo app
+install -m 0644 "$REPO/tests/apps/pg_layout.tcl" "$PG_TMP/app/"
+runuser -u "$PG_AGENT" -- env -i PATH=/usr/bin:/bin DISPLAY="$PG_DISPLAY" LANG=C.UTF-8 \
+    wish "$PG_TMP/app/pg_layout.tcl" "" 480x380+560+40 "loading bar" anim=1 >"$PG_TMP/anim.out" 2>&1 &
+PG_PIDS+=($!)
+for _ in $(seq 100); do grep -q READY "$PG_TMP/anim.out" 2>/dev/null && break; sleep 0.1; done
+A frames --window 'loading bar' --count 12 --interval 80
+F1=$(jq -r .token <<<"$LAST")
+A frames --window 'loading bar' --count 12 --interval 80 --region 16,324,448,48
+F2=$(jq -r .token <<<"$LAST")
+A frames --window 'loading bar' --count 12 --interval 80
+F3=$(jq -r .token <<<"$LAST")
+A frames --window "$W" --count 12 --interval 80
+F4=$(jq -r .token <<<"$LAST")
+A motion "$F1" "$F4"
+A motion "$F1" "$F3"
 A snapshot --window "$W" --region 2000,2000,10,10
 A snapshot --window 'no such window'
 printf '@@ %s$ pixelgate run - <<END\n' "$PG_AGENT"

@@ -77,6 +77,25 @@ SECTIONS = [
                "substring unless `--exact`; `template` is OpenCV's TM_CCOEFF_NORMED, threshold 0.8."),
     ("hash", "Fingerprints: `sha256` (exact) or `dhash` (64-bit; within Hamming distance 5 means the same)."),
     ("diff", "The full comparison: counts, the 100 largest changed regions, and the diff image as a token."),
+    ("compare", "Design fidelity: how closely CAND reproduces REF (a design file, a capture of the original), "
+                "as five subscores - layout (SSIM), color (palettes, CIEDE2000), content (blocks in place), "
+                "typography (text amount and size), spacing (margins, rhythm) - each 0-100 or null, their weighted "
+                "geometric mean `overall`, and `cv_findings`: what to fix, with boxes in canonical pixels (768 wide; "
+                "divide by `normalization.candidate.scale` for the candidate's own) and hex colours. The overlay, "
+                "SSIM heatmap, content regions and side-by-side images are tokens under `visuals`. Fix the first "
+                "finding, compare again: the score is deterministic and should rise. About a token whose pixels "
+                "you may not have the answer is coarse (`resolution`: whole-point scores, colours with 4 bits a "
+                "channel, boxes on the 8-pixel grid, at most 6 findings) and costs `disclosed_bits` of your "
+                "budget; your own files stay exact. `--weights` overrides the preset per dimension; "
+                "docs/design-compare.md explains every number and how to recalibrate them."),
+    ("frames", "A series of captures of one window (or `--screen`) as one frame-set token, `--interval` "
+               "milliseconds apart: one audited capture, the deny rules checked on every frame. For `motion`."),
+    ("motion", "Does CAND animate like REF? The signature is the mean change from frame to frame; "
+               "`motion_score` is 0 when exactly one of them moves, else 100 x the ratio of their energies; "
+               "`temporal_corr` (null when either is static) is phase-sensitive: the same animation captured from "
+               "another moment can correlate low while `motion_score` stays high. It measures how much and when "
+               "things change, not how they look. Files are frames stacked top to bottom (`--file-frames N`). "
+               "Protected series are reported on a logarithmic scale (within 4.4 %), charged per value."),
     ("focus", "Keyboard focus (and raise)."),
     ("type", "Any Unicode; characters missing from the keyboard map go through a temporary remap."),
     ("key", "Chords like `ctrl+a`, `shift+Tab`, `alt+F4`; key names are X keysym names."),

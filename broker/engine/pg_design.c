@@ -59,6 +59,35 @@ pg_err pg_design_set_weight(pg_design_opts *o, const char *name, double value, p
                         "unknown dimension '%.40s'", name);
 }
 
+pg_err pg_design_weights_parse(pg_design_opts *o, const char *spec, pg_error *e) {
+    pg_design_opts t = *o; /* all or nothing */
+    const char *p = spec;
+    for (int pairs = 0;; pairs++) {
+        const char *eq = strchr(p, '='), *end = strchr(p, ',');
+        if (!end) end = p + strlen(p);
+        if (pairs == PG_DESIGN_NDIM || !eq || eq > end || eq == p || eq + 1 == end || (size_t)(eq - p) > 15)
+            return pg_error_set(e, PG_E_USAGE, "e.g. --weights layout=0.5,color=0.2",
+                                "bad weights '%.60s': want up to 5 NAME=NUMBER pairs separated by commas", spec);
+        char name[16], num[32];
+        size_t nl = (size_t)(eq - p), vl = (size_t)(end - eq - 1);
+        if (vl >= sizeof num || strspn(eq + 1, "0123456789.") < vl)
+            return pg_error_set(e, PG_E_USAGE, "weights are plain decimal numbers from 0 to 100",
+                                "bad weight value in '%.60s'", spec);
+        memcpy(name, p, nl), name[nl] = '\0';
+        memcpy(num, eq + 1, vl), num[vl] = '\0';
+        char *stop;
+        double v = strtod(num, &stop);
+        if (*stop) return pg_error_set(e, PG_E_USAGE, "weights are plain decimal numbers from 0 to 100",
+                                       "bad weight value '%s'", num);
+        pg_err rc = pg_design_set_weight(&t, name, v, e);
+        if (rc) return rc;
+        if (!*end) break;
+        p = end + 1;
+    }
+    *o = t;
+    return PG_OK;
+}
+
 void pg_design_preset_weights(pg_design_preset p, double w[PG_DESIGN_NDIM]) {
     static const double def[PG_DESIGN_NDIM] = {0.35, 0.20, 0.15, 0.15, 0.15};
     static const double dark[PG_DESIGN_NDIM] = {0.60, 0.10, 0.0, 0.30, 0.0};

@@ -106,6 +106,10 @@ pg_err pg_design_mode_parse(const char *name, pg_design_mode *m, pg_error *e);
 pg_err pg_design_preset_parse(const char *name, pg_design_preset *p, pg_error *e);
 /* One explicit weight: name as above, 0 <= value <= PG_DESIGN_MAX_WEIGHT. */
 pg_err pg_design_set_weight(pg_design_opts *o, const char *name, double value, pg_error *e);
+/* Explicit weights as text: "layout=0.5,color=0.2" (names as above, values
+ * decimal numbers in range, no spaces, at most 5 pairs; a later pair for the
+ * same dimension wins). On PG_E_USAGE o is unchanged. */
+pg_err pg_design_weights_parse(pg_design_opts *o, const char *spec, pg_error *e);
 /* A preset's weights, in pg_design_dim_id order. */
 void pg_design_preset_weights(pg_design_preset p, double w[PG_DESIGN_NDIM]);
 
@@ -154,6 +158,9 @@ typedef struct {
     char suggested_fix[200];
     bool has_box;
     pg_img_rect box;        /* canonical pixels (reference side for missing/moved) */
+    bool has_to;
+    pg_img_rect to;         /* moved_region: where the block sits in the candidate */
+    unsigned feature;       /* spacing findings: 1 + the index into spacing.f; 0 otherwise */
     bool has_colors;
     char ref_hex[8], cand_hex[8];
     double magnitude;       /* orders findings of one kind */

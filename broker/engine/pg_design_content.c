@@ -125,6 +125,7 @@ static void region_finding(pg_dz *z, const pg_design_region *a, const char *type
     const pg_img_rect *x = &a->box;
     f->has_box = true, f->box = *x;
     if (b) {
+        f->has_to = true, f->to = b->box;
         int dx = (int)b->box.x - (int)x->x, dy = (int)b->box.y - (int)x->y;
         snprintf(f->observed, sizeof f->observed,
                  "reference block at x=%u,y=%u (%ux%u) appears at x=%u,y=%u in the candidate (moved %d,%d)", x->x, x->y,

@@ -92,6 +92,7 @@ static void feature_finding(pg_dz *z, const pg_design_feature *f, const layout_o
     const char *type = !is_gap ? "margin_mismatch" : !f->in_cand ? "gap_missing" : !f->in_ref ? "gap_extra" : "gap_mismatch";
     pg_design_severity sev = f->similarity < 0.5 ? PG_DESIGN_HIGH : f->similarity < 0.8 ? PG_DESIGN_MEDIUM : PG_DESIGN_LOW;
     pg_design_finding *fd = pg_dz_finding(z, "spacing", type, sev, 1.0 - f->similarity);
+    fd->feature = 1 + (unsigned)(f - z->r->spacing.f);
     if (is_gap && f->in_ref) {
         fd->has_box = true;
         fd->box = (pg_img_rect){0, ref->b[gap - 1].y1, z->W, ref->b[gap].y0 - ref->b[gap - 1].y1};

@@ -1,5 +1,6 @@
 #include "pg_img.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -111,40 +112,51 @@ void pg_img_fit_size(uint32_t w, uint32_t h, uint32_t max_w, uint32_t max_h, uin
     }
 }
 
-/* Horizontal pass for one source row: hsum[4*j+c] = sum of weight * channel. */
-static void area_row(const uint8_t *src, const pg_area_map *mx, uint32_t *hsum) {
-    for (uint32_t j = 0; j < mx->n_out; j++) {
-        const pg_area_span *s = &mx->span[j];
-        const uint8_t *p = src + (size_t)s->first * 4;
-        const uint32_t *w = mx->w + s->woff;
-        uint32_t r = 0, g = 0, b = 0, a = 0;
-        for (uint32_t k = 0; k < s->count; k++) {
-            r += p[4 * k] * w[k];
-            g += p[4 * k + 1] * w[k];
-            b += p[4 * k + 2] * w[k];
-            a += p[4 * k + 3] * w[k];
-        }
-        hsum[4 * j] = r;
-        hsum[4 * j + 1] = g;
-        hsum[4 * j + 2] = b;
-        hsum[4 * j + 3] = a;
-    }
+/* round(num / den) half up, num = 2*acc + total, den = 2*total: a double
+ * reciprocal gives the quotient to within one, and one integer check each
+ * way makes it exact (an integer division per channel was most of the
+ * scaler's time). */
+static inline uint8_t div_round(uint64_t acc, uint64_t total, double inv2t) {
+    uint64_t num = 2 * acc + total, den = 2 * total;
+    uint64_t q = (uint64_t)((double)num * inv2t);
+    if (q * den > num) q--;
+    else if ((q + 1) * den <= num) q++;
+    return (uint8_t)q;
 }
 
-/* Vertical pass: accumulate weighted source rows of one output row, then
- * divide once by the total weight w*h, rounding half up. */
-static void area_out_row(const pg_img *src, const pg_area_map *mx, const pg_area_map *my, uint32_t oy,
-                         uint32_t *hsum, uint64_t *acc, uint8_t *dst) {
-    size_t n = (size_t)mx->n_out * 4;
-    memset(acc, 0, n * sizeof *acc);
+/* One output row. Vertical first: the weighted sum of the source rows it
+ * covers, contiguous and in 32 bits (at most 255 * height); then the
+ * horizontal weights over those sums, and one division by the total weight
+ * w*h. Integer sums in another order: the same numbers as row by row. The
+ * horizontal sums fit 32 bits when 255 * w * h < 2^32 (16 Mpx); larger
+ * images take 64. */
+static void area_out_row(const pg_img *src, const pg_area_map *mx, const pg_area_map *my, uint32_t oy, uint32_t *vsum,
+                         bool wide, uint8_t *dst) {
+    size_t n = (size_t)src->width * 4;
     const pg_area_span *s = &my->span[oy];
+    memset(vsum, 0, n * sizeof *vsum);
     for (uint32_t k = 0; k < s->count; k++) {
-        uint64_t wy = my->w[s->woff + k];
-        area_row(pg_img_row(src, s->first + k), mx, hsum);
-        for (size_t i = 0; i < n; i++) acc[i] += hsum[i] * wy;
+        uint32_t wy = my->w[s->woff + k];
+        const uint8_t *row = pg_img_row(src, s->first + k);
+        for (size_t i = 0; i < n; i++) vsum[i] += row[i] * wy;
     }
     uint64_t total = (uint64_t)src->width * src->height;
-    for (size_t i = 0; i < n; i++) dst[i] = (uint8_t)((2 * acc[i] + total) / (2 * total));
+    double inv = 1.0 / (2.0 * (double)total);
+    for (uint32_t j = 0; j < mx->n_out; j++) {
+        const pg_area_span *t = &mx->span[j];
+        const uint32_t *v = vsum + (size_t)t->first * 4, *w = mx->w + t->woff;
+        if (!wide) {
+            uint32_t acc[4] = {0, 0, 0, 0};
+            for (uint32_t k = 0; k < t->count; k++)
+                for (int c = 0; c < 4; c++) acc[c] += v[4 * k + (uint32_t)c] * w[k];
+            for (int c = 0; c < 4; c++) dst[4 * j + (uint32_t)c] = div_round(acc[c], total, inv);
+        } else {
+            uint64_t acc[4] = {0, 0, 0, 0};
+            for (uint32_t k = 0; k < t->count; k++)
+                for (int c = 0; c < 4; c++) acc[c] += (uint64_t)v[4 * k + (uint32_t)c] * w[k];
+            for (int c = 0; c < 4; c++) dst[4 * j + (uint32_t)c] = div_round(acc[c], total, inv);
+        }
+    }
 }
 
 pg_err pg_img_downscale_fit(const pg_img *src, uint32_t max_w, uint32_t max_h, pg_img **out, pg_error *e) {
@@ -162,13 +174,12 @@ pg_err pg_img_downscale_fit(const pg_img *src, uint32_t max_w, uint32_t max_h, p
         pg_area_map_free(&mx);
         return rc;
     }
-    uint32_t *hsum = malloc(sizeof *hsum * 4 * (size_t)ow);
-    uint64_t *acc = malloc(sizeof *acc * 4 * (size_t)ow);
-    if (!hsum || !acc) rc = pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory while scaling");
+    bool wide = (uint64_t)src->width * src->height * 255 >= ((uint64_t)1 << 32);
+    uint32_t *vsum = malloc(sizeof *vsum * 4 * (size_t)src->width);
+    if (!vsum) rc = pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory while scaling");
     if (!rc) rc = pg_img_new(out, ow, oh, e);
-    for (uint32_t y = 0; !rc && y < oh; y++) area_out_row(src, &mx, &my, y, hsum, acc, pg_img_row(*out, y));
-    free(hsum);
-    free(acc);
+    for (uint32_t y = 0; !rc && y < oh; y++) area_out_row(src, &mx, &my, y, vsum, wide, pg_img_row(*out, y));
+    free(vsum);
     pg_area_map_free(&mx);
     pg_area_map_free(&my);
     return rc;

@@ -87,8 +87,16 @@ pg_err pg_motion_compare(const pg_img *const *ref, size_t n_ref, const pg_img *c
     if (!rc) rc = pg_motion_signature(cand, n_cand, r->cand_sig, e);
     if (rc) return rc;
     r->n_ref = n_ref, r->n_cand = n_cand;
-    r->ref_energy = mean(r->ref_sig, n_ref - 1);
-    r->cand_energy = mean(r->cand_sig, n_cand - 1);
+    pg_motion_summarise(r);
+    return PG_OK;
+}
+
+void pg_motion_summarise(pg_motion_result *r) {
+    r->corr_defined = false;
+    r->temporal_corr = 0;
+    r->note[0] = '\0';
+    r->ref_energy = mean(r->ref_sig, r->n_ref - 1);
+    r->cand_energy = mean(r->cand_sig, r->n_cand - 1);
     double lo = r->ref_energy < r->cand_energy ? r->ref_energy : r->cand_energy;
     double hi = r->ref_energy < r->cand_energy ? r->cand_energy : r->ref_energy;
     r->energy_ratio = hi > 0 ? lo / hi : 1.0;
@@ -98,7 +106,6 @@ pg_err pg_motion_compare(const pg_img *const *ref, size_t n_ref, const pg_img *c
     else if (!r->ref_moving) r->motion_score = 100;
     else r->motion_score = 100 * r->energy_ratio;
     correlate(r);
-    return PG_OK;
 }
 
 /* ---- the plot ---- */

@@ -62,6 +62,14 @@ pg_err pg_motion_signature(const pg_img *const *frames, size_t n, double *sig, p
 pg_err pg_motion_compare(const pg_img *const *ref, size_t n_ref, const pg_img *const *cand, size_t n_cand,
                          pg_motion_result *r, pg_error *e);
 
+/* Everything after the signatures, again, from r->n_ref, r->n_cand and the
+ * signatures as they are now (pg_motion_compare ends with it): energies,
+ * ratio, moving flags, motion_score, temporal_corr and the note. A caller
+ * that must report coarser signatures rounds them and calls this, so every
+ * number it reports follows from the rounded values alone. n_ref and n_cand
+ * must be 2..PG_MOTION_MAX_FRAMES. */
+void pg_motion_summarise(pg_motion_result *r);
+
 /* The plot, PG_MOTION_PLOT_W x PG_MOTION_PLOT_H. */
 #define PG_MOTION_PLOT_W 640
 #define PG_MOTION_PLOT_H 240

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include <time.h>
 
 #include "pg_disclose.h"
@@ -64,6 +65,11 @@ cJSON *pg_tok_meta_json(pg_call *c, const pg_tok_meta *m) {
         cJSON_AddNumberToObject(w, "id", (double)m->window_id);
         cJSON_AddStringToObject(w, "title", m->window_title);
         cJSON_AddStringToObject(w, "class", m->window_class);
+    }
+    if (m->frames) {
+        cJSON_AddNumberToObject(r, "frames", m->frames);
+        cJSON_AddNumberToObject(r, "frame_width", m->width);
+        cJSON_AddNumberToObject(r, "frame_height", m->height / m->frames);
     }
     if (m->region_w) {
         cJSON *g = cJSON_AddObjectToObject(r, "region");
@@ -224,6 +230,45 @@ pg_err pg_call_image(pg_call *c, const pg_image_ref *ref, pg_img **out, char lab
     if (is_token) *is_token = ref->token != NULL;
     if (ref->token) return pg_call_token_image(c, ref->token, out, label, meta, e);
     return from_attachment(c, ref->attachment, out, label, e);
+}
+
+/* A file decoded on a thread of its own (the request's attachments outlive it). */
+typedef struct {
+    pg_call *c;
+    int64_t idx;
+    pg_img *img;
+    char label[64];
+    pg_error e;
+    pg_err rc;
+} decode_job;
+
+static void *decode_main(void *arg) {
+    decode_job *j = arg;
+    j->rc = from_attachment(j->c, j->idx, &j->img, j->label, &j->e);
+    return NULL;
+}
+
+pg_err pg_call_image_pair(pg_call *c, const pg_image_ref *ra, const pg_image_ref *rb, pg_img *img[2],
+                          char label[2][64], pg_tok_meta meta[2], bool is_token[2], pg_error *e) {
+    img[0] = img[1] = NULL;
+    pthread_t th;
+    decode_job job = {.c = c, .idx = rb->attachment};
+    bool threaded = !ra->token && !rb->token && pthread_create(&th, NULL, decode_main, &job) == 0;
+    pg_err rc = pg_call_image(c, ra, &img[0], label[0], &meta[0], &is_token[0], e);
+    if (threaded) {
+        pthread_join(th, NULL);
+        is_token[1] = false;
+        memcpy(label[1], job.label, 64);
+        img[1] = job.img;
+        if (!rc && job.rc) rc = job.rc, *e = job.e;
+    } else if (!rc) {
+        rc = pg_call_image(c, rb, &img[1], label[1], &meta[1], &is_token[1], e);
+    }
+    if (rc) {
+        pg_img_free(img[0]), pg_img_free(img[1]);
+        img[0] = img[1] = NULL;
+    }
+    return rc;
 }
 
 pg_img_rect pg_call_img_rect(const pg_rect *r) { return (pg_img_rect){(uint32_t)r->x, (uint32_t)r->y, r->w, r->h}; }

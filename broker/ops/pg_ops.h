@@ -17,6 +17,7 @@
 #define PG_OPS_H
 
 #include "../pg_broker.h"
+#include "pg_design.h"
 #include "pg_img.h"
 #include "pg_template.h"
 #include "pg_window_json.h" /* pg_window_json: the window shape of every result */
@@ -63,6 +64,11 @@ pg_err pg_call_image(pg_call *c, const pg_image_ref *ref, pg_img **out, char lab
                      bool *is_token, pg_error *e);
 pg_err pg_call_token_image(pg_call *c, const char *token, pg_img **out, char label[64], pg_tok_meta *meta,
                            pg_error *e);
+/* Two image arguments at once: when both are files, the second is decoded on
+ * a thread of its own while the first decodes here (two PNG decodes are most
+ * of a comparison's time). On error neither image is returned. */
+pg_err pg_call_image_pair(pg_call *c, const pg_image_ref *ra, const pg_image_ref *rb, pg_img *img[2],
+                          char label[2][64], pg_tok_meta meta[2], bool is_token[2], pg_error *e);
 /* An argument rectangle in image coordinates (the declaration keeps x, y >= 0). */
 pg_img_rect pg_call_img_rect(const pg_rect *r);
 
@@ -117,10 +123,24 @@ pg_err pg_capture_checked(pg_call *c, pg_window *w, const pg_rect *region, pg_ca
 /* The same as an image; method (may be NULL) gets the path that ran. */
 pg_err pg_capture_img_locked(pg_call *c, pg_window *w, const pg_rect *region, pg_img **img, char method[32],
                              pg_error *e);
+/* Captures the screen (or a region of it) with every visible denied window
+ * blacked out in the coordinates of the capture's first pixel; fails closed
+ * (refused) when the window list cannot be read. *redacted gets how many
+ * windows were blacked out. The caller holds the platform lock. */
+pg_err pg_capture_screen_locked(pg_call *c, const pg_rect *region, pg_capture *cap, unsigned *redacted,
+                                pg_error *e);
 /* Captures a window as an image under the platform lock. t non-NULL: resolve
  * w from it first (and record it for the audit); NULL: w is known. */
 pg_err pg_capture_window_img(pg_call *c, const pg_target *t, pg_window *w, const pg_rect *region, pg_img **img,
                              char method[32], pg_error *e);
+
+/* ---- compare_coarse.c: a design comparison about protected pixels ---- */
+
+/* The result as the caller may see it when prot[0] (REF) or prot[1] (CAND)
+ * holds pixels it may not have: the engine's shape, quantised
+ * (docs/threat-model.md, "compare"); *bits gets what it can carry. NULL
+ * when out of memory. */
+cJSON *pg_compare_coarse_json(const pg_design_result *r, const bool prot[2], double *bits);
 
 /* ---- find.c (templates) and ocr.c (text): finding things in an image ---- */
 

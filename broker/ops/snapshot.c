@@ -10,44 +10,6 @@
 #include "pg_ops.h"
 #include "pg_time.h"
 
-/* Blacks out every visible window the policy denies that lies inside the
- * screen capture, in the coordinates of the capture's first pixel (the
- * backend's origin: the clipped region, or a negative virtual-screen origin),
- * never the region the client asked for. Fails closed: when the windows
- * cannot be listed the capture is refused. Caller holds the platform lock. */
-static pg_err redact_denied(pg_call *c, pg_capture *cap, unsigned *redacted, pg_error *e) {
-    pg_window *all = NULL;
-    size_t n = 0;
-    pg_err rc = c->b->plat_ops->list_windows(c->b->plat, &all, &n, e);
-    if (rc)
-        return pg_error_set(e, PG_E_INTERNAL, "retry; the display may be busy",
-                            "screen capture refused: the window list could not be read to black out denied windows (%s)",
-                            pg_err_name(rc));
-    int64_t ox = cap->origin_x, oy = cap->origin_y;
-    unsigned hits = 0;
-    for (size_t i = 0; i < n; i++) {
-        const pg_window *w = &all[i];
-        if (!w->visible || !pg_policy_capture_denied(c->view, w->title, w->class_name, w->instance, NULL, 0)) continue;
-        int64_t x0 = w->x - ox, y0 = w->y - oy, x1 = x0 + w->width, y1 = y0 + w->height;
-        if (x0 < 0) x0 = 0;
-        if (y0 < 0) y0 = 0;
-        if (x1 > cap->width) x1 = cap->width;
-        if (y1 > cap->height) y1 = cap->height;
-        if (x0 >= x1 || y0 >= y1) continue;
-        for (int64_t y = y0; y < y1; y++) {
-            uint8_t *row = cap->rgba + (size_t)y * cap->stride;
-            for (int64_t x = x0; x < x1; x++) {
-                row[4 * x] = row[4 * x + 1] = row[4 * x + 2] = 0;
-                row[4 * x + 3] = 255;
-            }
-        }
-        hits++;
-    }
-    free(all);
-    *redacted = hits;
-    return PG_OK;
-}
-
 /* Captures under the platform lock; fills cap, w (window case), settled and
  * the number of denied windows blacked out of a screen capture. */
 static pg_err capture(pg_call *c, const pg_args_snapshot *a, pg_capture *cap, pg_window *w, cJSON **settled,
@@ -57,12 +19,7 @@ static pg_err capture(pg_call *c, const pg_args_snapshot *a, pg_capture *cap, pg
     const pg_platform_ops *ops = c->b->plat_ops;
     const pg_rect *region = a->has_region ? &a->region : NULL;
     if (a->screen) {
-        rc = ops->capture_screen(c->b->plat, region, cap, e);
-        if (!rc) rc = redact_denied(c, cap, redacted, e);
-        if (rc) {
-            free(cap->rgba);
-            cap->rgba = NULL;
-        }
+        rc = pg_capture_screen_locked(c, region, cap, redacted, e);
     } else {
         pg_target t = PG_TARGET_OF(a);
         rc = pg_call_resolve_window(c, &t, w, e);

@@ -1,5 +1,7 @@
-# Engine image loaders (broker/engine) through the decode caps; seeds in
-# corpus/<target>/ (tiny files from tests/data).
+# Engine parsers (broker/engine): the image loaders through the decode caps
+# (seeds: tiny files from tests/data) and the design weights; seeds in
+# corpus/<target>/.
 pg_fuzz_target(fuzz_png SOURCES fuzz_png.c LIBS pg_engine)
 pg_fuzz_target(fuzz_jpeg SOURCES fuzz_jpeg.c LIBS pg_engine)
 pg_fuzz_target(fuzz_webp SOURCES fuzz_webp.c LIBS pg_engine)
+pg_fuzz_target(fuzz_design_weights SOURCES fuzz_design_weights.c LIBS pg_engine)
