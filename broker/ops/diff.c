@@ -150,6 +150,13 @@ static pg_err run_diff(pg_call *c, const diff_in *in, bool regions, pg_diff_resu
     return PG_OK;
 }
 
+/* changed_pct as the result shows it (coarse for protected pixels): what
+ * messages may repeat, never the exact value the verdict used. */
+static double shown_pct(const cJSON *j) {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, "changed_pct");
+    return cJSON_IsNumber(v) ? v->valuedouble : 0;
+}
+
 pg_err pg_op_diff(pg_call *c, const pg_args_diff *a, pg_error *e) {
     c->audit.kind = "diff";
     pg_diff_result res;
@@ -165,8 +172,9 @@ pg_err pg_op_diff(pg_call *c, const pg_args_diff *a, pg_error *e) {
         return PG_OK;
     }
     double ratio = res.total_pixels ? (double)res.pixels_changed / (double)res.total_pixels : 0;
+    /* The verdict is exact; the message repeats only what the result shows. */
     return pg_call_verdict(c, j, ratio <= a->max_ratio, e, "the images differ more than --max-ratio allows",
-                           "changed ratio %.6f is over --max-ratio %.6f", ratio, a->max_ratio);
+                           "changed ratio %.6f is over --max-ratio %.6f", shown_pct(j) / 100, a->max_ratio);
 }
 
 /* assert changed (want_change) or unchanged, against limit percent. */
@@ -183,11 +191,11 @@ static pg_err assert_change(pg_call *c, const diff_in *in, bool want_change, dou
     if (want_change) {
         cJSON_AddNumberToObject(j, "min_pct", limit);
         return pg_call_verdict(c, j, res.changed_pct >= limit, e, "let the UI settle (wait-stable) or lower --min-pct",
-                               "only %.4f%% of pixels changed; at least %.4f%% expected", res.changed_pct, limit);
+                               "only %.4f%% of pixels changed; at least %.4f%% expected", shown_pct(j), limit);
     }
     cJSON_AddNumberToObject(j, "max_pct", limit);
     return pg_call_verdict(c, j, res.changed_pct <= limit, e, "look at the diff token's regions; mask what may change",
-                           "%.4f%% of pixels changed; at most %.4f%% allowed", res.changed_pct, limit);
+                           "%.4f%% of pixels changed; at most %.4f%% allowed", shown_pct(j), limit);
 }
 
 pg_err pg_op_assert_changed(pg_call *c, const pg_args_assert_changed *a, pg_error *e) {

@@ -19,6 +19,6 @@ pg_err pg_op_assert_template(pg_call *c, const pg_args_assert_template *a, pg_er
     cJSON *ev = cJSON_AddObjectToObject(j, "evidence");
     cJSON_AddStringToObject(ev, "image", li);
     return pg_call_verdict(c, j, res.found, e, "the best match is in \"best\"; check the template or lower --threshold",
-                           "template not found: best score %.4f is under the threshold %.4f", res.best.score,
-                           a->threshold);
+                           "template not found: best score %.4f is under the threshold %.4f",
+                           cJSON_GetObjectItem(cJSON_GetObjectItem(j, "best"), "score")->valuedouble, a->threshold);
 }

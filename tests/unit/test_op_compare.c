@@ -219,3 +219,18 @@ PG_TEST(a_check_of_protected_pixels_lists_no_regions_and_costs_little) {
     CHECK(cost > 0 && cost < 64); /* a verdict, two counts, the bounds and the region count */
     pg_fx_fini(&fx);
 }
+
+PG_TEST(a_failed_check_of_protected_pixels_repeats_only_the_coarse_figure_in_its_message) {
+    FX(fx, NULL);
+    char a[32], b[32];
+    before_after(&fx, a, b); /* 200 of 8000 changed: 2.5 %, shown as 224: 2.8 % */
+    pg_fx_reply r;
+    CHECK_EQ_INT(call2(&fx, "assert_unchanged", a, b, "\"max_pct\":1", &r), PG_E_ASSERT);
+    CHECK(strstr(r.e.message, "2.8000%") != NULL);
+    CHECK(strstr(r.e.message, "2.5000%") == NULL); /* the exact value the verdict used stays inside */
+    pg_fx_reply_fini(&r);
+    CHECK_EQ_INT(call2(&fx, "diff", a, b, "\"max_ratio\":0.01", &r), PG_E_ASSERT);
+    CHECK(strstr(r.e.message, "0.025000") == NULL);
+    pg_fx_reply_fini(&r);
+    pg_fx_fini(&fx);
+}
