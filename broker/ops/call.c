@@ -298,7 +298,12 @@ pg_err pg_call_derived_token(pg_call *c, pg_img *img, const char *method, cJSON 
     m.source_height = img->height;
     snprintf(m.method, sizeof m.method, "%s", method);
     if (c->n_sources) memcpy(m.source, c->sources[0], sizeof m.source); /* a derived image inherits its source */
-    pg_err rc = pg_call_store_image(c, img, &m, e);
+    pg_err rc = pg_call_disclose(c, 1, e); /* its keyed digest, like a snapshot's: equal or not to another */
+    if (rc) {
+        pg_img_free(img);
+        return rc;
+    }
+    rc = pg_call_store_image(c, img, &m, e);
     if (rc) return rc;
     cJSON_AddStringToObject(into, field, m.token);
     return PG_OK;
