@@ -193,6 +193,76 @@ PG_TEST(list_skips_tool_and_hidden_windows) {
     pump(50);
 }
 
+static HWND make_owned(const wchar_t *title, HWND owner, DWORD style, DWORD ex, int x, int y) {
+    HWND hw = CreateWindowExW(ex, L"pgtestcover", title, style | WS_VISIBLE, x, y, 90, 70, owner, NULL,
+                              GetModuleHandleW(NULL), NULL);
+    pump(50);
+    return hw;
+}
+
+static const pg_window *listed(const pg_window *w, size_t n, HWND h) {
+    for (size_t i = 0; i < n; i++)
+        if (w[i].id == (uint64_t)(uintptr_t)h) return &w[i];
+    return NULL;
+}
+
+PG_TEST(list_all_adds_owned_and_popup_windows_with_the_window_they_belong_to) {
+    SETUP();
+    HWND main_w = make_window(L"pg owner", 600, 400, 200, 150, false);
+    HWND popup = make_owned(L"", main_w, WS_POPUP, 0, 620, 420);                 /* a dropdown */
+    HWND dialog = make_owned(L"pg owned dialog", main_w, WS_POPUP | WS_CAPTION, 0, 700, 420);
+    HWND deeper = make_owned(L"", dialog, WS_POPUP, 0, 640, 500);                /* a menu of the dialog */
+    HWND tool = make_owned(L"pg tooltip", NULL, WS_POPUP, WS_EX_TOOLWINDOW | WS_EX_TOPMOST, 720, 500);
+    pg_window *w, *all;
+    size_t n, na;
+    bool complete = false;
+    pg_error e;
+    REQUIRE(env.ops->list_windows(env.p, &w, &n, &e) == PG_OK);
+    REQUIRE(env.ops->list_all(env.p, &all, &na, &complete, &e) == PG_OK);
+    CHECK(complete);
+    uint64_t owner = (uint64_t)(uintptr_t)main_w;
+    const pg_window *m = listed(all, na, main_w), *p = listed(all, na, popup), *d = listed(all, na, dialog),
+                    *q = listed(all, na, deeper), *t = listed(all, na, tool);
+    REQUIRE(m && p && d && q && t);
+    CHECK(m->kind == PG_WINDOW_NORMAL && m->parent == 0);
+    CHECK(p->kind == PG_WINDOW_POPUP && p->parent == owner);   /* GW_OWNER */
+    CHECK(d->kind == PG_WINDOW_DIALOG && d->parent == owner);  /* owned, with a caption */
+    CHECK(q->kind == PG_WINDOW_POPUP && q->parent == owner);   /* the end of the owner chain */
+    CHECK(t->kind == PG_WINDOW_POPUP);
+    CHECK_EQ_INT(t->pid, GetCurrentProcessId());
+    /* The frame holds the client area and the caption. */
+    CHECK(m->frame.y < m->y && m->frame.x <= m->x && m->frame.h > m->height);
+    /* list_windows: only what a user calls a window. */
+    CHECK(listed(w, n, main_w) != NULL);
+    CHECK(!listed(w, n, popup) && !listed(w, n, dialog) && !listed(w, n, deeper) && !listed(w, n, tool));
+    free(w), free(all);
+    DestroyWindow(tool), DestroyWindow(deeper), DestroyWindow(dialog), DestroyWindow(popup), DestroyWindow(main_w);
+    pump(50);
+}
+
+PG_TEST(an_unowned_popup_belongs_to_the_one_normal_window_of_its_process_or_to_none) {
+    SETUP();
+    HWND main_w = make_window(L"pg owner", 600, 400, 200, 150, false);
+    HWND tool = make_owned(L"pg tooltip", NULL, WS_POPUP, WS_EX_TOOLWINDOW | WS_EX_TOPMOST, 720, 500);
+    pg_window *all;
+    size_t na;
+    bool complete;
+    pg_error e;
+    REQUIRE(env.ops->list_all(env.p, &all, &na, &complete, &e) == PG_OK);
+    const pg_window *t = listed(all, na, tool);
+    REQUIRE(t != NULL);
+    CHECK_EQ_INT(t->parent, (uint64_t)(uintptr_t)main_w); /* this process has one normal window */
+    free(all);
+    HWND second = make_window(L"pg second", 650, 450, 120, 90, false);
+    REQUIRE(env.ops->list_all(env.p, &all, &na, &complete, &e) == PG_OK);
+    t = listed(all, na, tool);
+    REQUIRE(t != NULL);
+    CHECK_EQ_INT(t->parent, 0); /* two: not known for sure */
+    free(all);
+    DestroyWindow(second), DestroyWindow(tool), DestroyWindow(main_w);
+    pump(50);
+}
+
 PG_TEST(window_info_reports_frame_source_dpi_and_state) {
     SETUP();
     pg_win_info info;

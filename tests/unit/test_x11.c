@@ -46,7 +46,7 @@ static struct {
     char dpy[16];
     char dir[64];
     char state[128];
-    pid_t xvfb, wish, openbox;
+    pid_t xvfb, wish, openbox, owner;
     xcb_connection_t *c;
     xcb_window_t root;
     const pg_platform_ops *ops;
@@ -115,6 +115,7 @@ static void cleanup(void) {
     if (env.c) xcb_disconnect(env.c);
     env.c = NULL;
     stop(&env.wish);
+    stop(&env.owner);
     stop(&env.openbox);
     stop(&env.xvfb);
     if (env.dir[0]) {
@@ -541,6 +542,116 @@ static void t_covered(int *pg_failed_, int mode) {
     (void)mode;
 }
 
+/* A second Tk app (its own X client) with an override-redirect popup and a
+ * transient dialog: what an application shows besides its main window. */
+static pid_t start_owner_app(void) {
+    char script[512], state[160];
+    snprintf(script, sizeof script, "%s/tests/apps/pg_demo.tcl", PG_SOURCE_DIR);
+    snprintf(state, sizeof state, "%s/owner.json", env.dir);
+    char *argv[] = {"wish", script, state, "300x200+1200+40", "owner app", "popup=160x90+1250+500",
+                    "dialog=220x120+1550+500", NULL};
+    int out = -1;
+    pid_t pid = spawn(argv, &out);
+    char buf[256] = "";
+    size_t n = 0;
+    for (double t0 = pg_mono_ms(); pg_mono_ms() - t0 < 10000 && !strstr(buf, "READY");) {
+        struct pollfd pfd = {out, POLLIN, 0};
+        if (poll(&pfd, 1, 100) <= 0) continue;
+        ssize_t r = read(out, buf + n, sizeof buf - 1 - n);
+        if (r <= 0) break;
+        n += (size_t)r;
+        buf[n] = 0;
+    }
+    close(out);
+    unlink(state);
+    if (strstr(buf, "READY")) return pid;
+    stop(&pid);
+    return 0;
+}
+
+static const pg_window *find_title(const pg_window *w, size_t n, const char *title, pg_window_kind kind) {
+    for (size_t i = 0; i < n; i++)
+        if (w[i].kind == kind && strcmp(w[i].title, title) == 0) return &w[i];
+    return NULL;
+}
+
+static const pg_window *find_at(const pg_window *w, size_t n, int32_t x, int32_t y, pg_window_kind kind) {
+    for (size_t i = 0; i < n; i++)
+        if (w[i].kind == kind && w[i].x == x && w[i].y == y) return &w[i];
+    return NULL;
+}
+
+static void t_owned(int *pg_failed_, int mode) {
+    env.owner = start_owner_app();
+    REQUIRE(env.owner > 0);
+    pg_window *w = NULL, *all = NULL;
+    size_t n = 0, na = 0;
+    bool complete = false;
+    pg_error e;
+    const pg_window *main_w = NULL, *dialog = NULL, *popup = NULL;
+    /* Under a WM the windows appear once they are managed: poll. */
+    for (double t0 = pg_mono_ms(); pg_mono_ms() - t0 < 5000; pg_sleep_ms(20)) {
+        free(w), free(all);
+        REQUIRE(env.ops->list_windows(env.p, &w, &n, &e) == PG_OK);
+        REQUIRE(env.ops->list_all(env.p, &all, &na, &complete, &e) == PG_OK);
+        main_w = find_title(all, na, "owner app", PG_WINDOW_NORMAL);
+        dialog = find_title(all, na, "owner app dialog", PG_WINDOW_DIALOG);
+        popup = find_at(all, na, 1250, 500, PG_WINDOW_POPUP);
+        if (main_w && main_w->visible && dialog && dialog->visible && popup) break;
+    }
+    REQUIRE(main_w && dialog && popup);
+    CHECK(complete);
+    CHECK_EQ_INT(main_w->parent, 0);
+    CHECK_EQ_INT(dialog->parent, main_w->id);          /* WM_TRANSIENT_FOR */
+    CHECK_EQ_INT(popup->parent, main_w->id);           /* the only normal window of the same X client */
+    CHECK_EQ_INT(popup->pid, env.owner);
+    CHECK(popup->width == 160 && popup->height == 90);
+    CHECK(popup->frame.x == 1250 && popup->frame.w == 160); /* no border, no WM frame */
+    /* list_windows: the targets, without the popup; the dialog with its parent. */
+    CHECK(find_title(w, n, "owner app", PG_WINDOW_NORMAL) != NULL);
+    const pg_window *d2 = find_title(w, n, "owner app dialog", PG_WINDOW_DIALOG);
+    CHECK(d2 && d2->parent == main_w->id);
+    CHECK(find_at(w, n, 1250, 500, PG_WINDOW_POPUP) == NULL);
+    for (size_t i = 0; i < n; i++) CHECK(w[i].kind != PG_WINDOW_POPUP);
+    /* The frame: under openbox the WM's decorations around the content. */
+    const pg_window *demo = find_demo(all, na);
+    REQUIRE(demo != NULL);
+    if (mode == MODE_OPENBOX)
+        CHECK(demo->frame.y < demo->y && demo->frame.h > demo->height && demo->frame.x <= demo->x &&
+              demo->frame.x + (int64_t)demo->frame.w >= demo->x + (int64_t)demo->width);
+    else
+        CHECK(demo->frame.x == demo->x && demo->frame.y == demo->y && demo->frame.w == demo->width &&
+              demo->frame.h == demo->height);
+    printf("     owner 0x%llx, dialog 0x%llx, popup 0x%llx; demo frame %d,%d %ux%u around %d,%d %ux%u\n",
+           (unsigned long long)main_w->id, (unsigned long long)dialog->id, (unsigned long long)popup->id,
+           demo->frame.x, demo->frame.y, demo->frame.w, demo->frame.h, demo->x, demo->y, demo->width, demo->height);
+    free(w), free(all);
+    stop(&env.owner);
+}
+
+static void t_unattributed_popup(int *pg_failed_, int mode) {
+    pg_window *all;
+    size_t na;
+    bool complete;
+    pg_error e;
+    REQUIRE(env.ops->list_all(env.p, &all, &na, &complete, &e) == PG_OK);
+    const pg_window *d = find_demo(all, na);
+    REQUIRE(d != NULL);
+    pg_window demo = *d;
+    free(all);
+    xcb_window_t cover = make_cover(&demo); /* made by this test's connection, which has no window */
+    REQUIRE(env.ops->list_all(env.p, &all, &na, &complete, &e) == PG_OK);
+    const pg_window *c = NULL;
+    for (size_t i = 0; i < na; i++)
+        if (all[i].id == cover) c = &all[i];
+    CHECK(c && c->kind == PG_WINDOW_POPUP && c->parent == 0 && c->visible);
+    if (c) CHECK_STR(c->title, "pg cover");
+    free(all);
+    xcb_destroy_window(env.c, cover);
+    free(xcb_get_input_focus_reply(env.c, xcb_get_input_focus(env.c), NULL));
+    (void)mode;
+}
+
 static void t_pointer_and_click(int *pg_failed_, int mode) {
     pg_error e;
     app_state st = {0};
@@ -670,6 +781,8 @@ static void t_focus_and_settle(int *pg_failed_, int mode) {
     PG_TEST(prefix##_capture_is_rgba_right_size_and_matches_screen) { SETUP(mode); t_capture(pg_failed_, mode); } \
     PG_TEST(prefix##_regions_clip_and_empty_is_badinput) { SETUP(mode); t_region(pg_failed_, mode); } \
     PG_TEST(prefix##_covered_window_captures_own_pixels_and_click_is_refused) { SETUP(mode); t_covered(pg_failed_, mode); } \
+    PG_TEST(prefix##_popups_and_dialogs_are_listed_with_the_window_they_belong_to) { SETUP(mode); t_owned(pg_failed_, mode); } \
+    PG_TEST(prefix##_a_popup_of_a_client_without_windows_has_no_parent) { SETUP(mode); t_unattributed_popup(pg_failed_, mode); } \
     PG_TEST(prefix##_pointer_moves_and_clicks_reach_the_button) { SETUP(mode); t_pointer_and_click(pg_failed_, mode); } \
     PG_TEST(prefix##_utf8_text_arrives_exactly) { SETUP(mode); t_type(pg_failed_, mode); } \
     PG_TEST(prefix##_chords_select_move_and_edit) { SETUP(mode); t_chords(pg_failed_, mode); } \

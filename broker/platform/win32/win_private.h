@@ -27,7 +27,8 @@
 /* How long a window may take to answer WM_NULL before we skip PrintWindow
  * (which would wait for it forever). */
 #define WIN_PRINT_PROBE_MS 250
-/* Upper bound on top-level windows enumerated. */
+/* Upper bound on top-level windows enumerated; a longer list is reported
+ * incomplete (list_all), never cut silently. */
 #define WIN_MAX_WINDOWS 4096
 
 /* Optional user32 entry points, resolved at open(): linking them directly
@@ -48,8 +49,9 @@ struct pg_platform {
 };
 
 /* ---- win_conn.c: helpers ---- */
-/* UTF-16 -> UTF-8 into out (cap bytes), truncated on a code point boundary. */
-void win_to_utf8(const wchar_t *w, char *out, size_t cap);
+/* UTF-16 -> UTF-8 into out (cap bytes), truncated on a code point boundary;
+ * false when it had to be truncated (or could not be converted). */
+bool win_to_utf8(const wchar_t *w, char *out, size_t cap);
 /* "0x1234 \"title\" (class)": how errors name a window. */
 void win_describe(HWND h, char *out, size_t cap);
 
@@ -65,7 +67,15 @@ pg_err win_client_rect(HWND h, RECT *out, pg_error *e);
  * names which. */
 void win_frame_rect(HWND h, RECT *out, const char **source);
 bool win_is_cloaked(HWND h);
+/* A visible, uncloaked top-level window other than the desktop. */
+bool win_shows_pixels(HWND h);
 pg_err win_list_windows(pg_platform *p, pg_window **out, size_t *n, pg_error *e);
+/* The application windows plus the owned, tool and popup windows
+ * list_windows leaves out, with kinds and parents (pg_platform.h). */
+pg_err win_list_all(pg_platform *p, pg_window **out, size_t *n, bool *complete, pg_error *e);
+/* A visible top-level window's kind and, from its owner chain, the normal
+ * application window it belongs to (0: none found). */
+pg_window_kind win_kind_of(HWND h, uint64_t *parent);
 
 /* ---- win_capture.c ---- */
 pg_err win_capture_window(pg_platform *p, uint64_t id, const pg_rect *region, pg_capture *out,

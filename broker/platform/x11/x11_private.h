@@ -40,9 +40,12 @@ struct xkb_context;
 #define X11_REMAP_SETTLE_MS 20
 #define X11_PING_TIMEOUT_MS 500
 #define X11_NO_PING_SETTLE_MS 100
-/* Upper bound on windows listed and on tree depth walked. */
+/* Upper bound on windows listed and on tree depth walked. A list that would
+ * be longer is reported incomplete, never cut silently. */
 #define X11_MAX_WINDOWS 4096
 #define X11_MAX_DEPTH 32
+/* Text properties (titles): how many 32-bit words are asked for. */
+#define X11_TEXT_FIRST_WORDS 256
 
 typedef struct {
     xcb_atom_t utf8_string, net_wm_name, wm_name, wm_class, wm_state, net_client_list,
@@ -116,16 +119,21 @@ typedef struct {
 } x11_win;
 
 /* The ids list_windows would return, in stacking-independent order.
- * *ids malloc'd, caller frees. */
-pg_err x11_client_ids(pg_platform *p, xcb_window_t **ids, size_t *n, pg_error *e);
+ * *ids malloc'd, caller frees. *cut (may be NULL) when there were more than
+ * X11_MAX_WINDOWS. */
+pg_err x11_client_ids(pg_platform *p, xcb_window_t **ids, size_t *n, bool *cut, pg_error *e);
 /* Look up id: PG_E_NOTFOUND unless it is one of x11_client_ids (so a frame,
  * child or root id is refused the same way as a vanished one). */
 pg_err x11_resolve(pg_platform *p, uint64_t id, x11_win *w, pg_error *e);
-/* UTF-8 title of a window (_NET_WM_NAME, else WM_NAME); "" if none. */
-void x11_title(pg_platform *p, xcb_window_t w, char *out, size_t cap);
+/* UTF-8 title of a window (_NET_WM_NAME, else WM_NAME); "" if none. True
+ * when it did not fit into out (cut). */
+bool x11_title(pg_platform *p, xcb_window_t w, char *out, size_t cap);
 /* The client (WM_STATE carrier) inside toplevel, or toplevel itself. */
 xcb_window_t x11_client_of(pg_platform *p, xcb_window_t toplevel);
 pg_err x11_list_windows(pg_platform *p, pg_window **out, size_t *n, pg_error *e);
+/* list_windows plus the mapped override-redirect children of root (popups),
+ * with kinds and parents (pg_platform.h). */
+pg_err x11_list_all(pg_platform *p, pg_window **out, size_t *n, bool *complete, pg_error *e);
 
 /* ---- x11_capture.c ---- */
 pg_err x11_capture_window(pg_platform *p, uint64_t id, const pg_rect *region, pg_capture *out,
