@@ -27,7 +27,7 @@ PG_POLICY_JSON=$(cat <<JSON
  "analysis": {"mode": "local-only", "endpoints": {
     "local": {"kind": "openai", "url": "$FAKE/ok/v1/chat/completions", "model": "fake"},
     "judge": {"kind": "openai", "url": "$FAKE/judge/v1/chat/completions", "model": "fake"}}},
- "capture": {"deny_windows": ["^secret vault\$"]}}
+ "capture": {"deny_windows": ["^secret vault\$", " - Private Browsing\$"]}}
 JSON
 )
 pg_setup_dirs
@@ -118,6 +118,16 @@ check "...the refusal names no title" bash -c '! grep -q "secret vault" "$1"' _ 
 check "...and the refusal is audited" audited 'map(select(.op=="snapshot" and .outcome=="POLICY_REFUSED" and .window.title=="secret vault")) | length == 1'
 pg_as "$PG_AGENT" pixelgate click --id "$VAULT_ID" --at 10,10 >/dev/null 2>&1
 check "input into a denied window exits 3" test $? = 3
+
+# A deny rule anchored at the end, and a title (a web page chooses it) long
+# enough that a 511-byte copy loses the suffix: a cut title matches every rule.
+LONG_TITLE="$(printf 'a%.0s' $(seq 581)) - Private Browsing"
+pg_launch_app "$PG_AGENT" "$PG_TMP/app/long.json" 300x150+40+600 "$LONG_TITLE"
+LONG_ID=$(pg_as "$PG_AGENT" pixelgate windows | jq '[.windows[] | select((.title // "") | startswith("aaaaaaaa"))][0].id')
+check "setup: the 600-byte title is listed" test "$LONG_ID" != null
+pg_as "$PG_AGENT" pixelgate snapshot --id "$LONG_ID" >/dev/null 2>&1
+check "a window whose 600-byte title ends in a denied suffix is not captured (exit 3)" test $? = 3
+kill "$(jq .pid "$PG_TMP/app/long.json")" 2>/dev/null
 
 # --- agent-supplied patterns
 # A pattern whose automaton glibc would build for seconds and gigabytes (6.5 GB,

@@ -167,3 +167,26 @@ PG_TEST(a_tiny_protected_capture_shows_no_digest_and_cannot_be_hashed) {
     pg_fx_reply_fini(&r);
     pg_fx_fini(&fx);
 }
+
+PG_TEST(a_600_byte_title_ending_in_a_denied_suffix_is_refused_not_captured) {
+    /* The deny rule is anchored at the end; pg_window.title holds 511 bytes,
+     * so the suffix is cut off and only title_cut can still deny it. */
+    FX(fx, "{\"version\":1,\"clients\":{\"users\":[\"agent\"]},\"expose_pixels\":\"analyze-only\",\"capture\":{\"deny_windows\":[\" - Private Browsing$\"]}}");
+    char title[601];
+    memset(title, 'a', 600);
+    memcpy(title + 600 - 19, " - Private Browsing", 19);
+    title[600] = 0;
+    uint64_t id = pg_fake_add_window(fx.fake, "placeholder", "Browser", getpid(), 0, 0, 100, 100, 0xffffffff);
+    pg_fake_set_title(fx.fake, id, title);
+    char args[64];
+    snprintf(args, sizeof args, "{\"id\":%llu}", (unsigned long long)id);
+    pg_fx_reply r;
+    CHECK_EQ_INT(pg_fx_call(&fx, "snapshot", args, NULL, 0, &r), PG_E_POLICY);
+    pg_fx_reply_fini(&r);
+    /* and on a screen capture it is blacked out like any denied window */
+    REQUIRE(pg_fx_call(&fx, "snapshot", "{\"screen\":true}", NULL, 0, &r) == PG_OK);
+    CHECK_EQ_INT(pg_fx_num(&r, "redacted_windows"), 1);
+    CHECK_EQ_INT(token_px(&fx, pg_fx_str(&r, "token"), 50, 50), 0x000000ff);
+    pg_fx_reply_fini(&r);
+    pg_fx_fini(&fx);
+}

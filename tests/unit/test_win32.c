@@ -263,6 +263,38 @@ PG_TEST(an_unowned_popup_belongs_to_the_one_normal_window_of_its_process_or_to_n
     pump(50);
 }
 
+PG_TEST(a_title_longer_than_the_field_is_marked_cut) {
+    SETUP();
+    static const wchar_t suffix[] = L" - Private Browsing";
+    wchar_t title[700];
+    static const struct {
+        size_t len;
+        wchar_t fill;
+        bool cut;
+    } cases[] = {{600, L'a', true}, {511, L'a', false}, {300, 0x00e9, true} /* 600 bytes of UTF-8 */};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        size_t n = cases[i].len, ns = sizeof suffix / sizeof *suffix - 1;
+        for (size_t k = 0; k < n; k++) title[k] = cases[i].fill;
+        memcpy(title + n - ns, suffix, ns * sizeof *suffix);
+        title[n] = 0;
+        HWND h = make_window(title, 600, 500, 120, 80, false);
+        pg_window *w;
+        size_t nw;
+        pg_error e;
+        REQUIRE(env.ops->list_windows(env.p, &w, &nw, &e) == PG_OK);
+        const pg_window *got = listed(w, nw, h);
+        CHECK(got != NULL);
+        if (got) {
+            if (got->title_cut != cases[i].cut) fprintf(stderr, "  case %zu: title_cut %d\n", i, got->title_cut);
+            CHECK_EQ_INT(got->title_cut, cases[i].cut);
+            CHECK(strlen(got->title) < sizeof got->title);
+        }
+        free(w);
+        DestroyWindow(h);
+        pump(20);
+    }
+}
+
 PG_TEST(window_info_reports_frame_source_dpi_and_state) {
     SETUP();
     pg_win_info info;

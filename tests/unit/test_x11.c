@@ -652,6 +652,70 @@ static void t_unattributed_popup(int *pg_failed_, int mode) {
     (void)mode;
 }
 
+/* A mapped, named top-level window of this test's connection (a client
+ * without a WM; managed under one) titled by _NET_WM_NAME or, latin1 set,
+ * by a STRING WM_NAME. */
+static xcb_window_t make_titled(const char *title, bool latin1, int16_t x) {
+    xcb_window_t w = xcb_generate_id(env.c);
+    uint32_t vals[] = {0x808080};
+    xcb_create_window(env.c, XCB_COPY_FROM_PARENT, w, env.root, x, 700, 120, 60, 0, XCB_WINDOW_CLASS_INPUT_OUTPUT,
+                      XCB_COPY_FROM_PARENT, XCB_CW_BACK_PIXEL, vals);
+    xcb_change_property(env.c, XCB_PROP_MODE_REPLACE, w, latin1 ? XCB_ATOM_WM_NAME : atom("_NET_WM_NAME"),
+                        latin1 ? XCB_ATOM_STRING : atom("UTF8_STRING"), 8, (uint32_t)strlen(title), title);
+    xcb_change_property(env.c, XCB_PROP_MODE_REPLACE, w, XCB_ATOM_WM_CLASS, XCB_ATOM_STRING, 8, 12, "pgtitle\0Pgt\0");
+    xcb_map_window(env.c, w);
+    free(xcb_get_input_focus_reply(env.c, xcb_get_input_focus(env.c), NULL));
+    return w;
+}
+
+/* The listed window id, polled for (a WM manages it first). */
+static bool listed_title(xcb_window_t id, pg_window *out) {
+    for (double t0 = pg_mono_ms(); pg_mono_ms() - t0 < 3000; pg_sleep_ms(20)) {
+        pg_window *w;
+        size_t n;
+        pg_error e;
+        if (env.ops->list_windows(env.p, &w, &n, &e) != PG_OK) return false;
+        bool found = false;
+        for (size_t i = 0; i < n && !found; i++)
+            if (w[i].id == id) *out = w[i], found = true;
+        free(w);
+        if (found) return true;
+    }
+    return false;
+}
+
+static void t_long_titles(int *pg_failed_, int mode) {
+    char title[2100];
+    static const char suffix[] = " - Private Browsing";
+    struct {
+        size_t len;
+        bool latin1, cut;
+    } cases[] = {
+        {600, false, true},  /* fits the 1 KiB first read, not pg_window.title: cut */
+        {2000, false, true}, /* longer than the first read */
+        {511, false, false}, /* exactly what pg_window.title holds */
+        {300, true, true},   /* 300 Latin-1 bytes are 600 bytes of UTF-8 */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        size_t n = cases[i].len;
+        memset(title, cases[i].latin1 ? 0xe9 : 'a', n);
+        memcpy(title + n - (sizeof suffix - 1), suffix, sizeof suffix - 1);
+        title[n] = 0;
+        xcb_window_t w = make_titled(title, cases[i].latin1, (int16_t)(20 + 130 * i));
+        pg_window got;
+        CHECK(listed_title(w, &got));
+        if (got.title_cut != cases[i].cut)
+            fprintf(stderr, "  case %zu (%zu bytes): title_cut %d, %zu bytes listed\n", i, n, got.title_cut,
+                    strlen(got.title));
+        CHECK_EQ_INT(got.title_cut, cases[i].cut);
+        if (!cases[i].cut) CHECK_STR(got.title, title);
+        CHECK(strlen(got.title) < sizeof got.title);
+        xcb_destroy_window(env.c, w);
+    }
+    free(xcb_get_input_focus_reply(env.c, xcb_get_input_focus(env.c), NULL));
+    (void)mode;
+}
+
 static void t_pointer_and_click(int *pg_failed_, int mode) {
     pg_error e;
     app_state st = {0};
@@ -783,6 +847,7 @@ static void t_focus_and_settle(int *pg_failed_, int mode) {
     PG_TEST(prefix##_covered_window_captures_own_pixels_and_click_is_refused) { SETUP(mode); t_covered(pg_failed_, mode); } \
     PG_TEST(prefix##_popups_and_dialogs_are_listed_with_the_window_they_belong_to) { SETUP(mode); t_owned(pg_failed_, mode); } \
     PG_TEST(prefix##_a_popup_of_a_client_without_windows_has_no_parent) { SETUP(mode); t_unattributed_popup(pg_failed_, mode); } \
+    PG_TEST(prefix##_a_title_longer_than_the_field_is_marked_cut) { SETUP(mode); t_long_titles(pg_failed_, mode); } \
     PG_TEST(prefix##_pointer_moves_and_clicks_reach_the_button) { SETUP(mode); t_pointer_and_click(pg_failed_, mode); } \
     PG_TEST(prefix##_utf8_text_arrives_exactly) { SETUP(mode); t_type(pg_failed_, mode); } \
     PG_TEST(prefix##_chords_select_move_and_edit) { SETUP(mode); t_chords(pg_failed_, mode); } \
