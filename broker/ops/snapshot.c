@@ -27,7 +27,8 @@ static pg_err redact_denied(pg_call *c, pg_capture *cap, unsigned *redacted, pg_
     unsigned hits = 0;
     for (size_t i = 0; i < n; i++) {
         const pg_window *w = &all[i];
-        if (!w->visible || !pg_policy_capture_denied(c->view, w->title, w->class_name, w->instance, NULL, 0)) continue;
+        pg_error ignored; /* the window-capture rule: a cut title counts as denied */
+        if (!w->visible || pg_capture_check_allowed(c, w, &ignored) == PG_OK) continue;
         int64_t x0 = w->x - ox, y0 = w->y - oy, x1 = x0 + w->width, y1 = y0 + w->height;
         if (x0 < 0) x0 = 0;
         if (y0 < 0) y0 = 0;

@@ -70,6 +70,19 @@ static void record(pg_fake *f, const char *fmt, ...) {
     f->input[f->n_input++] = copy;
 }
 
+/* A title longer than pg_window.title holds is cut on a character boundary
+ * and says so, as the real backends do. */
+static void set_title(pg_window *w, const char *title) {
+    size_t n = strlen(title);
+    w->title_cut = n >= sizeof w->title;
+    if (w->title_cut) {
+        n = sizeof w->title - 1;
+        while (n > 0 && ((unsigned char)title[n] & 0xC0) == 0x80) n--;
+    }
+    memcpy(w->title, title, n);
+    w->title[n] = '\0';
+}
+
 /* PG_OK, or the injected failure of op. */
 static pg_err injected(pg_fake *f, const char *op, pg_error *e) {
     for (size_t i = 0; i < f->n_fail; i++) {
@@ -362,7 +375,7 @@ uint64_t pg_fake_add_window(pg_fake *f, const char *title, const char *cls, int6
     fw->n_frames = 1;
     fw->w = (pg_window){.id = f->next_id++, .pid = pid, .x = x, .y = y, .width = w, .height = h, .visible = true,
                         .frame = {x, y, w, h}};
-    snprintf(fw->w.title, sizeof fw->w.title, "%s", title);
+    set_title(&fw->w, title);
     snprintf(fw->w.class_name, sizeof fw->w.class_name, "%s", cls);
     snprintf(fw->w.instance, sizeof fw->w.instance, "%s", cls);
     f->n++;
@@ -418,7 +431,8 @@ void pg_fake_add_frame(pg_fake *f, uint64_t id, const uint8_t *rgba, bool loop) 
 
 void pg_fake_set_title(pg_fake *f, uint64_t id, const char *title) {
     fake_window *fw = find(f, id);
-    if (fw) snprintf(fw->w.title, sizeof fw->w.title, "%s", title);
+    if (!fw) return;
+    set_title(&fw->w, title);
 }
 
 void pg_fake_set_visible(pg_fake *f, uint64_t id, bool visible) {

@@ -62,6 +62,7 @@ void pg_fake_set_pixels(pg_fake *f, uint64_t id, const uint8_t *rgba);
 /* Appends a frame (a copy of rgba): captures step through frames 0..n-1 and
  * stay on the last one, or cycle when loop is set. */
 void pg_fake_add_frame(pg_fake *f, uint64_t id, const uint8_t *rgba, bool loop);
+/* A title longer than pg_window.title holds is cut and marked title_cut. */
 void pg_fake_set_title(pg_fake *f, uint64_t id, const char *title);
 void pg_fake_set_visible(pg_fake *f, uint64_t id, bool visible);
 void pg_fake_move(pg_fake *f, uint64_t id, int32_t x, int32_t y);

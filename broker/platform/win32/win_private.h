@@ -30,6 +30,8 @@
 /* Upper bound on top-level windows enumerated; a longer list is reported
  * incomplete (list_all), never cut silently. */
 #define WIN_MAX_WINDOWS 4096
+/* The longest title read (UTF-16 units); longer ones are marked title_cut. */
+#define WIN_MAX_TITLE 65536
 
 /* Optional user32 entry points, resolved at open(): linking them directly
  * would stop the broker from loading on Windows versions that lack them. */

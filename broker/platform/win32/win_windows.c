@@ -13,7 +13,9 @@
  * windows (a dialog when they have a caption, else a popup) attributed to
  * the normal window at the end of their owner chain, and unowned tool and
  * popup windows (menus, tooltips) attributed to the one normal window of
- * their process. More than WIN_MAX_WINDOWS windows: the list says incomplete.
+ * their process. Titles are read whole (GetWindowTextLengthW, then
+ * InternalGetWindowText); one that does not fit pg_window.title is marked
+ * title_cut. More than WIN_MAX_WINDOWS windows: the list says incomplete.
  * Never: sends a message to a window (a hung application cannot block us).
  */
 #include <stdio.h>
@@ -116,11 +118,24 @@ static BOOL CALLBACK collect(HWND h, LPARAM lp) {
     return TRUE;
 }
 
+/* The whole title: GetWindowTextLengthW says how long it is (for another
+ * process's window it reads the stored text, no message is sent), one unit
+ * more shows a title that grew meanwhile. Cut when it does not fit
+ * pg_window.title, is longer than WIN_MAX_TITLE, or changed while read. */
 static void read_title(HWND h, pg_window *w) {
-    wchar_t buf[512];
+    int len = GetWindowTextLengthW(h);
+    size_t cap = (size_t)(len > 0 ? len : 0) + 2;
+    if (cap > WIN_MAX_TITLE + 1) cap = WIN_MAX_TITLE + 1;
+    wchar_t *buf = malloc(cap * sizeof *buf);
+    if (!buf) {
+        w->title_cut = true; /* unread: it matches every deny rule */
+        return;
+    }
     buf[0] = 0;
-    InternalGetWindowText(h, buf, 512); /* GetWindowTextW's text, without WM_GETTEXT */
-    win_to_utf8(buf, w->title, sizeof w->title);
+    int got = InternalGetWindowText(h, buf, (int)cap); /* GetWindowTextW's text, without WM_GETTEXT */
+    bool full = got >= (int)cap - 1;
+    w->title_cut = !win_to_utf8(buf, w->title, sizeof w->title) || full;
+    free(buf);
 }
 
 static void describe_window(const pg_platform *p, HWND h, HWND fg, pg_window *w) {

@@ -44,8 +44,11 @@ struct xkb_context;
  * be longer is reported incomplete, never cut silently. */
 #define X11_MAX_WINDOWS 4096
 #define X11_MAX_DEPTH 32
-/* Text properties (titles): how many 32-bit words are asked for. */
+/* Text properties (titles): the first request asks for this many 32-bit
+ * words; the rest is read while the server says there is more, up to
+ * X11_MAX_TEXT_BYTES (a title longer than that is marked cut). */
 #define X11_TEXT_FIRST_WORDS 256
+#define X11_MAX_TEXT_BYTES 65536
 
 typedef struct {
     xcb_atom_t utf8_string, net_wm_name, wm_name, wm_class, wm_state, net_client_list,
@@ -125,8 +128,8 @@ pg_err x11_client_ids(pg_platform *p, xcb_window_t **ids, size_t *n, bool *cut, 
 /* Look up id: PG_E_NOTFOUND unless it is one of x11_client_ids (so a frame,
  * child or root id is refused the same way as a vanished one). */
 pg_err x11_resolve(pg_platform *p, uint64_t id, x11_win *w, pg_error *e);
-/* UTF-8 title of a window (_NET_WM_NAME, else WM_NAME); "" if none. True
- * when it did not fit into out (cut). */
+/* UTF-8 title of a window (_NET_WM_NAME, else WM_NAME), the whole property
+ * read; "" if none. True when it did not fit into out (cut). */
 bool x11_title(pg_platform *p, xcb_window_t w, char *out, size_t cap);
 /* The client (WM_STATE carrier) inside toplevel, or toplevel itself. */
 xcb_window_t x11_client_of(pg_platform *p, xcb_window_t toplevel);

@@ -16,7 +16,9 @@
  * attributed to a normal window: the one its WM_TRANSIENT_FOR names, else
  * the only normal window of the same X client (X-Resource client base);
  * when that is not one window, parent stays 0. A window's frame is its
- * toplevel (the WM frame, borders included). Lists longer than
+ * toplevel (the WM frame, borders included). Titles are read whole (while
+ * the server says bytes are left, up to X11_MAX_TEXT_BYTES); one that does
+ * not fit pg_window.title is marked title_cut. Lists longer than
  * X11_MAX_WINDOWS are reported incomplete.
  * Never: trusts a reply to be present (windows vanish at any time) or walks
  * deeper than X11_MAX_DEPTH.
@@ -73,16 +75,63 @@ static xcb_get_property_cookie_t ask_prop(pg_platform *p, xcb_window_t w, xcb_at
     return xcb_get_property(p->c, 0, w, a, XCB_GET_PROPERTY_TYPE_ANY, 0, words);
 }
 
+/* The whole value of the 8-bit property r is the first part of: the first
+ * reply carries X11_TEXT_FIRST_WORDS words, the rest is fetched piece by piece
+ * while bytes_after says there is more, up to X11_MAX_TEXT_BYTES. malloc'd
+ * (caller frees), *n bytes; *more when it is longer than we read or changed
+ * while we read. NULL when r is no 8-bit value. */
+static uint8_t *whole_value(pg_platform *p, xcb_window_t w, xcb_atom_t a, xcb_get_property_reply_t *r,
+                            size_t *n, bool *more) {
+    *n = 0;
+    *more = false;
+    if (!r || r->format != 8 || r->type == XCB_NONE) return NULL;
+    size_t len = (size_t)xcb_get_property_value_length(r);
+    uint32_t after = r->bytes_after;
+    xcb_atom_t type = r->type;
+    uint8_t *buf = malloc(len + 1);
+    if (!buf) return NULL;
+    memcpy(buf, xcb_get_property_value(r), len);
+    while (after > 0) {
+        if (len >= X11_MAX_TEXT_BYTES || len % 4) { /* too long, or not where a next piece can start */
+            *more = true;
+            break;
+        }
+        size_t want = after < X11_MAX_TEXT_BYTES - len ? after : X11_MAX_TEXT_BYTES - len;
+        pg_err rc = PG_OK;
+        xcb_get_property_reply_t *q = x11_take(
+            p, xcb_get_property(p->c, 0, w, a, type, (uint32_t)(len / 4), (uint32_t)((want + 3) / 4)).sequence, &rc,
+            NULL);
+        size_t got = q ? (size_t)xcb_get_property_value_length(q) : 0;
+        uint8_t *grown = q && q->format == 8 && q->type == type && got ? realloc(buf, len + got + 1) : NULL;
+        if (!grown) { /* gone, changed type or shrunk meanwhile: what we have is not all of it */
+            free(q);
+            *more = true;
+            break;
+        }
+        buf = grown;
+        memcpy(buf + len, xcb_get_property_value(q), got);
+        len += got;
+        after = q->bytes_after;
+        free(q);
+    }
+    *n = len;
+    return buf;
+}
+
 /* The text of property reply r (asked with ask_prop) into out; false when
- * there is none. */
+ * there is none. *cut when it did not all fit (or could not all be read). */
 static bool prop_text(pg_platform *p, xcb_window_t w, xcb_atom_t a, xcb_get_property_reply_t *r, char *out,
                       size_t cap, bool *cut) {
-    (void)w, (void)a, (void)cut;
+    size_t n;
+    bool more;
+    uint8_t *v = whole_value(p, w, a, r, &n, &more);
     out[0] = 0;
-    if (!r || r->format != 8 || xcb_get_property_value_length(r) <= 0) return false;
-    copy_text(out, cap, xcb_get_property_value(r), (size_t)xcb_get_property_value_length(r),
-              r->type == p->atom.string);
-    return out[0] != 0;
+    if (!v) return false;
+    bool fit = copy_text(out, cap, v, n, r->type == p->atom.string);
+    free(v);
+    if (!out[0] && !more) return false;
+    *cut = more || !fit;
+    return true;
 }
 
 bool x11_title(pg_platform *p, xcb_window_t w, char *out, size_t cap) {
