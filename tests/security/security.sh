@@ -208,6 +208,21 @@ px() { convert "$RELDIR/screen.png" -format "%[pixel:p{$1}]" info:; }
 check "...where the denied window is black" test "$(px 750,500)" = "srgb(0,0,0)" -o "$(px 750,500)" = "black"
 check "...and the agent's own window is not" test "$(px 100,100)" != "srgb(0,0,0)"
 
+# Everything a denied app shows is its own: an override-redirect popup (what
+# menus, tooltips and autotype dropdowns are) and a transient dialog, both
+# outside its main window, are blacked out too.
+pg_launch_app "$PG_AGENT" "$PG_TMP/app/vault2.json" 200x120+1000+600 "secret vault" \
+    popup=120x60+1050+520 dialog=150x60+820+640
+out=$(pg_as "$PG_AGENT" pixelgate snapshot --screen)
+check "a screen capture counts the denied app's popup and dialog among the blacked-out windows" \
+    test "$(jq .redacted_windows <<<"$out")" = 4
+pg_as "$PG_AGENT" pixelgate release "$(jq -r .token <<<"$out")" --png "$RELDIR/owned.png" >/dev/null
+opx() { convert "$RELDIR/owned.png" -format "%[pixel:p{$1}]" info:; }
+check "...its override-redirect popup never appears in the released capture (black)" test "$(opx 1110,550)" = "srgb(0,0,0)"
+check "...nor its transient dialog" test "$(opx 895,670)" = "srgb(0,0,0)"
+check "...nor its main window" test "$(opx 1100,660)" = "srgb(0,0,0)"
+kill "$(jq .pid "$PG_TMP/app/vault2.json")" 2>/dev/null
+
 # --- never: no release even after an approval would exist
 pg_write_policy "$(jq '.expose_pixels = "never"' "$PG_POLICY")"
 kill -HUP "$PG_BROKER_PID"; sleep 0.6
