@@ -36,7 +36,7 @@
 #error "PG_SOURCE_DIR must name the source tree (tests/apps/pg_demo.tcl)"
 #endif
 
-enum { MODE_NONE, MODE_NOWM, MODE_OPENBOX };
+enum { MODE_NONE, MODE_NOWM, MODE_OPENBOX, MODE_NOCOMPOSITE };
 
 static struct {
     bool broken;
@@ -47,6 +47,7 @@ static struct {
     char dir[64];
     char state[128];
     pid_t xvfb, wish, openbox, owner;
+    bool composite;               /* the running Xvfb has Composite */
     xcb_connection_t *c;
     xcb_window_t root;
     const pg_platform_ops *ops;
@@ -136,7 +137,7 @@ static bool fail_setup(const char *fmt, const char *arg) {
 
 /* ------------------------------------------------------------ X server */
 
-static bool start_xvfb(void) {
+static bool start_xvfb(bool composite) {
     for (int d = 91; d < 140; d++) {
         char lock[64], sock[64], num[16];
         snprintf(lock, sizeof lock, "/tmp/.X%d-lock", d);
@@ -145,7 +146,7 @@ static bool start_xvfb(void) {
         snprintf(num, sizeof num, ":%d", d);
         snprintf(env.dpy, sizeof env.dpy, ":%d", d);
         char *argv[] = {"Xvfb", num, "-screen", "0", "1920x1080x24", "-nolisten", "tcp",
-                        "-noreset", NULL};
+                        "-noreset", composite ? NULL : "-extension", "Composite", NULL};
         env.xvfb = spawn(argv, NULL);
         for (double t0 = pg_mono_ms(); pg_mono_ms() - t0 < 5000; pg_sleep_ms(20)) {
             if (exited(env.xvfb)) break; /* lost a race for this number */
@@ -276,6 +277,20 @@ static bool open_backend(void) {
 static bool setup(int mode) {
     if (env.broken) return false;
     if (env.mode == mode) return true;
+    bool composite = mode != MODE_NOCOMPOSITE;
+    if (env.xvfb && composite != env.composite) { /* another server: the extension is chosen at start */
+        if (env.p) env.ops->close(env.p);
+        env.p = NULL;
+        stop(&env.wish);
+        stop(&env.openbox);
+        if (env.c) xcb_disconnect(env.c);
+        env.c = NULL;
+        stop(&env.xvfb);
+    }
+    if (!env.xvfb && env.dir[0]) {
+        if (!start_xvfb(composite)) return false;
+        env.composite = composite;
+    }
     if (!env.xvfb) {
         const char *need[] = {"Xvfb", "wish", "openbox"};
         for (int i = 0; i < 3; i++)
@@ -284,7 +299,8 @@ static bool setup(int mode) {
         if (!mkdtemp(env.dir)) return fail_setup("mkdtemp failed%s", "");
         snprintf(env.state, sizeof env.state, "%s/state.json", env.dir);
         atexit(cleanup);
-        if (!start_xvfb()) return false;
+        if (!start_xvfb(composite)) return false;
+        env.composite = composite;
     }
     if (env.p) env.ops->close(env.p);
     env.p = NULL;
@@ -531,9 +547,12 @@ static void t_covered(int *pg_failed_, int mode) {
     pg_err rc = env.ops->click(env.p, env.demo, env.button_x, env.button_y, PG_BTN_LEFT, 1, &e);
     CHECK_EQ_INT(rc, PG_E_POLICY);
     char id[32];
-    snprintf(id, sizeof id, "0x%x", (unsigned)cover);
+    snprintf(id, sizeof id, "window %u ", (unsigned)cover);
+    CHECK(strstr(e.message, id) != NULL); /* the decimal id `windows` shows */
+    CHECK(strstr(e.message, "0x") == NULL);
+    CHECK(strstr(e.message, "pg cover") == NULL); /* the cover's title may be another user's: private */
+    snprintf(id, sizeof id, "window %llu", (unsigned long long)env.demo);
     CHECK(strstr(e.message, id) != NULL);
-    CHECK(strstr(e.message, "pg cover") != NULL);
     app_state st = {0};
     CHECK(read_state(&st) && st.clicks == 0);
     xcb_destroy_window(env.c, cover);
@@ -838,6 +857,62 @@ static void t_focus_and_settle(int *pg_failed_, int mode) {
     (void)mode;
 }
 
+/* Without Composite a window capture reads the screen: it must never copy
+ * another window that covers the target. */
+static void t_no_composite(int *pg_failed_, int mode) {
+    pg_caps caps;
+    pg_error e;
+    REQUIRE(env.ops->caps(env.p, &caps, &e) == PG_OK);
+    CHECK(!caps.capture_covered);
+    pg_capture c;
+    REQUIRE(env.ops->capture_window(env.p, env.demo, NULL, &c, &e) == PG_OK); /* uncovered: fine */
+    CHECK(strncmp(c.method, "composite", 9) != 0);
+    CHECK(c.width == 480 && c.height == 260 && rgb_is(&c, 2, 2, 0xf4, 0xf4, 0xf4));
+    free(c.rgba);
+    pg_window *w;
+    size_t n;
+    REQUIRE(env.ops->list_windows(env.p, &w, &n, &e) == PG_OK);
+    const pg_window *d = find_demo(w, n);
+    REQUIRE(d != NULL);
+    pg_window demo = *d;
+    free(w);
+    /* A small window over the demo's bottom-right corner. */
+    xcb_window_t cover = xcb_generate_id(env.c);
+    uint32_t vals[] = {0xff0000, 1};
+    xcb_create_window(env.c, XCB_COPY_FROM_PARENT, cover, env.root, (int16_t)(demo.x + 400), (int16_t)(demo.y + 200),
+                      150, 100, 0, XCB_WINDOW_CLASS_INPUT_OUTPUT, XCB_COPY_FROM_PARENT,
+                      XCB_CW_BACK_PIXEL | XCB_CW_OVERRIDE_REDIRECT, vals);
+    xcb_change_property(env.c, XCB_PROP_MODE_REPLACE, cover, XCB_ATOM_WM_NAME, XCB_ATOM_STRING, 8, 14, "secret cover 1");
+    xcb_map_window(env.c, cover);
+    free(xcb_get_input_focus_reply(env.c, xcb_get_input_focus(env.c), NULL));
+    pg_err rc = env.ops->capture_window(env.p, env.demo, NULL, &c, &e);
+    CHECK_EQ_INT(rc, PG_E_POLICY);
+    if (rc == PG_OK) free(c.rgba);
+    char id[32];
+    snprintf(id, sizeof id, "%u", (unsigned)cover);
+    CHECK(strstr(e.message, id) != NULL); /* named by the decimal id `windows` uses */
+    CHECK(strstr(e.message, "0x") == NULL);
+    CHECK(strstr(e.message, "secret cover") == NULL); /* another window's title is private */
+    printf("     %s\n", e.message);
+    /* A region the cover does not reach is the demo's own pixels. */
+    pg_rect r = {0, 0, 300, 150};
+    REQUIRE(env.ops->capture_window(env.p, env.demo, &r, &c, &e) == PG_OK);
+    CHECK(c.width == 300 && !rgb_is(&c, 299, 149, 255, 0, 0));
+    free(c.rgba);
+    r = (pg_rect){390, 190, 20, 20}; /* it does reach this one */
+    CHECK_EQ_INT(env.ops->capture_window(env.p, env.demo, &r, &c, &e), PG_E_POLICY);
+    /* A window below the demo covers nothing. */
+    uint32_t below = XCB_STACK_MODE_BELOW;
+    xcb_configure_window(env.c, cover, XCB_CONFIG_WINDOW_STACK_MODE, &below);
+    free(xcb_get_input_focus_reply(env.c, xcb_get_input_focus(env.c), NULL));
+    REQUIRE(env.ops->capture_window(env.p, env.demo, NULL, &c, &e) == PG_OK);
+    CHECK(!rgb_is(&c, 479, 259, 255, 0, 0));
+    free(c.rgba);
+    xcb_destroy_window(env.c, cover);
+    free(xcb_get_input_focus_reply(env.c, xcb_get_input_focus(env.c), NULL));
+    (void)mode;
+}
+
 /* Tests run in source order: all of one mode, then all of the other. */
 #define MODE_TESTS(prefix, mode)                                                                    \
     PG_TEST(prefix##_caps_report_extensions_wm_and_screen) { SETUP(mode); t_caps(pg_failed_, mode); } \
@@ -857,3 +932,7 @@ static void t_focus_and_settle(int *pg_failed_, int mode) {
 
 MODE_TESTS(nowm, MODE_NOWM)
 MODE_TESTS(openbox, MODE_OPENBOX)
+PG_TEST(nocomposite_a_covered_window_capture_is_refused_naming_the_cover_by_id) {
+    SETUP(MODE_NOCOMPOSITE);
+    t_no_composite(pg_failed_, MODE_NOCOMPOSITE);
+}
