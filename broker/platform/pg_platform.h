@@ -101,7 +101,10 @@ typedef struct {
      * must see every window (screen redaction) then refuses. */
     pg_err (*list_all)(pg_platform *p, pg_window **out, size_t *n, bool *complete, pg_error *e);
     /* region NULL = whole window; region is window-relative and is clipped;
-     * an empty intersection is PG_E_BADINPUT. Unknown/vanished id: PG_E_NOTFOUND. */
+     * an empty intersection is PG_E_BADINPUT. Unknown/vanished id: PG_E_NOTFOUND.
+     * Only the window's own pixels: a backend that would copy the screen
+     * where another window covers it refuses (PG_E_POLICY, the cover named
+     * by decimal id). */
     pg_err (*capture_window)(pg_platform *p, uint64_t id, const pg_rect *region, pg_capture *out,
                              pg_error *e);
     /* region NULL = whole screen; region in screen coordinates, clipped to the
@@ -113,7 +116,8 @@ typedef struct {
     /* Click at window-relative (x,y). A point outside the window is
      * PG_E_BADINPUT. When another top-level window is on top at that point the
      * click is refused with PG_E_POLICY and the message names the covering
-     * window (a click lands on whatever is on top). count: 1, or 2 = double. */
+     * window by its decimal id (a click lands on whatever is on top; never by
+     * title: it may be another user's). count: 1, or 2 = double. */
     pg_err (*click)(pg_platform *p, uint64_t id, int32_t x, int32_t y, pg_button b, int count,
                     pg_error *e);
     /* chord: "ctrl+a", "Return", "shift+Tab", "alt+F4", "a". Focuses first. */

@@ -39,15 +39,9 @@ bool win_to_utf8(const wchar_t *w, char *out, size_t cap) {
 }
 
 void win_describe(HWND h, char *out, size_t cap) {
-    wchar_t wt[256] = L"", wc[128] = L"";
-    /* InternalGetWindowText never sends WM_GETTEXT, so a hung window (even
-     * one of our own threads) cannot block us. */
-    InternalGetWindowText(h, wt, 256);
-    GetClassNameW(h, wc, 128);
-    char t[256], c[128];
-    win_to_utf8(wt, t, sizeof t);
-    win_to_utf8(wc, c, sizeof c);
-    snprintf(out, cap, "0x%llx \"%s\" (%s)", (unsigned long long)(uintptr_t)h, t, c);
+    /* The decimal id `windows` lists; never the title or class: the window
+     * may be another user's, and those are private. */
+    snprintf(out, cap, "%llu", (unsigned long long)(uintptr_t)h);
 }
 
 /* ---------------------------------------------------------------- DPI */

@@ -86,7 +86,7 @@ static pg_err target_point(uint64_t id, int32_t x, int32_t y, HWND *h, POINT *pt
     pg_err rc = win_resolve(id, h, e);
     if (rc == PG_OK && IsIconic(*h))
         rc = pg_error_set(e, PG_E_BADINPUT, "restore the window first (pixelgate focus)",
-                          "window 0x%llx is minimized", (unsigned long long)id);
+                          "window %llu is minimized", (unsigned long long)id);
     if (rc == PG_OK) rc = win_client_rect(*h, &c, e);
     if (rc != PG_OK) return rc;
     if (x < 0 || y < 0 || x >= c.right - c.left || y >= c.bottom - c.top)

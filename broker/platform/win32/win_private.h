@@ -54,7 +54,8 @@ struct pg_platform {
 /* UTF-16 -> UTF-8 into out (cap bytes), truncated on a code point boundary;
  * false when it had to be truncated (or could not be converted). */
 bool win_to_utf8(const wchar_t *w, char *out, size_t cap);
-/* "0x1234 \"title\" (class)": how errors name a window. */
+/* "4660": how errors name a window, by the decimal id list_windows reports
+ * (never its title or class: it may be another user's). */
 void win_describe(HWND h, char *out, size_t cap);
 
 /* ---- win_windows.c: enumeration and lookup ---- */

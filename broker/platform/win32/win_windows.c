@@ -45,7 +45,7 @@ pg_err win_resolve(uint64_t id, HWND *out, pg_error *e) {
     *out = NULL;
     if (id == 0 || (uint64_t)(uintptr_t)h != id || !win_is_app_window(h))
         return pg_error_set(e, PG_E_NOTFOUND, "list the windows again: it may have closed",
-                            "no application window 0x%llx", (unsigned long long)id);
+                            "no application window %llu", (unsigned long long)id);
     *out = h;
     return PG_OK;
 }
@@ -55,7 +55,7 @@ pg_err win_client_rect(HWND h, RECT *out, pg_error *e) {
     POINT o = {0, 0};
     if (!GetClientRect(h, &c) || !ClientToScreen(h, &o))
         return pg_error_set(e, PG_E_NOTFOUND, "list the windows again: it may have closed",
-                            "window 0x%llx vanished (error %lu)", (unsigned long long)(uintptr_t)h,
+                            "window %llu vanished (error %lu)", (unsigned long long)(uintptr_t)h,
                             GetLastError());
     *out = (RECT){o.x, o.y, o.x + c.right, o.y + c.bottom};
     return PG_OK;

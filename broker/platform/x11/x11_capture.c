@@ -282,7 +282,7 @@ pg_err x11_capture_window(pg_platform *p, uint64_t id, const pg_rect *region, pg
     if (rc != PG_OK) return rc;
     if (!w.viewable)
         return pg_error_set(e, PG_E_NOTFOUND, "focus the window to restore it, then retry",
-                            "window 0x%llx is not mapped (minimised, on another desktop or "
+                            "window %llu is not mapped (minimised, on another desktop or "
                             "withdrawn): nothing to capture",
                             (unsigned long long)id);
     pg_rect r;

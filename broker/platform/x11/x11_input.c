@@ -4,7 +4,8 @@
  * outside the content is PG_E_BADINPUT. Before a click the window stack is
  * walked from root down at that point: unless the target client is on the
  * path, something else would receive the click, and the click is refused
- * with PG_E_POLICY naming the covering window (id and title). focus() asks
+ * with PG_E_POLICY naming the covering window by its decimal id (never its
+ * title: it may be another user's). focus() asks
  * the WM (_NET_ACTIVE_WINDOW) when one runs, raises, sets the input focus and
  * waits (bounded) until the focus is inside the window; key() and
  * type_text() focus first and refuse to type (PG_E_TIMEOUT) if the focus did
@@ -39,7 +40,7 @@ static pg_err need_xtest(pg_platform *p, pg_error *e) {
 
 static pg_err not_mapped(pg_error *e, xcb_window_t id) {
     return pg_error_set(e, PG_E_NOTFOUND, "focus the window to restore it, then retry",
-                        "window 0x%x is not mapped (minimised, on another desktop or withdrawn)",
+                        "window %u is not mapped (minimised, on another desktop or withdrawn)",
                         (unsigned)id);
 }
 
@@ -49,14 +50,14 @@ static pg_err to_root(pg_platform *p, const x11_win *w, int32_t x, int32_t y, in
     *rx = *ry = 0; /* defined on every path, refusals included */
     if (x < 0 || y < 0 || (uint32_t)x >= w->width || (uint32_t)y >= w->height)
         return pg_error_set(e, PG_E_BADINPUT, "coordinates are relative to the window's content",
-                            "point %d,%d is outside window 0x%x (%ux%u)", x, y, (unsigned)w->id,
+                            "point %d,%d is outside window %u (%ux%u)", x, y, (unsigned)w->id,
                             w->width, w->height);
     *rx = w->root_x + x;
     *ry = w->root_y + y;
     if (*rx < 0 || *ry < 0 || *rx >= p->screen->width_in_pixels ||
         *ry >= p->screen->height_in_pixels)
         return pg_error_set(e, PG_E_BADINPUT, "move the window onto the screen first",
-                            "point %d,%d of window 0x%x is off-screen (%d,%d)", x, y,
+                            "point %d,%d of window %u is off-screen (%d,%d)", x, y,
                             (unsigned)w->id, *rx, *ry);
     return PG_OK;
 }
@@ -125,7 +126,7 @@ static pg_err focus_win(pg_platform *p, const x11_win *w, bool lazy, pg_error *e
         if (rc == PG_OK && focus_inside(p, w->id, &rc, e)) return PG_OK;
         if (rc == PG_OK && pg_deadline_passed(deadline))
             return pg_error_set(e, PG_E_TIMEOUT, "another window may be holding a grab",
-                                "window 0x%x did not take the input focus within %d ms",
+                                "window %u did not take the input focus within %d ms",
                                 (unsigned)w->id, X11_FOCUS_TIMEOUT_MS);
         pg_sleep_ms(10);
     }
@@ -170,12 +171,11 @@ static pg_err check_on_top(pg_platform *p, const x11_win *w, int32_t rx, int32_t
         cur = child;
     }
     if (rc != PG_OK) return rc;
+    /* Named by the decimal id `windows` lists, never by title: the cover may
+     * be another user's window, whose title is private. */
     xcb_window_t cover = top != XCB_NONE && top != w->toplevel ? x11_client_of(p, top) : cur;
-    char title[256];
-    x11_title(p, cover, title, sizeof title);
     return pg_error_set(e, PG_E_POLICY, "raise the target with focus first, or close the cover",
-                        "click refused: window 0x%x %s%s%s covers point %d,%d of window 0x%x",
-                        (unsigned)cover, title[0] ? "\"" : "(untitled)", title, title[0] ? "\"" : "",
+                        "click refused: window %u covers point %d,%d of window %u", (unsigned)cover,
                         rx - w->root_x, ry - w->root_y, (unsigned)w->id);
 }
 

@@ -270,7 +270,7 @@ pg_err x11_client_ids(pg_platform *p, xcb_window_t **ids, size_t *n, bool *cut, 
 
 static pg_err not_found(pg_error *e, uint64_t id) {
     return pg_error_set(e, PG_E_NOTFOUND, "list windows again; the window may have closed",
-                        "no application window 0x%llx (closed, or not a top-level client window)",
+                        "no application window %llu (closed, or not a top-level client window)",
                         (unsigned long long)id);
 }
 
