@@ -803,6 +803,143 @@ static void t_chords(int *pg_failed_, int mode) {
     (void)mode;
 }
 
+/* A JSON string field of a pg_demo.tcl state file, \uXXXX below 0x100 decoded. */
+static bool state_field(const char *path, const char *key, char *out, size_t cap) {
+    char buf[8192], pat[64];
+    FILE *f = fopen(path, "r");
+    if (!f) return false;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    snprintf(pat, sizeof pat, "\"%s\": \"", key);
+    const char *p = strstr(buf, pat);
+    if (!p) return false;
+    size_t o = 0;
+    for (p += strlen(pat); *p && *p != '"' && o + 2 < cap; p++) {
+        if (*p == '\\' && p[1] == 'u' && strlen(p) >= 6) {
+            out[o++] = (char)strtol((char[]){p[4], p[5], 0}, NULL, 16);
+            p += 5;
+        } else {
+            if (*p == '\\' && p[1]) p++;
+            out[o++] = *p;
+        }
+    }
+    out[o] = 0;
+    return true;
+}
+
+/* An integer field ("x" of "entry_box", ...) after the given key. */
+static int state_int(const char *path, const char *key, const char *sub) {
+    char buf[8192], pat[64];
+    FILE *f = fopen(path, "r");
+    if (!f) return -1;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    snprintf(pat, sizeof pat, "\"%s\": {", key);
+    const char *p = strstr(buf, pat);
+    snprintf(pat, sizeof pat, "\"%s\": ", sub);
+    p = p ? strstr(p, pat) : NULL;
+    return p ? atoi(p + strlen(pat)) : -1;
+}
+
+static void t_focus_moves_while_typing(int *pg_failed_, int mode) {
+    char script[512], state[160];
+    snprintf(script, sizeof script, "%s/tests/apps/pg_demo.tcl", PG_SOURCE_DIR);
+    snprintf(state, sizeof state, "%s/typing.json", env.dir);
+    unlink(state);
+    char *argv[] = {"wish", script, state, "400x200+1200+40", "typing target", "thief=260x60+1200+500", NULL};
+    int out = -1;
+    env.owner = spawn(argv, &out);
+    char buf[256] = "";
+    size_t got = 0;
+    for (double t0 = pg_mono_ms(); pg_mono_ms() - t0 < 10000 && !strstr(buf, "READY");) {
+        struct pollfd pfd = {out, POLLIN, 0};
+        if (poll(&pfd, 1, 100) <= 0) continue;
+        ssize_t r = read(out, buf + got, sizeof buf - 1 - got);
+        if (r <= 0) break;
+        got += (size_t)r;
+        buf[got] = 0;
+    }
+    close(out);
+    REQUIRE(strstr(buf, "READY") != NULL);
+    pg_window *w = NULL;
+    size_t n;
+    pg_error e;
+    uint64_t target = 0;
+    for (double t0 = pg_mono_ms(); !target && pg_mono_ms() - t0 < 5000; pg_sleep_ms(20)) {
+        REQUIRE(env.ops->list_windows(env.p, &w, &n, &e) == PG_OK);
+        const pg_window *t = find_title(w, n, "typing target", PG_WINDOW_NORMAL);
+        if (t && t->visible) target = t->id;
+        free(w);
+    }
+    REQUIRE(target != 0);
+    int ex = state_int(state, "entry_box", "x"), ey = state_int(state, "entry_box", "y");
+    REQUIRE(ex >= 0 && ey >= 0);
+    REQUIRE(env.ops->click(env.p, target, ex + 10, ey + 5, PG_BTN_LEFT, 1, &e) == PG_OK);
+    /* "~" makes the app give the focus to its other window. 33 distinct
+     * characters off the keymap after it fill more than one batch of spare
+     * keycodes, and the next batch waits for the app to have read the keys
+     * before: by then the focus has moved. */
+    static const char *rest[] = {"\xce\xb1", "\xce\xb2", "\xce\xb3", "\xce\xb4", "\xce\xb5", "\xce\xb6", "\xce\xb7",
+                                 "\xce\xb8", "\xce\xb9", "\xce\xba", "\xce\xbb", "\xce\xbc", "\xce\xbd", "\xce\xbe",
+                                 "\xce\xbf", "\xcf\x80", "\xcf\x81", "\xcf\x83", "\xcf\x84", "\xcf\x85", "\xcf\x86",
+                                 "\xcf\x87", "\xcf\x88", "\xcf\x89", "\xd0\xb1", "\xd0\xb2", "\xd0\xb3", "\xd0\xb4",
+                                 "\xd0\xb6", "\xd0\xb7", "\xd0\xb8", "\xd0\xba", "\xd0\xbb", "\xd0\xbc", "\xd0\xbd"};
+    char text[512] = "abc~";
+    for (size_t i = 0; i < sizeof rest / sizeof *rest; i++) strcat(text, rest[i]);
+    strcat(text, "secret tail");
+    size_t total = 0; /* code points */
+    for (const char *p = text; *p; p++) total += ((unsigned char)*p & 0xC0) != 0x80;
+    pg_err rc = env.ops->type_text(env.p, target, text, &e);
+    CHECK_EQ_INT(rc, PG_E_POLICY);
+    printf("     %s\n", e.message);
+    unsigned long typed = 0;
+    const char *at = strstr(e.message, "after ");
+    CHECK(at && sscanf(at, "after %lu of %*u", &typed) == 1);
+    CHECK(typed >= 4 && typed < total);
+    /* What arrived: the target's entry holds the first characters, the thief
+     * at most the one in flight when the focus moved; nothing after it. */
+    char entry[512] = "", thief[512] = "";
+    pg_sleep_ms(300);
+    for (double t0 = pg_mono_ms(); pg_mono_ms() - t0 < 3000; pg_sleep_ms(50))
+        if (state_field(state, "entry", entry, sizeof entry) && state_field(state, "thief", thief, sizeof thief)) break;
+    size_t ne = 0, nt = 0;
+    for (const char *p = entry; *p; p++) ne += ((unsigned char)*p & 0xC0) != 0x80;
+    for (const char *p = thief; *p; p++) nt += ((unsigned char)*p & 0xC0) != 0x80;
+    printf("     target got %zu characters, the other window %zu\n", ne, nt);
+    CHECK(nt <= 1);
+    CHECK(strncmp(entry, text, strlen(entry)) == 0);
+    CHECK(strstr(thief, "secret") == NULL && strstr(entry, "secret") == NULL);
+    CHECK_EQ_INT(ne + nt, typed);
+    stop(&env.owner);
+    (void)mode;
+}
+
+/* Chords that act on the server or the session, never on the target. */
+static void t_refused_chords(int *pg_failed_, int mode) {
+    /* Terminate_Server last: sent, it really ends the X server (XKB's
+     * Terminate action), and every later test with it. */
+    static const char *refused[] = {"ctrl+alt+F1",     "ctrl+alt+F12",    "ctrl+alt+BackSpace", "XF86Switch_VT_1",
+                                    "xf86switch_vt_7", "0x1008fe01",      "XF86Ungrab",         "XF86ClearGrab",
+                                    "XF86LogGrabInfo", "super+e",         "super",              "Print",
+                                    "ctrl+Print",      "alt+Tab",         "ctrl+alt+t",         "meta+d",
+                                    "Terminate_Server"};
+    pg_error e;
+    app_state before = {0}, after = {0};
+    REQUIRE(read_state(&before));
+    for (size_t i = 0; i < sizeof refused / sizeof *refused; i++) {
+        pg_err rc = env.ops->key(env.p, env.demo, refused[i], &e);
+        if (rc != PG_E_POLICY) fprintf(stderr, "  \"%s\": %d %s\n", refused[i], (int)rc, rc ? e.message : "sent");
+        CHECK_EQ_INT(rc, PG_E_POLICY);
+    }
+    pg_sleep_ms(100);
+    CHECK(read_state(&after));
+    CHECK_STR(after.entry, before.entry);
+    CHECK_EQ_INT(env.ops->key(env.p, env.demo, "alt+F4x", &e), PG_E_BADINPUT); /* still: unknown keys */
+    (void)mode;
+}
+
 static void t_bad_input(int *pg_failed_, int mode) {
     pg_error e;
     CHECK_EQ_INT(env.ops->key(env.p, env.demo, "ctrl+nosuchkey", &e), PG_E_BADINPUT);
@@ -926,6 +1063,8 @@ static void t_no_composite(int *pg_failed_, int mode) {
     PG_TEST(prefix##_pointer_moves_and_clicks_reach_the_button) { SETUP(mode); t_pointer_and_click(pg_failed_, mode); } \
     PG_TEST(prefix##_utf8_text_arrives_exactly) { SETUP(mode); t_type(pg_failed_, mode); } \
     PG_TEST(prefix##_chords_select_move_and_edit) { SETUP(mode); t_chords(pg_failed_, mode); } \
+    PG_TEST(prefix##_typing_stops_when_the_focus_leaves_the_target) { SETUP(mode); t_focus_moves_while_typing(pg_failed_, mode); } \
+    PG_TEST(prefix##_chords_that_switch_terminals_kill_the_server_or_reach_the_desktop_are_refused) { SETUP(mode); t_refused_chords(pg_failed_, mode); } \
     PG_TEST(prefix##_bad_chords_and_text_are_badinput) { SETUP(mode); t_bad_input(pg_failed_, mode); } \
     PG_TEST(prefix##_vanished_root_and_frame_ids_are_notfound) { SETUP(mode); t_not_found(pg_failed_, mode); } \
     PG_TEST(prefix##_focus_and_settle_see_repaints) { SETUP(mode); t_focus_and_settle(pg_failed_, mode); }
