@@ -5,8 +5,9 @@
 # EXTRA adds windows of the same app (the same X client), each at its GEOMETRY:
 #   popup=GEOMETRY   an override-redirect toplevel (what menus and tooltips are), magenta
 #   dialog=GEOMETRY  a transient dialog (WM_TRANSIENT_FOR the main window), cyan
-#   thief=GEOMETRY   a second window with an entry that takes the focus (focus -force)
-#                    when "~" is typed into the main entry; its text is "thief" in the state
+#   thief=GEOMETRY   a second window, on its own X connection (another client), with an
+#                    entry that takes the focus (focus -force) when "~" is typed into the
+#                    main entry; its text is "thief" in the state
 # Every change rewrites STATE_FILE (one JSON object, written to a temp file and
 # renamed) with its pid, the click count, the entry's exact text, and where the button
 # and the entry are inside the window ({x,y,w,h}, window-relative), so a test
@@ -100,7 +101,13 @@ foreach extra [lrange $argv 3 end] {
             wm transient .dialog .
         }
         thief {
-            toplevel .thief -background "#f4f4f4"
+            # On a connection of its own (Tk shares one connection per display
+            # name, ignoring the screen number, so "unix:N" names the same
+            # local display differently): to the X server it is another
+            # client, and the focus it takes is X's, not Tk's own routing of
+            # the keys one connection receives.
+            regexp {:([0-9]+)} $env(DISPLAY) -> num
+            toplevel .thief -background "#f4f4f4" -screen "unix:$num"
             wm title .thief "thief"
             entry .thief.e -width 20
             pack .thief.e -padx 8 -pady 8

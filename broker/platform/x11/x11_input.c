@@ -9,7 +9,10 @@
  * the WM (_NET_ACTIVE_WINDOW) when one runs, raises, sets the input focus and
  * waits (bounded) until the focus is inside the window; key() and
  * type_text() focus first and refuse to type (PG_E_TIMEOUT) if the focus did
- * not arrive, so keystrokes never land in another window.
+ * not arrive, and type_text() checks again before every character and stops
+ * (PG_E_POLICY, saying how many went out) once the focus is elsewhere, so
+ * at most the one character in flight can land in another window. key()
+ * refuses, before focusing anything, the chords pg_keyguard.h lists.
  * Every injected sequence ends with a round trip, so when a call returns the
  * server has delivered the events.
  * Never: clicks without the covering check, or leaves a button/key pressed.
@@ -64,10 +67,7 @@ static pg_err to_root(pg_platform *p, const x11_win *w, int32_t x, int32_t y, in
 
 /* ---------------------------------------------------------------- focus */
 
-static bool focus_inside(pg_platform *p, xcb_window_t id, pg_err *rc, pg_error *e) {
-    xcb_get_input_focus_reply_t *f = x11_take(p, xcb_get_input_focus(p->c).sequence, rc, e);
-    xcb_window_t w = f ? f->focus : XCB_NONE;
-    free(f);
+bool x11_is_inside(pg_platform *p, xcb_window_t w, xcb_window_t id, pg_err *rc, pg_error *e) {
     for (int i = 0; i < X11_MAX_DEPTH && w > 1 && w != p->root && *rc == PG_OK; i++) {
         if (w == id) return true;
         xcb_query_tree_reply_t *t = x11_take(p, xcb_query_tree(p->c, w).sequence, rc, e);
@@ -75,6 +75,13 @@ static bool focus_inside(pg_platform *p, xcb_window_t id, pg_err *rc, pg_error *
         free(t);
     }
     return false;
+}
+
+static bool focus_inside(pg_platform *p, xcb_window_t id, pg_err *rc, pg_error *e) {
+    xcb_get_input_focus_reply_t *f = x11_take(p, xcb_get_input_focus(p->c).sequence, rc, e);
+    xcb_window_t w = f ? f->focus : XCB_NONE;
+    free(f);
+    return x11_is_inside(p, w, id, rc, e);
 }
 
 static void ask_wm_to_activate(pg_platform *p, xcb_window_t id) {
@@ -204,19 +211,21 @@ pg_err x11_click(pg_platform *p, uint64_t id, int32_t x, int32_t y, pg_button b,
 
 /* ---------------------------------------------------------------- keys */
 
-/* Resolve, check, focus, load the keymap: what key() and type_text() share. */
-static pg_err prepare_keys(pg_platform *p, uint64_t id, x11_keymap **k, pg_error *e) {
+/* Resolve, check, load the keymap and, unless chord is refused, focus:
+ * what key() and type_text() share. A refused chord never moves the focus. */
+static pg_err prepare_keys(pg_platform *p, uint64_t id, const char *chord, x11_keymap **k, pg_error *e) {
     x11_win w;
     pg_err rc = x11_resolve(p, id, &w, e);
     if (rc == PG_OK) rc = need_xtest(p, e);
-    if (rc == PG_OK) rc = focus_win(p, &w, true, e);
     if (rc == PG_OK) rc = x11_keymap_load(p, k, e);
+    if (rc == PG_OK && chord) rc = x11_keymap_check(*k, chord, e);
+    if (rc == PG_OK) rc = focus_win(p, &w, true, e);
     return rc;
 }
 
 pg_err x11_key(pg_platform *p, uint64_t id, const char *chord, pg_error *e) {
     x11_keymap *k = NULL;
-    pg_err rc = prepare_keys(p, id, &k, e);
+    pg_err rc = prepare_keys(p, id, chord ? chord : "", &k, e);
     if (rc == PG_OK) rc = x11_keymap_chord(p, k, (xcb_window_t)id, chord, e);
     x11_keymap_free(k);
     return rc;
@@ -234,7 +243,7 @@ pg_err x11_type_text(pg_platform *p, uint64_t id, const char *utf8, pg_error *e)
         i += len;
     }
     x11_keymap *k = NULL;
-    pg_err rc = prepare_keys(p, id, &k, e);
+    pg_err rc = prepare_keys(p, id, NULL, &k, e);
     if (rc == PG_OK) rc = x11_keymap_type(p, k, (xcb_window_t)id, utf8, e);
     x11_keymap_free(k);
     return rc;

@@ -171,6 +171,8 @@ pg_err x11_key(pg_platform *p, uint64_t id, const char *chord, pg_error *e);
 pg_err x11_type_text(pg_platform *p, uint64_t id, const char *utf8, pg_error *e);
 /* Fake one key press or release on keycode. */
 void x11_fake_key(pg_platform *p, uint8_t keycode, bool press);
+/* Whether w is id or inside it (one round trip per level up). */
+bool x11_is_inside(pg_platform *p, xcb_window_t w, xcb_window_t id, pg_err *rc, pg_error *e);
 
 /* ---- x11_keymap.c: keysyms -> keycodes, chords, spare-keycode remapping ---- */
 typedef struct x11_keymap x11_keymap;
@@ -178,11 +180,18 @@ typedef struct x11_keymap x11_keymap;
  * change it). PG_E_UNSUPPORTED without XKB. */
 pg_err x11_keymap_load(pg_platform *p, x11_keymap **out, pg_error *e);
 void x11_keymap_free(x11_keymap *k);
+/* PG_E_POLICY when the chord is one pg_keyguard.h refuses, judged by the
+ * keysym named and by what this keymap makes of its key with the chord's
+ * modifiers held; PG_E_BADINPUT for a chord that does not parse. */
+pg_err x11_keymap_check(const x11_keymap *k, const char *chord, pg_error *e);
 /* Press the chord ("ctrl+shift+z") and release it again. target: the
- * focused client, asked to confirm it read the keys before a restore. */
+ * focused client, asked to confirm it read the keys before a restore; the
+ * focus is checked once more right before the keys go out. */
 pg_err x11_keymap_chord(pg_platform *p, x11_keymap *k, xcb_window_t target, const char *chord,
                         pg_error *e);
-/* Type UTF-8 text; restores every remapped keycode before returning. */
+/* Type UTF-8 text; restores every remapped keycode before returning.
+ * Before each character the focus must still be inside target, else
+ * PG_E_POLICY saying how many characters (code points) were typed. */
 pg_err x11_keymap_type(pg_platform *p, x11_keymap *k, xcb_window_t target, const char *utf8,
                        pg_error *e);
 
