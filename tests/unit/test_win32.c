@@ -452,6 +452,29 @@ PG_TEST(chords_edit_the_text) {
     CHECK_EQ_INT(env.ops->key(env.p, env.app, "ctrl++", &e), PG_OK);
 }
 
+PG_TEST(desktop_and_session_chords_are_refused_and_nothing_is_sent) {
+    SETUP();
+    /* win+r opens Run as the desktop user, Print a screenshot outside the
+     * broker, ctrl+alt+Delete and ctrl+shift+Escape the secure desktop and
+     * the task manager, alt+Tab moves the foreground between calls. */
+    static const char *refused[] = {"win+r",  "super+e",    "win",       "Print",        "ctrl+Print",
+                                    "alt+Tab", "ctrl+Escape", "alt+Escape", "ctrl+alt+Delete", "ctrl+alt+F1",
+                                    "ctrl+alt+t", "ctrl+alt+BackSpace"};
+    pg_error e;
+    app_state before = {0}, after = {0};
+    REQUIRE(select_edit(&e));
+    REQUIRE(read_state(&before));
+    for (size_t i = 0; i < sizeof refused / sizeof *refused; i++) {
+        pg_err rc = env.ops->key(env.p, env.app, refused[i], &e);
+        if (rc != PG_E_POLICY) fprintf(stderr, "  \"%s\": %d %s\n", refused[i], (int)rc, rc ? e.message : "sent");
+        CHECK_EQ_INT(rc, PG_E_POLICY);
+    }
+    pump(100);
+    CHECK(read_state(&after));
+    CHECK_STR(after.edit, before.edit);
+    CHECK_EQ_INT(env.ops->key(env.p, env.app, "ctrl+a", &e), PG_OK); /* ordinary chords still go */
+}
+
 PG_TEST(bad_chords_text_and_buttons_are_badinput) {
     SETUP();
     pg_error e;
