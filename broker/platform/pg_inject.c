@@ -33,7 +33,7 @@ pg_err pg_inject_send(const pg_inject_io *io, const size_t *start, size_t n_unit
         if (rc) return rc;
         size_t k = units_that_fit(start, n_units, u, max_events ? max_events : 1);
         size_t from = start[u], n = start[u + k] - from;
-        size_t took = io->send(io->ctx, from, n);
+        size_t took = n ? io->send(io->ctx, from, n) : 0; /* a unit may have no events (the CR of a CRLF) */
         if (took != n) {
             while (*done < n_units && start[*done + 1] <= from + took) (*done)++;
             return pg_error_set(e, PG_E_POLICY, "the target may run elevated (UIPI) or the desktop is locked",

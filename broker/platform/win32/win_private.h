@@ -108,6 +108,13 @@ pg_err win_type_text(pg_platform *p, uint64_t id, const char *utf8, pg_error *e)
 /* Send n events in one SendInput call; PG_E_POLICY if the system blocked
  * some (UIPI: the target runs at a higher integrity level). */
 pg_err win_send(INPUT *in, UINT n, pg_error *e);
+/* The integrity RID of the process that owns h (0: unknown). */
+uint32_t win_window_integrity(HWND h);
+/* pg_inject_send over SendInput: units of in (start[], as pg_inject.h) in
+ * chunks of at most max_events, each sent only while h is the foreground
+ * window at no higher integrity than `integrity`. */
+pg_err win_send_checked(HWND h, uint32_t integrity, INPUT *in, const size_t *start, size_t n_units,
+                        size_t max_events, pg_error *e);
 
 /* ---- win_keys.c: chords ---- */
 pg_err win_key(pg_platform *p, uint64_t id, const char *chord, pg_error *e);
