@@ -314,3 +314,18 @@ PG_TEST(a_600_byte_title_ending_in_a_denied_suffix_is_refused_not_captured) {
     pg_fx_reply_fini(&r);
     pg_fx_fini(&fx);
 }
+
+PG_TEST(a_dialog_of_a_denied_window_is_never_captured_on_its_own) {
+    /* "Unlock database" matches no deny rule; its owner does. */
+    FX(fx, NULL);
+    uint64_t popup, dialog;
+    REQUIRE(vault_with_owned(&fx, &popup, &dialog) != 0);
+    char args[64];
+    snprintf(args, sizeof args, "{\"id\":%llu}", (unsigned long long)dialog);
+    pg_fx_reply r;
+    CHECK_EQ_INT(pg_fx_call(&fx, "snapshot", args, NULL, 0, &r), PG_E_POLICY);
+    CHECK(strstr(r.e.message, "Unlock") == NULL && strstr(r.e.message, "vault") == NULL);
+    pg_fx_reply_fini(&r);
+    CHECK_EQ_INT(tokens_held(&fx), 0);
+    pg_fx_fini(&fx);
+}
