@@ -19,10 +19,12 @@ pg_err pg_capture_check_allowed(pg_call *c, const pg_window *w, pg_error *e) {
 }
 
 /* The window as the platform lists it now (its title may have changed since
- * it was resolved); PG_E_NOTFOUND when it is gone. */
-static pg_err refresh(pg_call *c, pg_window *w, pg_error *e) {
+ * it was resolved); PG_E_NOTFOUND when it is gone. *owner_denied: the window
+ * a dialog belongs to is one the deny rules (or a cut title) refuse. */
+static pg_err refresh(pg_call *c, pg_window *w, bool *owner_denied, pg_error *e) {
     pg_window *all = NULL;
     size_t n = 0;
+    *owner_denied = false;
     pg_err rc = c->b->plat_ops->list_windows(c->b->plat, &all, &n, e);
     if (rc) return rc;
     rc = pg_error_set(e, PG_E_NOTFOUND, "the window closed; find it again with 'pixelgate windows'",
@@ -33,19 +35,33 @@ static pg_err refresh(pg_call *c, pg_window *w, pg_error *e) {
             rc = PG_OK;
             break;
         }
+    pg_error ignored;
+    for (size_t i = 0; !rc && w->parent && i < n; i++)
+        if (all[i].id == w->parent) *owner_denied = pg_capture_check_allowed(c, &all[i], &ignored) != PG_OK;
     free(all);
+    return rc;
+}
+
+/* The deny rules for w and for the window it belongs to (a denied
+ * application's dialogs are as private as its main window). */
+static pg_err check_fresh(pg_call *c, pg_window *w, pg_error *e) {
+    bool owner_denied;
+    pg_err rc = refresh(c, w, &owner_denied, e);
+    if (!rc) rc = pg_capture_check_allowed(c, w, e);
+    if (!rc && owner_denied)
+        rc = pg_error_set(e, PG_E_POLICY, "this window belongs to one the administrator's policy keeps private",
+                          "window %llu is never captured: it is a dialog of a denied window (capture.deny_windows)",
+                          (unsigned long long)w->id);
     return rc;
 }
 
 pg_err pg_capture_checked(pg_call *c, pg_window *w, const pg_rect *region, pg_capture *cap, pg_error *e) {
     memset(cap, 0, sizeof *cap);
-    pg_err rc = refresh(c, w, e);
-    if (!rc) rc = pg_capture_check_allowed(c, w, e);
+    pg_err rc = check_fresh(c, w, e);
     if (!rc) rc = c->b->plat_ops->capture_window(c->b->plat, w->id, region, cap, e);
     if (rc) return rc;
     /* The title may have turned private while the pixels were read: look again. */
-    rc = refresh(c, w, e);
-    if (!rc) rc = pg_capture_check_allowed(c, w, e);
+    rc = check_fresh(c, w, e);
     if (rc) {
         free(cap->rgba);
         cap->rgba = NULL;
