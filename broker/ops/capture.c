@@ -19,10 +19,12 @@ pg_err pg_capture_check_allowed(pg_call *c, const pg_window *w, pg_error *e) {
 }
 
 /* The window as the platform lists it now (its title may have changed since
- * it was resolved); PG_E_NOTFOUND when it is gone. */
-static pg_err refresh(pg_call *c, pg_window *w, pg_error *e) {
+ * it was resolved); PG_E_NOTFOUND when it is gone. *owner_denied: the window
+ * a dialog belongs to is one the deny rules (or a cut title) refuse. */
+static pg_err refresh(pg_call *c, pg_window *w, bool *owner_denied, pg_error *e) {
     pg_window *all = NULL;
     size_t n = 0;
+    *owner_denied = false;
     pg_err rc = c->b->plat_ops->list_windows(c->b->plat, &all, &n, e);
     if (rc) return rc;
     rc = pg_error_set(e, PG_E_NOTFOUND, "the window closed; find it again with 'pixelgate windows'",
@@ -33,19 +35,33 @@ static pg_err refresh(pg_call *c, pg_window *w, pg_error *e) {
             rc = PG_OK;
             break;
         }
+    pg_error ignored;
+    for (size_t i = 0; !rc && w->parent && i < n; i++)
+        if (all[i].id == w->parent) *owner_denied = pg_capture_check_allowed(c, &all[i], &ignored) != PG_OK;
     free(all);
+    return rc;
+}
+
+/* The deny rules for w and for the window it belongs to (a denied
+ * application's dialogs are as private as its main window). */
+static pg_err check_fresh(pg_call *c, pg_window *w, pg_error *e) {
+    bool owner_denied;
+    pg_err rc = refresh(c, w, &owner_denied, e);
+    if (!rc) rc = pg_capture_check_allowed(c, w, e);
+    if (!rc && owner_denied)
+        rc = pg_error_set(e, PG_E_POLICY, "this window belongs to one the administrator's policy keeps private",
+                          "window %llu is never captured: it is a dialog of a denied window (capture.deny_windows)",
+                          (unsigned long long)w->id);
     return rc;
 }
 
 pg_err pg_capture_checked(pg_call *c, pg_window *w, const pg_rect *region, pg_capture *cap, pg_error *e) {
     memset(cap, 0, sizeof *cap);
-    pg_err rc = refresh(c, w, e);
-    if (!rc) rc = pg_capture_check_allowed(c, w, e);
+    pg_err rc = check_fresh(c, w, e);
     if (!rc) rc = c->b->plat_ops->capture_window(c->b->plat, w->id, region, cap, e);
     if (rc) return rc;
     /* The title may have turned private while the pixels were read: look again. */
-    rc = refresh(c, w, e);
-    if (!rc) rc = pg_capture_check_allowed(c, w, e);
+    rc = check_fresh(c, w, e);
     if (rc) {
         free(cap->rgba);
         cap->rgba = NULL;
@@ -59,56 +75,135 @@ pg_err pg_capture_checked(pg_call *c, pg_window *w, const pg_rect *region, pg_ca
     return PG_OK;
 }
 
-/* Blacks out every visible window the policy denies that lies inside the
- * screen capture, in the coordinates of the capture's first pixel (the
- * backend's origin: the clipped region, or a negative virtual-screen origin),
- * never the region the client asked for. Fails closed: when the windows
- * cannot be listed the capture is refused. Caller holds the platform lock. */
-static pg_err redact_denied(pg_call *c, pg_capture *cap, unsigned *redacted, pg_error *e) {
-    pg_window *all = NULL;
-    size_t n = 0;
-    pg_err rc = c->b->plat_ops->list_windows(c->b->plat, &all, &n, e);
+/* Everything on screen as the backend lists it (list_all), for the blackout. */
+typedef struct {
+    pg_window *w;
+    size_t n;
+} win_list;
+
+/* Fails closed: a list that cannot be read, or that the backend had to cut
+ * (a window past its limit could be a denied one), refuses the capture. */
+static pg_err list_for_redaction(pg_call *c, win_list *l, pg_error *e) {
+    bool complete = false;
+    pg_err rc = c->b->plat_ops->list_all(c->b->plat, &l->w, &l->n, &complete, e);
     if (rc)
         return pg_error_set(e, PG_E_INTERNAL, "retry; the display may be busy",
                             "screen capture refused: the window list could not be read to black out denied windows (%s)",
                             pg_err_name(rc));
-    int64_t ox = cap->origin_x, oy = cap->origin_y;
-    unsigned hits = 0;
-    for (size_t i = 0; i < n; i++) {
-        const pg_window *w = &all[i];
-        if (!w->visible || !pg_policy_capture_denied(c->view, w->title, w->class_name, w->instance, NULL, 0)) continue;
-        int64_t x0 = w->x - ox, y0 = w->y - oy, x1 = x0 + w->width, y1 = y0 + w->height;
-        if (x0 < 0) x0 = 0;
-        if (y0 < 0) y0 = 0;
-        if (x1 > cap->width) x1 = cap->width;
-        if (y1 > cap->height) y1 = cap->height;
-        if (x0 >= x1 || y0 >= y1) continue;
-        for (int64_t y = y0; y < y1; y++) {
-            uint8_t *row = cap->rgba + (size_t)y * cap->stride;
-            for (int64_t x = x0; x < x1; x++) {
-                row[4 * x] = row[4 * x + 1] = row[4 * x + 2] = 0;
-                row[4 * x + 3] = 255;
-            }
-        }
-        hits++;
-    }
-    free(all);
-    *redacted = hits;
+    if (!complete)
+        return pg_error_set(e, PG_E_INTERNAL, "close windows and retry",
+                            "screen capture refused: the window list is incomplete (the backend stopped at its limit), "
+                            "so a denied window could be missed");
     return PG_OK;
 }
 
+/* The window's outer bounds: the frame, and the content should a backend
+ * report it outside the frame. */
+static void outer(const pg_window *w, int64_t *x0, int64_t *y0, int64_t *x1, int64_t *y1) {
+    *x0 = w->x, *y0 = w->y, *x1 = (int64_t)w->x + w->width, *y1 = (int64_t)w->y + w->height;
+    if (!w->frame.w || !w->frame.h) return;
+    int64_t fx1 = (int64_t)w->frame.x + w->frame.w, fy1 = (int64_t)w->frame.y + w->frame.h;
+    if (w->frame.x < *x0) *x0 = w->frame.x;
+    if (w->frame.y < *y0) *y0 = w->frame.y;
+    if (fx1 > *x1) *x1 = fx1;
+    if (fy1 > *y1) *y1 = fy1;
+}
+
+static bool overlap(const pg_window *a, const pg_window *b) {
+    int64_t ax0, ay0, ax1, ay1, bx0, by0, bx1, by1;
+    outer(a, &ax0, &ay0, &ax1, &ay1);
+    outer(b, &bx0, &by0, &bx1, &by1);
+    return ax0 < bx1 && bx0 < ax1 && ay0 < by1 && by0 < ay1;
+}
+
+/* Paints the window's outer bounds black, in the coordinates of the
+ * capture's first pixel (the backend's origin: the clipped region, or a
+ * negative virtual-screen origin), never the region the client asked for. */
+static void black_out(pg_capture *cap, const pg_window *w) {
+    int64_t x0, y0, x1, y1;
+    outer(w, &x0, &y0, &x1, &y1);
+    x0 -= cap->origin_x, x1 -= cap->origin_x, y0 -= cap->origin_y, y1 -= cap->origin_y;
+    if (x0 < 0) x0 = 0;
+    if (y0 < 0) y0 = 0;
+    if (x1 > cap->width) x1 = cap->width;
+    if (y1 > cap->height) y1 = cap->height;
+    for (int64_t y = y0; y < y1; y++) {
+        uint8_t *row = cap->rgba + (size_t)y * cap->stride;
+        for (int64_t x = x0; x < x1; x++) {
+            row[4 * x] = row[4 * x + 1] = row[4 * x + 2] = 0;
+            row[4 * x + 3] = 255;
+        }
+    }
+}
+
+/* Which windows of all[0..n) are a denied application's: denied itself
+ * (the window-capture rule: a cut title counts as denied); a dialog or popup
+ * whose parent is denied; or one with no parent (the backend could not say
+ * whose it is) that overlaps a denied window or comes from the process of
+ * one. all holds the lists from before and after the capture, so a window
+ * counts as denied when it was in either. */
+static void mark_denied(pg_call *c, const pg_window *all, size_t n, bool *self, bool *out) {
+    for (size_t i = 0; i < n; i++) {
+        pg_error ignored;
+        out[i] = self[i] = pg_capture_check_allowed(c, &all[i], &ignored) != PG_OK;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (out[i] || all[i].kind == PG_WINDOW_NORMAL) continue;
+        for (size_t j = 0; j < n && !out[i]; j++) {
+            if (!self[j]) continue;
+            if (all[i].parent) out[i] = all[j].id == all[i].parent;
+            else out[i] = (all[j].visible && overlap(&all[i], &all[j])) || (all[i].pid >= 0 && all[i].pid == all[j].pid);
+        }
+    }
+}
+
+/* Blacks out every visible window of a denied application (mark_denied) in
+ * both lists, where each list saw it: a window that moved or appeared while
+ * the pixels were read is covered wherever the pixels can show it. Returns
+ * how many distinct windows were blacked out. Caller holds the platform lock. */
+static unsigned redact_denied(pg_call *c, pg_capture *cap, const win_list *before, const win_list *after,
+                              pg_error *e, pg_err *rc) {
+    size_t n = before->n + after->n;
+    pg_window *all = malloc((n ? n : 1) * sizeof *all);
+    bool *self = calloc(n ? n : 1, sizeof *self), *denied = calloc(n ? n : 1, sizeof *denied);
+    unsigned hits = 0;
+    *rc = all && self && denied ? PG_OK : pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory");
+    if (!*rc) {
+        memcpy(all, before->w, before->n * sizeof *all);
+        memcpy(all + before->n, after->w, after->n * sizeof *all);
+        mark_denied(c, all, n, self, denied);
+        for (size_t i = 0; i < n; i++) {
+            if (!denied[i] || !all[i].visible) continue;
+            black_out(cap, &all[i]);
+            bool seen = false; /* one window in both lists counts once */
+            for (size_t j = 0; j < i && !seen; j++) seen = denied[j] && all[j].visible && all[j].id == all[i].id;
+            hits += !seen;
+        }
+    }
+    free(all), free(self), free(denied);
+    return hits;
+}
+
+/* A screen capture between two window lists, with everything of a denied
+ * application blacked out; refused (nothing kept) when either list fails. */
 pg_err pg_capture_screen_locked(pg_call *c, const pg_rect *region, pg_capture *cap, unsigned *redacted,
                                 pg_error *e) {
     memset(cap, 0, sizeof *cap);
     *redacted = 0;
-    pg_err rc = c->b->plat_ops->capture_screen(c->b->plat, region, cap, e);
-    if (!rc) rc = redact_denied(c, cap, redacted, e);
+    win_list before = {0}, after = {0};
+    pg_err rc = list_for_redaction(c, &before, e);
+    if (!rc) rc = c->b->plat_ops->capture_screen(c->b->plat, region, cap, e);
+    if (!rc) rc = list_for_redaction(c, &after, e);
+    if (!rc) *redacted = redact_denied(c, cap, &before, &after, e, &rc);
     if (rc) {
         free(cap->rgba);
         cap->rgba = NULL;
     }
+    free(before.w);
+    free(after.w);
     return rc;
 }
+
 
 pg_err pg_capture_img_locked(pg_call *c, pg_window *w, const pg_rect *region, pg_img **img, char method[32],
                              pg_error *e) {

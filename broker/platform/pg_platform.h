@@ -22,10 +22,27 @@
 #include "pg_error.h"
 #include "pg_geom.h"
 
+/* What a window is to the user. Only normal windows and dialogs are targets;
+ * popups are listed (list_all) so that whatever an application shows is
+ * attributed to it. */
+typedef enum {
+    PG_WINDOW_NORMAL = 0, /* a top-level application window */
+    PG_WINDOW_DIALOG,     /* transient for another window (X: WM_TRANSIENT_FOR; Win32: owned, with a caption) */
+    PG_WINDOW_POPUP,      /* menus, tooltips, dropdowns (X: override-redirect; Win32: owned or WS_POPUP
+                             without a caption, tool windows) */
+} pg_window_kind;
+
 typedef struct {
     uint64_t id;            /* X window id / HWND */
-    char title[512];        /* UTF-8 */
+    char title[512];        /* UTF-8, the whole title when it fits */
     bool title_cut;         /* the title was longer than title[] holds: it matches every deny rule */
+    pg_window_kind kind;
+    uint64_t parent;        /* the normal window (an id this list reports) a dialog or popup belongs to:
+                               X: WM_TRANSIENT_FOR, else the one toplevel of the same X client
+                               (X-Resource); Win32: the root owner, else the one application window of
+                               the same process. 0: none, or not known for sure */
+    pg_rect frame;          /* outer bounds on screen: the content plus the WM frame, title bar and
+                               border (X: the toplevel child of root; Win32: DWM frame bounds) */
     char class_name[256];   /* WM_CLASS class (X) / window class (Win32) */
     char instance[256];     /* WM_CLASS instance (X); empty on Win32 */
     int64_t pid;            /* owning process, -1 if unknown (X: via X-Resource) */
@@ -73,10 +90,21 @@ typedef struct {
     void (*close)(pg_platform *p);
     pg_err (*caps)(pg_platform *p, pg_caps *out, pg_error *e);
     /* *out is malloc'd array of *n windows; caller frees. Only top-level,
-     * application windows (not WM frames). */
+     * application windows (not WM frames): normal windows and dialogs, the
+     * windows input and capture may target. */
     pg_err (*list_windows)(pg_platform *p, pg_window **out, size_t *n, pg_error *e);
+    /* Everything that shows pixels on the screen and belongs to an
+     * application: what list_windows reports plus popups, dialogs and
+     * owned windows it leaves out, each with its kind and parent. Used to
+     * black out all of a denied application. *complete is false when the
+     * backend stopped at its limit (windows were left out): a caller that
+     * must see every window (screen redaction) then refuses. */
+    pg_err (*list_all)(pg_platform *p, pg_window **out, size_t *n, bool *complete, pg_error *e);
     /* region NULL = whole window; region is window-relative and is clipped;
-     * an empty intersection is PG_E_BADINPUT. Unknown/vanished id: PG_E_NOTFOUND. */
+     * an empty intersection is PG_E_BADINPUT. Unknown/vanished id: PG_E_NOTFOUND.
+     * Only the window's own pixels: a backend that would copy the screen
+     * where another window covers it refuses (PG_E_POLICY, the cover named
+     * by decimal id). */
     pg_err (*capture_window)(pg_platform *p, uint64_t id, const pg_rect *region, pg_capture *out,
                              pg_error *e);
     /* region NULL = whole screen; region in screen coordinates, clipped to the
@@ -88,7 +116,8 @@ typedef struct {
     /* Click at window-relative (x,y). A point outside the window is
      * PG_E_BADINPUT. When another top-level window is on top at that point the
      * click is refused with PG_E_POLICY and the message names the covering
-     * window (a click lands on whatever is on top). count: 1, or 2 = double. */
+     * window by its decimal id (a click lands on whatever is on top; never by
+     * title: it may be another user's). count: 1, or 2 = double. */
     pg_err (*click)(pg_platform *p, uint64_t id, int32_t x, int32_t y, pg_button b, int count,
                     pg_error *e);
     /* chord: "ctrl+a", "Return", "shift+Tab", "alt+F4", "a". Focuses first. */

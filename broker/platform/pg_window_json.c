@@ -8,6 +8,17 @@
 #define MAX_ID 9007199254740991.0 /* 2^53 - 1 */
 #define MAX_DPI 9600
 
+static const char *const KINDS[] = {"normal", "dialog", "popup"};
+#define N_KINDS (sizeof KINDS / sizeof KINDS[0])
+
+const char *pg_window_kind_name(pg_window_kind k) { return (unsigned)k < N_KINDS ? KINDS[k] : "normal"; }
+
+/* A frame equal to the content (no decorations) is not written. */
+static bool frame_differs(const pg_window *w) {
+    return w->frame.w && (w->frame.x != w->x || w->frame.y != w->y || w->frame.w != w->width ||
+                          w->frame.h != w->height);
+}
+
 cJSON *pg_window_json(const pg_window *w) {
     cJSON *o = cJSON_CreateObject();
     if (!o) return NULL;
@@ -28,12 +39,23 @@ cJSON *pg_window_json(const pg_window *w) {
         cJSON_AddNumberToObject(o, "dpi", w->dpi);
         cJSON_AddNumberToObject(o, "scale", w->dpi / 96.0);
     }
+    cJSON_AddStringToObject(o, "kind", pg_window_kind_name(w->kind));
+    if (w->parent) cJSON_AddNumberToObject(o, "parent", (double)w->parent);
+    else cJSON_AddNullToObject(o, "parent");
+    if (frame_differs(w)) {
+        cJSON *f = cJSON_AddObjectToObject(o, "frame");
+        cJSON_AddNumberToObject(f, "x", w->frame.x);
+        cJSON_AddNumberToObject(f, "y", w->frame.y);
+        cJSON_AddNumberToObject(f, "width", w->frame.w);
+        cJSON_AddNumberToObject(f, "height", w->frame.h);
+    }
+    if (w->title_cut) cJSON_AddBoolToObject(o, "title_cut", true);
     return o;
 }
 
 /* ---------------------------------------------------------------- decode */
 
-typedef enum { F_INT, F_PID, F_STRING, F_BOOL, F_TRUE, F_NUMBER } field_type;
+typedef enum { F_INT, F_PID, F_STRING, F_BOOL, F_TRUE, F_NUMBER, F_OBJECT } field_type;
 
 static const struct {
     const char *name;
@@ -44,7 +66,8 @@ static const struct {
     {"instance", F_STRING, true}, {"pid", F_PID, true},     {"x", F_INT, true},
     {"y", F_INT, true},         {"width", F_INT, true},     {"height", F_INT, true},
     {"visible", F_BOOL, true},  {"focused", F_BOOL, true},  {"minimized", F_TRUE, false},
-    {"dpi", F_INT, false},      {"scale", F_NUMBER, false},
+    {"dpi", F_INT, false},      {"scale", F_NUMBER, false}, {"kind", F_STRING, true},
+    {"parent", F_PID, true},    {"frame", F_OBJECT, false}, {"title_cut", F_TRUE, false},
 };
 #define N_FIELDS (sizeof FIELDS / sizeof FIELDS[0])
 
@@ -59,6 +82,7 @@ static bool type_ok(const cJSON *j, field_type t) {
     case F_PID: return cJSON_IsNumber(j) || cJSON_IsNull(j);
     case F_STRING: return cJSON_IsString(j);
     case F_BOOL: return cJSON_IsBool(j);
+    case F_OBJECT: return cJSON_IsObject(j);
     default: return cJSON_IsTrue(j);
     }
 }
@@ -141,10 +165,37 @@ static pg_err decode_numbers(const cJSON *o, pg_window *w, pg_error *e) {
     return PG_OK;
 }
 
+/* kind, parent and the optional frame (exactly x, y, width, height). */
+static pg_err decode_owner(const cJSON *o, pg_window *w, pg_error *e) {
+    const char *kind = cJSON_GetObjectItemCaseSensitive(o, "kind")->valuestring;
+    size_t k = 0;
+    while (k < N_KINDS && strcmp(KINDS[k], kind) != 0) k++;
+    if (k == N_KINDS) return bad(e, "kind", "is not normal, dialog or popup");
+    w->kind = (pg_window_kind)k;
+    int64_t parent = 0;
+    if (!cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(o, "parent")) && !int_in(o, "parent", 1, MAX_ID, &parent))
+        return bad(e, "parent", "is neither null nor an integer in 1..2^53-1");
+    w->parent = (uint64_t)parent;
+    const cJSON *f = cJSON_GetObjectItemCaseSensitive(o, "frame");
+    if (!f) {
+        w->frame = (pg_rect){w->x, w->y, w->width, w->height};
+        return PG_OK;
+    }
+    int64_t x, y, wd, ht;
+    if (cJSON_GetArraySize(f) != 4 || !int_in(f, "x", INT32_MIN, INT32_MAX, &x) ||
+        !int_in(f, "y", INT32_MIN, INT32_MAX, &y) || !int_in(f, "width", 1, INT32_MAX, &wd) ||
+        !int_in(f, "height", 1, INT32_MAX, &ht))
+        return bad(e, "frame", "is not {x, y, width, height} of 32-bit integers with a positive size");
+    w->frame = (pg_rect){(int32_t)x, (int32_t)y, (uint32_t)wd, (uint32_t)ht};
+    if (!frame_differs(w)) return bad(e, "frame", "equals the content (the encoder leaves it out)");
+    return PG_OK;
+}
+
 pg_err pg_window_json_decode(const cJSON *o, pg_window *w, pg_error *e) {
     memset(w, 0, sizeof *w);
     pg_err rc = check_fields(o, e);
     if (rc == PG_OK) rc = decode_numbers(o, w, e);
+    if (rc == PG_OK) rc = decode_owner(o, w, e);
     if (rc != PG_OK) return rc;
     if (!str_into(o, "title", w->title, sizeof w->title)) return bad(e, "title", "is too long or not UTF-8");
     if (!str_into(o, "class", w->class_name, sizeof w->class_name)) return bad(e, "class", "is too long or not UTF-8");
@@ -153,5 +204,6 @@ pg_err pg_window_json_decode(const cJSON *o, pg_window *w, pg_error *e) {
     w->visible = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "visible"));
     w->focused = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "focused"));
     w->minimized = cJSON_GetObjectItemCaseSensitive(o, "minimized") != NULL; /* only ever true */
+    w->title_cut = cJSON_GetObjectItemCaseSensitive(o, "title_cut") != NULL;  /* only ever true */
     return PG_OK;
 }

@@ -1,7 +1,13 @@
 #!/usr/bin/env wish
 # pixelgate's Tk demo and test app. It reports its own state, so tests can
 # check that input through pixelgate really arrived:
-#   wish pg_demo.tcl STATE_FILE [GEOMETRY] [TITLE]   (defaults 480x260+40+40, "pixelgate demo")
+#   wish pg_demo.tcl STATE_FILE [GEOMETRY] [TITLE] [EXTRA...]   (defaults 480x260+40+40, "pixelgate demo")
+# EXTRA adds windows of the same app (the same X client), each at its GEOMETRY:
+#   popup=GEOMETRY   an override-redirect toplevel (what menus and tooltips are), magenta
+#   dialog=GEOMETRY  a transient dialog (WM_TRANSIENT_FOR the main window), cyan
+#   thief=GEOMETRY   a second window, on its own X connection (another client), with an
+#                    entry that takes the focus (focus -force) when "~" is typed into the
+#                    main entry; its text is "thief" in the state
 # Every change rewrites STATE_FILE (one JSON object, written to a temp file and
 # renamed) with its pid, the click count, the entry's exact text, and where the button
 # and the entry are inside the window ({x,y,w,h}, window-relative), so a test
@@ -54,10 +60,12 @@ proc write_state {} {
     global state_file clicks
     if {$state_file eq ""} return
     set text [.entry get]
+    set thief ""
+    if {[winfo exists .thief.e]} { set thief ", \"thief\": \"[json_escape [.thief.e get]]\"" }
     set tmp "$state_file.tmp"
     set f [open $tmp w]
     fconfigure $f -encoding utf-8
-    puts $f "{\"pid\": [pid], \"clicks\": $clicks, \"entry\": \"[json_escape $text]\", \"press\": [geom .press], \"entry_box\": [geom .entry]}"
+    puts $f "{\"pid\": [pid], \"clicks\": $clicks, \"entry\": \"[json_escape $text]\", \"press\": [geom .press], \"entry_box\": [geom .entry]$thief}"
     close $f
     file rename -force $tmp $state_file
 }
@@ -79,8 +87,42 @@ proc on_entry_change {args} {
 bind .entry <KeyRelease> {on_entry_change}
 bind .entry <Return> {set status "Entered: [.entry get]"; write_state}
 
+set extras {}
+foreach extra [lrange $argv 3 end] {
+    lassign [split $extra =] kind geom
+    switch -- $kind {
+        popup {
+            toplevel .popup -borderwidth 0 -background "#ff00ff"
+            wm overrideredirect .popup 1
+        }
+        dialog {
+            toplevel .dialog -background "#00ffff"
+            wm title .dialog "$title dialog"
+            wm transient .dialog .
+        }
+        thief {
+            # On a connection of its own (Tk shares one connection per display
+            # name, ignoring the screen number, so "unix:N" names the same
+            # local display differently): to the X server it is another
+            # client, and the focus it takes is X's, not Tk's own routing of
+            # the keys one connection receives.
+            regexp {:([0-9]+)} $env(DISPLAY) -> num
+            toplevel .thief -background "#f4f4f4" -screen "unix:$num"
+            wm title .thief "thief"
+            entry .thief.e -width 20
+            pack .thief.e -padx 8 -pady 8
+            bind .thief.e <KeyRelease> {write_state}
+            bind .entry <Key-asciitilde> {focus -force .thief.e}
+        }
+        default { error "unknown extra window '$extra'" }
+    }
+    wm geometry .$kind $geom
+    lappend extras .$kind
+}
+
 update idletasks
 tkwait visibility .
+foreach w $extras { if {![winfo viewable $w]} { tkwait visibility $w } }
 update
 write_state
 puts READY

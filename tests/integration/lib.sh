@@ -153,13 +153,15 @@ pg_stop_broker() {
     PG_BROKER_PID=
 }
 
-# pg_launch_app USER STATE_FILE GEOMETRY TITLE: a Tk app run by USER; waits for READY.
+# pg_launch_app USER STATE_FILE GEOMETRY TITLE [EXTRA...]: a Tk app run by USER
+# (EXTRA: more windows of it, see tests/apps/pg_demo.tcl); waits for READY.
 pg_launch_app() {
     local user=$1 state=$2 geom=$3 title=$4 out
+    shift 4
     out=$PG_TMP/app.$RANDOM.out
     rm -f "$state"
     runuser -u "$user" -- env -i PATH=/usr/bin:/bin DISPLAY="$PG_DISPLAY" LANG=C.UTF-8 \
-        wish "$PG_TMP/app/pg_demo.tcl" "$state" "$geom" "$title" >"$out" 2>&1 &
+        wish "$PG_TMP/app/pg_demo.tcl" "$state" "$geom" "$title" "$@" >"$out" 2>&1 &
     PG_PIDS+=($!)
     local i
     for i in $(seq 100); do grep -q READY "$out" 2>/dev/null && return 0; sleep 0.1; done

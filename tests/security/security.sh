@@ -30,7 +30,7 @@ PG_POLICY_JSON=$(cat <<JSON
  "analysis": {"mode": "local-only", "endpoints": {
     "local": {"kind": "openai", "url": "$FAKE/ok/v1/chat/completions", "model": "fake"},
     "judge": {"kind": "openai", "url": "$FAKE/judge/v1/chat/completions", "model": "fake"}}},
- "capture": {"deny_windows": ["^secret vault\$"]}}
+ "capture": {"deny_windows": ["^secret vault\$", " - Private Browsing\$"]}}
 JSON
 )
 pg_setup_dirs
@@ -200,6 +200,16 @@ check "...and the refusal is audited" audited 'map(select(.op=="snapshot" and .o
 pg_as "$PG_AGENT" pixelgate click --id "$VAULT_ID" --at 10,10 >/dev/null 2>&1
 check "input into a denied window exits 3" test $? = 3
 
+# A deny rule anchored at the end, and a title (a web page chooses it) long
+# enough that a 511-byte copy loses the suffix: a cut title matches every rule.
+LONG_TITLE="$(printf 'a%.0s' $(seq 581)) - Private Browsing"
+pg_launch_app "$PG_AGENT" "$PG_TMP/app/long.json" 300x150+40+600 "$LONG_TITLE"
+LONG_ID=$(pg_as "$PG_AGENT" pixelgate windows | jq '[.windows[] | select((.title // "") | startswith("aaaaaaaa"))][0].id')
+check "setup: the 600-byte title is listed" test "$LONG_ID" != null
+pg_as "$PG_AGENT" pixelgate snapshot --id "$LONG_ID" >/dev/null 2>&1
+check "a window whose 600-byte title ends in a denied suffix is not captured (exit 3)" test $? = 3
+kill "$(jq .pid "$PG_TMP/app/long.json")" 2>/dev/null
+
 # --- agent-supplied patterns
 # A pattern whose automaton glibc would build for seconds and gigabytes (6.5 GB,
 # 10 s measured with regcomp alone) is refused before anything is compiled;
@@ -278,6 +288,21 @@ check "under allow the agent releases its screen capture" test -s "$RELDIR/scree
 px() { convert "$RELDIR/screen.png" -format "%[pixel:p{$1}]" info:; }
 check "...where the denied window is black" test "$(px 750,500)" = "srgb(0,0,0)" -o "$(px 750,500)" = "black"
 check "...and the agent's own window is not" test "$(px 100,100)" != "srgb(0,0,0)"
+
+# Everything a denied app shows is its own: an override-redirect popup (what
+# menus, tooltips and autotype dropdowns are) and a transient dialog, both
+# outside its main window, are blacked out too.
+pg_launch_app "$PG_AGENT" "$PG_TMP/app/vault2.json" 200x120+1000+600 "secret vault" \
+    popup=120x60+1050+520 dialog=150x60+820+640
+out=$(pg_as "$PG_AGENT" pixelgate snapshot --screen)
+check "a screen capture counts the denied app's popup and dialog among the blacked-out windows" \
+    test "$(jq .redacted_windows <<<"$out")" = 4
+pg_as "$PG_AGENT" pixelgate release "$(jq -r .token <<<"$out")" --png "$RELDIR/owned.png" >/dev/null
+opx() { convert "$RELDIR/owned.png" -format "%[pixel:p{$1}]" info:; }
+check "...its override-redirect popup never appears in the released capture (black)" test "$(opx 1110,550)" = "srgb(0,0,0)"
+check "...nor its transient dialog" test "$(opx 895,670)" = "srgb(0,0,0)"
+check "...nor its main window" test "$(opx 1100,660)" = "srgb(0,0,0)"
+kill "$(jq .pid "$PG_TMP/app/vault2.json")" 2>/dev/null
 
 # --- never: no release even after an approval would exist
 pg_write_policy "$(jq '.expose_pixels = "never"' "$PG_POLICY")"

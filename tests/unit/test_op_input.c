@@ -195,3 +195,26 @@ PG_TEST(a_window_that_vanished_is_not_found) {
     pg_fx_reply_fini(&r);
     pg_fx_fini(&fx);
 }
+
+PG_TEST(typed_text_is_capped_at_4096_bytes_and_longer_text_is_not_typed_at_all) {
+    /* Typing takes time, and everything typed after the focus moves lands
+     * elsewhere: a bound keeps one call short. */
+    FX(fx, NULL);
+    own_window(&fx);
+    char *text = malloc(4098), *args = malloc(4200);
+    REQUIRE(text && args);
+    memset(text, 'a', 4097);
+    text[4097] = 0;
+    snprintf(args, 4200, "{\"window\":\"demo\",\"text\":\"%s\"}", text);
+    pg_fx_reply r;
+    CHECK_EQ_INT(pg_fx_call(&fx, "type", args, NULL, 0, &r), PG_E_USAGE);
+    pg_fx_reply_fini(&r);
+    CHECK_EQ_INT(pg_fake_input_count(fx.fake), 0);
+    text[4096] = 0;
+    snprintf(args, 4200, "{\"window\":\"demo\",\"text\":\"%s\"}", text);
+    CHECK_EQ_INT(pg_fx_call(&fx, "type", args, NULL, 0, &r), PG_OK);
+    pg_fx_reply_fini(&r);
+    CHECK_EQ_INT(pg_fake_input_count(fx.fake), 1);
+    free(text), free(args);
+    pg_fx_fini(&fx);
+}

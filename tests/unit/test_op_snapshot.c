@@ -136,18 +136,142 @@ PG_TEST(a_negative_virtual_screen_origin_moves_no_blackout) {
     pg_fx_fini(&fx);
 }
 
+/* The number of tokens the agent holds. */
+static unsigned tokens_held(pg_fx *fx) {
+    uint64_t bytes, mem;
+    unsigned n;
+    pg_tok_usage(fx->b.tokens, &bytes, &mem, &n);
+    return n;
+}
+
 PG_TEST(a_screen_capture_whose_window_list_fails_is_refused_not_stored) {
     FX(fx, NULL);
     vault_desktop(&fx, 0, 0);
-    uint64_t bytes, mem;
-    unsigned before, after;
-    pg_tok_usage(fx.b.tokens, &bytes, &mem, &before);
-    pg_fake_fail(fx.fake, "list_windows", PG_E_TIMEOUT, 1);
+    unsigned before = tokens_held(&fx);
+    pg_fake_fail(fx.fake, "list_all", PG_E_TIMEOUT, 1);
     pg_fx_reply r;
     CHECK_EQ_INT(pg_fx_call(&fx, "snapshot", "{\"screen\":true}", NULL, 0, &r), PG_E_INTERNAL);
     pg_fx_reply_fini(&r);
-    pg_tok_usage(fx.b.tokens, &bytes, &mem, &after);
-    CHECK_EQ_INT(after, before);
+    CHECK_EQ_INT(tokens_held(&fx), before);
+    pg_fx_fini(&fx);
+}
+
+static void fail_next_list(pg_fake *f, void *ctx) {
+    (void)ctx;
+    pg_fake_fail(f, "list_all", PG_E_TIMEOUT, 1);
+}
+
+PG_TEST(a_screen_capture_whose_second_window_list_fails_is_refused_not_stored) {
+    FX(fx, NULL);
+    vault_desktop(&fx, 0, 0);
+    unsigned before = tokens_held(&fx);
+    pg_fake_after_capture(fx.fake, fail_next_list, NULL); /* the list after the pixels were read */
+    pg_fx_reply r;
+    CHECK_EQ_INT(pg_fx_call(&fx, "snapshot", "{\"screen\":true}", NULL, 0, &r), PG_E_INTERNAL);
+    pg_fx_reply_fini(&r);
+    CHECK_EQ_INT(tokens_held(&fx), before);
+    pg_fx_fini(&fx);
+}
+
+PG_TEST(a_screen_capture_is_refused_when_the_backend_could_not_list_every_window) {
+    /* X11 stops at X11_MAX_WINDOWS, and in a tree walk the topmost windows are the ones left out */
+    FX(fx, NULL);
+    vault_desktop(&fx, 0, 0);
+    pg_fake_list_limit(fx.fake, 1); /* the vault, on top, is not in the list */
+    unsigned before = tokens_held(&fx);
+    pg_fx_reply r;
+    CHECK_EQ_INT(pg_fx_call(&fx, "snapshot", "{\"screen\":true}", NULL, 0, &r), PG_E_INTERNAL);
+    CHECK(strstr(r.e.message, "incomplete") != NULL);
+    pg_fx_reply_fini(&r);
+    CHECK_EQ_INT(tokens_held(&fx), before);
+    /* window captures do not depend on seeing every window */
+    CHECK_EQ_INT(pg_fx_call(&fx, "snapshot", "{\"window\":\"^demo$\"}", NULL, 0, &r), PG_OK);
+    pg_fx_reply_fini(&r);
+    pg_fx_fini(&fx);
+}
+
+/* The vault's popup (a menu below it), its dialog (beside it) and a frame. */
+static uint64_t vault_with_owned(pg_fx *fx, uint64_t *popup, uint64_t *dialog) {
+    vault_desktop(fx, 0, 0);
+    uint64_t vault = 0;
+    pg_window *w;
+    size_t n;
+    bool complete;
+    pg_error e;
+    if (pg_fake_ops.list_all(fx->fake, &w, &n, &complete, &e) == PG_OK) {
+        for (size_t i = 0; i < n; i++)
+            if (!strcmp(w[i].title, "secret vault")) vault = w[i].id;
+        free(w);
+    }
+    pg_fake_set_frame(fx->fake, vault, 4, 24, 4, 4); /* a title bar above, borders around */
+    *popup = pg_fake_add_owned(fx->fake, PG_WINDOW_POPUP, vault, getpid(), "", 420, 460, 120, 80, 0xff00ffff);
+    *dialog = pg_fake_add_owned(fx->fake, PG_WINDOW_DIALOG, vault, getpid(), "Unlock database", 620, 300, 150, 100,
+                                0x00ffffff);
+    return vault;
+}
+
+PG_TEST(a_denied_apps_popups_dialogs_and_frame_are_blacked_out_of_a_screen_capture) {
+    FX(fx, NULL);
+    uint64_t popup, dialog;
+    REQUIRE(vault_with_owned(&fx, &popup, &dialog) != 0);
+    pg_fx_reply r;
+    REQUIRE(pg_fx_call(&fx, "snapshot", "{\"screen\":true}", NULL, 0, &r) == PG_OK);
+    const char *tok = pg_fx_str(&r, "token");
+    CHECK_EQ_INT(pg_fx_num(&r, "redacted_windows"), 3);
+    CHECK_EQ_INT(token_px(&fx, tok, 480, 500), 0x000000ff); /* the popup, below the vault */
+    CHECK_EQ_INT(token_px(&fx, tok, 539, 539), 0x000000ff);
+    CHECK_EQ_INT(token_px(&fx, tok, 700, 350), 0x000000ff); /* the dialog, beside it */
+    CHECK_EQ_INT(token_px(&fx, tok, 500, 285), 0x000000ff); /* the vault's title bar */
+    CHECK_EQ_INT(token_px(&fx, tok, 397, 400), 0x000000ff); /* and its left border */
+    CHECK_EQ_INT(token_px(&fx, tok, 380, 400), 0x404040ff); /* the desktop next to it is not black */
+    CHECK_EQ_INT(token_px(&fx, tok, 20, 20), 0xffffffff);   /* nor is the agent's window */
+    pg_fx_reply_fini(&r);
+    pg_fx_fini(&fx);
+}
+
+PG_TEST(a_popup_nobody_could_be_named_for_is_blacked_out_where_it_overlaps_or_shares_a_denied_process) {
+    FX(fx, NULL);
+    vault_desktop(&fx, 0, 0); /* the vault is at 400,300 200x150, pid getpid() */
+    int64_t other = pg_fx_foreign_pid(&fx);
+    REQUIRE(other > 0);
+    /* parent 0: a popup the backend could not attribute */
+    pg_fake_add_owned(fx.fake, PG_WINDOW_POPUP, 0, other, "", 560, 420, 100, 60, 0xff00ffff); /* overlaps the vault */
+    pg_fake_add_owned(fx.fake, PG_WINDOW_POPUP, 0, getpid(), "", 650, 100, 60, 40, 0x00ff00ff); /* the vault's process */
+    pg_fake_add_owned(fx.fake, PG_WINDOW_POPUP, 0, other, "", 700, 500, 50, 50, 0x0000ffff);   /* neither */
+    pg_fx_reply r;
+    REQUIRE(pg_fx_call(&fx, "snapshot", "{\"screen\":true}", NULL, 0, &r) == PG_OK);
+    const char *tok = pg_fx_str(&r, "token");
+    CHECK_EQ_INT(pg_fx_num(&r, "redacted_windows"), 3);
+    CHECK_EQ_INT(token_px(&fx, tok, 650, 470), 0x000000ff); /* the overlapping popup, outside the vault too */
+    CHECK_EQ_INT(token_px(&fx, tok, 680, 120), 0x000000ff); /* the popup of the vault's process */
+    CHECK_EQ_INT(token_px(&fx, tok, 725, 525), 0x0000ffff); /* someone else's popup elsewhere stays */
+    pg_fx_reply_fini(&r);
+    pg_fx_fini(&fx);
+}
+
+static void move_vault_away(pg_fake *f, void *ctx) {
+    pg_fake_move(f, *(uint64_t *)ctx, 20, 400); /* right after the pixels were read */
+}
+
+static void open_second_vault(pg_fake *f, void *ctx) {
+    (void)ctx;
+    pg_fake_add_window(f, "secret vault", "Vault", getpid(), 100, 450, 150, 100, 0xff0000ff);
+}
+
+PG_TEST(a_denied_window_that_moves_or_appears_while_the_screen_is_read_is_blacked_out_where_the_pixels_show_it) {
+    FX(fx, NULL);
+    uint64_t popup, dialog;
+    uint64_t vault = vault_with_owned(&fx, &popup, &dialog);
+    REQUIRE(vault != 0);
+    pg_fake_after_capture(fx.fake, move_vault_away, &vault);
+    pg_fake_on_capture(fx.fake, open_second_vault, NULL); /* appears just before the pixels are read */
+    pg_fx_reply r;
+    REQUIRE(pg_fx_call(&fx, "snapshot", "{\"screen\":true}", NULL, 0, &r) == PG_OK);
+    const char *tok = pg_fx_str(&r, "token");
+    CHECK_EQ_INT(token_px(&fx, tok, 500, 375), 0x000000ff); /* where the vault was when read */
+    CHECK_EQ_INT(token_px(&fx, tok, 150, 500), 0x000000ff); /* the vault that opened meanwhile */
+    CHECK_EQ_INT(token_px(&fx, tok, 480, 500), 0x000000ff); /* its popup */
+    pg_fx_reply_fini(&r);
     pg_fx_fini(&fx);
 }
 
@@ -165,5 +289,43 @@ PG_TEST(a_tiny_protected_capture_shows_no_digest_and_cannot_be_hashed) {
     pg_fx_reply_fini(&r);
     CHECK_EQ_INT(pg_fx_call(&fx, "hash", args, NULL, 0, &r), PG_E_POLICY);
     pg_fx_reply_fini(&r);
+    pg_fx_fini(&fx);
+}
+
+PG_TEST(a_600_byte_title_ending_in_a_denied_suffix_is_refused_not_captured) {
+    /* The deny rule is anchored at the end; pg_window.title holds 511 bytes,
+     * so the suffix is cut off and only title_cut can still deny it. */
+    FX(fx, "{\"version\":1,\"clients\":{\"users\":[\"agent\"]},\"expose_pixels\":\"analyze-only\",\"capture\":{\"deny_windows\":[\" - Private Browsing$\"]}}");
+    char title[601];
+    memset(title, 'a', 600);
+    memcpy(title + 600 - 19, " - Private Browsing", 19);
+    title[600] = 0;
+    uint64_t id = pg_fake_add_window(fx.fake, "placeholder", "Browser", getpid(), 0, 0, 100, 100, 0xffffffff);
+    pg_fake_set_title(fx.fake, id, title);
+    char args[64];
+    snprintf(args, sizeof args, "{\"id\":%llu}", (unsigned long long)id);
+    pg_fx_reply r;
+    CHECK_EQ_INT(pg_fx_call(&fx, "snapshot", args, NULL, 0, &r), PG_E_POLICY);
+    pg_fx_reply_fini(&r);
+    /* and on a screen capture it is blacked out like any denied window */
+    REQUIRE(pg_fx_call(&fx, "snapshot", "{\"screen\":true}", NULL, 0, &r) == PG_OK);
+    CHECK_EQ_INT(pg_fx_num(&r, "redacted_windows"), 1);
+    CHECK_EQ_INT(token_px(&fx, pg_fx_str(&r, "token"), 50, 50), 0x000000ff);
+    pg_fx_reply_fini(&r);
+    pg_fx_fini(&fx);
+}
+
+PG_TEST(a_dialog_of_a_denied_window_is_never_captured_on_its_own) {
+    /* "Unlock database" matches no deny rule; its owner does. */
+    FX(fx, NULL);
+    uint64_t popup, dialog;
+    REQUIRE(vault_with_owned(&fx, &popup, &dialog) != 0);
+    char args[64];
+    snprintf(args, sizeof args, "{\"id\":%llu}", (unsigned long long)dialog);
+    pg_fx_reply r;
+    CHECK_EQ_INT(pg_fx_call(&fx, "snapshot", args, NULL, 0, &r), PG_E_POLICY);
+    CHECK(strstr(r.e.message, "Unlock") == NULL && strstr(r.e.message, "vault") == NULL);
+    pg_fx_reply_fini(&r);
+    CHECK_EQ_INT(tokens_held(&fx), 0);
     pg_fx_fini(&fx);
 }

@@ -193,6 +193,108 @@ PG_TEST(list_skips_tool_and_hidden_windows) {
     pump(50);
 }
 
+static HWND make_owned(const wchar_t *title, HWND owner, DWORD style, DWORD ex, int x, int y) {
+    HWND hw = CreateWindowExW(ex, L"pgtestcover", title, style | WS_VISIBLE, x, y, 90, 70, owner, NULL,
+                              GetModuleHandleW(NULL), NULL);
+    pump(50);
+    return hw;
+}
+
+static const pg_window *listed(const pg_window *w, size_t n, HWND h) {
+    for (size_t i = 0; i < n; i++)
+        if (w[i].id == (uint64_t)(uintptr_t)h) return &w[i];
+    return NULL;
+}
+
+PG_TEST(list_all_adds_owned_and_popup_windows_with_the_window_they_belong_to) {
+    SETUP();
+    HWND main_w = make_window(L"pg owner", 600, 400, 200, 150, false);
+    HWND popup = make_owned(L"", main_w, WS_POPUP, 0, 620, 420);                 /* a dropdown */
+    HWND dialog = make_owned(L"pg owned dialog", main_w, WS_POPUP | WS_CAPTION, 0, 700, 420);
+    HWND deeper = make_owned(L"", dialog, WS_POPUP, 0, 640, 500);                /* a menu of the dialog */
+    HWND tool = make_owned(L"pg tooltip", NULL, WS_POPUP, WS_EX_TOOLWINDOW | WS_EX_TOPMOST, 720, 500);
+    pg_window *w, *all;
+    size_t n, na;
+    bool complete = false;
+    pg_error e;
+    REQUIRE(env.ops->list_windows(env.p, &w, &n, &e) == PG_OK);
+    REQUIRE(env.ops->list_all(env.p, &all, &na, &complete, &e) == PG_OK);
+    CHECK(complete);
+    uint64_t owner = (uint64_t)(uintptr_t)main_w;
+    const pg_window *m = listed(all, na, main_w), *p = listed(all, na, popup), *d = listed(all, na, dialog),
+                    *q = listed(all, na, deeper), *t = listed(all, na, tool);
+    REQUIRE(m && p && d && q && t);
+    CHECK(m->kind == PG_WINDOW_NORMAL && m->parent == 0);
+    CHECK(p->kind == PG_WINDOW_POPUP && p->parent == owner);   /* GW_OWNER */
+    CHECK(d->kind == PG_WINDOW_DIALOG && d->parent == owner);  /* owned, with a caption */
+    CHECK(q->kind == PG_WINDOW_POPUP && q->parent == owner);   /* the end of the owner chain */
+    CHECK(t->kind == PG_WINDOW_POPUP);
+    CHECK_EQ_INT(t->pid, GetCurrentProcessId());
+    /* The frame holds the client area and the caption. */
+    CHECK(m->frame.y < m->y && m->frame.x <= m->x && m->frame.h > m->height);
+    /* list_windows: only what a user calls a window. */
+    CHECK(listed(w, n, main_w) != NULL);
+    CHECK(!listed(w, n, popup) && !listed(w, n, dialog) && !listed(w, n, deeper) && !listed(w, n, tool));
+    free(w), free(all);
+    DestroyWindow(tool), DestroyWindow(deeper), DestroyWindow(dialog), DestroyWindow(popup), DestroyWindow(main_w);
+    pump(50);
+}
+
+PG_TEST(an_unowned_popup_belongs_to_the_one_normal_window_of_its_process_or_to_none) {
+    SETUP();
+    HWND main_w = make_window(L"pg owner", 600, 400, 200, 150, false);
+    HWND tool = make_owned(L"pg tooltip", NULL, WS_POPUP, WS_EX_TOOLWINDOW | WS_EX_TOPMOST, 720, 500);
+    pg_window *all;
+    size_t na;
+    bool complete;
+    pg_error e;
+    REQUIRE(env.ops->list_all(env.p, &all, &na, &complete, &e) == PG_OK);
+    const pg_window *t = listed(all, na, tool);
+    REQUIRE(t != NULL);
+    CHECK_EQ_INT(t->parent, (uint64_t)(uintptr_t)main_w); /* this process has one normal window */
+    free(all);
+    HWND second = make_window(L"pg second", 650, 450, 120, 90, false);
+    REQUIRE(env.ops->list_all(env.p, &all, &na, &complete, &e) == PG_OK);
+    t = listed(all, na, tool);
+    REQUIRE(t != NULL);
+    CHECK_EQ_INT(t->parent, 0); /* two: not known for sure */
+    free(all);
+    DestroyWindow(second), DestroyWindow(tool), DestroyWindow(main_w);
+    pump(50);
+}
+
+PG_TEST(a_title_longer_than_the_field_is_marked_cut) {
+    SETUP();
+    static const wchar_t suffix[] = L" - Private Browsing";
+    wchar_t title[700];
+    static const struct {
+        size_t len;
+        wchar_t fill;
+        bool cut;
+    } cases[] = {{600, L'a', true}, {511, L'a', false}, {300, 0x00e9, true} /* 600 bytes of UTF-8 */};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        size_t n = cases[i].len, ns = sizeof suffix / sizeof *suffix - 1;
+        for (size_t k = 0; k < n; k++) title[k] = cases[i].fill;
+        memcpy(title + n - ns, suffix, ns * sizeof *suffix);
+        title[n] = 0;
+        HWND h = make_window(title, 600, 500, 120, 80, false);
+        pg_window *w;
+        size_t nw;
+        pg_error e;
+        REQUIRE(env.ops->list_windows(env.p, &w, &nw, &e) == PG_OK);
+        const pg_window *got = listed(w, nw, h);
+        CHECK(got != NULL);
+        if (got) {
+            if (got->title_cut != cases[i].cut) fprintf(stderr, "  case %zu: title_cut %d\n", i, got->title_cut);
+            CHECK_EQ_INT(got->title_cut, cases[i].cut);
+            CHECK(strlen(got->title) < sizeof got->title);
+        }
+        free(w);
+        DestroyWindow(h);
+        pump(20);
+    }
+}
+
 PG_TEST(window_info_reports_frame_source_dpi_and_state) {
     SETUP();
     pg_win_info info;
@@ -350,6 +452,29 @@ PG_TEST(chords_edit_the_text) {
     CHECK_EQ_INT(env.ops->key(env.p, env.app, "ctrl++", &e), PG_OK);
 }
 
+PG_TEST(desktop_and_session_chords_are_refused_and_nothing_is_sent) {
+    SETUP();
+    /* win+r opens Run as the desktop user, Print a screenshot outside the
+     * broker, ctrl+alt+Delete and ctrl+shift+Escape the secure desktop and
+     * the task manager, alt+Tab moves the foreground between calls. */
+    static const char *refused[] = {"win+r",  "super+e",    "win",       "Print",        "ctrl+Print",
+                                    "alt+Tab", "ctrl+Escape", "alt+Escape", "ctrl+alt+Delete", "ctrl+alt+F1",
+                                    "ctrl+alt+t", "ctrl+alt+BackSpace"};
+    pg_error e;
+    app_state before = {0}, after = {0};
+    REQUIRE(select_edit(&e));
+    REQUIRE(read_state(&before));
+    for (size_t i = 0; i < sizeof refused / sizeof *refused; i++) {
+        pg_err rc = env.ops->key(env.p, env.app, refused[i], &e);
+        if (rc != PG_E_POLICY) fprintf(stderr, "  \"%s\": %d %s\n", refused[i], (int)rc, rc ? e.message : "sent");
+        CHECK_EQ_INT(rc, PG_E_POLICY);
+    }
+    pump(100);
+    CHECK(read_state(&after));
+    CHECK_STR(after.edit, before.edit);
+    CHECK_EQ_INT(env.ops->key(env.p, env.app, "ctrl+a", &e), PG_OK); /* ordinary chords still go */
+}
+
 PG_TEST(bad_chords_text_and_buttons_are_badinput) {
     SETUP();
     pg_error e;
@@ -383,9 +508,10 @@ PG_TEST(covered_point_is_refused_naming_the_cover) {
     CHECK_EQ_INT(rc, PG_E_POLICY);
     printf("     refused: %s\n", e.message);
     char id[32];
-    snprintf(id, sizeof id, "0x%llx", (unsigned long long)(uintptr_t)cover);
-    CHECK(strstr(e.message, id) != NULL);
-    CHECK(strstr(e.message, "pg cover") != NULL);
+    snprintf(id, sizeof id, "window %llu", (unsigned long long)(uintptr_t)cover);
+    CHECK(strstr(e.message, id) != NULL); /* the decimal id `windows` shows */
+    CHECK(strstr(e.message, "0x") == NULL);
+    CHECK(strstr(e.message, "pg cover") == NULL); /* the cover may be another user's: its title is private */
     /* Covered, with PrintWindow black the screen would show the cover. */
     rc = env.ops->capture_window(env.p, env.app, NULL, &c, &e);
     if (rc == PG_OK) {
@@ -394,7 +520,7 @@ PG_TEST(covered_point_is_refused_naming_the_cover) {
     } else {
         printf("     capture refused: %s\n", e.message);
         CHECK_EQ_INT(rc, PG_E_POLICY);
-        CHECK(strstr(e.message, "pg cover") != NULL);
+        CHECK(strstr(e.message, id) != NULL && strstr(e.message, "pg cover") == NULL);
     }
     pump(200);
     CHECK(read_state(&after) && after.clicks == before.clicks);
@@ -443,8 +569,10 @@ PG_TEST(capture_excluded_window_is_refused_where_affinity_works) {
     GetWindowDisplayAffinity(mine, &aff);
     pg_err rc = env.ops->capture_window(env.p, (uint64_t)(uintptr_t)mine, NULL, &c, &e);
     if (aff != WDA_NONE) {
+        char id[32];
+        snprintf(id, sizeof id, "window %llu", (unsigned long long)(uintptr_t)mine);
         CHECK_EQ_INT(rc, PG_E_POLICY);
-        CHECK(strstr(e.message, "pg private") != NULL);
+        CHECK(strstr(e.message, id) != NULL && strstr(e.message, "pg private") == NULL);
     } else { /* Wine keeps no affinity: nothing to refuse, say so */
         printf("     display affinity not kept by this system (Wine): refusal not verifiable\n");
         CHECK(env.wine);

@@ -11,6 +11,7 @@ static pg_window sample(void) {
     snprintf(w.title, sizeof w.title, "pixelgate demo \xc3\xa9\xe2\x82\xac\xf0\x9d\x84\x9e");
     snprintf(w.class_name, sizeof w.class_name, "Pg_demo.tcl");
     snprintf(w.instance, sizeof w.instance, "pg_demo.tcl");
+    w.frame = (pg_rect){w.x, w.y, w.width, w.height}; /* no decorations */
     return w;
 }
 
@@ -34,11 +35,28 @@ PG_TEST(an_x11_window_has_the_documented_shape_with_no_windows_only_fields) {
     REQUIRE(s != NULL);
     CHECK_STR(s, "{\"id\":4194342,\"title\":\"pixelgate demo \xc3\xa9\xe2\x82\xac\xf0\x9d\x84\x9e\",\"class\":"
                  "\"Pg_demo.tcl\",\"instance\":\"pg_demo.tcl\",\"pid\":22695,\"x\":-8,\"y\":40,\"width\":480,"
-                 "\"height\":260,\"visible\":true,\"focused\":false}");
+                 "\"height\":260,\"visible\":true,\"focused\":false,\"kind\":\"normal\",\"parent\":null}");
     cJSON_free(s);
     w.pid = -1;
     s = encode(&w);
     CHECK(s && strstr(s, "\"pid\":null"));
+    cJSON_free(s);
+}
+
+PG_TEST(kind_and_parent_are_always_there_a_frame_and_title_cut_only_when_they_say_something) {
+    pg_window w = sample();
+    char *s = encode(&w);
+    REQUIRE(s != NULL);
+    CHECK(strstr(s, "\"kind\":\"normal\",\"parent\":null}") != NULL);
+    cJSON_free(s);
+    w.kind = PG_WINDOW_POPUP;
+    w.parent = 4194300;
+    w.frame = (pg_rect){-9, 12, 482, 289};
+    w.title_cut = true;
+    s = encode(&w);
+    REQUIRE(s != NULL);
+    CHECK(strstr(s, "\"kind\":\"popup\",\"parent\":4194300,\"frame\":{\"x\":-9,\"y\":12,\"width\":482,"
+                    "\"height\":289},\"title_cut\":true}") != NULL);
     cJSON_free(s);
 }
 
@@ -49,19 +67,24 @@ PG_TEST(a_windows_window_adds_minimized_only_when_true_and_dpi_with_scale) {
     w.dpi = 144;
     char *s = encode(&w);
     REQUIRE(s != NULL);
-    CHECK(strstr(s, "\"minimized\":true,\"dpi\":144,\"scale\":1.5}") != NULL);
+    CHECK(strstr(s, "\"minimized\":true,\"dpi\":144,\"scale\":1.5,") != NULL);
     cJSON_free(s);
 }
 
 PG_TEST(what_is_encoded_decodes_to_the_same_window) {
-    pg_window cases[3] = {sample(), sample(), sample()};
+    pg_window cases[5] = {sample(), sample(), sample(), sample(), sample()};
     cases[1].pid = -1;
     cases[1].focused = true;
     cases[2].minimized = true;
     cases[2].dpi = 120;
     cases[2].id = 0xffffffffu; /* X ids and HWNDs are 32-bit values */
-    cases[2].x = INT32_MIN;
-    for (int i = 0; i < 3; i++) {
+    cases[2].x = cases[2].frame.x = INT32_MIN;
+    cases[3].kind = PG_WINDOW_DIALOG; /* a transient dialog inside a WM frame */
+    cases[3].parent = 4194300;
+    cases[3].frame = (pg_rect){-9, 12, 482, 289};
+    cases[3].title_cut = true;
+    cases[4].kind = PG_WINDOW_POPUP;
+    for (int i = 0; i < 5; i++) {
         char *s = encode(&cases[i]);
         REQUIRE(s != NULL);
         pg_window back;
@@ -72,7 +95,7 @@ PG_TEST(what_is_encoded_decodes_to_the_same_window) {
     }
 }
 
-#define BASE "\"id\":1,\"title\":\"t\",\"class\":\"c\",\"instance\":\"\",\"pid\":1,\"x\":0,\"y\":0,\"width\":1,\"height\":1,\"visible\":true,\"focused\":false"
+#define BASE "\"id\":1,\"title\":\"t\",\"class\":\"c\",\"instance\":\"\",\"pid\":1,\"x\":0,\"y\":0,\"width\":1,\"height\":1,\"visible\":true,\"focused\":false,\"kind\":\"normal\",\"parent\":null"
 
 PG_TEST(the_decoder_refuses_anything_the_encoder_would_not_write) {
     static const struct {
@@ -82,6 +105,11 @@ PG_TEST(the_decoder_refuses_anything_the_encoder_would_not_write) {
         {"{" BASE ",\"extra\":1}", "unknown window field \"extra\""},
         {"{" BASE ",\"x\":0}", "\"x\" given twice"},
         {"{\"id\":1}", "is missing"},
+        {"{" BASE ",\"title_cut\":false}", "\"title_cut\" has the wrong type"},
+        {"{" BASE ",\"frame\":{\"x\":0,\"y\":0,\"width\":1,\"height\":1}}", "equals the content"},
+        {"{" BASE ",\"frame\":{\"x\":0,\"y\":0,\"width\":2,\"height\":1,\"z\":0}}", "\"frame\""},
+        {"{" BASE ",\"frame\":{\"x\":0,\"y\":0,\"width\":0,\"height\":1}}", "\"frame\""},
+        {"{" BASE ",\"frame\":[0,0,2,1]}", "\"frame\" has the wrong type"},
         {"{" BASE ",\"minimized\":false}", "\"minimized\" has the wrong type"},
         {"{" BASE ",\"dpi\":96}", "dpi and scale go together"},
         {"{" BASE ",\"scale\":1}", "dpi and scale go together"},
@@ -89,26 +117,47 @@ PG_TEST(the_decoder_refuses_anything_the_encoder_would_not_write) {
         {"{" BASE ",\"dpi\":0,\"scale\":0}", "\"dpi\""},
         {"{" BASE ",\"dpi\":9601,\"scale\":100.01041666666667}", "\"dpi\""},
         {"{\"id\":0,\"title\":\"t\",\"class\":\"c\",\"instance\":\"\",\"pid\":1,\"x\":0,\"y\":0,\"width\":1,"
-         "\"height\":1,\"visible\":true,\"focused\":false}", "\"id\""},
+         "\"height\":1,\"visible\":true,\"focused\":false,\"kind\":\"normal\",\"parent\":null}", "\"id\""},
         {"{\"id\":9007199254740992,\"title\":\"t\",\"class\":\"c\",\"instance\":\"\",\"pid\":1,\"x\":0,\"y\":0,"
-         "\"width\":1,\"height\":1,\"visible\":true,\"focused\":false}", "\"id\""},
+         "\"width\":1,\"height\":1,\"visible\":true,\"focused\":false,\"kind\":\"normal\",\"parent\":null}", "\"id\""},
         {"{\"id\":1.5,\"title\":\"t\",\"class\":\"c\",\"instance\":\"\",\"pid\":1,\"x\":0,\"y\":0,\"width\":1,"
-         "\"height\":1,\"visible\":true,\"focused\":false}", "\"id\""},
+         "\"height\":1,\"visible\":true,\"focused\":false,\"kind\":\"normal\",\"parent\":null}", "\"id\""},
         {"{\"id\":1,\"title\":\"t\",\"class\":\"c\",\"instance\":\"\",\"pid\":-1,\"x\":0,\"y\":0,\"width\":1,"
-         "\"height\":1,\"visible\":true,\"focused\":false}", "\"pid\""},
+         "\"height\":1,\"visible\":true,\"focused\":false,\"kind\":\"normal\",\"parent\":null}", "\"pid\""},
         {"{\"id\":1,\"title\":\"t\",\"class\":\"c\",\"instance\":\"\",\"pid\":\"1\",\"x\":0,\"y\":0,\"width\":1,"
-         "\"height\":1,\"visible\":true,\"focused\":false}", "\"pid\" has the wrong type"},
+         "\"height\":1,\"visible\":true,\"focused\":false,\"kind\":\"normal\",\"parent\":null}", "\"pid\" has the wrong type"},
         {"{\"id\":1,\"title\":\"t\",\"class\":\"c\",\"instance\":\"\",\"pid\":1,\"x\":2147483648,\"y\":0,"
-         "\"width\":1,\"height\":1,\"visible\":true,\"focused\":false}", "\"x/y\""},
+         "\"width\":1,\"height\":1,\"visible\":true,\"focused\":false,\"kind\":\"normal\",\"parent\":null}", "\"x/y\""},
         {"{\"id\":1,\"title\":\"t\",\"class\":\"c\",\"instance\":\"\",\"pid\":1,\"x\":0,\"y\":0,\"width\":-1,"
-         "\"height\":1,\"visible\":true,\"focused\":false}", "\"width/height\""},
+         "\"height\":1,\"visible\":true,\"focused\":false,\"kind\":\"normal\",\"parent\":null}", "\"width/height\""},
         {"{\"id\":1,\"title\":\"\xc0\xaf\",\"class\":\"c\",\"instance\":\"\",\"pid\":1,\"x\":0,\"y\":0,"
-         "\"width\":1,\"height\":1,\"visible\":true,\"focused\":false}", "\"title\" is too long or not UTF-8"},
+         "\"width\":1,\"height\":1,\"visible\":true,\"focused\":false,\"kind\":\"normal\",\"parent\":null}", "\"title\" is too long or not UTF-8"},
         {"{\"id\":1,\"title\":\"\xed\xa0\x80\",\"class\":\"c\",\"instance\":\"\",\"pid\":1,\"x\":0,\"y\":0,"
-         "\"width\":1,\"height\":1,\"visible\":true,\"focused\":false}", "\"title\" is too long or not UTF-8"},
+         "\"width\":1,\"height\":1,\"visible\":true,\"focused\":false,\"kind\":\"normal\",\"parent\":null}", "\"title\" is too long or not UTF-8"},
         {"{\"id\":1,\"title\":\"t\",\"class\":\"c\",\"instance\":\"\xf4\x90\x80\x80\",\"pid\":1,\"x\":0,\"y\":0,"
-         "\"width\":1,\"height\":1,\"visible\":true,\"focused\":false}", "\"instance\" is too long or not UTF-8"},
+         "\"width\":1,\"height\":1,\"visible\":true,\"focused\":false,\"kind\":\"normal\",\"parent\":null}", "\"instance\" is too long or not UTF-8"},
     };
+    static const struct {
+        const char *kind_parent, *why;
+    } owners[] = {
+        {"\"kind\":\"menu\",\"parent\":null", "\"kind\" is not normal, dialog or popup"},
+        {"\"kind\":1,\"parent\":null", "\"kind\" has the wrong type"},
+        {"\"kind\":\"popup\",\"parent\":0", "\"parent\""},
+        {"\"kind\":\"popup\",\"parent\":1.5", "\"parent\""},
+        {"\"kind\":\"popup\"", "\"parent\" is missing"},
+        {"\"parent\":7", "\"kind\" is missing"},
+    };
+    for (size_t i = 0; i < sizeof owners / sizeof owners[0]; i++) {
+        char json[400];
+        snprintf(json, sizeof json, "{\"id\":1,\"title\":\"t\",\"class\":\"c\",\"instance\":\"\",\"pid\":1,\"x\":0,"
+                 "\"y\":0,\"width\":1,\"height\":1,\"visible\":true,\"focused\":false,%s}", owners[i].kind_parent);
+        pg_window w;
+        pg_error e = {0};
+        pg_err rc = decode_text(json, &w, &e);
+        bool ok = rc == PG_E_BADINPUT && strstr(e.message, owners[i].why) != NULL;
+        if (!ok) fprintf(stderr, "  owner case %zu: %d \"%s\", expected \"%s\"\n", i, (int)rc, e.message, owners[i].why);
+        CHECK(ok);
+    }
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         pg_window w;
         pg_error e = {0};
@@ -124,13 +173,13 @@ PG_TEST(a_string_that_does_not_fit_its_field_is_refused_not_cut) {
     memset(title, 'a', 512);
     title[512] = '\0'; /* pg_window.title holds 511 bytes and the NUL */
     snprintf(json, sizeof json, "{\"id\":1,\"title\":\"%s\",\"class\":\"c\",\"instance\":\"\",\"pid\":null,\"x\":0,"
-             "\"y\":0,\"width\":1,\"height\":1,\"visible\":true,\"focused\":false}", title);
+             "\"y\":0,\"width\":1,\"height\":1,\"visible\":true,\"focused\":false,\"kind\":\"normal\",\"parent\":null}", title);
     pg_window w;
     pg_error e;
     CHECK_EQ_INT(decode_text(json, &w, &e), PG_E_BADINPUT);
     title[511] = '\0';
     snprintf(json, sizeof json, "{\"id\":1,\"title\":\"%s\",\"class\":\"c\",\"instance\":\"\",\"pid\":null,\"x\":0,"
-             "\"y\":0,\"width\":1,\"height\":1,\"visible\":true,\"focused\":false}", title);
+             "\"y\":0,\"width\":1,\"height\":1,\"visible\":true,\"focused\":false,\"kind\":\"normal\",\"parent\":null}", title);
     CHECK_EQ_INT(decode_text(json, &w, &e), PG_OK);
     CHECK_EQ_INT(strlen(w.title), 511);
     CHECK_EQ_INT(w.pid, -1);

@@ -36,7 +36,7 @@
 #error "PG_SOURCE_DIR must name the source tree (tests/apps/pg_demo.tcl)"
 #endif
 
-enum { MODE_NONE, MODE_NOWM, MODE_OPENBOX };
+enum { MODE_NONE, MODE_NOWM, MODE_OPENBOX, MODE_NOCOMPOSITE };
 
 static struct {
     bool broken;
@@ -46,7 +46,8 @@ static struct {
     char dpy[16];
     char dir[64];
     char state[128];
-    pid_t xvfb, wish, openbox;
+    pid_t xvfb, wish, openbox, owner;
+    bool composite;               /* the running Xvfb has Composite */
     xcb_connection_t *c;
     xcb_window_t root;
     const pg_platform_ops *ops;
@@ -115,6 +116,7 @@ static void cleanup(void) {
     if (env.c) xcb_disconnect(env.c);
     env.c = NULL;
     stop(&env.wish);
+    stop(&env.owner);
     stop(&env.openbox);
     stop(&env.xvfb);
     if (env.dir[0]) {
@@ -135,7 +137,7 @@ static bool fail_setup(const char *fmt, const char *arg) {
 
 /* ------------------------------------------------------------ X server */
 
-static bool start_xvfb(void) {
+static bool start_xvfb(bool composite) {
     for (int d = 91; d < 140; d++) {
         char lock[64], sock[64], num[16];
         snprintf(lock, sizeof lock, "/tmp/.X%d-lock", d);
@@ -144,7 +146,7 @@ static bool start_xvfb(void) {
         snprintf(num, sizeof num, ":%d", d);
         snprintf(env.dpy, sizeof env.dpy, ":%d", d);
         char *argv[] = {"Xvfb", num, "-screen", "0", "1920x1080x24", "-nolisten", "tcp",
-                        "-noreset", NULL};
+                        "-noreset", composite ? NULL : "-extension", "Composite", NULL};
         env.xvfb = spawn(argv, NULL);
         for (double t0 = pg_mono_ms(); pg_mono_ms() - t0 < 5000; pg_sleep_ms(20)) {
             if (exited(env.xvfb)) break; /* lost a race for this number */
@@ -218,9 +220,31 @@ static bool start_wish(void) {
 }
 
 static const pg_window *find_demo(pg_window *w, size_t n) {
+    const pg_window *any = NULL;
     for (size_t i = 0; i < n; i++)
-        if (strcmp(w[i].title, "pixelgate demo") == 0) return &w[i];
-    return NULL;
+        if (strcmp(w[i].title, "pixelgate demo") == 0) {
+            if (w[i].pid == env.wish) return &w[i];
+            any = &w[i];
+        }
+    return any;
+}
+
+/* Stop a helper app and wait until the server has dropped its windows
+ * (it does so when it sees the connection close, after the kill). */
+static void stop_app(pid_t *pid) {
+    if (*pid <= 0) return;
+    int64_t was = *pid;
+    stop(pid);
+    for (double t0 = pg_mono_ms(); env.p && pg_mono_ms() - t0 < 3000; pg_sleep_ms(20)) {
+        pg_window *w;
+        size_t n;
+        bool complete, left = false;
+        pg_error e;
+        if (env.ops->list_all(env.p, &w, &n, &complete, &e) != PG_OK) return;
+        for (size_t i = 0; i < n; i++) left |= w[i].pid == was;
+        free(w);
+        if (!left) return;
+    }
 }
 
 static bool rgb_is(const pg_capture *c, uint32_t x, uint32_t y, uint8_t r, uint8_t g, uint8_t b) {
@@ -263,7 +287,8 @@ static bool open_backend(void) {
         size_t n;
         if (env.ops->list_windows(env.p, &w, &n, &e) != PG_OK) return fail_setup("list: %s", e.message);
         const pg_window *d = find_demo(w, n);
-        bool ready = d && d->visible;
+        /* the demo of this wish: an app stopped just before may still have its window */
+        bool ready = d && d->visible && d->pid == env.wish;
         env.demo = d ? d->id : 0;
         free(w);
         if (ready) return locate_widgets();
@@ -275,6 +300,20 @@ static bool open_backend(void) {
 static bool setup(int mode) {
     if (env.broken) return false;
     if (env.mode == mode) return true;
+    bool composite = mode != MODE_NOCOMPOSITE;
+    if (env.xvfb && composite != env.composite) { /* another server: the extension is chosen at start */
+        if (env.p) env.ops->close(env.p);
+        env.p = NULL;
+        stop(&env.wish);
+        stop(&env.openbox);
+        if (env.c) xcb_disconnect(env.c);
+        env.c = NULL;
+        stop(&env.xvfb);
+    }
+    if (!env.xvfb && env.dir[0]) {
+        if (!start_xvfb(composite)) return false;
+        env.composite = composite;
+    }
     if (!env.xvfb) {
         const char *need[] = {"Xvfb", "wish", "openbox"};
         for (int i = 0; i < 3; i++)
@@ -283,7 +322,8 @@ static bool setup(int mode) {
         if (!mkdtemp(env.dir)) return fail_setup("mkdtemp failed%s", "");
         snprintf(env.state, sizeof env.state, "%s/state.json", env.dir);
         atexit(cleanup);
-        if (!start_xvfb()) return false;
+        if (!start_xvfb(composite)) return false;
+        env.composite = composite;
     }
     if (env.p) env.ops->close(env.p);
     env.p = NULL;
@@ -530,14 +570,191 @@ static void t_covered(int *pg_failed_, int mode) {
     pg_err rc = env.ops->click(env.p, env.demo, env.button_x, env.button_y, PG_BTN_LEFT, 1, &e);
     CHECK_EQ_INT(rc, PG_E_POLICY);
     char id[32];
-    snprintf(id, sizeof id, "0x%x", (unsigned)cover);
+    snprintf(id, sizeof id, "window %u ", (unsigned)cover);
+    CHECK(strstr(e.message, id) != NULL); /* the decimal id `windows` shows */
+    CHECK(strstr(e.message, "0x") == NULL);
+    CHECK(strstr(e.message, "pg cover") == NULL); /* the cover's title may be another user's: private */
+    snprintf(id, sizeof id, "window %llu", (unsigned long long)env.demo);
     CHECK(strstr(e.message, id) != NULL);
-    CHECK(strstr(e.message, "pg cover") != NULL);
     app_state st = {0};
     CHECK(read_state(&st) && st.clicks == 0);
     xcb_destroy_window(env.c, cover);
     free(xcb_get_input_focus_reply(env.c, xcb_get_input_focus(env.c), NULL));
     free(before.rgba), free(after.rgba), free(s.rgba);
+    (void)mode;
+}
+
+/* A second Tk app (its own X client) with an override-redirect popup and a
+ * transient dialog: what an application shows besides its main window. */
+static pid_t start_owner_app(void) {
+    char script[512], state[160];
+    snprintf(script, sizeof script, "%s/tests/apps/pg_demo.tcl", PG_SOURCE_DIR);
+    snprintf(state, sizeof state, "%s/owner.json", env.dir);
+    char *argv[] = {"wish", script, state, "300x200+1200+40", "owner app", "popup=160x90+1250+500",
+                    "dialog=220x120+1550+500", NULL};
+    int out = -1;
+    pid_t pid = spawn(argv, &out);
+    char buf[256] = "";
+    size_t n = 0;
+    for (double t0 = pg_mono_ms(); pg_mono_ms() - t0 < 10000 && !strstr(buf, "READY");) {
+        struct pollfd pfd = {out, POLLIN, 0};
+        if (poll(&pfd, 1, 100) <= 0) continue;
+        ssize_t r = read(out, buf + n, sizeof buf - 1 - n);
+        if (r <= 0) break;
+        n += (size_t)r;
+        buf[n] = 0;
+    }
+    close(out);
+    unlink(state);
+    if (strstr(buf, "READY")) return pid;
+    stop(&pid);
+    return 0;
+}
+
+static const pg_window *find_title(const pg_window *w, size_t n, const char *title, pg_window_kind kind) {
+    for (size_t i = 0; i < n; i++)
+        if (w[i].kind == kind && strcmp(w[i].title, title) == 0) return &w[i];
+    return NULL;
+}
+
+static const pg_window *find_at(const pg_window *w, size_t n, int32_t x, int32_t y, pg_window_kind kind) {
+    for (size_t i = 0; i < n; i++)
+        if (w[i].kind == kind && w[i].x == x && w[i].y == y) return &w[i];
+    return NULL;
+}
+
+static void t_owned(int *pg_failed_, int mode) {
+    env.owner = start_owner_app();
+    REQUIRE(env.owner > 0);
+    pg_window *w = NULL, *all = NULL;
+    size_t n = 0, na = 0;
+    bool complete = false;
+    pg_error e;
+    const pg_window *main_w = NULL, *dialog = NULL, *popup = NULL;
+    /* Under a WM the windows appear once they are managed: poll. */
+    for (double t0 = pg_mono_ms(); pg_mono_ms() - t0 < 5000; pg_sleep_ms(20)) {
+        free(w), free(all);
+        REQUIRE(env.ops->list_windows(env.p, &w, &n, &e) == PG_OK);
+        REQUIRE(env.ops->list_all(env.p, &all, &na, &complete, &e) == PG_OK);
+        main_w = find_title(all, na, "owner app", PG_WINDOW_NORMAL);
+        dialog = find_title(all, na, "owner app dialog", PG_WINDOW_DIALOG);
+        popup = find_at(all, na, 1250, 500, PG_WINDOW_POPUP);
+        if (main_w && main_w->visible && dialog && dialog->visible && popup) break;
+    }
+    REQUIRE(main_w && dialog && popup);
+    CHECK(complete);
+    CHECK_EQ_INT(main_w->parent, 0);
+    CHECK_EQ_INT(dialog->parent, main_w->id);          /* WM_TRANSIENT_FOR */
+    CHECK_EQ_INT(popup->parent, main_w->id);           /* the only normal window of the same X client */
+    CHECK_EQ_INT(popup->pid, env.owner);
+    CHECK(popup->width == 160 && popup->height == 90);
+    CHECK(popup->frame.x == 1250 && popup->frame.w == 160); /* no border, no WM frame */
+    /* list_windows: the targets, without the popup; the dialog with its parent. */
+    CHECK(find_title(w, n, "owner app", PG_WINDOW_NORMAL) != NULL);
+    const pg_window *d2 = find_title(w, n, "owner app dialog", PG_WINDOW_DIALOG);
+    CHECK(d2 && d2->parent == main_w->id);
+    CHECK(find_at(w, n, 1250, 500, PG_WINDOW_POPUP) == NULL);
+    for (size_t i = 0; i < n; i++) CHECK(w[i].kind != PG_WINDOW_POPUP);
+    /* The frame: under openbox the WM's decorations around the content. */
+    const pg_window *demo = find_demo(all, na);
+    REQUIRE(demo != NULL);
+    if (mode == MODE_OPENBOX)
+        CHECK(demo->frame.y < demo->y && demo->frame.h > demo->height && demo->frame.x <= demo->x &&
+              demo->frame.x + (int64_t)demo->frame.w >= demo->x + (int64_t)demo->width);
+    else
+        CHECK(demo->frame.x == demo->x && demo->frame.y == demo->y && demo->frame.w == demo->width &&
+              demo->frame.h == demo->height);
+    printf("     owner 0x%llx, dialog 0x%llx, popup 0x%llx; demo frame %d,%d %ux%u around %d,%d %ux%u\n",
+           (unsigned long long)main_w->id, (unsigned long long)dialog->id, (unsigned long long)popup->id,
+           demo->frame.x, demo->frame.y, demo->frame.w, demo->frame.h, demo->x, demo->y, demo->width, demo->height);
+    free(w), free(all);
+    stop_app(&env.owner);
+}
+
+static void t_unattributed_popup(int *pg_failed_, int mode) {
+    pg_window *all;
+    size_t na;
+    bool complete;
+    pg_error e;
+    REQUIRE(env.ops->list_all(env.p, &all, &na, &complete, &e) == PG_OK);
+    const pg_window *d = find_demo(all, na);
+    REQUIRE(d != NULL);
+    pg_window demo = *d;
+    free(all);
+    xcb_window_t cover = make_cover(&demo); /* made by this test's connection, which has no window */
+    REQUIRE(env.ops->list_all(env.p, &all, &na, &complete, &e) == PG_OK);
+    const pg_window *c = NULL;
+    for (size_t i = 0; i < na; i++)
+        if (all[i].id == cover) c = &all[i];
+    CHECK(c && c->kind == PG_WINDOW_POPUP && c->parent == 0 && c->visible);
+    if (c) CHECK_STR(c->title, "pg cover");
+    free(all);
+    xcb_destroy_window(env.c, cover);
+    free(xcb_get_input_focus_reply(env.c, xcb_get_input_focus(env.c), NULL));
+    (void)mode;
+}
+
+/* A mapped, named top-level window of this test's connection (a client
+ * without a WM; managed under one) titled by _NET_WM_NAME or, latin1 set,
+ * by a STRING WM_NAME. */
+static xcb_window_t make_titled(const char *title, bool latin1, int16_t x) {
+    xcb_window_t w = xcb_generate_id(env.c);
+    uint32_t vals[] = {0x808080};
+    xcb_create_window(env.c, XCB_COPY_FROM_PARENT, w, env.root, x, 700, 120, 60, 0, XCB_WINDOW_CLASS_INPUT_OUTPUT,
+                      XCB_COPY_FROM_PARENT, XCB_CW_BACK_PIXEL, vals);
+    xcb_change_property(env.c, XCB_PROP_MODE_REPLACE, w, latin1 ? XCB_ATOM_WM_NAME : atom("_NET_WM_NAME"),
+                        latin1 ? XCB_ATOM_STRING : atom("UTF8_STRING"), 8, (uint32_t)strlen(title), title);
+    xcb_change_property(env.c, XCB_PROP_MODE_REPLACE, w, XCB_ATOM_WM_CLASS, XCB_ATOM_STRING, 8, 12, "pgtitle\0Pgt\0");
+    xcb_map_window(env.c, w);
+    free(xcb_get_input_focus_reply(env.c, xcb_get_input_focus(env.c), NULL));
+    return w;
+}
+
+/* The listed window id, polled for (a WM manages it first). */
+static bool listed_title(xcb_window_t id, pg_window *out) {
+    for (double t0 = pg_mono_ms(); pg_mono_ms() - t0 < 3000; pg_sleep_ms(20)) {
+        pg_window *w;
+        size_t n;
+        pg_error e;
+        if (env.ops->list_windows(env.p, &w, &n, &e) != PG_OK) return false;
+        bool found = false;
+        for (size_t i = 0; i < n && !found; i++)
+            if (w[i].id == id) *out = w[i], found = true;
+        free(w);
+        if (found) return true;
+    }
+    return false;
+}
+
+static void t_long_titles(int *pg_failed_, int mode) {
+    char title[2100];
+    static const char suffix[] = " - Private Browsing";
+    struct {
+        size_t len;
+        bool latin1, cut;
+    } cases[] = {
+        {600, false, true},  /* fits the 1 KiB first read, not pg_window.title: cut */
+        {2000, false, true}, /* longer than the first read */
+        {511, false, false}, /* exactly what pg_window.title holds */
+        {300, true, true},   /* 300 Latin-1 bytes are 600 bytes of UTF-8 */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        size_t n = cases[i].len;
+        memset(title, cases[i].latin1 ? 0xe9 : 'a', n);
+        memcpy(title + n - (sizeof suffix - 1), suffix, sizeof suffix - 1);
+        title[n] = 0;
+        xcb_window_t w = make_titled(title, cases[i].latin1, (int16_t)(20 + 130 * i));
+        pg_window got;
+        CHECK(listed_title(w, &got));
+        if (got.title_cut != cases[i].cut)
+            fprintf(stderr, "  case %zu (%zu bytes): title_cut %d, %zu bytes listed\n", i, n, got.title_cut,
+                    strlen(got.title));
+        CHECK_EQ_INT(got.title_cut, cases[i].cut);
+        if (!cases[i].cut) CHECK_STR(got.title, title);
+        CHECK(strlen(got.title) < sizeof got.title);
+        xcb_destroy_window(env.c, w);
+    }
+    free(xcb_get_input_focus_reply(env.c, xcb_get_input_focus(env.c), NULL));
     (void)mode;
 }
 
@@ -609,6 +826,144 @@ static void t_chords(int *pg_failed_, int mode) {
     (void)mode;
 }
 
+/* A JSON string field of a pg_demo.tcl state file, \uXXXX below 0x100 decoded. */
+static bool state_field(const char *path, const char *key, char *out, size_t cap) {
+    char buf[8192], pat[64];
+    FILE *f = fopen(path, "r");
+    if (!f) return false;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    snprintf(pat, sizeof pat, "\"%s\": \"", key);
+    const char *p = strstr(buf, pat);
+    if (!p) return false;
+    size_t o = 0;
+    for (p += strlen(pat); *p && *p != '"' && o + 2 < cap; p++) {
+        if (*p == '\\' && p[1] == 'u' && strlen(p) >= 6) {
+            out[o++] = (char)strtol((char[]){p[4], p[5], 0}, NULL, 16);
+            p += 5;
+        } else {
+            if (*p == '\\' && p[1]) p++;
+            out[o++] = *p;
+        }
+    }
+    out[o] = 0;
+    return true;
+}
+
+/* An integer field ("x" of "entry_box", ...) after the given key. */
+static int state_int(const char *path, const char *key, const char *sub) {
+    char buf[8192], pat[64];
+    FILE *f = fopen(path, "r");
+    if (!f) return -1;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    snprintf(pat, sizeof pat, "\"%s\": {", key);
+    const char *p = strstr(buf, pat);
+    snprintf(pat, sizeof pat, "\"%s\": ", sub);
+    p = p ? strstr(p, pat) : NULL;
+    return p ? atoi(p + strlen(pat)) : -1;
+}
+
+static void t_focus_moves_while_typing(int *pg_failed_, int mode) {
+    char script[512], state[160];
+    snprintf(script, sizeof script, "%s/tests/apps/pg_demo.tcl", PG_SOURCE_DIR);
+    snprintf(state, sizeof state, "%s/typing.json", env.dir);
+    unlink(state);
+    char *argv[] = {"wish", script, state, "400x200+1200+40", "typing target", "thief=260x60+1200+500", NULL};
+    int out = -1;
+    env.owner = spawn(argv, &out);
+    char buf[256] = "";
+    size_t got = 0;
+    for (double t0 = pg_mono_ms(); pg_mono_ms() - t0 < 10000 && !strstr(buf, "READY");) {
+        struct pollfd pfd = {out, POLLIN, 0};
+        if (poll(&pfd, 1, 100) <= 0) continue;
+        ssize_t r = read(out, buf + got, sizeof buf - 1 - got);
+        if (r <= 0) break;
+        got += (size_t)r;
+        buf[got] = 0;
+    }
+    close(out);
+    REQUIRE(strstr(buf, "READY") != NULL);
+    pg_window *w = NULL;
+    size_t n;
+    pg_error e;
+    uint64_t target = 0;
+    for (double t0 = pg_mono_ms(); !target && pg_mono_ms() - t0 < 5000; pg_sleep_ms(20)) {
+        REQUIRE(env.ops->list_windows(env.p, &w, &n, &e) == PG_OK);
+        const pg_window *t = find_title(w, n, "typing target", PG_WINDOW_NORMAL);
+        if (t && t->visible) target = t->id;
+        free(w);
+    }
+    REQUIRE(target != 0);
+    int ex = state_int(state, "entry_box", "x"), ey = state_int(state, "entry_box", "y");
+    REQUIRE(ex >= 0 && ey >= 0);
+    REQUIRE(env.ops->click(env.p, target, ex + 10, ey + 5, PG_BTN_LEFT, 1, &e) == PG_OK);
+    /* "~" makes the app give the focus to its other window. 33 distinct
+     * characters off the keymap after it (three times) fill several batches
+     * of spare keycodes, and each next batch waits for the app to have read
+     * the keys before: by then the focus has moved. */
+    static const char *rest[] = {"\xce\xb1", "\xce\xb2", "\xce\xb3", "\xce\xb4", "\xce\xb5", "\xce\xb6", "\xce\xb7",
+                                 "\xce\xb8", "\xce\xb9", "\xce\xba", "\xce\xbb", "\xce\xbc", "\xce\xbd", "\xce\xbe",
+                                 "\xce\xbf", "\xcf\x80", "\xcf\x81", "\xcf\x83", "\xcf\x84", "\xcf\x85", "\xcf\x86",
+                                 "\xcf\x87", "\xcf\x88", "\xcf\x89", "\xd0\xb1", "\xd0\xb2", "\xd0\xb3", "\xd0\xb4",
+                                 "\xd0\xb6", "\xd0\xb7", "\xd0\xb8", "\xd0\xba", "\xd0\xbb", "\xd0\xbc", "\xd0\xbd"};
+    char text[1024] = "abc~";
+    for (int round = 0; round < 3; round++) /* several batches, each waiting for the app: margin under load */
+        for (size_t i = 0; i < sizeof rest / sizeof *rest; i++) strcat(text, rest[i]);
+    strcat(text, "secret tail");
+    size_t total = 0; /* code points */
+    for (const char *p = text; *p; p++) total += ((unsigned char)*p & 0xC0) != 0x80;
+    pg_err rc = env.ops->type_text(env.p, target, text, &e);
+    CHECK_EQ_INT(rc, PG_E_POLICY);
+    printf("     %s\n", e.message);
+    unsigned long typed = 0;
+    const char *at = strstr(e.message, "after ");
+    CHECK(at && sscanf(at, "after %lu of %*u", &typed) == 1);
+    CHECK(typed >= 4 && typed < total);
+    /* What arrived: the target's entry holds the first characters, the thief
+     * at most the one in flight when the focus moved; nothing after it. */
+    char entry[1024] = "", thief[1024] = "";
+    pg_sleep_ms(300);
+    for (double t0 = pg_mono_ms(); pg_mono_ms() - t0 < 3000; pg_sleep_ms(50))
+        if (state_field(state, "entry", entry, sizeof entry) && state_field(state, "thief", thief, sizeof thief)) break;
+    size_t ne = 0, nt = 0;
+    for (const char *p = entry; *p; p++) ne += ((unsigned char)*p & 0xC0) != 0x80;
+    for (const char *p = thief; *p; p++) nt += ((unsigned char)*p & 0xC0) != 0x80;
+    printf("     target got %zu characters, the other window %zu\n", ne, nt);
+    CHECK(nt <= 1);
+    CHECK(strncmp(entry, text, strlen(entry)) == 0);
+    CHECK(strstr(thief, "secret") == NULL && strstr(entry, "secret") == NULL);
+    CHECK_EQ_INT(ne + nt, typed);
+    stop_app(&env.owner);
+    (void)mode;
+}
+
+/* Chords that act on the server or the session, never on the target. */
+static void t_refused_chords(int *pg_failed_, int mode) {
+    /* Terminate_Server last: sent, it really ends the X server (XKB's
+     * Terminate action), and every later test with it. */
+    static const char *refused[] = {"ctrl+alt+F1",     "ctrl+alt+F12",    "ctrl+alt+BackSpace", "XF86Switch_VT_1",
+                                    "xf86switch_vt_7", "0x1008fe01",      "XF86Ungrab",         "XF86ClearGrab",
+                                    "XF86LogGrabInfo", "super+e",         "super",              "Print",
+                                    "ctrl+Print",      "alt+Tab",         "ctrl+alt+t",         "meta+d",
+                                    "Terminate_Server"};
+    pg_error e;
+    app_state before = {0}, after = {0};
+    REQUIRE(read_state(&before));
+    for (size_t i = 0; i < sizeof refused / sizeof *refused; i++) {
+        pg_err rc = env.ops->key(env.p, env.demo, refused[i], &e);
+        if (rc != PG_E_POLICY) fprintf(stderr, "  \"%s\": %d %s\n", refused[i], (int)rc, rc ? e.message : "sent");
+        CHECK_EQ_INT(rc, PG_E_POLICY);
+    }
+    pg_sleep_ms(100);
+    CHECK(read_state(&after));
+    CHECK_STR(after.entry, before.entry);
+    CHECK_EQ_INT(env.ops->key(env.p, env.demo, "alt+F4x", &e), PG_E_BADINPUT); /* still: unknown keys */
+    (void)mode;
+}
+
 static void t_bad_input(int *pg_failed_, int mode) {
     pg_error e;
     CHECK_EQ_INT(env.ops->key(env.p, env.demo, "ctrl+nosuchkey", &e), PG_E_BADINPUT);
@@ -663,6 +1018,62 @@ static void t_focus_and_settle(int *pg_failed_, int mode) {
     (void)mode;
 }
 
+/* Without Composite a window capture reads the screen: it must never copy
+ * another window that covers the target. */
+static void t_no_composite(int *pg_failed_, int mode) {
+    pg_caps caps;
+    pg_error e;
+    REQUIRE(env.ops->caps(env.p, &caps, &e) == PG_OK);
+    CHECK(!caps.capture_covered);
+    pg_capture c;
+    REQUIRE(env.ops->capture_window(env.p, env.demo, NULL, &c, &e) == PG_OK); /* uncovered: fine */
+    CHECK(strncmp(c.method, "composite", 9) != 0);
+    CHECK(c.width == 480 && c.height == 260 && rgb_is(&c, 2, 2, 0xf4, 0xf4, 0xf4));
+    free(c.rgba);
+    pg_window *w;
+    size_t n;
+    REQUIRE(env.ops->list_windows(env.p, &w, &n, &e) == PG_OK);
+    const pg_window *d = find_demo(w, n);
+    REQUIRE(d != NULL);
+    pg_window demo = *d;
+    free(w);
+    /* A small window over the demo's bottom-right corner. */
+    xcb_window_t cover = xcb_generate_id(env.c);
+    uint32_t vals[] = {0xff0000, 1};
+    xcb_create_window(env.c, XCB_COPY_FROM_PARENT, cover, env.root, (int16_t)(demo.x + 400), (int16_t)(demo.y + 200),
+                      150, 100, 0, XCB_WINDOW_CLASS_INPUT_OUTPUT, XCB_COPY_FROM_PARENT,
+                      XCB_CW_BACK_PIXEL | XCB_CW_OVERRIDE_REDIRECT, vals);
+    xcb_change_property(env.c, XCB_PROP_MODE_REPLACE, cover, XCB_ATOM_WM_NAME, XCB_ATOM_STRING, 8, 14, "secret cover 1");
+    xcb_map_window(env.c, cover);
+    free(xcb_get_input_focus_reply(env.c, xcb_get_input_focus(env.c), NULL));
+    pg_err rc = env.ops->capture_window(env.p, env.demo, NULL, &c, &e);
+    CHECK_EQ_INT(rc, PG_E_POLICY);
+    if (rc == PG_OK) free(c.rgba);
+    char id[32];
+    snprintf(id, sizeof id, "%u", (unsigned)cover);
+    CHECK(strstr(e.message, id) != NULL); /* named by the decimal id `windows` uses */
+    CHECK(strstr(e.message, "0x") == NULL);
+    CHECK(strstr(e.message, "secret cover") == NULL); /* another window's title is private */
+    printf("     %s\n", e.message);
+    /* A region the cover does not reach is the demo's own pixels. */
+    pg_rect r = {0, 0, 300, 150};
+    REQUIRE(env.ops->capture_window(env.p, env.demo, &r, &c, &e) == PG_OK);
+    CHECK(c.width == 300 && !rgb_is(&c, 299, 149, 255, 0, 0));
+    free(c.rgba);
+    r = (pg_rect){390, 190, 20, 20}; /* it does reach this one */
+    CHECK_EQ_INT(env.ops->capture_window(env.p, env.demo, &r, &c, &e), PG_E_POLICY);
+    /* A window below the demo covers nothing. */
+    uint32_t below = XCB_STACK_MODE_BELOW;
+    xcb_configure_window(env.c, cover, XCB_CONFIG_WINDOW_STACK_MODE, &below);
+    free(xcb_get_input_focus_reply(env.c, xcb_get_input_focus(env.c), NULL));
+    REQUIRE(env.ops->capture_window(env.p, env.demo, NULL, &c, &e) == PG_OK);
+    CHECK(!rgb_is(&c, 479, 259, 255, 0, 0));
+    free(c.rgba);
+    xcb_destroy_window(env.c, cover);
+    free(xcb_get_input_focus_reply(env.c, xcb_get_input_focus(env.c), NULL));
+    (void)mode;
+}
+
 /* Tests run in source order: all of one mode, then all of the other. */
 #define MODE_TESTS(prefix, mode)                                                                    \
     PG_TEST(prefix##_caps_report_extensions_wm_and_screen) { SETUP(mode); t_caps(pg_failed_, mode); } \
@@ -670,12 +1081,21 @@ static void t_focus_and_settle(int *pg_failed_, int mode) {
     PG_TEST(prefix##_capture_is_rgba_right_size_and_matches_screen) { SETUP(mode); t_capture(pg_failed_, mode); } \
     PG_TEST(prefix##_regions_clip_and_empty_is_badinput) { SETUP(mode); t_region(pg_failed_, mode); } \
     PG_TEST(prefix##_covered_window_captures_own_pixels_and_click_is_refused) { SETUP(mode); t_covered(pg_failed_, mode); } \
+    PG_TEST(prefix##_popups_and_dialogs_are_listed_with_the_window_they_belong_to) { SETUP(mode); t_owned(pg_failed_, mode); } \
+    PG_TEST(prefix##_a_popup_of_a_client_without_windows_has_no_parent) { SETUP(mode); t_unattributed_popup(pg_failed_, mode); } \
+    PG_TEST(prefix##_a_title_longer_than_the_field_is_marked_cut) { SETUP(mode); t_long_titles(pg_failed_, mode); } \
     PG_TEST(prefix##_pointer_moves_and_clicks_reach_the_button) { SETUP(mode); t_pointer_and_click(pg_failed_, mode); } \
     PG_TEST(prefix##_utf8_text_arrives_exactly) { SETUP(mode); t_type(pg_failed_, mode); } \
     PG_TEST(prefix##_chords_select_move_and_edit) { SETUP(mode); t_chords(pg_failed_, mode); } \
+    PG_TEST(prefix##_typing_stops_when_the_focus_leaves_the_target) { SETUP(mode); t_focus_moves_while_typing(pg_failed_, mode); } \
+    PG_TEST(prefix##_chords_that_switch_terminals_kill_the_server_or_reach_the_desktop_are_refused) { SETUP(mode); t_refused_chords(pg_failed_, mode); } \
     PG_TEST(prefix##_bad_chords_and_text_are_badinput) { SETUP(mode); t_bad_input(pg_failed_, mode); } \
     PG_TEST(prefix##_vanished_root_and_frame_ids_are_notfound) { SETUP(mode); t_not_found(pg_failed_, mode); } \
     PG_TEST(prefix##_focus_and_settle_see_repaints) { SETUP(mode); t_focus_and_settle(pg_failed_, mode); }
 
 MODE_TESTS(nowm, MODE_NOWM)
 MODE_TESTS(openbox, MODE_OPENBOX)
+PG_TEST(nocomposite_a_covered_window_capture_is_refused_naming_the_cover_by_id) {
+    SETUP(MODE_NOCOMPOSITE);
+    t_no_composite(pg_failed_, MODE_NOCOMPOSITE);
+}

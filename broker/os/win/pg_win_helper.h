@@ -12,7 +12,7 @@
  * Proxy (service side): pg_win_helper_ops() is a pg_platform_ops whose every
  * call is one request/reply over the helper pipe. Requests are PGF1 frames
  * (pg_proto.h) {"v":1,"id":N,"op":OP,"args":{...}} with OP one of caps,
- * list, capture_window, capture_screen, focus, pointer_move, click, key,
+ * list, list_all (its result also says "complete"), capture_window, capture_screen, focus, pointer_move, click, key,
  * type_text, settle; replies are {"ok":true,"result":{...}} or
  * {"ok":false,"error":{"code":...,"message":...,"recovery_tip":...}}. A
  * capture's pixels come back as one attachment of raw RGBA rows (width,

@@ -322,14 +322,17 @@ static pg_err dec_window(const cJSON *o, pg_window *w, size_t i, pg_error *e) {
 typedef struct {
     pg_window **list;
     size_t *n;
+    bool *complete; /* list_all: the reply must say */
 } list_out;
 
 static pg_err dec_list(proxy *x, const cJSON *result, pg_msg *m, void *out, pg_error *e) {
     static const pg_arg_spec spec[] = {{"windows", PG_ARG_ARRAY, true}};
+    static const pg_arg_spec spec_all[] = {{"windows", PG_ARG_ARRAY, true}, {"complete", PG_ARG_BOOL, true}};
     list_out *lo = out;
     (void)x;
-    pg_err rc = check_fields(result, spec, 1, "list", e);
+    pg_err rc = lo->complete ? check_fields(result, spec_all, 2, "list_all", e) : check_fields(result, spec, 1, "list", e);
     if (rc) return rc;
+    if (lo->complete) *lo->complete = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(result, "complete"));
     if (m->n_att) return bad_reply(e, "unexpected attachment");
     const cJSON *arr = cJSON_GetObjectItemCaseSensitive(result, "windows");
     size_t n = (size_t)cJSON_GetArraySize(arr);
@@ -527,8 +530,16 @@ static pg_err proxy_caps(pg_platform *p, pg_caps *out, pg_error *e) {
 static pg_err proxy_list(pg_platform *p, pg_window **out, size_t *n, pg_error *e) {
     *out = NULL;
     *n = 0;
-    list_out lo = {out, n};
+    list_out lo = {out, n, NULL};
     return call(p, "list", cJSON_CreateObject(), 0, dec_list, &lo, e);
+}
+
+static pg_err proxy_list_all(pg_platform *p, pg_window **out, size_t *n, bool *complete, pg_error *e) {
+    *out = NULL;
+    *n = 0;
+    *complete = false; /* until the helper says otherwise */
+    list_out lo = {out, n, complete};
+    return call(p, "list_all", cJSON_CreateObject(), 0, dec_list, &lo, e);
 }
 
 static pg_err proxy_capture_window(pg_platform *p, uint64_t id, const pg_rect *region, pg_capture *out,
@@ -603,6 +614,7 @@ static const pg_platform_ops helper_ops = {
     .close = proxy_close,
     .caps = proxy_caps,
     .list_windows = proxy_list,
+    .list_all = proxy_list_all,
     .capture_window = proxy_capture_window,
     .capture_screen = proxy_capture_screen,
     .focus = proxy_focus,

@@ -138,19 +138,35 @@ static pg_err h_caps(helper *h, const cJSON *args, cJSON **result, pg_blob *att,
     return PG_OK;
 }
 
+/* The windows as the one JSON form; with complete (list_all) whether the
+ * backend, and this reply's limit, left none out. */
+static pg_err list_reply(pg_window *w, size_t n, const bool *complete, cJSON **result, pg_error *e) {
+    cJSON *r = *result = cJSON_CreateObject();
+    cJSON *arr = r ? cJSON_AddArrayToObject(r, "windows") : NULL;
+    for (size_t i = 0; arr && i < n && i < PG_WIN_HELPER_MAX_WINDOWS; i++)
+        cJSON_AddItemToArray(arr, pg_window_json(&w[i]));
+    if (r && complete) cJSON_AddBoolToObject(r, "complete", *complete && n <= PG_WIN_HELPER_MAX_WINDOWS);
+    free(w);
+    return arr ? PG_OK : pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory");
+}
+
 static pg_err h_list(helper *h, const cJSON *args, cJSON **result, pg_blob *att, pg_error *e) {
     (void)att;
     pg_window *w = NULL;
     size_t n = 0;
     pg_err rc = pg_args_check(args, NULL, 0, e);
     if (!rc) rc = h->ops->list_windows(h->p, &w, &n, e);
-    if (rc) return rc;
-    cJSON *r = *result = cJSON_CreateObject();
-    cJSON *arr = r ? cJSON_AddArrayToObject(r, "windows") : NULL;
-    for (size_t i = 0; arr && i < n && i < PG_WIN_HELPER_MAX_WINDOWS; i++)
-        cJSON_AddItemToArray(arr, pg_window_json(&w[i]));
-    free(w);
-    return arr ? PG_OK : pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory");
+    return rc ? rc : list_reply(w, n, NULL, result, e);
+}
+
+static pg_err h_list_all(helper *h, const cJSON *args, cJSON **result, pg_blob *att, pg_error *e) {
+    (void)att;
+    pg_window *w = NULL;
+    size_t n = 0;
+    bool complete = false;
+    pg_err rc = pg_args_check(args, NULL, 0, e);
+    if (!rc) rc = h->ops->list_all(h->p, &w, &n, &complete, e);
+    return rc ? rc : list_reply(w, n, &complete, result, e);
 }
 
 /* The capture as a reply: tight rows (stride = width*4) in one attachment. */
@@ -273,7 +289,7 @@ static const struct {
     const char *op;
     handler_fn fn;
 } handlers[] = {
-    {"caps", h_caps},   {"list", h_list},           {"capture_window", h_capture_window},
+    {"caps", h_caps},   {"list", h_list},           {"list_all", h_list_all},           {"capture_window", h_capture_window},
     {"capture_screen", h_capture_screen}, {"focus", h_focus}, {"pointer_move", h_pointer_move},
     {"click", h_click}, {"key", h_key},             {"type_text", h_type_text},
     {"settle", h_settle},

@@ -19,6 +19,7 @@
 #include <wchar.h>
 
 #include "pg_crypto.h"
+#include "pg_win_pipe_server.h"
 #include "pg_win_sid.h"
 #include "pg_win_session.h"
 #include "pg_utf8.h"
@@ -129,30 +130,63 @@ static pg_err command_line(const pg_win_helper_launch *how, const wchar_t *pipe,
     return pg_error_set(e, PG_E_INTERNAL, NULL, "cannot build the helper's command line (bad UTF-8 or out of memory)");
 }
 
-/* Our token, duplicated as a primary token placed in session. */
-static bool session_token(DWORD session, HANDLE *out, launch_failure *f) {
-    HANDLE self;
-    DWORD want = TOKEN_DUPLICATE | TOKEN_QUERY | TOKEN_ASSIGN_PRIMARY | TOKEN_ADJUST_DEFAULT | TOKEN_ADJUST_SESSIONID;
-    if (!OpenProcessToken(GetCurrentProcess(), want, &self)) return failed_at(f, "OpenProcessToken");
-    bool ok = DuplicateTokenEx(self, MAXIMUM_ALLOWED, NULL, SecurityIdentification, TokenPrimary, out) ||
-              failed_at(f, "DuplicateTokenEx");
-    CloseHandle(self);
-    if (ok && !SetTokenInformation(*out, TokenSessionId, &session, sizeof session)) {
-        ok = failed_at(f, "SetTokenInformation"); /* 1314 unless we hold SeTcbPrivilege */
-        CloseHandle(*out);
+static bool under_wine(void) {
+    HMODULE ntdll = GetModuleHandleW(L"ntdll.dll");
+    return ntdll && GetProcAddress(ntdll, "wine_get_version") != NULL;
+}
+
+/* Medium integrity (S-1-16-8192), the level of an ordinary user program: the
+ * helper's SendInput is then held to UIPI, so input it injects can never
+ * reach an elevated window, whatever a check missed. Lowering needs no
+ * privilege. Wine keeps no integrity levels (it leaves the token as it
+ * was): *kept says what the token has when it did not go down. */
+static bool lower_integrity(HANDLE tok, uint32_t *kept, launch_failure *f) {
+    SID_IDENTIFIER_AUTHORITY label = SECURITY_MANDATORY_LABEL_AUTHORITY;
+    PSID sid = NULL;
+    *kept = 0;
+    if (!AllocateAndInitializeSid(&label, 1, SECURITY_MANDATORY_MEDIUM_RID, 0, 0, 0, 0, 0, 0, 0, &sid))
+        return failed_at(f, "AllocateAndInitializeSid");
+    TOKEN_MANDATORY_LABEL tml = {{sid, SE_GROUP_INTEGRITY}};
+    bool ok = SetTokenInformation(tok, TokenIntegrityLevel, &tml, (DWORD)(sizeof tml + GetLengthSid(sid))) ||
+              failed_at(f, "SetTokenInformation(TokenIntegrityLevel)");
+    FreeSid(sid);
+    uint32_t now = ok ? pg_win_token_integrity(tok) : 0;
+    if (ok && now != SECURITY_MANDATORY_MEDIUM_RID) {
+        if (!under_wine()) {
+            SetLastError(ERROR_INVALID_PARAMETER);
+            return failed_at(f, "lowering the helper's integrity to medium (it did not change)");
+        }
+        *kept = now;
     }
     return ok;
 }
 
+/* Our token without its privileges (the helper captures and injects, and
+ * needs none), as a primary token placed in session, at medium integrity. */
+static bool session_token(DWORD session, HANDLE *out, uint32_t *kept, launch_failure *f) {
+    HANDLE self;
+    DWORD want = TOKEN_DUPLICATE | TOKEN_QUERY | TOKEN_ASSIGN_PRIMARY | TOKEN_ADJUST_DEFAULT | TOKEN_ADJUST_SESSIONID;
+    if (!OpenProcessToken(GetCurrentProcess(), want, &self)) return failed_at(f, "OpenProcessToken");
+    /* DISABLE_MAX_PRIVILEGE: every privilege but SeChangeNotify is deleted. */
+    bool ok = CreateRestrictedToken(self, DISABLE_MAX_PRIVILEGE, 0, NULL, 0, NULL, 0, NULL, out) ||
+              failed_at(f, "CreateRestrictedToken");
+    CloseHandle(self);
+    if (ok && !SetTokenInformation(*out, TokenSessionId, &session, sizeof session))
+        ok = failed_at(f, "SetTokenInformation"); /* 1314 unless we hold SeTcbPrivilege */
+    if (ok) ok = lower_integrity(*out, kept, f);
+    if (!ok && *out) CloseHandle(*out);
+    return ok;
+}
+
 static bool start_in_console(const wchar_t *exe, wchar_t *cmd, STARTUPINFOW *si, PROCESS_INFORMATION *pi,
-                             DWORD *session, launch_failure *f) {
+                             DWORD *session, uint32_t *kept, launch_failure *f) {
     *session = pg_win_session_active();
     if (*session == PG_WIN_NO_SESSION) {
         SetLastError(0);
         return failed_at(f, "WTSGetActiveConsoleSessionId (no console session)");
     }
-    HANDLE tok;
-    if (!session_token(*session, &tok, f)) return false;
+    HANDLE tok = NULL;
+    if (!session_token(*session, &tok, kept, f)) return false;
     bool ok = CreateProcessAsUserW(tok, exe, cmd, NULL, NULL, FALSE, CREATE_NO_WINDOW, NULL, NULL, si, pi) ||
               failed_at(f, "CreateProcessAsUser");
     CloseHandle(tok);
@@ -173,9 +207,16 @@ static pg_err start_helper(const pg_win_helper_launch *how, const wchar_t *exe, 
     STARTUPINFOW si = {.cb = sizeof si, .lpDesktop = desktop, .dwFlags = STARTF_USESTDHANDLES};
     launch_failure f = {"console path skipped", 0};
     DWORD session;
-    if (!how->own_session && start_in_console(exe, cmd, &si, pi, &session, &f)) {
+    uint32_t kept = 0;
+    if (!how->own_session && start_in_console(exe, cmd, &si, pi, &session, &kept, &f)) {
         out->session = session;
-        snprintf(out->path, sizeof out->path, "CreateProcessAsUser(session %lu)", session);
+        if (kept) /* Wine: no integrity levels, no UIPI */
+            snprintf(out->path, sizeof out->path,
+                     "CreateProcessAsUser(session %lu, no privileges, integrity 0x%x kept: Wine has no levels)", session,
+                     (unsigned)kept);
+        else
+            snprintf(out->path, sizeof out->path, "CreateProcessAsUser(session %lu, no privileges, medium integrity)",
+                     session);
         return PG_OK;
     }
     if (current_session() == 0 && !how->own_session)

@@ -9,14 +9,18 @@
  *     (SYSTEM when run as the service): "O:<me>D:P(D;;GA;;;NU)(A;;GA;;;<me>)";
  *  2. starts `"<exe>" <args> --pipe NAME` (CREATE_NO_WINDOW, no inherited
  *     handles, no standard handles, desktop winsta0\default) in the active
- *     console session: WTSGetActiveConsoleSessionId, our token duplicated as
- *     a primary token, its TokenSessionId set to that session,
- *     CreateProcessAsUserW. If a step of that fails and we are not in
+ *     console session: WTSGetActiveConsoleSessionId, our token as a primary
+ *     token without privileges (CreateRestrictedToken DISABLE_MAX_PRIVILEGE),
+ *     its TokenSessionId set to that session and its integrity lowered to
+ *     medium (so UIPI holds the helper's SendInput back from elevated
+ *     windows; a level that does not go down fails the launch, except under
+ *     Wine, which keeps none), CreateProcessAsUserW. If a step of that fails and we are not in
  *     session 0 (a foreground run, or Wine), it falls back to CreateProcessW
  *     in our own session; in session 0 that would be a helper that sees no
  *     desktop, so the failure is returned instead. how->own_session skips
  *     the console path (a foreground run). `path` says which ran:
- *     "CreateProcessAsUser(session 1)", "CreateProcess(fallback:
+ *     "CreateProcessAsUser(session 1, no privileges, medium integrity)"
+ *     (under Wine: "..., integrity 0x3000 kept: Wine has no levels)"), "CreateProcess(fallback:
  *     SetTokenInformation: error 1314)" or "CreateProcess(own session, as
  *     asked)";
  *  3. waits at most connect_timeout_ms for the helper to connect (or exit),

@@ -10,6 +10,7 @@
 #define FAKE_MAX_FRAMES 16
 #define FAKE_MAX_INPUT 256
 #define FAKE_BACKGROUND 0x404040ffu
+#define PG_FAKE_FRAME_RGBA 0x3355aaffu /* title bars and borders */
 
 typedef struct {
     pg_window w;
@@ -37,6 +38,9 @@ struct pg_platform {
     size_t n_fail;
     void (*on_capture)(pg_fake *f, void *ctx);
     void *on_capture_ctx;
+    void (*after_capture)(pg_fake *f, void *ctx);
+    void *after_capture_ctx;
+    size_t list_limit; /* list_all stops after this many windows (0: no limit) */
 };
 
 /* ---- helpers ---- */
@@ -66,6 +70,19 @@ static void record(pg_fake *f, const char *fmt, ...) {
     f->input[f->n_input++] = copy;
 }
 
+/* A title longer than pg_window.title holds is cut on a character boundary
+ * and says so, as the real backends do. */
+static void set_title(pg_window *w, const char *title) {
+    size_t n = strlen(title);
+    w->title_cut = n >= sizeof w->title;
+    if (w->title_cut) {
+        n = sizeof w->title - 1;
+        while (n > 0 && ((unsigned char)title[n] & 0xC0) == 0x80) n--;
+    }
+    memcpy(w->title, title, n);
+    w->title[n] = '\0';
+}
+
 /* PG_OK, or the injected failure of op. */
 static pg_err injected(pg_fake *f, const char *op, pg_error *e) {
     for (size_t i = 0; i < f->n_fail; i++) {
@@ -78,9 +95,11 @@ static pg_err injected(pg_fake *f, const char *op, pg_error *e) {
     return PG_OK;
 }
 
+/* A target: like the X11 backend, a popup is no window one can name. */
 static pg_err resolve(pg_fake *f, uint64_t id, fake_window **out, pg_error *e) {
     *out = find(f, id);
-    if (!*out) return pg_error_set(e, PG_E_NOTFOUND, NULL, "no window with id %llu", (unsigned long long)id);
+    if (!*out || (*out)->w.kind == PG_WINDOW_POPUP)
+        return pg_error_set(e, PG_E_NOTFOUND, NULL, "no window with id %llu", (unsigned long long)id);
     return PG_OK;
 }
 
@@ -140,19 +159,45 @@ static pg_err fake_caps(pg_platform *f, pg_caps *out, pg_error *e) {
     return PG_OK;
 }
 
+/* The windows in stacking order (bottom first), popups only when asked;
+ * at most max of them (0: all), *cut when some were left out. */
+static pg_err list(pg_fake *f, bool popups, size_t max, pg_window **out, size_t *n, bool *cut, pg_error *e) {
+    *out = calloc(f->n ? f->n : 1, sizeof **out);
+    *n = 0;
+    *cut = false;
+    if (!*out) return pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory");
+    for (size_t i = 0; i < f->n; i++) {
+        if (!popups && f->win[i].w.kind == PG_WINDOW_POPUP) continue;
+        if (max && *n == max) {
+            *cut = true;
+            break;
+        }
+        (*out)[(*n)++] = f->win[i].w;
+    }
+    return PG_OK;
+}
+
 static pg_err fake_list(pg_platform *f, pg_window **out, size_t *n, pg_error *e) {
     pg_err rc = injected(f, "list_windows", e);
-    if (rc) return rc;
-    *out = calloc(f->n ? f->n : 1, sizeof **out);
-    if (!*out) return pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory");
-    for (size_t i = 0; i < f->n; i++) (*out)[i] = f->win[i].w;
-    *n = f->n;
-    return PG_OK;
+    bool cut;
+    return rc ? rc : list(f, false, 0, out, n, &cut, e);
+}
+
+static pg_err fake_list_all(pg_platform *f, pg_window **out, size_t *n, bool *complete, pg_error *e) {
+    pg_err rc = injected(f, "list_all", e);
+    bool cut = false;
+    if (!rc) rc = list(f, true, f->list_limit, out, n, &cut, e);
+    *complete = !cut;
+    return rc;
 }
 
 static void before_capture(pg_fake *f) {
     f->captures++;
     if (f->on_capture) f->on_capture(f, f->on_capture_ctx);
+}
+
+static void after_capture(pg_fake *f) {
+    if (f->after_capture) f->after_capture(f, f->after_capture_ctx);
 }
 
 static pg_err fake_capture_window(pg_platform *f, uint64_t id, const pg_rect *region, pg_capture *out,
@@ -171,7 +216,20 @@ static pg_err fake_capture_window(pg_platform *f, uint64_t id, const pg_rect *re
     rc = copy_out(fw->frames[k], fw->w.width, &r, out, "fake", e);
     out->origin_x = fw->w.x + r.x;
     out->origin_y = fw->w.y + r.y;
+    after_capture(f);
     return rc;
+}
+
+/* Paints the screen rectangle (x, y, w, h) of s (screen coordinates) with rgba. */
+static void paint_rect(pg_fake *f, uint8_t *s, const pg_rect *r, uint32_t rgba) {
+    for (uint32_t y = 0; y < r->h; y++) {
+        int64_t sy = (int64_t)r->y + y - f->sy;
+        if (sy < 0 || sy >= f->sh) continue;
+        for (uint32_t x = 0; x < r->w; x++) {
+            int64_t sx = (int64_t)r->x + x - f->sx;
+            if (sx >= 0 && sx < f->sw) put_px(s + ((size_t)sy * f->sw + (size_t)sx) * 4, rgba);
+        }
+    }
 }
 
 /* The virtual screen as the visible windows paint it, bottom to top. */
@@ -182,6 +240,7 @@ static uint8_t *compose(pg_fake *f) {
     for (size_t i = 0; i < f->n; i++) {
         const fake_window *fw = &f->win[i];
         if (!fw->w.visible) continue;
+        paint_rect(f, s, &fw->w.frame, PG_FAKE_FRAME_RGBA); /* decorations, under the content */
         const uint8_t *px = fw->frames[fw->next_frame < fw->n_frames ? fw->next_frame : 0];
         for (uint32_t y = 0; y < fw->w.height; y++) {
             int64_t sy = (int64_t)fw->w.y + y - f->sy;
@@ -210,6 +269,7 @@ static pg_err fake_capture_screen(pg_platform *f, const pg_rect *region, pg_capt
     free(s);
     out->origin_x = f->sx + r.x;
     out->origin_y = f->sy + r.y;
+    after_capture(f);
     return rc;
 }
 
@@ -287,6 +347,7 @@ const pg_platform_ops pg_fake_ops = {
     .close = fake_close,
     .caps = fake_caps,
     .list_windows = fake_list,
+    .list_all = fake_list_all,
     .capture_window = fake_capture_window,
     .capture_screen = fake_capture_screen,
     .focus = fake_focus,
@@ -312,12 +373,35 @@ uint64_t pg_fake_add_window(pg_fake *f, const char *title, const char *cls, int6
     if (!fw->frames[0]) return 0;
     for (size_t i = 0; i < (size_t)w * h; i++) put_px(fw->frames[0] + 4 * i, rgba);
     fw->n_frames = 1;
-    fw->w = (pg_window){.id = f->next_id++, .pid = pid, .x = x, .y = y, .width = w, .height = h, .visible = true};
-    snprintf(fw->w.title, sizeof fw->w.title, "%s", title);
+    fw->w = (pg_window){.id = f->next_id++, .pid = pid, .x = x, .y = y, .width = w, .height = h, .visible = true,
+                        .frame = {x, y, w, h}};
+    set_title(&fw->w, title);
     snprintf(fw->w.class_name, sizeof fw->w.class_name, "%s", cls);
     snprintf(fw->w.instance, sizeof fw->w.instance, "%s", cls);
     f->n++;
     return fw->w.id;
+}
+
+uint64_t pg_fake_add_owned(pg_fake *f, pg_window_kind kind, uint64_t parent, int64_t pid, const char *title,
+                           int32_t x, int32_t y, uint32_t w, uint32_t h, uint32_t rgba) {
+    uint64_t id = pg_fake_add_window(f, title, "", pid, x, y, w, h, rgba);
+    fake_window *fw = id ? find(f, id) : NULL;
+    if (fw) fw->w.kind = kind, fw->w.parent = parent;
+    return id;
+}
+
+void pg_fake_set_frame(pg_fake *f, uint64_t id, uint32_t left, uint32_t top, uint32_t right, uint32_t bottom) {
+    fake_window *fw = find(f, id);
+    if (fw)
+        fw->w.frame = (pg_rect){fw->w.x - (int32_t)left, fw->w.y - (int32_t)top, fw->w.width + left + right,
+                                fw->w.height + top + bottom};
+}
+
+void pg_fake_list_limit(pg_fake *f, size_t max) { f->list_limit = max; }
+
+void pg_fake_after_capture(pg_fake *f, void (*fn)(pg_fake *f, void *ctx), void *ctx) {
+    f->after_capture = fn;
+    f->after_capture_ctx = ctx;
 }
 
 void pg_fake_fill(pg_fake *f, uint64_t id, int32_t x, int32_t y, uint32_t w, uint32_t h, uint32_t rgba) {
@@ -347,7 +431,8 @@ void pg_fake_add_frame(pg_fake *f, uint64_t id, const uint8_t *rgba, bool loop) 
 
 void pg_fake_set_title(pg_fake *f, uint64_t id, const char *title) {
     fake_window *fw = find(f, id);
-    if (fw) snprintf(fw->w.title, sizeof fw->w.title, "%s", title);
+    if (!fw) return;
+    set_title(&fw->w, title);
 }
 
 void pg_fake_set_visible(pg_fake *f, uint64_t id, bool visible) {
@@ -357,7 +442,9 @@ void pg_fake_set_visible(pg_fake *f, uint64_t id, bool visible) {
 
 void pg_fake_move(pg_fake *f, uint64_t id, int32_t x, int32_t y) {
     fake_window *fw = find(f, id);
-    if (fw) fw->w.x = x, fw->w.y = y;
+    if (!fw) return;
+    fw->w.frame.x += x - fw->w.x, fw->w.frame.y += y - fw->w.y; /* the frame moves along */
+    fw->w.x = x, fw->w.y = y;
 }
 
 void pg_fake_remove(pg_fake *f, uint64_t id) {

@@ -3,7 +3,8 @@
  *
  * What it does
  *   Holds scripted top-level windows (title, class, owner pid, geometry,
- *   visibility, stacking order: later windows are on top) each with its own
+ *   visibility, stacking order: later windows are on top; normal windows,
+ *   dialogs and popups with the window they belong to, and a frame) each with its own
  *   RGBA pixels, optionally a series of frames that successive captures step
  *   through (an animation), and a virtual screen whose origin may be negative
  *   (a monitor left of or above the primary, as on Windows). Screen captures
@@ -41,6 +42,19 @@ void pg_fake_set_screen(pg_fake *f, int32_t origin_x, int32_t origin_y, uint32_t
  * as a number); returns its id (ids count up from 1000, never reused). */
 uint64_t pg_fake_add_window(pg_fake *f, const char *title, const char *cls, int64_t pid, int32_t x, int32_t y,
                             uint32_t w, uint32_t h, uint32_t rgba);
+/* Adds a dialog or popup on top (kind), belonging to parent (0: not
+ * attributed, as an X override-redirect window whose client the backend
+ * could not tell), owned by process pid. Popups are listed by list_all only
+ * and are no targets (NOTFOUND), like the X11 backend's. */
+uint64_t pg_fake_add_owned(pg_fake *f, pg_window_kind kind, uint64_t parent, int64_t pid, const char *title,
+                           int32_t x, int32_t y, uint32_t w, uint32_t h, uint32_t rgba);
+/* Gives the window decorations (a WM frame: its title bar, borders) this
+ * many pixels wide on each side; screen captures paint them in
+ * PG_FAKE_FRAME_RGBA (0x3355aaff) and pg_window.frame reports them. */
+void pg_fake_set_frame(pg_fake *f, uint64_t id, uint32_t left, uint32_t top, uint32_t right, uint32_t bottom);
+/* list_all stops after max windows, bottom of the stack first, and says the
+ * list is incomplete (as the X11 backend at X11_MAX_WINDOWS); 0: no limit. */
+void pg_fake_list_limit(pg_fake *f, size_t max);
 /* Fills a rectangle of the window's pixels (frame 0) with one colour. */
 void pg_fake_fill(pg_fake *f, uint64_t id, int32_t x, int32_t y, uint32_t w, uint32_t h, uint32_t rgba);
 /* Replaces the window's pixels with a copy of rgba (tight rows, w*h*4). */
@@ -48,6 +62,7 @@ void pg_fake_set_pixels(pg_fake *f, uint64_t id, const uint8_t *rgba);
 /* Appends a frame (a copy of rgba): captures step through frames 0..n-1 and
  * stay on the last one, or cycle when loop is set. */
 void pg_fake_add_frame(pg_fake *f, uint64_t id, const uint8_t *rgba, bool loop);
+/* A title longer than pg_window.title holds is cut and marked title_cut. */
 void pg_fake_set_title(pg_fake *f, uint64_t id, const char *title);
 void pg_fake_set_visible(pg_fake *f, uint64_t id, bool visible);
 void pg_fake_move(pg_fake *f, uint64_t id, int32_t x, int32_t y);
@@ -55,9 +70,12 @@ void pg_fake_remove(pg_fake *f, uint64_t id);
 /* Called before every capture (window or screen): a test changes the desktop
  * mid-operation (a title turns private, a window closes). */
 void pg_fake_on_capture(pg_fake *f, void (*fn)(pg_fake *f, void *ctx), void *ctx);
+/* Called right after the pixels of a capture were read: the desktop changes
+ * between the capture and whatever the caller lists next. */
+void pg_fake_after_capture(pg_fake *f, void (*fn)(pg_fake *f, void *ctx), void *ctx);
 
 /* Failure injection: the next `times` calls (0 = every call) of the named
- * operation ("list_windows", "capture_window", "capture_screen", "click",
+ * operation ("list_windows", "list_all", "capture_window", "capture_screen", "click",
  * "key", "type_text", "focus", "settle") fail with code. */
 void pg_fake_fail(pg_fake *f, const char *op, pg_err code, unsigned times);
 

@@ -141,7 +141,7 @@ static pg_err screen_blt(int32_t x, int32_t y, uint32_t w, uint32_t h, dib *d, p
 static pg_err refuse_checks(HWND h, pg_error *e) {
     if (IsIconic(h))
         return pg_error_set(e, PG_E_BADINPUT, "restore the window first (pixelgate focus)",
-                            "window 0x%llx is minimized", (unsigned long long)(uintptr_t)h);
+                            "window %llu is minimized", (unsigned long long)(uintptr_t)h);
     DWORD aff = 0;
     if (GetWindowDisplayAffinity(h, &aff) && aff != WDA_NONE) {
         char who[400];
@@ -202,7 +202,7 @@ pg_err win_capture_window(pg_platform *p, uint64_t id, const pg_rect *region, pg
     if (rc != PG_OK) return rc;
     uint32_t w = (uint32_t)(c.right - c.left), ht = (uint32_t)(c.bottom - c.top);
     if (w == 0 || ht == 0)
-        return pg_error_set(e, PG_E_BADINPUT, NULL, "window 0x%llx has an empty client area",
+        return pg_error_set(e, PG_E_BADINPUT, NULL, "window %llu has an empty client area",
                             (unsigned long long)id);
     if ((rc = clip(region, w, ht, &sub, e)) != PG_OK) return rc;
     out->origin_x = c.left + sub.x;

@@ -18,34 +18,30 @@
 
 #include "win_private.h"
 
-void win_to_utf8(const wchar_t *w, char *out, size_t cap) {
-    if (!cap) return;
+bool win_to_utf8(const wchar_t *w, char *out, size_t cap) {
+    if (!cap) return false;
     out[0] = 0;
     int need = WideCharToMultiByte(CP_UTF8, 0, w, -1, NULL, 0, NULL, NULL);
-    if (need <= 0) return;
+    if (need <= 0) return w[0] == 0;
     char *tmp = malloc((size_t)need);
-    if (!tmp) return;
+    if (!tmp) return false;
     WideCharToMultiByte(CP_UTF8, 0, w, -1, tmp, need, NULL, NULL);
     size_t n = strlen(tmp);
-    if (n >= cap) {
+    bool fit = n < cap;
+    if (!fit) {
         n = cap - 1;
         while (n > 0 && ((unsigned char)tmp[n] & 0xc0) == 0x80) n--; /* never split a sequence */
     }
     memcpy(out, tmp, n);
     out[n] = 0;
     free(tmp);
+    return fit;
 }
 
 void win_describe(HWND h, char *out, size_t cap) {
-    wchar_t wt[256] = L"", wc[128] = L"";
-    /* InternalGetWindowText never sends WM_GETTEXT, so a hung window (even
-     * one of our own threads) cannot block us. */
-    InternalGetWindowText(h, wt, 256);
-    GetClassNameW(h, wc, 128);
-    char t[256], c[128];
-    win_to_utf8(wt, t, sizeof t);
-    win_to_utf8(wc, c, sizeof c);
-    snprintf(out, cap, "0x%llx \"%s\" (%s)", (unsigned long long)(uintptr_t)h, t, c);
+    /* The decimal id `windows` lists; never the title or class: the window
+     * may be another user's, and those are private. */
+    snprintf(out, cap, "%llu", (unsigned long long)(uintptr_t)h);
 }
 
 /* ---------------------------------------------------------------- DPI */
@@ -205,6 +201,7 @@ static const pg_platform_ops win_ops = {
     .close = win_close,
     .caps = win_caps,
     .list_windows = win_list_windows,
+    .list_all = win_list_all,
     .capture_window = win_capture_window,
     .capture_screen = win_capture_screen,
     .focus = win_focus,

@@ -11,7 +11,12 @@
  * the foreground thread's input queue (AttachThreadInput) and retries; it
  * waits at most WIN_FOCUS_TIMEOUT_MS for the target to be the foreground.
  * Text goes out as KEYEVENTF_UNICODE UTF-16 units (a surrogate pair is two
- * units), newline and tab as the Return and Tab keys.
+ * units), newline and tab as the Return and Tab keys, in chunks of
+ * WIN_TYPE_CHUNK events; before each chunk (and before a chord) the target
+ * must still be the foreground window, its process at no higher integrity
+ * than when the call began (pg_inject.h), else PG_E_POLICY saying how many
+ * characters went out: SendInput from the helper is not held back by UIPI
+ * when the helper runs above the requester.
  * Never: leaves a thread attached to another's input queue, sends a partial
  * batch without saying so (PG_E_POLICY when UIPI blocked events).
  */
@@ -19,11 +24,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pg_inject.h"
 #include "win_private.h"
 
 /* Events per SendInput call: big batches are atomic w.r.t. other input but
  * may overrun a slow application's queue. */
 #define WIN_SEND_CHUNK 256
+/* Events per checked chunk of typed text: the foreground and its integrity
+ * are checked before each, so a window that takes the foreground meanwhile
+ * gets at most one chunk (16 characters). */
+#define WIN_TYPE_CHUNK 32
 
 pg_err win_send(INPUT *in, UINT n, pg_error *e) {
     for (UINT done = 0; done < n;) {
@@ -86,7 +96,7 @@ static pg_err target_point(uint64_t id, int32_t x, int32_t y, HWND *h, POINT *pt
     pg_err rc = win_resolve(id, h, e);
     if (rc == PG_OK && IsIconic(*h))
         rc = pg_error_set(e, PG_E_BADINPUT, "restore the window first (pixelgate focus)",
-                          "window 0x%llx is minimized", (unsigned long long)id);
+                          "window %llu is minimized", (unsigned long long)id);
     if (rc == PG_OK) rc = win_client_rect(*h, &c, e);
     if (rc != PG_OK) return rc;
     if (x < 0 || y < 0 || x >= c.right - c.left || y >= c.bottom - c.top)
@@ -168,6 +178,57 @@ INPUT win_key_event(WORD vk, WORD scan, DWORD flags) {
     return in;
 }
 
+/* ---------------------------------------------------------- checked sends */
+
+uint32_t win_window_integrity(HWND h) {
+    DWORD pid = 0;
+    if (!h || !GetWindowThreadProcessId(h, &pid) || !pid) return 0;
+    HANDLE proc = OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION, FALSE, pid);
+    HANDLE tok = NULL;
+    uint32_t rid = 0;
+    if (proc && OpenProcessToken(proc, TOKEN_QUERY, &tok)) {
+        union {
+            TOKEN_MANDATORY_LABEL label;
+            BYTE raw[sizeof(TOKEN_MANDATORY_LABEL) + SECURITY_MAX_SID_SIZE];
+        } u;
+        DWORD n = 0;
+        if (GetTokenInformation(tok, TokenIntegrityLevel, &u, sizeof u, &n) && IsValidSid(u.label.Label.Sid)) {
+            UCHAR count = *GetSidSubAuthorityCount(u.label.Label.Sid);
+            if (count) rid = *GetSidSubAuthority(u.label.Label.Sid, count - 1u);
+        }
+        CloseHandle(tok);
+    }
+    if (proc) CloseHandle(proc);
+    return rid;
+}
+
+typedef struct {
+    INPUT *in;
+    pg_inject_target target; /* the window and its integrity when the call began */
+} checked_send;
+
+/* Before each chunk: the target still holds the foreground, at no higher
+ * integrity (pg_inject_may_send); SendInput itself cannot tell. */
+static pg_err chunk_check(void *ctx, size_t done, size_t total, pg_error *e) {
+    const checked_send *c = ctx;
+    HWND fg = GetForegroundWindow();
+    pg_inject_now now = {(uint64_t)(uintptr_t)fg, fg ? win_window_integrity(fg) : 0};
+    return pg_inject_may_send(&c->target, &now, done, total, e);
+}
+
+static size_t chunk_send(void *ctx, size_t from, size_t n) {
+    const checked_send *c = ctx;
+    return SendInput((UINT)n, c->in + from, sizeof *c->in);
+}
+
+pg_err win_send_checked(HWND h, uint32_t integrity, INPUT *in, const size_t *start, size_t n_units,
+                        size_t max_events, pg_error *e) {
+    checked_send c = {in, {(uint64_t)(uintptr_t)h, integrity}};
+    pg_inject_io io = {chunk_check, chunk_send, &c};
+    size_t done;
+    return pg_inject_send(&io, start, n_units, max_events, &done, e);
+}
+
 /* Append down/up for one UTF-16 unit (Return/Tab as keys) to in[*n]. */
 static void text_unit(wchar_t u, INPUT *in, UINT *n) {
     if (u == L'\n' || u == L'\t') {
@@ -181,6 +242,22 @@ static void text_unit(wchar_t u, INPUT *in, UINT *n) {
     in[(*n)++] = win_key_event(0, (WORD)u, KEYEVENTF_UNICODE | KEYEVENTF_KEYUP);
 }
 
+/* The events for w[0..nw), one unit per code point (start[u]..start[u+1]):
+ * a surrogate pair is one unit of four events, the CR of a CRLF a unit of
+ * none (the LF types the Return), so units count what typed_chars counts. */
+static size_t text_events(const wchar_t *w, int nw, INPUT *in, size_t *start) {
+    size_t units = 0;
+    UINT n = 0;
+    for (int i = 0; i < nw; i++) {
+        start[units++] = n;
+        if (w[i] == L'\r' && i + 1 < nw && w[i + 1] == L'\n') continue;
+        text_unit(w[i], in, &n);
+        if (IS_HIGH_SURROGATE(w[i]) && i + 1 < nw && IS_LOW_SURROGATE(w[i + 1])) text_unit(w[++i], in, &n);
+    }
+    start[units] = n;
+    return units;
+}
+
 pg_err win_type_text(pg_platform *p, uint64_t id, const char *utf8, pg_error *e) {
     HWND h;
     pg_err rc = win_resolve(id, &h, e);
@@ -192,16 +269,16 @@ pg_err win_type_text(pg_platform *p, uint64_t id, const char *utf8, pg_error *e)
         return pg_error_set(e, PG_E_BADINPUT, "send valid UTF-8", "text is not valid UTF-8");
     wchar_t *w = malloc((size_t)nw * sizeof *w);
     INPUT *in = malloc((size_t)nw * 2 * sizeof *in);
-    if (!w || !in) {
-        free(w), free(in);
+    size_t *start = malloc(((size_t)nw + 1) * sizeof *start);
+    if (!w || !in || !start) {
+        free(w), free(in), free(start);
         return pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory");
     }
     MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, utf8, len, w, nw);
-    UINT n = 0;
-    for (int i = 0; i < nw; i++)
-        if (!(w[i] == L'\r' && i + 1 < nw && w[i + 1] == L'\n')) text_unit(w[i], in, &n);
+    size_t units = text_events(w, nw, in, start);
+    uint32_t integrity = win_window_integrity(h); /* before the focus: what the broker checked */
     rc = win_focus_hwnd(h, e);
-    if (rc == PG_OK) rc = win_send(in, n, e);
-    free(w), free(in);
+    if (rc == PG_OK) rc = win_send_checked(h, integrity, in, start, units, WIN_TYPE_CHUNK, e);
+    free(w), free(in), free(start);
     return rc;
 }

@@ -14,12 +14,17 @@
  * shift+a, as a keysym would be). The target is focused first; modifiers go
  * down, the key goes down and up, modifiers come up in reverse, in one
  * SendInput batch so no other input interleaves.
+ * Chords pg_keyguard.h refuses (desktop hotkeys: win, Print, alt+Tab,
+ * ctrl+alt+...; session chords: ctrl+alt+Delete) are PG_E_POLICY before
+ * anything is focused; the chord goes out only while the target is the
+ * foreground window (pg_inject.h).
  * Never: leaves a modifier pressed (the batch always carries the releases).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "pg_keyguard.h"
 #include "win_private.h"
 
 typedef struct {
@@ -94,6 +99,7 @@ static bool parse_key(const char *s, key_target *k) {
     memset(k, 0, sizeof *k);
     if (len == 0) return false;
     if (find_named(KEYS, sizeof KEYS / sizeof KEYS[0], s, len, &k->vk)) return true;
+    if (find_named(MODIFIERS, sizeof MODIFIERS / sizeof MODIFIERS[0], s, len, &k->vk)) return true; /* "ctrl" alone */
     if ((s[0] == 'F' || s[0] == 'f') && len >= 2 && len <= 3 && strspn(s + 1, "0123456789") == len - 1) {
         int f = atoi(s + 1);
         if (f < 1 || f > 24) return false;
@@ -140,6 +146,39 @@ static pg_err parse_chord(const char *text, chord *c, pg_error *e) {
     return PG_OK;
 }
 
+/* The chord as pg_keyguard judges it: the modifiers asked for (not the
+ * ones a layout adds to reach a character: AltGr is ctrl+alt) and the key
+ * as an X keysym. */
+static unsigned guard_mods(const chord *c) {
+    unsigned m = 0;
+    for (size_t i = 0; i < c->n_mods; i++)
+        m |= c->mods[i] == VK_CONTROL ? PG_KEYMOD_CTRL
+             : c->mods[i] == VK_SHIFT ? PG_KEYMOD_SHIFT
+             : c->mods[i] == VK_MENU  ? PG_KEYMOD_ALT
+                                      : PG_KEYMOD_SUPER;
+    return m;
+}
+
+static uint32_t guard_keysym(const key_target *k, const char *name) {
+    static const struct {
+        WORD vk;
+        uint32_t sym;
+    } SYMS[] = {{VK_BACK, 0xff08},    {VK_TAB, 0xff09},     {VK_RETURN, 0xff0d},  {VK_PAUSE, 0xff13},
+                {VK_ESCAPE, 0xff1b},  {VK_HOME, 0xff50},    {VK_LEFT, 0xff51},    {VK_UP, 0xff52},
+                {VK_RIGHT, 0xff53},   {VK_DOWN, 0xff54},    {VK_PRIOR, 0xff55},   {VK_NEXT, 0xff56},
+                {VK_END, 0xff57},     {VK_SNAPSHOT, 0xff61}, {VK_INSERT, 0xff63}, {VK_APPS, 0xff67},
+                {VK_CAPITAL, 0xffe5}, {VK_DELETE, 0xffff},  {VK_SPACE, 0x20},     {VK_LWIN, 0xffeb},
+                {VK_RWIN, 0xffec},    {VK_CONTROL, 0xffe3}, {VK_SHIFT, 0xffe1},   {VK_MENU, 0xffe9}};
+    if (!k->vk) return k->unicode < 0x100 ? k->unicode : 0x1000000u + k->unicode;
+    if (k->vk >= VK_F1 && k->vk <= VK_F24) return 0xffbeu + (k->vk - VK_F1);
+    for (size_t i = 0; i < sizeof SYMS / sizeof *SYMS; i++)
+        if (SYMS[i].vk == k->vk) return SYMS[i].sym;
+    /* A character key: the character named, lower case as a keysym is. */
+    unsigned char c = (unsigned char)name[0];
+    if (name[0] && !name[1]) return c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c;
+    return (k->vk >= 'A' && k->vk <= 'Z') ? k->vk - 'A' + 'a' : k->vk;
+}
+
 static void add_vk(INPUT *in, UINT *n, WORD vk, bool up) {
     DWORD flags = (up ? KEYEVENTF_KEYUP : 0) | (extended_vk(vk) ? KEYEVENTF_EXTENDEDKEY : 0);
     in[(*n)++] = win_key_event(vk, (WORD)MapVirtualKeyW(vk, MAPVK_VK_TO_VSC), flags);
@@ -171,9 +210,15 @@ pg_err win_key(pg_platform *p, uint64_t id, const char *text, pg_error *e) {
     chord c;
     pg_err rc = win_resolve(id, &h, e);
     if (rc == PG_OK) rc = parse_chord(text ? text : "", &c, e);
+    if (rc == PG_OK) {
+        const char *last = strrchr(text, '+');
+        const char *name = last && last[1] ? last + 1 : text; /* the key part, for a character key */
+        rc = pg_keyguard_check(text, guard_mods(&c), guard_keysym(&c.key, name), 0, false, e);
+    }
+    uint32_t integrity = rc == PG_OK ? win_window_integrity(h) : 0;
     if (rc == PG_OK) rc = win_focus_hwnd(h, e);
     if (rc != PG_OK) return rc;
     INPUT in[2 * (8 + 3) + 2];
-    UINT n = chord_events(&c, in);
-    return win_send(in, n, e);
+    size_t start[2] = {0, chord_events(&c, in)}; /* one unit: one SendInput, after one check */
+    return win_send_checked(h, integrity, in, start, 1, start[1], e);
 }

@@ -27,8 +27,11 @@
 /* How long a window may take to answer WM_NULL before we skip PrintWindow
  * (which would wait for it forever). */
 #define WIN_PRINT_PROBE_MS 250
-/* Upper bound on top-level windows enumerated. */
+/* Upper bound on top-level windows enumerated; a longer list is reported
+ * incomplete (list_all), never cut silently. */
 #define WIN_MAX_WINDOWS 4096
+/* The longest title read (UTF-16 units); longer ones are marked title_cut. */
+#define WIN_MAX_TITLE 65536
 
 /* Optional user32 entry points, resolved at open(): linking them directly
  * would stop the broker from loading on Windows versions that lack them. */
@@ -48,9 +51,11 @@ struct pg_platform {
 };
 
 /* ---- win_conn.c: helpers ---- */
-/* UTF-16 -> UTF-8 into out (cap bytes), truncated on a code point boundary. */
-void win_to_utf8(const wchar_t *w, char *out, size_t cap);
-/* "0x1234 \"title\" (class)": how errors name a window. */
+/* UTF-16 -> UTF-8 into out (cap bytes), truncated on a code point boundary;
+ * false when it had to be truncated (or could not be converted). */
+bool win_to_utf8(const wchar_t *w, char *out, size_t cap);
+/* "4660": how errors name a window, by the decimal id list_windows reports
+ * (never its title or class: it may be another user's). */
 void win_describe(HWND h, char *out, size_t cap);
 
 /* ---- win_windows.c: enumeration and lookup ---- */
@@ -65,7 +70,15 @@ pg_err win_client_rect(HWND h, RECT *out, pg_error *e);
  * names which. */
 void win_frame_rect(HWND h, RECT *out, const char **source);
 bool win_is_cloaked(HWND h);
+/* A visible, uncloaked top-level window other than the desktop. */
+bool win_shows_pixels(HWND h);
 pg_err win_list_windows(pg_platform *p, pg_window **out, size_t *n, pg_error *e);
+/* The application windows plus the owned, tool and popup windows
+ * list_windows leaves out, with kinds and parents (pg_platform.h). */
+pg_err win_list_all(pg_platform *p, pg_window **out, size_t *n, bool *complete, pg_error *e);
+/* A visible top-level window's kind and, from its owner chain, the normal
+ * application window it belongs to (0: none found). */
+pg_window_kind win_kind_of(HWND h, uint64_t *parent);
 
 /* ---- win_capture.c ---- */
 pg_err win_capture_window(pg_platform *p, uint64_t id, const pg_rect *region, pg_capture *out,
@@ -95,6 +108,13 @@ pg_err win_type_text(pg_platform *p, uint64_t id, const char *utf8, pg_error *e)
 /* Send n events in one SendInput call; PG_E_POLICY if the system blocked
  * some (UIPI: the target runs at a higher integrity level). */
 pg_err win_send(INPUT *in, UINT n, pg_error *e);
+/* The integrity RID of the process that owns h (0: unknown). */
+uint32_t win_window_integrity(HWND h);
+/* pg_inject_send over SendInput: units of in (start[], as pg_inject.h) in
+ * chunks of at most max_events, each sent only while h is the foreground
+ * window at no higher integrity than `integrity`. */
+pg_err win_send_checked(HWND h, uint32_t integrity, INPUT *in, const size_t *start, size_t n_units,
+                        size_t max_events, pg_error *e);
 
 /* ---- win_keys.c: chords ---- */
 pg_err win_key(pg_platform *p, uint64_t id, const char *chord, pg_error *e);

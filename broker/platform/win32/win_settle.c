@@ -36,7 +36,7 @@ pg_err win_settle(pg_platform *p, uint64_t id, uint32_t quiet_ms, uint32_t timeo
         if (now - start >= timeout_ms) {
             free(prev.rgba);
             return pg_error_set(e, PG_E_TIMEOUT, "the window keeps repainting (animation, caret?)",
-                                "window 0x%llx was not quiet for %u ms within %u ms",
+                                "window %llu was not quiet for %u ms within %u ms",
                                 (unsigned long long)id, quiet_ms, timeout_ms);
         }
         pg_sleep_ms(step);

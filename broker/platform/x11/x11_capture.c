@@ -6,17 +6,18 @@
  * pixmap - the WM frame when reparented - and crops the client out of it
  * (client offset inside the frame + the frame's border), so a covered window
  * still yields its own pixels. Without Composite it reads the window's screen
- * area from root, which shows whatever covers it (caps says
- * capture_covered=false). capture_screen() reads root.
+ * area from root (caps says capture_covered=false), and only when no other
+ * window is stacked over that area: else it refuses with PG_E_POLICY naming
+ * the cover by its decimal id (never its title: it may be another user's).
+ * capture_screen() reads root.
  * Pixels travel through one MIT-SHM segment per handle, created from a memfd
  * and passed with shm_attach_fd (MIT-SHM 1.2): the broker runs as its own uid,
  * so classic 0600 SysV segments would be BadAccess. If fd passing fails
  * (old server, remote display) the handle falls back to GetImage for good.
  * pg_capture.method says what ran: "composite+shm", "composite+getimage",
  * "shm", "getimage".
- * Never: returns pixels of a window other than the one asked for (in
- * composite mode), or crashes when the window vanishes mid-capture
- * (PG_E_NOTFOUND).
+ * Never: returns pixels of a window other than the one asked for, or
+ * crashes when the window vanishes mid-capture (PG_E_NOTFOUND).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -201,7 +202,53 @@ static pg_err capture_composite(pg_platform *p, const x11_win *w, const pg_rect 
     return rc;
 }
 
-/* Without Composite: what the screen shows where the window is. */
+/* A mapped InputOutput child of root stacked above w's toplevel whose
+ * outer bounds meet the screen rectangle s: its client (or itself, for an
+ * override-redirect window) in *cover, else 0. */
+static pg_err find_cover(pg_platform *p, const x11_win *w, const pg_rect *s, xcb_window_t *cover, pg_error *e) {
+    *cover = 0;
+    pg_err rc = PG_OK;
+    xcb_query_tree_reply_t *tree = x11_take(p, xcb_query_tree(p->c, p->root).sequence, &rc, e);
+    if (rc != PG_OK) return rc;
+    if (!tree) return pg_error_set(e, PG_E_INTERNAL, NULL, "QueryTree(root) failed");
+    xcb_window_t *kids = xcb_query_tree_children(tree);
+    size_t n = (size_t)xcb_query_tree_children_length(tree), k = 0;
+    while (k < n && kids[k] != w->toplevel) k++; /* children are bottom to top */
+    if (k == n) {
+        free(tree);
+        return vanished(e, XCB_WINDOW);
+    }
+    size_t above = n - k - 1;
+    xcb_get_window_attributes_cookie_t *ca = malloc((above ? above : 1) * sizeof *ca);
+    xcb_get_geometry_cookie_t *cg = malloc((above ? above : 1) * sizeof *cg);
+    if (!ca || !cg) rc = pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory");
+    for (size_t i = 0; rc == PG_OK && i < above; i++) {
+        ca[i] = xcb_get_window_attributes(p->c, kids[k + 1 + i]);
+        cg[i] = xcb_get_geometry(p->c, kids[k + 1 + i]);
+    }
+    xcb_window_t top = 0;
+    bool redirect = false;
+    for (size_t i = 0; rc == PG_OK && i < above; i++) { /* take every reply, even after a hit */
+        xcb_get_window_attributes_reply_t *a = x11_take(p, ca[i].sequence, &rc, e);
+        xcb_get_geometry_reply_t *g = x11_take(p, cg[i].sequence, &rc, e);
+        bool draws = a && g && a->map_state == XCB_MAP_STATE_VIEWABLE && a->_class == XCB_WINDOW_CLASS_INPUT_OUTPUT;
+        int64_t x1 = draws ? (int64_t)g->x + g->width + 2 * g->border_width : 0;
+        int64_t y1 = draws ? (int64_t)g->y + g->height + 2 * g->border_width : 0;
+        if (!top && draws && g->x < (int64_t)s->x + s->w && x1 > s->x && g->y < (int64_t)s->y + s->h && y1 > s->y) {
+            top = kids[k + 1 + i];
+            redirect = a->override_redirect;
+        }
+        free(a), free(g);
+    }
+    free(ca), free(cg), free(tree);
+    if (rc == PG_OK && top) *cover = redirect ? top : x11_client_of(p, top);
+    return rc;
+}
+
+/* Without Composite: what the screen shows where the window is, which is the
+ * window's own pixels only while nothing covers that rectangle. The server
+ * is grabbed from the stack check to the copy, so no window can map or move
+ * over it in between. */
 static pg_err capture_from_root(pg_platform *p, const x11_win *w, const pg_rect *r,
                                 pg_capture *out, pg_error *e) {
     pg_rect on_screen = {w->root_x + r->x, w->root_y + r->y, r->w, r->h};
@@ -211,7 +258,17 @@ static pg_err capture_from_root(pg_platform *p, const x11_win *w, const pg_rect 
     if (rc != PG_OK) return rc;
     grab_req g = {p->root, s.x, s.y, s.w, s.h, {0}};
     rc = x11_pixfmt_for(p, p->screen->root_visual, p->screen->root_depth, &g.fmt, e);
+    if (rc != PG_OK) return rc;
+    xcb_grab_server(p->c);
+    xcb_window_t cover = 0;
+    rc = find_cover(p, w, &s, &cover, e);
+    if (rc == PG_OK && cover)
+        rc = pg_error_set(e, PG_E_POLICY, "raise the window (focus) or capture a region the other window does not cover",
+                          "window %u covers part of window %u: without Composite a capture would copy it",
+                          (unsigned)cover, (unsigned)w->id);
     if (rc == PG_OK) rc = grab(p, &g, "", out, e);
+    xcb_ungrab_server(p->c);
+    xcb_flush(p->c);
     out->origin_x = s.x;
     out->origin_y = s.y;
     return rc;
@@ -225,7 +282,7 @@ pg_err x11_capture_window(pg_platform *p, uint64_t id, const pg_rect *region, pg
     if (rc != PG_OK) return rc;
     if (!w.viewable)
         return pg_error_set(e, PG_E_NOTFOUND, "focus the window to restore it, then retry",
-                            "window 0x%llx is not mapped (minimised, on another desktop or "
+                            "window %llu is not mapped (minimised, on another desktop or "
                             "withdrawn): nothing to capture",
                             (unsigned long long)id);
     pg_rect r;

@@ -317,7 +317,7 @@ bool x11_wm_running(pg_platform *p, char *name, size_t cap, pg_error *e) {
               memcmp(xcb_get_property_value(r), &w, 4) == 0;
     free(r);
     free(xe);
-    if (ok && name && cap) x11_title(p, w, name, cap);
+    if (ok && name && cap) (void)x11_title(p, w, name, cap);
     return ok;
 }
 
@@ -364,6 +364,7 @@ static const pg_platform_ops x11_ops = {
     .close = x11_close,
     .caps = x11_caps,
     .list_windows = x11_list_windows,
+    .list_all = x11_list_all,
     .capture_window = x11_capture_window,
     .capture_screen = x11_capture_screen,
     .focus = x11_focus,

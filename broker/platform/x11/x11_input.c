@@ -4,11 +4,15 @@
  * outside the content is PG_E_BADINPUT. Before a click the window stack is
  * walked from root down at that point: unless the target client is on the
  * path, something else would receive the click, and the click is refused
- * with PG_E_POLICY naming the covering window (id and title). focus() asks
+ * with PG_E_POLICY naming the covering window by its decimal id (never its
+ * title: it may be another user's). focus() asks
  * the WM (_NET_ACTIVE_WINDOW) when one runs, raises, sets the input focus and
  * waits (bounded) until the focus is inside the window; key() and
  * type_text() focus first and refuse to type (PG_E_TIMEOUT) if the focus did
- * not arrive, so keystrokes never land in another window.
+ * not arrive, and type_text() checks again before every character and stops
+ * (PG_E_POLICY, saying how many went out) once the focus is elsewhere, so
+ * at most the one character in flight can land in another window. key()
+ * refuses, before focusing anything, the chords pg_keyguard.h lists.
  * Every injected sequence ends with a round trip, so when a call returns the
  * server has delivered the events.
  * Never: clicks without the covering check, or leaves a button/key pressed.
@@ -39,7 +43,7 @@ static pg_err need_xtest(pg_platform *p, pg_error *e) {
 
 static pg_err not_mapped(pg_error *e, xcb_window_t id) {
     return pg_error_set(e, PG_E_NOTFOUND, "focus the window to restore it, then retry",
-                        "window 0x%x is not mapped (minimised, on another desktop or withdrawn)",
+                        "window %u is not mapped (minimised, on another desktop or withdrawn)",
                         (unsigned)id);
 }
 
@@ -49,24 +53,21 @@ static pg_err to_root(pg_platform *p, const x11_win *w, int32_t x, int32_t y, in
     *rx = *ry = 0; /* defined on every path, refusals included */
     if (x < 0 || y < 0 || (uint32_t)x >= w->width || (uint32_t)y >= w->height)
         return pg_error_set(e, PG_E_BADINPUT, "coordinates are relative to the window's content",
-                            "point %d,%d is outside window 0x%x (%ux%u)", x, y, (unsigned)w->id,
+                            "point %d,%d is outside window %u (%ux%u)", x, y, (unsigned)w->id,
                             w->width, w->height);
     *rx = w->root_x + x;
     *ry = w->root_y + y;
     if (*rx < 0 || *ry < 0 || *rx >= p->screen->width_in_pixels ||
         *ry >= p->screen->height_in_pixels)
         return pg_error_set(e, PG_E_BADINPUT, "move the window onto the screen first",
-                            "point %d,%d of window 0x%x is off-screen (%d,%d)", x, y,
+                            "point %d,%d of window %u is off-screen (%d,%d)", x, y,
                             (unsigned)w->id, *rx, *ry);
     return PG_OK;
 }
 
 /* ---------------------------------------------------------------- focus */
 
-static bool focus_inside(pg_platform *p, xcb_window_t id, pg_err *rc, pg_error *e) {
-    xcb_get_input_focus_reply_t *f = x11_take(p, xcb_get_input_focus(p->c).sequence, rc, e);
-    xcb_window_t w = f ? f->focus : XCB_NONE;
-    free(f);
+bool x11_is_inside(pg_platform *p, xcb_window_t w, xcb_window_t id, pg_err *rc, pg_error *e) {
     for (int i = 0; i < X11_MAX_DEPTH && w > 1 && w != p->root && *rc == PG_OK; i++) {
         if (w == id) return true;
         xcb_query_tree_reply_t *t = x11_take(p, xcb_query_tree(p->c, w).sequence, rc, e);
@@ -74,6 +75,13 @@ static bool focus_inside(pg_platform *p, xcb_window_t id, pg_err *rc, pg_error *
         free(t);
     }
     return false;
+}
+
+static bool focus_inside(pg_platform *p, xcb_window_t id, pg_err *rc, pg_error *e) {
+    xcb_get_input_focus_reply_t *f = x11_take(p, xcb_get_input_focus(p->c).sequence, rc, e);
+    xcb_window_t w = f ? f->focus : XCB_NONE;
+    free(f);
+    return x11_is_inside(p, w, id, rc, e);
 }
 
 static void ask_wm_to_activate(pg_platform *p, xcb_window_t id) {
@@ -125,7 +133,7 @@ static pg_err focus_win(pg_platform *p, const x11_win *w, bool lazy, pg_error *e
         if (rc == PG_OK && focus_inside(p, w->id, &rc, e)) return PG_OK;
         if (rc == PG_OK && pg_deadline_passed(deadline))
             return pg_error_set(e, PG_E_TIMEOUT, "another window may be holding a grab",
-                                "window 0x%x did not take the input focus within %d ms",
+                                "window %u did not take the input focus within %d ms",
                                 (unsigned)w->id, X11_FOCUS_TIMEOUT_MS);
         pg_sleep_ms(10);
     }
@@ -170,12 +178,11 @@ static pg_err check_on_top(pg_platform *p, const x11_win *w, int32_t rx, int32_t
         cur = child;
     }
     if (rc != PG_OK) return rc;
+    /* Named by the decimal id `windows` lists, never by title: the cover may
+     * be another user's window, whose title is private. */
     xcb_window_t cover = top != XCB_NONE && top != w->toplevel ? x11_client_of(p, top) : cur;
-    char title[256];
-    x11_title(p, cover, title, sizeof title);
     return pg_error_set(e, PG_E_POLICY, "raise the target with focus first, or close the cover",
-                        "click refused: window 0x%x %s%s%s covers point %d,%d of window 0x%x",
-                        (unsigned)cover, title[0] ? "\"" : "(untitled)", title, title[0] ? "\"" : "",
+                        "click refused: window %u covers point %d,%d of window %u", (unsigned)cover,
                         rx - w->root_x, ry - w->root_y, (unsigned)w->id);
 }
 
@@ -204,19 +211,21 @@ pg_err x11_click(pg_platform *p, uint64_t id, int32_t x, int32_t y, pg_button b,
 
 /* ---------------------------------------------------------------- keys */
 
-/* Resolve, check, focus, load the keymap: what key() and type_text() share. */
-static pg_err prepare_keys(pg_platform *p, uint64_t id, x11_keymap **k, pg_error *e) {
+/* Resolve, check, load the keymap and, unless chord is refused, focus:
+ * what key() and type_text() share. A refused chord never moves the focus. */
+static pg_err prepare_keys(pg_platform *p, uint64_t id, const char *chord, x11_keymap **k, pg_error *e) {
     x11_win w;
     pg_err rc = x11_resolve(p, id, &w, e);
     if (rc == PG_OK) rc = need_xtest(p, e);
-    if (rc == PG_OK) rc = focus_win(p, &w, true, e);
     if (rc == PG_OK) rc = x11_keymap_load(p, k, e);
+    if (rc == PG_OK && chord) rc = x11_keymap_check(*k, chord, e);
+    if (rc == PG_OK) rc = focus_win(p, &w, true, e);
     return rc;
 }
 
 pg_err x11_key(pg_platform *p, uint64_t id, const char *chord, pg_error *e) {
     x11_keymap *k = NULL;
-    pg_err rc = prepare_keys(p, id, &k, e);
+    pg_err rc = prepare_keys(p, id, chord ? chord : "", &k, e);
     if (rc == PG_OK) rc = x11_keymap_chord(p, k, (xcb_window_t)id, chord, e);
     x11_keymap_free(k);
     return rc;
@@ -234,7 +243,7 @@ pg_err x11_type_text(pg_platform *p, uint64_t id, const char *utf8, pg_error *e)
         i += len;
     }
     x11_keymap *k = NULL;
-    pg_err rc = prepare_keys(p, id, &k, e);
+    pg_err rc = prepare_keys(p, id, NULL, &k, e);
     if (rc == PG_OK) rc = x11_keymap_type(p, k, (xcb_window_t)id, utf8, e);
     x11_keymap_free(k);
     return rc;

@@ -23,7 +23,12 @@
  * (meta = the Super key, as on PC keyboards labelled with a logo); key = an
  * X keysym name (xkb_keysym_from_name, exact, then case-insensitive: "Return",
  * "F4", "a", "plus") or one UTF-8 character ("+", "é").
- * Never: leaves a modifier pressed or a spare keycode mapped.
+ * Typing checks before each character that the focus is still inside the
+ * target and stops otherwise (PG_E_POLICY: how many characters went out);
+ * a chord is checked against pg_keyguard.h first, by the keysym named and
+ * by what the keymap yields for its key with the chord's modifiers.
+ * Never: leaves a modifier pressed or a spare keycode mapped, or sends a
+ * chord pg_keyguard.h refuses.
  */
 #include <ctype.h>
 #include <stdio.h>
@@ -34,6 +39,7 @@
 #include <xcb/xtest.h>
 #include <xkbcommon/xkbcommon-x11.h>
 
+#include "pg_keyguard.h"
 #include "x11_private.h"
 
 #define MAX_SPARES 32
@@ -55,11 +61,22 @@ struct x11_keymap {
     uint8_t per_code; /* keysyms per keycode in the core map */
     uint8_t shift_code, lvl3_code;
     int pings; /* target answered _NET_WM_PING: -1 not yet asked, 0 no, 1 yes */
+    struct xkb_keymap *km;       /* what a chord's key yields with its modifiers (pg_keyguard) */
+    xkb_mod_mask_t locked;
+    xkb_layout_index_t layout;
 };
 
 typedef struct {
     uint8_t code, mods;
+    uint8_t chars; /* code points of the text it types (2 for CRLF) */
 } stroke;
+
+/* Where typing stands: the focus must stay inside target. */
+typedef struct {
+    xcb_window_t target;
+    xcb_window_t focus_ok; /* the focus window last found inside target */
+    size_t typed, total;   /* code points sent / in the text */
+} typing;
 
 /* ---------------------------------------------------------------- loading */
 
@@ -102,6 +119,8 @@ static pg_err build_table(x11_keymap *k, struct xkb_keymap *km, struct xkb_state
     if (shift && lvl3 && k->shift_code && k->lvl3_code)
         add_entries(k, km, st, shift | lvl3, locked, layout, MOD_SHIFT | MOD_LVL3);
     xkb_state_unref(st);
+    k->locked = locked;
+    k->layout = layout;
     return PG_OK;
 }
 
@@ -142,6 +161,7 @@ pg_err x11_keymap_load(pg_platform *p, x11_keymap **out, pg_error *e) {
     if (!k || !dev) rc = pg_error_set(e, PG_E_INTERNAL, NULL, "cannot read the X keymap");
     if (rc == PG_OK) rc = build_table(k, km, dev, e);
     if (rc == PG_OK) rc = find_spares(p, k, e);
+    if (rc == PG_OK) k->km = xkb_keymap_ref(km);
     xkb_state_unref(dev);
     xkb_keymap_unref(km);
     if (rc != PG_OK) {
@@ -154,6 +174,7 @@ pg_err x11_keymap_load(pg_platform *p, x11_keymap **out, pg_error *e) {
 
 void x11_keymap_free(x11_keymap *k) {
     if (!k) return;
+    xkb_keymap_unref(k->km);
     free(k->table);
     free(k);
 }
@@ -224,13 +245,41 @@ static pg_err borrow_spares(pg_platform *p, x11_keymap *k, xcb_window_t target,
     return rc == PG_OK ? catch_up(p, k, target, e) : rc;
 }
 
-/* One remap/type/restore cycle. The restore runs whatever happened. */
-static pg_err run_batch(pg_platform *p, x11_keymap *k, xcb_window_t target, const stroke *s,
-                        size_t ns, const xkb_keysym_t *remap, size_t nremap, pg_error *e) {
-    pg_err rc = nremap ? borrow_spares(p, k, target, remap, nremap, e) : PG_OK;
-    for (size_t i = 0; rc == PG_OK && i < ns; i++) press_stroke(p, k, s[i]);
+/* PG_OK while the focus is inside the target. One round trip when the focus
+ * window is the one last found inside; the round trip also comes after
+ * every key sent so far, so the server has delivered them by its answer:
+ * a focus that moved meanwhile took at most the last character. */
+static pg_err still_focused(pg_platform *p, typing *t, pg_error *e) {
+    pg_err rc = PG_OK;
+    xcb_get_input_focus_reply_t *f = x11_take(p, xcb_get_input_focus(p->c).sequence, &rc, e);
+    xcb_window_t w = f ? f->focus : XCB_NONE;
+    free(f);
+    if (rc != PG_OK) return rc;
+    if (w > 1 && w == t->focus_ok) return PG_OK;
+    if (x11_is_inside(p, w, t->target, &rc, e)) {
+        t->focus_ok = w;
+        return PG_OK;
+    }
+    if (rc != PG_OK) return rc;
+    return pg_error_set(e, PG_E_POLICY, "focus the window again and type the rest",
+                        "typing stopped: the focus left window %u after %zu of %zu characters (the last of "
+                        "them may have reached the window that took it); nothing more was typed",
+                        (unsigned)t->target, t->typed, t->total);
+}
+
+/* One remap/type/restore cycle, the focus checked before each key. The
+ * restore runs whatever happened. */
+static pg_err run_batch(pg_platform *p, x11_keymap *k, typing *t, const stroke *s, size_t ns,
+                        const xkb_keysym_t *remap, size_t nremap, pg_error *e) {
+    pg_err rc = nremap ? borrow_spares(p, k, t->target, remap, nremap, e) : PG_OK;
+    for (size_t i = 0; rc == PG_OK && i < ns; i++) {
+        rc = still_focused(p, t, e);
+        if (rc != PG_OK) break;
+        press_stroke(p, k, s[i]);
+        t->typed += s[i].chars;
+    }
     if (rc == PG_OK) rc = x11_sync(p, e);
-    return nremap ? restore_spares(p, k, target, nremap, rc, e) : rc;
+    return nremap ? restore_spares(p, k, t->target, nremap, rc, e) : rc;
 }
 
 /* ---------------------------------------------------------------- text */
@@ -248,33 +297,41 @@ static xkb_keysym_t sym_for(uint32_t cp) {
     return xkb_utf32_to_keysym(cp);
 }
 
-/* Queue one keysym; flushes the batch when it is full. */
-static pg_err queue_sym(pg_platform *p, x11_keymap *k, xcb_window_t target, batch *b,
-                        xkb_keysym_t sym, pg_error *e) {
+/* Queue one keysym standing for chars code points; flushes the batch when
+ * it is full. */
+static pg_err queue_sym(pg_platform *p, x11_keymap *k, typing *t, batch *b, xkb_keysym_t sym, uint8_t chars,
+                        pg_error *e) {
     pg_err rc = PG_OK;
     const key_entry *ke = lookup(k, sym);
     size_t slot = 0;
     if (!ke) {
         while (slot < b->nremap && b->remap[slot] != sym) slot++;
         if (slot == b->nremap && b->nremap == k->nspare) {
-            if ((rc = run_batch(p, k, target, b->s, b->ns, b->remap, b->nremap, e)) != PG_OK) return rc;
+            if ((rc = run_batch(p, k, t, b->s, b->ns, b->remap, b->nremap, e)) != PG_OK) return rc;
             b->ns = b->nremap = 0;
             slot = 0;
         }
         if (slot == b->nremap) b->remap[b->nremap++] = sym;
     }
-    b->s[b->ns++] = ke ? (stroke){ke->code, ke->mods} : (stroke){k->spare[slot], 0};
+    b->s[b->ns++] = ke ? (stroke){ke->code, ke->mods, chars} : (stroke){k->spare[slot], 0, chars};
     if (b->ns == MAX_BATCH) {
-        rc = run_batch(p, k, target, b->s, b->ns, b->remap, b->nremap, e);
+        rc = run_batch(p, k, t, b->s, b->ns, b->remap, b->nremap, e);
         b->ns = b->nremap = 0;
     }
     return rc;
+}
+
+static size_t code_points(const char *s) {
+    size_t n = 0;
+    for (; *s; s++) n += ((unsigned char)*s & 0xC0) != 0x80;
+    return n;
 }
 
 pg_err x11_keymap_type(pg_platform *p, x11_keymap *k, xcb_window_t target, const char *utf8,
                        pg_error *e) {
     batch *b = calloc(1, sizeof *b);
     if (!b) return pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory");
+    typing t = {target, XCB_NONE, 0, code_points(utf8)};
     const uint8_t *s = (const uint8_t *)utf8;
     size_t n = strlen(utf8);
     pg_err rc = PG_OK;
@@ -282,7 +339,8 @@ pg_err x11_keymap_type(pg_platform *p, x11_keymap *k, xcb_window_t target, const
         uint32_t cp = 0;
         size_t len = x11_utf8_decode(s + i, n - i, &cp);
         i += len ? len : 1;
-        if (cp == '\r' && i < n && s[i] == '\n') continue; /* CRLF is one Return */
+        uint8_t chars = 1;
+        if (cp == '\r' && i < n && s[i] == '\n') i++, chars = 2; /* CRLF is one Return */
         xkb_keysym_t sym = sym_for(cp);
         if (sym == XKB_KEY_NoSymbol)
             rc = pg_error_set(e, PG_E_BADINPUT, NULL, "cannot type U+%04X (no keysym)", cp);
@@ -290,9 +348,9 @@ pg_err x11_keymap_type(pg_platform *p, x11_keymap *k, xcb_window_t target, const
             rc = pg_error_set(e, PG_E_UNSUPPORTED, NULL,
                               "U+%04X is not on the keymap and no spare keycode is free", cp);
         else
-            rc = queue_sym(p, k, target, b, sym, e);
+            rc = queue_sym(p, k, &t, b, sym, chars, e);
     }
-    if (rc == PG_OK && b->ns) rc = run_batch(p, k, target, b->s, b->ns, b->remap, b->nremap, e);
+    if (rc == PG_OK && b->ns) rc = run_batch(p, k, &t, b->s, b->ns, b->remap, b->nremap, e);
     free(b);
     return rc;
 }
@@ -376,11 +434,57 @@ static pg_err press_chord(pg_platform *p, const x11_keymap *k, const chord *c, s
     return x11_sync(p, e);
 }
 
+/* The chord's modifiers as pg_keyguard bits. */
+static unsigned guard_mods(const chord *c) {
+    unsigned m = 0;
+    for (size_t i = 0; i < c->nmods; i++)
+        m |= c->mods[i] == XKB_KEY_Control_L ? PG_KEYMOD_CTRL
+             : c->mods[i] == XKB_KEY_Shift_L ? PG_KEYMOD_SHIFT
+             : c->mods[i] == XKB_KEY_Alt_L   ? PG_KEYMOD_ALT
+                                             : PG_KEYMOD_SUPER;
+    return m;
+}
+
+/* What the keymap makes of the chord's key with its modifiers held (the
+ * key's own Shift/Level3 included); the key itself when it is not on the
+ * keymap (it goes out on a spare keycode, which carries it on every level). */
+static xkb_keysym_t yields(const x11_keymap *k, const chord *c) {
+    const key_entry *ke = lookup(k, c->key);
+    struct xkb_state *st = ke && k->km ? xkb_state_new(k->km) : NULL;
+    if (!st) return c->key;
+    static const struct {
+        xkb_keysym_t sym;
+        const char *mod;
+    } names[] = {{XKB_KEY_Control_L, XKB_MOD_NAME_CTRL}, {XKB_KEY_Shift_L, XKB_MOD_NAME_SHIFT},
+                 {XKB_KEY_Alt_L, XKB_MOD_NAME_ALT},      {XKB_KEY_Super_L, XKB_MOD_NAME_LOGO}};
+    xkb_mod_mask_t down = 0;
+    for (size_t i = 0; i < c->nmods; i++)
+        for (size_t j = 0; j < sizeof names / sizeof *names; j++) {
+            xkb_mod_index_t m = names[j].sym == c->mods[i] ? xkb_keymap_mod_get_index(k->km, names[j].mod) : XKB_MOD_INVALID;
+            if (m != XKB_MOD_INVALID) down |= 1u << m;
+        }
+    xkb_mod_index_t shift = xkb_keymap_mod_get_index(k->km, XKB_MOD_NAME_SHIFT), lvl3 = xkb_keymap_mod_get_index(k->km, "Mod5");
+    if ((ke->mods & MOD_SHIFT) && shift != XKB_MOD_INVALID) down |= 1u << shift;
+    if ((ke->mods & MOD_LVL3) && lvl3 != XKB_MOD_INVALID) down |= 1u << lvl3;
+    xkb_state_update_mask(st, down, 0, k->locked, 0, 0, k->layout);
+    xkb_keysym_t sym = xkb_state_key_get_one_sym(st, ke->code);
+    xkb_state_unref(st);
+    return sym;
+}
+
+pg_err x11_keymap_check(const x11_keymap *k, const char *text, pg_error *e) {
+    chord c;
+    pg_err rc = parse_chord(text, &c, e);
+    return rc ? rc : pg_keyguard_check(text, guard_mods(&c), c.key, yields(k, &c), false, e);
+}
+
 pg_err x11_keymap_chord(pg_platform *p, x11_keymap *k, xcb_window_t target, const char *text,
                         pg_error *e) {
     chord c;
     pg_err rc = parse_chord(text, &c, e);
+    if (rc == PG_OK) rc = x11_keymap_check(k, text, e); /* whoever calls: never a refused chord */
     if (rc != PG_OK) return rc;
+    typing t = {target, XCB_NONE, 0, 1};
     uint8_t modcode[8];
     bool has_shift = false;
     for (size_t i = 0; i < c.nmods; i++) {
@@ -397,14 +501,17 @@ pg_err x11_keymap_chord(pg_platform *p, x11_keymap *k, xcb_window_t target, cons
     const key_entry *ke = lookup(k, c.key);
     if (ke) {
         /* "ctrl+A" means ctrl+shift+a; a shift asked for explicitly is pressed once. */
-        stroke s = {ke->code, (uint8_t)(has_shift ? ke->mods & ~MOD_SHIFT : ke->mods)};
-        return press_chord(p, k, &c, s, modcode, e);
+        stroke s = {ke->code, (uint8_t)(has_shift ? ke->mods & ~MOD_SHIFT : ke->mods), 1};
+        rc = still_focused(p, &t, e);
+        return rc == PG_OK ? press_chord(p, k, &c, s, modcode, e) : rc;
     }
     if (k->nspare == 0)
         return pg_error_set(e, PG_E_UNSUPPORTED, NULL,
                             "key '%s' is not on the keymap and no spare keycode is free", text);
-    /* Not on the keymap: borrow a spare for the chord, always give it back. */
+    /* Not on the keymap: borrow a spare for the chord, always give it back.
+     * The borrow waits for the client: the focus is checked after it. */
     rc = borrow_spares(p, k, target, &c.key, 1, e);
-    if (rc == PG_OK) rc = press_chord(p, k, &c, (stroke){k->spare[0], 0}, modcode, e);
+    if (rc == PG_OK) rc = still_focused(p, &t, e);
+    if (rc == PG_OK) rc = press_chord(p, k, &c, (stroke){k->spare[0], 0, 1}, modcode, e);
     return restore_spares(p, k, target, 1, rc, e);
 }

@@ -40,9 +40,15 @@ struct xkb_context;
 #define X11_REMAP_SETTLE_MS 20
 #define X11_PING_TIMEOUT_MS 500
 #define X11_NO_PING_SETTLE_MS 100
-/* Upper bound on windows listed and on tree depth walked. */
+/* Upper bound on windows listed and on tree depth walked. A list that would
+ * be longer is reported incomplete, never cut silently. */
 #define X11_MAX_WINDOWS 4096
 #define X11_MAX_DEPTH 32
+/* Text properties (titles): the first request asks for this many 32-bit
+ * words; the rest is read while the server says there is more, up to
+ * X11_MAX_TEXT_BYTES (a title longer than that is marked cut). */
+#define X11_TEXT_FIRST_WORDS 256
+#define X11_MAX_TEXT_BYTES 65536
 
 typedef struct {
     xcb_atom_t utf8_string, net_wm_name, wm_name, wm_class, wm_state, net_client_list,
@@ -116,16 +122,21 @@ typedef struct {
 } x11_win;
 
 /* The ids list_windows would return, in stacking-independent order.
- * *ids malloc'd, caller frees. */
-pg_err x11_client_ids(pg_platform *p, xcb_window_t **ids, size_t *n, pg_error *e);
+ * *ids malloc'd, caller frees. *cut (may be NULL) when there were more than
+ * X11_MAX_WINDOWS. */
+pg_err x11_client_ids(pg_platform *p, xcb_window_t **ids, size_t *n, bool *cut, pg_error *e);
 /* Look up id: PG_E_NOTFOUND unless it is one of x11_client_ids (so a frame,
  * child or root id is refused the same way as a vanished one). */
 pg_err x11_resolve(pg_platform *p, uint64_t id, x11_win *w, pg_error *e);
-/* UTF-8 title of a window (_NET_WM_NAME, else WM_NAME); "" if none. */
-void x11_title(pg_platform *p, xcb_window_t w, char *out, size_t cap);
+/* UTF-8 title of a window (_NET_WM_NAME, else WM_NAME), the whole property
+ * read; "" if none. True when it did not fit into out (cut). */
+bool x11_title(pg_platform *p, xcb_window_t w, char *out, size_t cap);
 /* The client (WM_STATE carrier) inside toplevel, or toplevel itself. */
 xcb_window_t x11_client_of(pg_platform *p, xcb_window_t toplevel);
 pg_err x11_list_windows(pg_platform *p, pg_window **out, size_t *n, pg_error *e);
+/* list_windows plus the mapped override-redirect children of root (popups),
+ * with kinds and parents (pg_platform.h). */
+pg_err x11_list_all(pg_platform *p, pg_window **out, size_t *n, bool *complete, pg_error *e);
 
 /* ---- x11_capture.c ---- */
 pg_err x11_capture_window(pg_platform *p, uint64_t id, const pg_rect *region, pg_capture *out,
@@ -160,6 +171,8 @@ pg_err x11_key(pg_platform *p, uint64_t id, const char *chord, pg_error *e);
 pg_err x11_type_text(pg_platform *p, uint64_t id, const char *utf8, pg_error *e);
 /* Fake one key press or release on keycode. */
 void x11_fake_key(pg_platform *p, uint8_t keycode, bool press);
+/* Whether w is id or inside it (one round trip per level up). */
+bool x11_is_inside(pg_platform *p, xcb_window_t w, xcb_window_t id, pg_err *rc, pg_error *e);
 
 /* ---- x11_keymap.c: keysyms -> keycodes, chords, spare-keycode remapping ---- */
 typedef struct x11_keymap x11_keymap;
@@ -167,11 +180,18 @@ typedef struct x11_keymap x11_keymap;
  * change it). PG_E_UNSUPPORTED without XKB. */
 pg_err x11_keymap_load(pg_platform *p, x11_keymap **out, pg_error *e);
 void x11_keymap_free(x11_keymap *k);
+/* PG_E_POLICY when the chord is one pg_keyguard.h refuses, judged by the
+ * keysym named and by what this keymap makes of its key with the chord's
+ * modifiers held; PG_E_BADINPUT for a chord that does not parse. */
+pg_err x11_keymap_check(const x11_keymap *k, const char *chord, pg_error *e);
 /* Press the chord ("ctrl+shift+z") and release it again. target: the
- * focused client, asked to confirm it read the keys before a restore. */
+ * focused client, asked to confirm it read the keys before a restore; the
+ * focus is checked once more right before the keys go out. */
 pg_err x11_keymap_chord(pg_platform *p, x11_keymap *k, xcb_window_t target, const char *chord,
                         pg_error *e);
-/* Type UTF-8 text; restores every remapped keycode before returning. */
+/* Type UTF-8 text; restores every remapped keycode before returning.
+ * Before each character the focus must still be inside target, else
+ * PG_E_POLICY saying how many characters (code points) were typed. */
 pg_err x11_keymap_type(pg_platform *p, x11_keymap *k, xcb_window_t target, const char *utf8,
                        pg_error *e);
 

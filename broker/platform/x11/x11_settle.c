@@ -26,7 +26,7 @@
 
 static pg_err timed_out(pg_error *e, xcb_window_t id, uint32_t quiet_ms, uint32_t timeout_ms) {
     return pg_error_set(e, PG_E_TIMEOUT, "the window keeps repainting (animation, blinking cursor?)",
-                        "window 0x%x was not quiet for %u ms within %u ms", (unsigned)id, quiet_ms,
+                        "window %u was not quiet for %u ms within %u ms", (unsigned)id, quiet_ms,
                         timeout_ms);
 }
 
@@ -61,7 +61,7 @@ static pg_err wait_quiet(pg_platform *p, xcb_damage_damage_t d, xcb_window_t id,
             xcb_damage_subtract(p->c, d, XCB_NONE, XCB_NONE);
             xcb_flush(p->c);
         }
-        if (gone) return pg_error_set(e, PG_E_NOTFOUND, NULL, "window 0x%x vanished", (unsigned)id);
+        if (gone) return pg_error_set(e, PG_E_NOTFOUND, NULL, "window %u vanished", (unsigned)id);
         if (xcb_connection_has_error(p->c)) return x11_alive(p, e);
         double now = pg_mono_ms();
         if (now - last >= quiet_ms) return PG_OK;
@@ -81,7 +81,7 @@ static pg_err settle_damage(pg_platform *p, const x11_win *w, uint32_t quiet_ms,
     if (rc != PG_OK) return rc;
     if (xe) {
         free(xe);
-        return pg_error_set(e, PG_E_NOTFOUND, NULL, "window 0x%x vanished", (unsigned)w->id);
+        return pg_error_set(e, PG_E_NOTFOUND, NULL, "window %u vanished", (unsigned)w->id);
     }
     rc = wait_quiet(p, d, w->id, quiet_ms, timeout_ms, e);
     xcb_damage_destroy(p->c, d);

@@ -11,6 +11,15 @@
  * caller cannot reach pixels or input of a window the broker did not list.
  * pid comes from X-Resource (the server's record of the connection), never
  * from _NET_WM_PID, which a client writes itself.
+ * A client with WM_TRANSIENT_FOR is a dialog; list_all adds the mapped
+ * override-redirect children of root as popups. Each dialog and popup is
+ * attributed to a normal window: the one its WM_TRANSIENT_FOR names, else
+ * the only normal window of the same X client (X-Resource client base);
+ * when that is not one window, parent stays 0. A window's frame is its
+ * toplevel (the WM frame, borders included). Titles are read whole (while
+ * the server says bytes are left, up to X11_MAX_TEXT_BYTES); one that does
+ * not fit pg_window.title is marked title_cut. Lists longer than
+ * X11_MAX_WINDOWS are reported incomplete.
  * Never: trusts a reply to be present (windows vanish at any time) or walks
  * deeper than X11_MAX_DEPTH.
  */
@@ -27,10 +36,12 @@
 /* Copy text into out (cap bytes, NUL-terminated, cut on a character
  * boundary). Valid UTF-8 is taken as is (Tk writes UTF-8 into WM_NAME and
  * labels it STRING); invalid bytes are read as Latin-1 when the property says
- * STRING, else replaced by '?'. */
-static void copy_text(char *out, size_t cap, const uint8_t *s, size_t n, bool latin1) {
-    size_t o = 0;
-    for (size_t i = 0; i < n && s[i];) {
+ * STRING, else replaced by '?'. False when not all of it fit (or a NUL
+ * inside hid the rest): the caller marks such a title cut. */
+static bool copy_text(char *out, size_t cap, const uint8_t *s, size_t n, bool latin1) {
+    size_t o = 0, i = 0;
+    bool fit = true;
+    while (i < n && s[i]) {
         uint32_t cp;
         size_t len = x11_utf8_decode(s + i, n - i, &cp);
         uint8_t enc[4];
@@ -38,29 +49,25 @@ static void copy_text(char *out, size_t cap, const uint8_t *s, size_t n, bool la
         if (len) {
             memcpy(enc, s + i, len);
             elen = len;
-            i += len;
         } else if (latin1) {
             enc[0] = (uint8_t)(0xc0 | (s[i] >> 6));
             enc[1] = (uint8_t)(0x80 | (s[i] & 0x3f));
             elen = 2;
-            i++;
         } else {
             enc[0] = '?';
             elen = 1;
-            i++;
         }
-        if (o + elen >= cap) break;
+        if (o + elen >= cap) {
+            fit = false;
+            break;
+        }
         memcpy(out + o, enc, elen);
         o += elen;
+        i += len ? len : 1;
     }
     out[o] = 0;
-}
-
-static bool prop_text(pg_platform *p, xcb_get_property_reply_t *r, char *out, size_t cap) {
-    if (!r || r->format != 8 || xcb_get_property_value_length(r) <= 0) return false;
-    copy_text(out, cap, xcb_get_property_value(r), (size_t)xcb_get_property_value_length(r),
-              r->type == p->atom.string);
-    return out[0] != 0;
+    while (fit && i < n && !s[i]) i++; /* trailing NULs end the text; text after one does not fit */
+    return fit && i >= n;
 }
 
 static xcb_get_property_cookie_t ask_prop(pg_platform *p, xcb_window_t w, xcb_atom_t a,
@@ -68,16 +75,76 @@ static xcb_get_property_cookie_t ask_prop(pg_platform *p, xcb_window_t w, xcb_at
     return xcb_get_property(p->c, 0, w, a, XCB_GET_PROPERTY_TYPE_ANY, 0, words);
 }
 
-void x11_title(pg_platform *p, xcb_window_t w, char *out, size_t cap) {
+/* The whole value of the 8-bit property r is the first part of: the first
+ * reply carries X11_TEXT_FIRST_WORDS words, the rest is fetched piece by piece
+ * while bytes_after says there is more, up to X11_MAX_TEXT_BYTES. malloc'd
+ * (caller frees), *n bytes; *more when it is longer than we read or changed
+ * while we read. NULL when r is no 8-bit value. */
+static uint8_t *whole_value(pg_platform *p, xcb_window_t w, xcb_atom_t a, xcb_get_property_reply_t *r,
+                            size_t *n, bool *more) {
+    *n = 0;
+    *more = false;
+    if (!r || r->format != 8 || r->type == XCB_NONE) return NULL;
+    size_t len = (size_t)xcb_get_property_value_length(r);
+    uint32_t after = r->bytes_after;
+    xcb_atom_t type = r->type;
+    uint8_t *buf = malloc(len + 1);
+    if (!buf) return NULL;
+    memcpy(buf, xcb_get_property_value(r), len);
+    while (after > 0) {
+        if (len >= X11_MAX_TEXT_BYTES || len % 4) { /* too long, or not where a next piece can start */
+            *more = true;
+            break;
+        }
+        size_t want = after < X11_MAX_TEXT_BYTES - len ? after : X11_MAX_TEXT_BYTES - len;
+        pg_err rc = PG_OK;
+        xcb_get_property_reply_t *q = x11_take(
+            p, xcb_get_property(p->c, 0, w, a, type, (uint32_t)(len / 4), (uint32_t)((want + 3) / 4)).sequence, &rc,
+            NULL);
+        size_t got = q ? (size_t)xcb_get_property_value_length(q) : 0;
+        uint8_t *grown = q && q->format == 8 && q->type == type && got ? realloc(buf, len + got + 1) : NULL;
+        if (!grown) { /* gone, changed type or shrunk meanwhile: what we have is not all of it */
+            free(q);
+            *more = true;
+            break;
+        }
+        buf = grown;
+        memcpy(buf + len, xcb_get_property_value(q), got);
+        len += got;
+        after = q->bytes_after;
+        free(q);
+    }
+    *n = len;
+    return buf;
+}
+
+/* The text of property reply r (asked with ask_prop) into out; false when
+ * there is none. *cut when it did not all fit (or could not all be read). */
+static bool prop_text(pg_platform *p, xcb_window_t w, xcb_atom_t a, xcb_get_property_reply_t *r, char *out,
+                      size_t cap, bool *cut) {
+    size_t n;
+    bool more;
+    uint8_t *v = whole_value(p, w, a, r, &n, &more);
+    out[0] = 0;
+    if (!v) return false;
+    bool fit = copy_text(out, cap, v, n, r->type == p->atom.string);
+    free(v);
+    if (!out[0] && !more) return false;
+    *cut = more || !fit;
+    return true;
+}
+
+bool x11_title(pg_platform *p, xcb_window_t w, char *out, size_t cap) {
     pg_err rc = PG_OK;
-    xcb_get_property_cookie_t a = ask_prop(p, w, p->atom.net_wm_name, 256);
-    xcb_get_property_cookie_t b = ask_prop(p, w, p->atom.wm_name, 256);
+    xcb_get_property_cookie_t a = ask_prop(p, w, p->atom.net_wm_name, X11_TEXT_FIRST_WORDS);
+    xcb_get_property_cookie_t b = ask_prop(p, w, p->atom.wm_name, X11_TEXT_FIRST_WORDS);
     xcb_get_property_reply_t *ra = x11_take(p, a.sequence, &rc, NULL);
     xcb_get_property_reply_t *rb = x11_take(p, b.sequence, &rc, NULL);
-    out[0] = 0;
-    if (!prop_text(p, ra, out, cap)) prop_text(p, rb, out, cap);
+    bool cut = false;
+    if (!prop_text(p, w, p->atom.net_wm_name, ra, out, cap, &cut)) prop_text(p, w, p->atom.wm_name, rb, out, cap, &cut);
     free(ra);
     free(rb);
+    return cut;
 }
 
 /* ------------------------------------------------------ enumeration */
@@ -125,7 +192,7 @@ xcb_window_t x11_client_of(pg_platform *p, xcb_window_t toplevel) {
 
 /* No usable _NET_CLIENT_LIST: walk root's children. */
 static pg_err walk_tree(pg_platform *p, xcb_window_t *kids, size_t nk, xcb_window_t *ids,
-                        size_t *n, pg_error *e) {
+                        size_t *n, bool *cut, pg_error *e) {
     typedef struct {
         xcb_get_window_attributes_cookie_t attr;
         xcb_get_property_cookie_t cls, name, net_name;
@@ -153,14 +220,18 @@ static pg_err walk_tree(pg_platform *p, xcb_window_t *kids, size_t nk, xcb_windo
         xcb_window_t cl = find_client(p, kids[i], &rc, e);
         if (!cl && viewable && named) cl = kids[i]; /* no WM: the window itself */
         if (cl && *n < X11_MAX_WINDOWS) ids[(*n)++] = cl;
+        else if (cl) *cut = true; /* never silently: the caller decides what an incomplete list means */
     }
     free(ck);
     return rc;
 }
 
-pg_err x11_client_ids(pg_platform *p, xcb_window_t **ids, size_t *n, pg_error *e) {
+pg_err x11_client_ids(pg_platform *p, xcb_window_t **ids, size_t *n, bool *cut, pg_error *e) {
     *ids = NULL;
     *n = 0;
+    bool ignored;
+    if (!cut) cut = &ignored;
+    *cut = false;
     pg_err rc = PG_OK;
     bool wm = x11_wm_running(p, NULL, 0, e);
     xcb_get_property_cookie_t cl = xcb_get_property(p->c, 0, p->root, p->atom.net_client_list,
@@ -175,10 +246,14 @@ pg_err x11_client_ids(pg_platform *p, xcb_window_t **ids, size_t *n, pg_error *e
         size_t m = (size_t)xcb_get_property_value_length(list) / 4;
         memcpy(out, xcb_get_property_value(list), m * 4);
         *n = m;
+        *cut = list->bytes_after > 0;
     } else if (rc == PG_OK) {
         size_t nk = (size_t)xcb_query_tree_children_length(tree);
-        if (nk > X11_MAX_WINDOWS) nk = X11_MAX_WINDOWS;
-        rc = walk_tree(p, xcb_query_tree_children(tree), nk, out, n, e);
+        if (nk > X11_MAX_WINDOWS) { /* root's children are bottom to top: these are the topmost */
+            nk = X11_MAX_WINDOWS;
+            *cut = true;
+        }
+        rc = walk_tree(p, xcb_query_tree_children(tree), nk, out, n, cut, e);
     }
     free(list);
     free(tree);
@@ -195,7 +270,7 @@ pg_err x11_client_ids(pg_platform *p, xcb_window_t **ids, size_t *n, pg_error *e
 
 static pg_err not_found(pg_error *e, uint64_t id) {
     return pg_error_set(e, PG_E_NOTFOUND, "list windows again; the window may have closed",
-                        "no application window 0x%llx (closed, or not a top-level client window)",
+                        "no application window %llu (closed, or not a top-level client window)",
                         (unsigned long long)id);
 }
 
@@ -216,7 +291,7 @@ static xcb_window_t toplevel_of(pg_platform *p, xcb_window_t w, pg_err *rc, pg_e
 static bool is_client(pg_platform *p, xcb_window_t w, pg_err *rc, pg_error *e) {
     xcb_window_t *ids;
     size_t n;
-    *rc = x11_client_ids(p, &ids, &n, e);
+    *rc = x11_client_ids(p, &ids, &n, NULL, e);
     bool found = false;
     for (size_t i = 0; *rc == PG_OK && i < n && !found; i++) found = ids[i] == w;
     free(ids);
@@ -290,37 +365,63 @@ static size_t focus_chain(pg_platform *p, xcb_window_t *chain, size_t cap, pg_er
     return n;
 }
 
-static int64_t res_pid(xcb_res_query_client_ids_reply_t *r) {
-    if (!r) return -1;
+/* The owner of a window as the server knows it: the pid of its connection
+ * and the client's resource base (what "the same X client" means). */
+typedef struct {
+    int64_t pid;       /* -1: not known */
+    uint32_t client;   /* 0: not known */
+} x11_owner;
+
+static x11_owner res_owner(xcb_res_query_client_ids_reply_t *r) {
+    x11_owner o = {-1, 0};
+    if (!r) return o;
     xcb_res_client_id_value_iterator_t it = xcb_res_query_client_ids_ids_iterator(r);
     for (; it.rem; xcb_res_client_id_value_next(&it)) {
         if ((it.data->spec.mask & XCB_RES_CLIENT_ID_MASK_LOCAL_CLIENT_PID) &&
             xcb_res_client_id_value_value_length(it.data) == 1)
-            return (int64_t)*xcb_res_client_id_value_value(it.data);
+            o.pid = (int64_t)*xcb_res_client_id_value_value(it.data);
+        if (it.data->spec.mask & XCB_RES_CLIENT_ID_MASK_CLIENT_XID) o.client = it.data->spec.client;
     }
-    return -1;
+    return o;
 }
+
+/* One window to describe: a client (normal window or dialog), or a popup. */
+typedef struct {
+    xcb_window_t id;
+    xcb_window_t top; /* its ancestor that is a child of root (the WM frame), 0 if not found */
+    bool popup;       /* override-redirect child of root */
+} item;
 
 typedef struct {
     xcb_get_window_attributes_cookie_t attr;
-    xcb_get_geometry_cookie_t geo;
+    xcb_get_geometry_cookie_t geo, top_geo;
     xcb_translate_coordinates_cookie_t tr;
-    xcb_get_property_cookie_t net_name, name, cls;
-    xcb_res_query_client_ids_cookie_t pid;
-    bool ask_pid;
+    xcb_get_property_cookie_t net_name, name, cls, transient;
+    xcb_res_query_client_ids_cookie_t res;
+    bool ask_res;
 } list_ck;
 
-static void ask_window(pg_platform *p, xcb_window_t id, list_ck *k) {
+/* What the listing learns besides the pg_window: who the window says it
+ * belongs to, and which X client made it. */
+typedef struct {
+    xcb_window_t transient; /* WM_TRANSIENT_FOR, 0 if none */
+    uint32_t client;        /* X-Resource client base, 0 if unknown */
+} item_meta;
+
+static void ask_window(pg_platform *p, const item *it, list_ck *k) {
+    xcb_window_t id = it->id;
     k->attr = xcb_get_window_attributes(p->c, id);
     k->geo = xcb_get_geometry(p->c, id);
+    k->top_geo = xcb_get_geometry(p->c, it->top ? it->top : id);
     k->tr = xcb_translate_coordinates(p->c, id, p->root, 0, 0);
-    k->net_name = ask_prop(p, id, p->atom.net_wm_name, 256);
-    k->name = ask_prop(p, id, p->atom.wm_name, 256);
+    k->net_name = ask_prop(p, id, p->atom.net_wm_name, X11_TEXT_FIRST_WORDS);
+    k->name = ask_prop(p, id, p->atom.wm_name, X11_TEXT_FIRST_WORDS);
     k->cls = ask_prop(p, id, p->atom.wm_class, 256);
-    k->ask_pid = p->res.present && (p->res.major > 1 || p->res.minor >= 2);
-    if (k->ask_pid) {
-        xcb_res_client_id_spec_t spec = {id, XCB_RES_CLIENT_ID_MASK_LOCAL_CLIENT_PID};
-        k->pid = xcb_res_query_client_ids(p->c, 1, &spec);
+    k->transient = xcb_get_property(p->c, 0, id, XCB_ATOM_WM_TRANSIENT_FOR, XCB_ATOM_WINDOW, 0, 1);
+    k->ask_res = p->res.present && (p->res.major > 1 || p->res.minor >= 2);
+    if (k->ask_res) {
+        xcb_res_client_id_spec_t spec = {id, XCB_RES_CLIENT_ID_MASK_LOCAL_CLIENT_PID | XCB_RES_CLIENT_ID_MASK_CLIENT_XID};
+        k->res = xcb_res_query_client_ids(p->c, 1, &spec);
     }
 }
 
@@ -333,61 +434,222 @@ static void class_parts(xcb_get_property_reply_t *r, pg_window *w) {
     if (inst + 1 < n) copy_text(w->class_name, sizeof w->class_name, v + inst + 1, n - inst - 1, true);
 }
 
+static xcb_window_t window_value(xcb_get_property_reply_t *r) {
+    xcb_window_t v = 0;
+    if (r && r->type == XCB_ATOM_WINDOW && r->format == 32 && xcb_get_property_value_length(r) == 4)
+        memcpy(&v, xcb_get_property_value(r), 4);
+    return v;
+}
+
+/* The outer bounds of the toplevel (border included), in root coordinates;
+ * the content when the toplevel is not known. */
+static pg_rect frame_of(const xcb_get_geometry_reply_t *tg, const pg_window *w) {
+    if (!tg) return (pg_rect){w->x, w->y, w->width, w->height};
+    return (pg_rect){tg->x, tg->y, tg->width + 2u * tg->border_width, tg->height + 2u * tg->border_width};
+}
+
 /* Collect one window's replies; false if it vanished meanwhile. */
-static bool take_window(pg_platform *p, xcb_window_t id, list_ck *k, const xcb_window_t *chain,
-                        size_t nchain, pg_window *w, pg_err *rc, pg_error *e) {
+static bool take_window(pg_platform *p, const item *it, list_ck *k, const xcb_window_t *chain, size_t nchain,
+                        pg_window *w, item_meta *m, pg_err *rc, pg_error *e) {
     xcb_get_window_attributes_reply_t *a = x11_take(p, k->attr.sequence, rc, e);
     xcb_get_geometry_reply_t *g = x11_take(p, k->geo.sequence, rc, e);
+    xcb_get_geometry_reply_t *tg = x11_take(p, k->top_geo.sequence, rc, e);
     xcb_translate_coordinates_reply_t *t = x11_take(p, k->tr.sequence, rc, e);
     xcb_get_property_reply_t *nn = x11_take(p, k->net_name.sequence, rc, e);
     xcb_get_property_reply_t *wn = x11_take(p, k->name.sequence, rc, e);
     xcb_get_property_reply_t *cl = x11_take(p, k->cls.sequence, rc, e);
-    xcb_res_query_client_ids_reply_t *pr = k->ask_pid ? x11_take(p, k->pid.sequence, rc, e) : NULL;
+    xcb_get_property_reply_t *tf = x11_take(p, k->transient.sequence, rc, e);
+    xcb_res_query_client_ids_reply_t *res = k->ask_res ? x11_take(p, k->res.sequence, rc, e) : NULL;
     bool ok = *rc == PG_OK && a && g && t;
     if (ok) {
         memset(w, 0, sizeof *w);
-        w->id = id;
-        if (!prop_text(p, nn, w->title, sizeof w->title)) prop_text(p, wn, w->title, sizeof w->title);
+        w->id = it->id;
+        if (!prop_text(p, it->id, p->atom.net_wm_name, nn, w->title, sizeof w->title, &w->title_cut))
+            prop_text(p, it->id, p->atom.wm_name, wn, w->title, sizeof w->title, &w->title_cut);
         class_parts(cl, w);
-        w->pid = res_pid(pr);
+        x11_owner o = res_owner(res);
+        w->pid = o.pid;
         w->x = t->dst_x;
         w->y = t->dst_y;
         w->width = g->width;
         w->height = g->height;
+        w->frame = frame_of(it->top ? tg : NULL, w);
         w->visible = a->map_state == XCB_MAP_STATE_VIEWABLE;
-        for (size_t i = 0; i < nchain; i++) w->focused |= chain[i] == id;
+        for (size_t i = 0; i < nchain; i++) w->focused |= chain[i] == it->id;
+        m->transient = window_value(tf);
+        m->client = o.client;
+        w->kind = it->popup ? PG_WINDOW_POPUP : m->transient ? PG_WINDOW_DIALOG : PG_WINDOW_NORMAL;
     }
-    free(a), free(g), free(t), free(nn), free(wn), free(cl), free(pr);
+    free(a), free(g), free(tg), free(t), free(nn), free(wn), free(cl), free(tf), free(res);
     return ok;
 }
 
-pg_err x11_list_windows(pg_platform *p, pg_window **out, size_t *n, pg_error *e) {
+/* ------------------------------------------------------- attribution */
+
+static size_t index_of(const pg_window *w, size_t n, uint64_t id) {
+    for (size_t i = 0; i < n; i++)
+        if (w[i].id == id) return i;
+    return n;
+}
+
+/* The normal window i ends up at when one follows parents (dialogs of
+ * dialogs), or n. */
+static size_t normal_root(const pg_window *w, const size_t *up, size_t n, size_t i) {
+    for (int hop = 0; hop < 8 && i < n; hop++) {
+        if (w[i].kind == PG_WINDOW_NORMAL) return i;
+        i = up[i];
+    }
+    return n;
+}
+
+/* The one normal window that every non-popup window of i's X client leads
+ * to, or n when there is none or more than one. */
+static size_t only_normal_of_client(const pg_window *w, const item_meta *m, const size_t *up, size_t n, size_t i) {
+    size_t found = n;
+    for (size_t j = 0; j < n; j++) {
+        if (j == i || m[j].client != m[i].client || w[j].kind == PG_WINDOW_POPUP) continue;
+        size_t r = normal_root(w, up, n, j);
+        if (r == n) continue;
+        if (found < n && found != r) return n; /* two candidates: no answer */
+        found = r;
+    }
+    return found;
+}
+
+/* Every dialog and popup gets the normal window it belongs to: the window
+ * its WM_TRANSIENT_FOR names (followed through dialogs), else the one normal
+ * window of the same X client. Two candidates are no answer: parent 0, which
+ * a caller treats as "could belong to anyone". */
+static void attribute(pg_window *w, const item_meta *m, size_t n) {
+    size_t *up = malloc((n ? n : 1) * sizeof *up);
+    if (!up) return; /* parents stay 0: not known */
+    for (size_t i = 0; i < n; i++)
+        up[i] = m[i].transient && m[i].transient != w[i].id ? index_of(w, n, m[i].transient) : n;
+    for (size_t i = 0; i < n; i++) {
+        if (w[i].kind == PG_WINDOW_NORMAL) continue;
+        size_t r = normal_root(w, up, n, up[i]);
+        if (r == n && m[i].client) r = only_normal_of_client(w, m, up, n, i);
+        w[i].parent = r < n ? w[r].id : 0;
+    }
+    free(up);
+}
+
+/* ---------------------------------------------------------- listing */
+
+/* Fill top[i] with the child of root that holds ids[i], one round trip per
+ * level for all of them together. 0 where a window vanished. */
+static pg_err toplevels(pg_platform *p, item *items, size_t n, pg_error *e) {
+    xcb_window_t *cur = malloc((n ? n : 1) * sizeof *cur);
+    xcb_query_tree_cookie_t *ck = malloc((n ? n : 1) * sizeof *ck);
+    if (!cur || !ck) {
+        free(cur), free(ck);
+        return pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory");
+    }
+    pg_err rc = PG_OK;
+    for (size_t i = 0; i < n; i++) {
+        cur[i] = items[i].id;
+        items[i].top = items[i].popup ? items[i].id : 0;
+    }
+    for (int depth = 0; depth < X11_MAX_DEPTH && rc == PG_OK; depth++) {
+        size_t asked = 0;
+        for (size_t i = 0; i < n; i++)
+            if (!items[i].top && cur[i]) ck[i] = xcb_query_tree(p->c, cur[i]), asked++;
+        if (!asked) break;
+        for (size_t i = 0; i < n; i++) {
+            if (items[i].top || !cur[i]) continue;
+            xcb_query_tree_reply_t *t = x11_take(p, ck[i].sequence, &rc, e);
+            xcb_window_t parent = t ? t->parent : XCB_NONE;
+            free(t);
+            if (parent == p->root) items[i].top = cur[i];
+            cur[i] = parent == p->root ? 0 : parent;
+        }
+    }
+    free(cur), free(ck);
+    return rc;
+}
+
+/* Override-redirect InputOutput children of root that are mapped: menus,
+ * tooltips, dropdowns, and whatever else draws over the desktop without the
+ * WM. Appended to items; *cut when root has more children than we look at. */
+static pg_err popups(pg_platform *p, item *items, size_t *n, size_t cap, bool *cut, pg_error *e) {
+    pg_err rc = PG_OK;
+    xcb_query_tree_reply_t *tree = x11_take(p, xcb_query_tree(p->c, p->root).sequence, &rc, e);
+    if (rc != PG_OK) return rc;
+    if (!tree) return pg_error_set(e, PG_E_INTERNAL, NULL, "QueryTree(root) failed");
+    size_t nk = (size_t)xcb_query_tree_children_length(tree);
+    xcb_window_t *kids = xcb_query_tree_children(tree);
+    if (nk > X11_MAX_WINDOWS) nk = X11_MAX_WINDOWS, *cut = true;
+    xcb_get_window_attributes_cookie_t *ck = malloc((nk ? nk : 1) * sizeof *ck);
+    if (!ck) {
+        free(tree);
+        return pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory");
+    }
+    for (size_t i = 0; i < nk; i++) ck[i] = xcb_get_window_attributes(p->c, kids[i]);
+    for (size_t i = 0; i < nk; i++) {
+        xcb_get_window_attributes_reply_t *a = x11_take(p, ck[i].sequence, &rc, e);
+        bool popup = a && a->override_redirect && a->_class == XCB_WINDOW_CLASS_INPUT_OUTPUT &&
+                     a->map_state == XCB_MAP_STATE_VIEWABLE;
+        free(a);
+        if (!popup || rc != PG_OK) continue;
+        if (*n == cap) *cut = true;
+        else items[(*n)++] = (item){kids[i], kids[i], true};
+    }
+    free(ck);
+    free(tree);
+    return rc;
+}
+
+/* Clients, and with all_windows the popups too, described and attributed. */
+static pg_err list(pg_platform *p, bool all_windows, pg_window **out, size_t *n, bool *complete, pg_error *e) {
     *out = NULL;
     *n = 0;
+    *complete = true;
     pg_err rc = x11_alive(p, e);
     if (rc != PG_OK) return rc;
     xcb_window_t *ids;
     size_t nid;
-    if ((rc = x11_client_ids(p, &ids, &nid, e)) != PG_OK) return rc;
+    bool cut = false;
+    if ((rc = x11_client_ids(p, &ids, &nid, &cut, e)) != PG_OK) return rc;
+    size_t cap = nid + (all_windows ? X11_MAX_WINDOWS : 0), ni = 0;
+    item *items = malloc((cap ? cap : 1) * sizeof *items);
+    if (!items) {
+        free(ids);
+        return pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory");
+    }
+    for (size_t i = 0; i < nid; i++) items[ni++] = (item){ids[i], 0, false};
+    free(ids);
+    if (all_windows) rc = popups(p, items, &ni, cap, &cut, e);
+    if (rc == PG_OK) rc = toplevels(p, items, ni, e);
     xcb_window_t chain[X11_MAX_DEPTH];
-    size_t nchain = focus_chain(p, chain, X11_MAX_DEPTH, e);
-    list_ck *ck = malloc((nid ? nid : 1) * sizeof *ck);
-    pg_window *w = calloc(nid ? nid : 1, sizeof *w);
-    if (!ck || !w) rc = pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory");
+    size_t nchain = rc == PG_OK ? focus_chain(p, chain, X11_MAX_DEPTH, e) : 0;
+    list_ck *ck = malloc((ni ? ni : 1) * sizeof *ck);
+    pg_window *w = calloc(ni ? ni : 1, sizeof *w);
+    item_meta *meta = calloc(ni ? ni : 1, sizeof *meta);
+    if (rc == PG_OK && (!ck || !w || !meta)) rc = pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory");
     size_t m = 0;
     if (rc == PG_OK) {
-        for (size_t i = 0; i < nid; i++) ask_window(p, ids[i], &ck[i]);
+        for (size_t i = 0; i < ni; i++) ask_window(p, &items[i], &ck[i]);
         /* Take every reply, even after a failure (x11_take then drops it). */
-        for (size_t i = 0; i < nid; i++)
-            if (take_window(p, ids[i], &ck[i], chain, nchain, &w[m], &rc, e)) m++;
+        for (size_t i = 0; i < ni; i++)
+            if (take_window(p, &items[i], &ck[i], chain, nchain, &w[m], &meta[m], &rc, e)) m++;
     }
-    free(ids);
-    free(ck);
+    if (rc == PG_OK) attribute(w, meta, m);
+    free(items), free(ck), free(meta);
     if (rc != PG_OK) {
         free(w);
         return rc;
     }
     *out = w;
     *n = m;
+    *complete = !cut;
     return PG_OK;
+}
+
+pg_err x11_list_windows(pg_platform *p, pg_window **out, size_t *n, pg_error *e) {
+    bool complete;
+    return list(p, false, out, n, &complete, e);
+}
+
+pg_err x11_list_all(pg_platform *p, pg_window **out, size_t *n, bool *complete, pg_error *e) {
+    return list(p, true, out, n, complete, e);
 }
