@@ -110,8 +110,31 @@ void pg_call_audit_token(pg_call *c, const pg_tok_meta *m) {
 
 /* ---- the target window ---- */
 
-bool pg_call_window_private(pg_call *c, const pg_window *w) {
-    if (pg_policy_capture_denied(c->view, w->title, w->class_name, w->instance, NULL, 0)) return true;
+static bool denied_itself(pg_call *c, const pg_window *w) {
+    return w->title_cut || pg_policy_capture_denied(c->view, w->title, w->class_name, w->instance, NULL, 0);
+}
+
+bool pg_call_window_denied(pg_call *c, const pg_window *w, const pg_window *all, size_t n) {
+    if (denied_itself(c, w)) return true;
+    for (size_t i = 0; w->parent && i < n; i++)
+        if (all[i].id == w->parent) return denied_itself(c, &all[i]);
+    return false;
+}
+
+pg_err pg_call_check_denied(pg_call *c, const pg_window *w, pg_error *e) {
+    pg_window *all = NULL;
+    size_t n = 0;
+    pg_err rc = c->b->plat_ops->list_windows(c->b->plat, &all, &n, e);
+    if (!rc && pg_call_window_denied(c, w, all, n))
+        rc = pg_error_set(e, PG_E_POLICY, "this window is private by the administrator's policy",
+                          "window %llu is private (capture.deny_windows, or a dialog of such a window)",
+                          (unsigned long long)w->id);
+    free(all);
+    return rc;
+}
+
+bool pg_call_window_private(pg_call *c, const pg_window *w, const pg_window *all, size_t n) {
+    if (pg_call_window_denied(c, w, all, n)) return true;
     if (c->view->input_other_users) return false;
     bool same_owner = false;
     pg_error ignored;
@@ -163,7 +186,7 @@ static pg_err resolve_by_regex(pg_call *c, pg_window *all, size_t n, const pg_ta
     }
     size_t hits = 0, first = 0;
     for (size_t i = 0; i < n; i++) {
-        hit[i] = all[i].visible && window_matches(&re, &all[i]) && !pg_call_window_private(c, &all[i]);
+        hit[i] = all[i].visible && window_matches(&re, &all[i]) && !pg_call_window_private(c, &all[i], all, n);
         if (hit[i] && hits++ == 0) first = i;
     }
     pg_err rc = PG_OK;

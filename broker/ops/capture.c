@@ -35,9 +35,7 @@ static pg_err refresh(pg_call *c, pg_window *w, bool *owner_denied, pg_error *e)
             rc = PG_OK;
             break;
         }
-    pg_error ignored;
-    for (size_t i = 0; !rc && w->parent && i < n; i++)
-        if (all[i].id == w->parent) *owner_denied = pg_capture_check_allowed(c, &all[i], &ignored) != PG_OK;
+    *owner_denied = !rc && pg_call_window_denied(c, w, all, n); /* the dialog's parent counts too */
     free(all);
     return rc;
 }

@@ -52,6 +52,7 @@ static pg_err with_target(pg_call *c, const pg_target *t, const void *a, input_f
         bool same_owner = false;
         rc = pg_broker_input_target(&w, c->peer, &same_owner, e);
         if (!rc) rc = pg_policy_check_input(c->view, w.title, w.class_name, w.instance, same_owner, e);
+        if (!rc) rc = pg_call_check_denied(c, &w, e); /* a denied application's dialogs, cut titles */
         if (!rc && !same_owner) rc = refuse_approvers_window(c, &w, e);
     }
     if (!rc) {

@@ -51,7 +51,14 @@ pg_err pg_call_resolve_window(pg_call *c, const pg_target *t, pg_window *out, pg
  * owned by another user (unless input.other_users)? Private windows are
  * listed without title, class and instance, and no --window pattern matches
  * them (only --id names them), so a pattern cannot probe their titles. */
-bool pg_call_window_private(pg_call *c, const pg_window *w);
+bool pg_call_window_private(pg_call *c, const pg_window *w, const pg_window *all, size_t n);
+/* Does the policy never capture w: its own title, class or instance match a
+ * deny rule, its title was cut (it might have), or it is a dialog or popup of
+ * a window that is denied (its parent, looked up in all[0..n))? */
+bool pg_call_window_denied(pg_call *c, const pg_window *w, const pg_window *all, size_t n);
+/* The same against the platform's list now: PG_E_POLICY (naming the window
+ * by id only) when w is denied. Caller holds the platform lock. */
+pg_err pg_call_check_denied(pg_call *c, const pg_window *w, pg_error *e);
 /* Records the target window / a token (prefix, digest, source) for the audit. */
 void pg_call_audit_window(pg_call *c, const pg_window *w);
 void pg_call_audit_token(pg_call *c, const pg_tok_meta *m);

@@ -29,9 +29,9 @@ pg_err pg_op_windows(pg_call *c, const pg_args_windows *a, pg_error *e) {
         cJSON *arr = cJSON_AddArrayToObject(r, "windows");
         for (size_t i = 0; i < n; i++) {
             pg_window w = all[i];
-            bool private = pg_call_window_private(c, &w);
+            bool private = pg_call_window_private(c, &w, all, n);
             if (a->match && (private || !listed(&re, &w))) continue; /* a pattern never probes a private title */
-            bool denied = pg_policy_capture_denied(c->view, w.title, w.class_name, w.instance, NULL, 0);
+            bool denied = pg_call_window_denied(c, &w, all, n);
             if (private) w.title[0] = w.class_name[0] = w.instance[0] = '\0';
             cJSON *o = pg_window_json(&w);
             if (private) {

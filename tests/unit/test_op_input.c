@@ -218,3 +218,24 @@ PG_TEST(typed_text_is_capped_at_4096_bytes_and_longer_text_is_not_typed_at_all) 
     free(text), free(args);
     pg_fx_fini(&fx);
 }
+
+PG_TEST(a_denied_applications_dialog_is_private_and_takes_no_input) {
+    FX(fx, NULL);
+    uint64_t vault = pg_fake_add_window(fx.fake, "secret vault", "Vault", getpid(), 100, 100, 300, 200, 0xffffffff);
+    uint64_t dlg = pg_fake_add_owned(fx.fake, PG_WINDOW_DIALOG, vault, getpid(), "Unlock database", 150, 150, 120, 60,
+                                     0xffffffff);
+    pg_fx_reply r;
+    REQUIRE(pg_fx_call(&fx, "windows", NULL, NULL, 0, &r) == PG_OK);
+    char *text = cJSON_PrintUnformatted(r.result);
+    CHECK(strstr(text, "Unlock database") == NULL); /* its title is as private as its parent's */
+    free(text);
+    const cJSON *w;
+    cJSON_ArrayForEach(w, cJSON_GetObjectItem(r.result, "windows")) CHECK(cJSON_IsTrue(cJSON_GetObjectItem(w, "capture_denied")));
+    pg_fx_reply_fini(&r);
+    char args[96];
+    snprintf(args, sizeof args, "{\"id\":%llu,\"text\":\"hunter2\"}", (unsigned long long)dlg);
+    CHECK_EQ_INT(pg_fx_call(&fx, "type", args, NULL, 0, &r), PG_E_POLICY);
+    pg_fx_reply_fini(&r);
+    CHECK_EQ_INT(pg_fake_input_count(fx.fake), 0);
+    pg_fx_fini(&fx);
+}
