@@ -144,10 +144,24 @@ bool pg_call_window_private(pg_call *c, const pg_window *w, const pg_window *all
 
 /* Only a positive match counts: a title the engine could not decide (PCRE2's
  * match limit on Windows) is not a target the agent named. */
-static bool window_matches(const regex_t *re, const pg_window *w) {
-    return pg_regex_match(re, w->title) == 1 || pg_regex_match(re, w->class_name) == 1 ||
-           pg_regex_match(re, w->instance) == 1;
+/* Only the first PG_PATTERN_TEXT_MAX bytes of each string are matched: an
+ * agent's pattern names a window, and titles can be 64 KiB long, so the
+ * match's cost stays bounded whatever the pattern (the policy's own deny
+ * rules, which decide privacy, always see the whole title). */
+#define PG_PATTERN_TEXT_MAX 1024
+
+static int match_prefix(const regex_t *re, const char *s) {
+    char buf[PG_PATTERN_TEXT_MAX + 1];
+    pg_copy_utf8(buf, sizeof buf, s);
+    return pg_regex_match(re, buf);
 }
+
+bool pg_call_pattern_matches(const regex_t *re, const pg_window *w) {
+    return match_prefix(re, w->title) == 1 || match_prefix(re, w->class_name) == 1 ||
+           match_prefix(re, w->instance) == 1;
+}
+
+static bool window_matches(const regex_t *re, const pg_window *w) { return pg_call_pattern_matches(re, w); }
 
 static pg_err resolve_by_id(pg_window *all, size_t n, uint64_t id, pg_window *out, pg_error *e) {
     for (size_t i = 0; i < n; i++)
@@ -212,7 +226,15 @@ pg_err pg_call_resolve_window(pg_call *c, const pg_target *t, pg_window *out, pg
     size_t n = 0;
     pg_err rc = c->b->plat_ops->list_windows(c->b->plat, &all, &n, e);
     if (rc) return rc;
-    rc = t->has_id ? resolve_by_id(all, n, t->id, out, e) : resolve_by_regex(c, all, n, t, out, e);
+    if (t->has_id) {
+        rc = resolve_by_id(all, n, t->id, out, e);
+    } else {
+        /* Matching reads only the copied list: other requests may use the
+         * display meanwhile (what is captured later is checked afresh). */
+        pg_broker_plat_unlock(c->b);
+        rc = resolve_by_regex(c, all, n, t, out, e);
+        pthread_mutex_lock(&c->b->plat_lock);
+    }
     free(all);
     return rc;
 }

@@ -19,6 +19,7 @@
 #include "../pg_broker.h"
 #include "pg_design.h"
 #include "pg_img.h"
+#include "pg_regex.h"
 #include "pg_template.h"
 #include "pg_window_json.h" /* pg_window_json: the window shape of every result */
 
@@ -52,6 +53,9 @@ pg_err pg_call_resolve_window(pg_call *c, const pg_target *t, pg_window *out, pg
  * listed without title, class and instance, and no --window pattern matches
  * them (only --id names them), so a pattern cannot probe their titles. */
 bool pg_call_window_private(pg_call *c, const pg_window *w, const pg_window *all, size_t n);
+/* Does an agent's compiled pattern match the window's title, class or
+ * instance (their first 1024 bytes: bounded cost whatever the pattern)? */
+bool pg_call_pattern_matches(const regex_t *re, const pg_window *w);
 /* Does the policy never capture w: its own title, class or instance match a
  * deny rule, its title was cut (it might have), or it is a dialog or popup of
  * a window that is denied (its parent, looked up in all[0..n))? */

@@ -4,12 +4,6 @@
 #include "pg_ops.h"
 #include "pg_regex.h"
 
-static bool listed(const regex_t *re, const pg_window *w) {
-    if (!re) return true;
-    return pg_regex_match(re, w->title) == 1 || pg_regex_match(re, w->class_name) == 1 ||
-           pg_regex_match(re, w->instance) == 1;
-}
-
 pg_err pg_op_windows(pg_call *c, const pg_args_windows *a, pg_error *e) {
     regex_t re;
     pg_err rc = a->match ? pg_policy_pattern_check(a->match, e) : PG_OK; /* before any compile: cost */
@@ -30,7 +24,7 @@ pg_err pg_op_windows(pg_call *c, const pg_args_windows *a, pg_error *e) {
         for (size_t i = 0; i < n; i++) {
             pg_window w = all[i];
             bool private = pg_call_window_private(c, &w, all, n);
-            if (a->match && (private || !listed(&re, &w))) continue; /* a pattern never probes a private title */
+            if (a->match && (private || !pg_call_pattern_matches(&re, &w))) continue; /* a pattern never probes a private title */
             bool denied = pg_call_window_denied(c, &w, all, n);
             if (private) w.title[0] = w.class_name[0] = w.instance[0] = '\0';
             cJSON *o = pg_window_json(&w);

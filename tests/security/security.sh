@@ -204,8 +204,10 @@ check "input into a denied window exits 3" test $? = 3
 # enough that a 511-byte copy loses the suffix: a cut title matches every rule.
 LONG_TITLE="$(printf 'a%.0s' $(seq 581)) - Private Browsing"
 pg_launch_app "$PG_AGENT" "$PG_TMP/app/long.json" 300x150+40+600 "$LONG_TITLE"
-LONG_ID=$(pg_as "$PG_AGENT" pixelgate windows | jq '[.windows[] | select((.title // "") | startswith("aaaaaaaa"))][0].id')
-check "setup: the 600-byte title is listed" test "$LONG_ID" != null
+LONG_ID=$(pg_as "$PG_AGENT" pixelgate windows | jq '[.windows[] | select(.width == 300 and .height == 150 and .y >= 600)][0].id')
+check "setup: the window with the 600-byte title is listed" test "$LONG_ID" != null
+check "...as private, denied, and without its title (it might match a deny rule)" \
+    test "$(pg_as "$PG_AGENT" pixelgate windows | jq -c --argjson id "$LONG_ID" '.windows[] | select(.id == $id) | [.title, .private, .capture_denied]')" = '[null,true,true]'
 pg_as "$PG_AGENT" pixelgate snapshot --id "$LONG_ID" >/dev/null 2>&1
 check "a window whose 600-byte title ends in a denied suffix is not captured (exit 3)" test $? = 3
 kill "$(jq .pid "$PG_TMP/app/long.json")" 2>/dev/null
