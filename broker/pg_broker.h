@@ -104,6 +104,8 @@ typedef struct {
     const pg_opdecl *op;         /* the operation's declaration (common/pg_ops.def) */
     const void *args;            /* its checked arguments: a pg_args_<op> */
     const pg_msg *msg;           /* request attachments */
+    pg_conn *conn;               /* the client's connection, or NULL (tests): long operations
+                                    stop when the client hung up (pg_call_client_gone) */
     cJSON *result;               /* set by the handler on success */
     cJSON *details;              /* optional structured detail on failure */
     pg_blob reply_att;           /* optional bytes released with the reply (owned) */
@@ -125,6 +127,10 @@ typedef struct {
  * into PG_E_INTERNAL and undoes a created token: nothing happens that is not
  * on record. */
 pg_err pg_dispatch(pg_call *c, pg_error *e);
+/* Between two polls of a long operation: PG_E_UNREACHABLE (filled in e) when
+ * the client closed its connection (a cancelled MCP call, a killed CLI), so
+ * the broker stops capturing for nobody; PG_OK otherwise. */
+pg_err pg_call_client_gone(const pg_call *c, pg_error *e);
 
 /* The current policy, with a reference the caller drops (pg_policy_free). */
 pg_policy *pg_broker_policy(pg_broker *b);

@@ -117,6 +117,11 @@ pg_err pg_dispatch(pg_call *c, pg_error *e) {
                         "refused: the audit record could not be written (%s)", ae.message);
 }
 
+pg_err pg_call_client_gone(const pg_call *c, pg_error *e) {
+    if (!c->conn || !pg_conn_peer_gone(c->conn)) return PG_OK;
+    return pg_error_set(e, PG_E_UNREACHABLE, NULL, "the client hung up (the call was cancelled)");
+}
+
 void pg_principal_start(pg_principal *p, uint32_t uid, const char *user, const char **groups) {
     memset(p, 0, sizeof *p);
     p->user = user;
