@@ -4,9 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pg_utf8.h"
 #include "pg_cli.h"
+#include "pg_mcp.h"
 #include "pg_script.h"
+#include "pg_utf8.h"
 
 /* The commands the client runs itself, besides the broker's operations. */
 static const struct {
@@ -16,6 +17,11 @@ static const struct {
      "Script mode: one command per line, same syntax as above, over one connection; $last is the token of the\n"
      "last snapshot; stops at the first failure and exits with its code. # starts a comment.\n"
      "Prints: one {\"step\":N,\"line\":N,\"command\":\"...\",\"result\":{...}} per step."},
+    {"pixelgate mcp [--max-image PX]",
+     "An MCP server on stdin/stdout (docs/mcp.md): one tool per command above (approve is not one), the same\n"
+     "arguments as JSON, the same JSON answers; errors as tool errors with code, message and recovery_tip.\n"
+     "Released pixels come back as image content, downscaled by the broker to fit PX on the long side\n"
+     "(default 1568). Register it with an MCP host as the command: pixelgate mcp."},
     {"pixelgate help [COMMAND]", "Describes a command, its arguments and its output."},
 };
 
@@ -92,6 +98,24 @@ static int cmd_run(int argc, char **argv, const char *address) {
     return rc;
 }
 
+static int cmd_mcp(int argc, char **argv, const char *address, uint32_t timeout_ms) {
+    pg_mcp_config cfg = {.address = address, .timeout_ms = timeout_ms, .max_image = PG_MCP_MAX_IMAGE_DEFAULT};
+    for (int i = 0; i < argc; i++) {
+        char *end = NULL;
+        long v = i + 1 < argc ? strtol(argv[i + 1], &end, 10) : 0;
+        if (!strcmp(argv[i], "--max-image") && end && !*end && v >= 16 && v <= 65535) {
+            cfg.max_image = (uint32_t)v;
+            i++;
+            continue;
+        }
+        pg_error e;
+        pg_error_set(&e, PG_E_USAGE, "pixelgate help mcp", "mcp takes only --max-image PX (16..65535)");
+        pg_cli_print_error(&e, NULL, 0, 0);
+        return PG_E_USAGE;
+    }
+    return pg_mcp_serve(&cfg, stdin, stdout);
+}
+
 static int run_one(const pg_opdecl *d, int argc, char **argv, const char *address, uint32_t timeout_ms) {
     pg_cli_request req = {0};
     pg_error e;
@@ -152,6 +176,7 @@ int main(int argc, char **argv) {
     const char *name = argv[i];
     if (!strcmp(name, "help")) return cmd_help(argc - i - 1, argv + i + 1);
     if (!strcmp(name, "run")) return cmd_run(argc - i - 1, argv + i + 1, address);
+    if (!strcmp(name, "mcp")) return cmd_mcp(argc - i - 1, argv + i + 1, address, timeout_ms);
     int used;
     const pg_opdecl *d = pg_cli_find_op(argc - i, argv + i, &used);
     if (!d) {

@@ -151,11 +151,22 @@ static char *line_of(cJSON *msg) {
     return l;
 }
 
+/* The id as the request wrote it. cJSON prints large integers with 15
+ * significant digits, so 9007199254740991 would come back as another id:
+ * integers are printed here, exactly (id_ok allows only |id| <= 2^53 - 1). */
+static cJSON *id_copy(const cJSON *id) {
+    if (!id) return cJSON_CreateNull();
+    if (!cJSON_IsNumber(id)) return cJSON_Duplicate(id, 1);
+    char num[32];
+    snprintf(num, sizeof num, "%.0f", id->valuedouble);
+    return cJSON_CreateRaw(num);
+}
+
 static cJSON *envelope(const cJSON *id, bool with_id) {
     cJSON *m = cJSON_CreateObject();
     if (!m) return NULL;
     cJSON_AddStringToObject(m, "jsonrpc", "2.0");
-    if (with_id) cJSON_AddItemToObject(m, "id", id ? cJSON_Duplicate(id, 1) : cJSON_CreateNull());
+    if (with_id) cJSON_AddItemToObject(m, "id", id_copy(id));
     return m;
 }
 
