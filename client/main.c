@@ -9,34 +9,21 @@
 #include "pg_script.h"
 #include "pg_utf8.h"
 
-/* The commands the client runs itself, besides the broker's operations. */
-static const struct {
-    const char *synopsis, *help;
-} client_cmds[] = {
-    {"pixelgate run FILE|-",
-     "Script mode: one command per line, same syntax as above, over one connection; $last is the token of the\n"
-     "last snapshot; stops at the first failure and exits with its code. # starts a comment.\n"
-     "Prints: one {\"step\":N,\"line\":N,\"command\":\"...\",\"result\":{...}} per step."},
-    {"pixelgate mcp [--max-image PX]",
-     "An MCP server on stdin/stdout (docs/mcp.md): one tool per command above (approve is not one), the same\n"
-     "arguments as JSON, the same JSON answers; errors as tool errors with code, message and recovery_tip.\n"
-     "Released pixels come back as image content, downscaled by the broker to fit PX on the long side\n"
-     "(default 1568). Register it with an MCP host as the command: pixelgate mcp."},
-    {"pixelgate help [COMMAND]", "Describes a command, its arguments and its output."},
-};
-
 static void print_usage(FILE *f) {
     fprintf(f,
-            "pixelgate %s - see and drive GUIs through the pixelgate broker, without the pixels\n\n"
+            "pixelgate %s - %s\n\n"
             "usage: pixelgate [--socket PATH] [--timeout SECONDS] COMMAND [ARGS]\n\n"
             "commands:\n",
-            PG_VERSION);
+            PG_VERSION, pg_cli_tagline);
     char syn[1024];
     for (size_t i = 0; i < PG_OPI_COUNT; i++) {
         pg_cli_synopsis(&pg_opdecls[i], syn, sizeof syn);
         fprintf(f, "  %s\n", syn);
     }
-    for (size_t i = 0; i < sizeof client_cmds / sizeof client_cmds[0]; i++) fprintf(f, "  %s\n", client_cmds[i].synopsis);
+    for (size_t i = 0; i < pg_cli_n_extras; i++) fprintf(f, "  %s\n", pg_cli_extras[i].synopsis);
+    fprintf(f, "\nglobal options:\n");
+    for (size_t i = 0; i < pg_cli_n_globals; i++)
+        fprintf(f, "  %-20s %s\n", pg_cli_globals[i].synopsis, pg_cli_globals[i].help);
     fprintf(f,
             "\nThe socket is --socket, else $PIXELGATE_SOCKET, else %s.\n"
             "Output: one JSON object on stdout; errors as JSON on stderr.\n"
@@ -52,10 +39,10 @@ static int cmd_help(int argc, char **argv) {
         print_usage(stdout);
         return 0;
     }
-    for (size_t i = 0; i < sizeof client_cmds / sizeof client_cmds[0]; i++)
-        if (!strncmp(client_cmds[i].synopsis + 10, argv[0], strlen(argv[0])) &&
-            client_cmds[i].synopsis[10 + strlen(argv[0])] == ' ') {
-            printf("usage: %s\n\n%s\n", client_cmds[i].synopsis, client_cmds[i].help);
+    for (size_t i = 0; i < pg_cli_n_extras; i++)
+        if (!strncmp(pg_cli_extras[i].synopsis + 10, argv[0], strlen(argv[0])) &&
+            pg_cli_extras[i].synopsis[10 + strlen(argv[0])] == ' ') {
+            printf("usage: %s\n\n%s\n", pg_cli_extras[i].synopsis, pg_cli_extras[i].help);
             return 0;
         }
     int used;

@@ -51,6 +51,17 @@ void pg_cli_synopsis(const pg_opdecl *d, char *out, size_t n);
 void pg_cli_arg_spelling(const pg_argdecl *a, char *out, size_t n);
 void pg_cli_print_help(FILE *f, const pg_opdecl *d);
 
+/* What the client does besides the operations (run, mcp, help) and its
+ * global options, for `pixelgate --help` and the man page (tools/pg_gendoc). */
+typedef struct {
+    const char *synopsis, *help;
+} pg_cli_extra;
+extern const char pg_cli_tagline[];
+extern const pg_cli_extra pg_cli_extras[];
+extern const size_t pg_cli_n_extras;
+extern const pg_cli_extra pg_cli_globals[];
+extern const size_t pg_cli_n_globals;
+
 /* ---- session: one connection, reused by script mode ---- */
 typedef struct {
     const char *address;
