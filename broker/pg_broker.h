@@ -76,6 +76,7 @@ typedef struct {
     pthread_mutex_t policy_lock; /* guards the pointer only; a policy is immutable */
     pg_policy *policy;           /* swapped on SIGHUP; requests hold a reference */
     char policy_path[4096];
+    char journal_socket[108];    /* where audit copies go when the policy says audit.journal */
     uint32_t self_uid;           /* the broker's own identity, for its own audit records */
     int64_t self_pid;
     uint32_t settle_quiet_ms;    /* repaint quiet period before a snapshot */
@@ -176,6 +177,7 @@ typedef struct {
     const char *state_dir;       /* the audit log lives here unless the policy names one */
     const char *spool_dir;
     const char *display;         /* may be NULL */
+    const char *journal_socket;  /* NULL: the system journal's socket */
     const pg_platform_ops *plat_ops;
     uint64_t quota_cap_bytes;    /* hard cap over the policy's spool quota */
     uint64_t memory_budget;

@@ -28,6 +28,11 @@ static const handler_fn handlers[PG_OPI_COUNT] = {
 #undef PG_ARG
 #undef PG_END
 
+static bool is_power_of_ten(uint64_t n) {
+    while (n >= 10 && n % 10 == 0) n /= 10;
+    return n == 1;
+}
+
 static pg_err write_audit(pg_call *c, pg_err outcome, const pg_error *why, uint64_t coalesced, pg_error *e) {
     pg_call_audit *a = &c->audit;
     size_t len = strlen(a->detail);
@@ -57,6 +62,11 @@ static pg_err write_audit(pg_call *c, pg_err outcome, const pg_error *why, uint6
         pg_audit_anchor(c->b->audit, anchor);
         pg_log(PG_LOG_INFO, "audit %s uid=%u op=%s -> %s", anchor, (unsigned)c->peer->uid, c->req->op,
                pg_err_name(outcome));
+        int err = 0;
+        uint64_t lost = pg_audit_journal_failures(c->b->audit, &err);
+        if (lost && is_power_of_ten(lost)) /* 1, 10, 100, ...: said, never flooded */
+            pg_log(PG_LOG_WARN, "audit: %llu journal copies could not be sent (last: %s); the audit file holds them all",
+                   (unsigned long long)lost, strerror(err));
     }
     return rc;
 }
