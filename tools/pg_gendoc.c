@@ -180,7 +180,7 @@ static bool find_section(const char *doc, const char *name, const char **start, 
     return *end != NULL;
 }
 
-static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int fail(const char *fmt, ...) PG_GENDOC_PRINTF(1, 2);
 static int failures;
 static int fail(const char *fmt, ...) {
     va_list ap;

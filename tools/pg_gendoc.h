@@ -12,7 +12,12 @@ typedef struct {
     size_t n, cap;
 } pg_gendoc_buf;
 
-void pg_gendoc_put(pg_gendoc_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+#if defined(__MINGW32__)
+#define PG_GENDOC_PRINTF(f, a) __attribute__((format(gnu_printf, f, a)))
+#else
+#define PG_GENDOC_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#endif
+void pg_gendoc_put(pg_gendoc_buf *b, const char *fmt, ...) PG_GENDOC_PRINTF(2, 3);
 /* A whole file, NUL-terminated (malloc'd), or NULL. */
 char *pg_gendoc_slurp(const char *path);
 /* What a shell command prints on stdout (malloc'd), or NULL when it fails. */

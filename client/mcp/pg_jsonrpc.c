@@ -33,7 +33,13 @@ static bool utf8_ok(const unsigned char *s, size_t n) {
     return true;
 }
 
-static int fail(char *why, size_t n, int code, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+#if defined(__MINGW32__)
+#define RPC_PRINTF(f, a) __attribute__((format(gnu_printf, f, a))) /* __USE_MINGW_ANSI_STDIO */
+#else
+#define RPC_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#endif
+
+static int fail(char *why, size_t n, int code, const char *fmt, ...) RPC_PRINTF(4, 5);
 static int fail(char *why, size_t n, int code, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);

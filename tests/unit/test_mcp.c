@@ -382,10 +382,16 @@ static const cJSON *answer_to(const cJSON *all, double id) {
     return NULL;
 }
 
+#ifdef _WIN32
+#define NO_BROKER "\\\\.\\pipe\\pixelgate-mcp-test-nobody"
+#else
+#define NO_BROKER "/nonexistent/pixelgate.sock"
+#endif
+
 #define INIT "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\"}}\n"
 
 PG_TEST(the_server_initializes_lists_tools_and_answers_every_request_once) {
-    cJSON *all = serve("/nonexistent/pixelgate.sock",
+    cJSON *all = serve(NO_BROKER,
                        "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"tools/list\"}\n" INIT
                        "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n"
                        "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\"}\n"
