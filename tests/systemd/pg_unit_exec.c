@@ -24,6 +24,7 @@
 #include <errno.h>
 #include <seccomp.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +49,13 @@ static int family(const char *name) {
     exit(2);
 }
 
+/* One rule with one comparison on argument arg (designated, so every field is set). */
+static int rule(scmp_filter_ctx ctx, uint32_t action, int nr, unsigned arg, enum scmp_compare op, scmp_datum_t a,
+                scmp_datum_t b) {
+    const struct scmp_arg_cmp c = {.arg = arg, .op = op, .datum_a = a, .datum_b = b};
+    return seccomp_rule_add_array(ctx, action, nr, 1, &c);
+}
+
 /* RestrictAddressFamilies=LIST: every other family's socket() fails. */
 static void restrict_families(scmp_filter_ctx ctx, const char *list) {
     bool allowed[AF_MAX] = {false};
@@ -55,25 +63,19 @@ static void restrict_families(scmp_filter_ctx ctx, const char *list) {
     for (char *t = strtok(copy, ", "); t; t = strtok(NULL, ", ")) allowed[family(t)] = true;
     free(copy);
     for (int af = 0; af < AF_MAX; af++)
-        if (!allowed[af] &&
-            seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EAFNOSUPPORT), SCMP_SYS(socket), 1, SCMP_A0(SCMP_CMP_EQ, af)) != 0)
+        if (!allowed[af] && rule(ctx, SCMP_ACT_ERRNO(EAFNOSUPPORT), SCMP_SYS(socket), 0, SCMP_CMP_EQ, (scmp_datum_t)af, 0))
             exit(9);
-    if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EAFNOSUPPORT), SCMP_SYS(socket), 1, SCMP_A0(SCMP_CMP_GE, AF_MAX)) != 0)
-        exit(9);
+    if (rule(ctx, SCMP_ACT_ERRNO(EAFNOSUPPORT), SCMP_SYS(socket), 0, SCMP_CMP_GE, AF_MAX, 0)) exit(9);
 }
 
 /* MemoryDenyWriteExecute=yes. */
 static void deny_write_execute(scmp_filter_ctx ctx) {
-    int rc = 0;
-    rc |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(mmap), 1,
-                           SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC | PROT_WRITE, PROT_EXEC | PROT_WRITE));
-    rc |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(mprotect), 1,
-                           SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, PROT_EXEC));
-    rc |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(pkey_mprotect), 1,
-                           SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, PROT_EXEC));
-    rc |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(shmat), 1,
-                           SCMP_A2(SCMP_CMP_MASKED_EQ, SHM_EXEC, SHM_EXEC));
-    if (rc) exit(9);
+    const uint32_t deny = SCMP_ACT_ERRNO(EPERM);
+    if (rule(ctx, deny, SCMP_SYS(mmap), 2, SCMP_CMP_MASKED_EQ, PROT_EXEC | PROT_WRITE, PROT_EXEC | PROT_WRITE) ||
+        rule(ctx, deny, SCMP_SYS(mprotect), 2, SCMP_CMP_MASKED_EQ, PROT_EXEC, PROT_EXEC) ||
+        rule(ctx, deny, SCMP_SYS(pkey_mprotect), 2, SCMP_CMP_MASKED_EQ, PROT_EXEC, PROT_EXEC) ||
+        rule(ctx, deny, SCMP_SYS(shmat), 2, SCMP_CMP_MASKED_EQ, SHM_EXEC, SHM_EXEC))
+        exit(9);
 }
 
 /* SystemCallFilter= as an allow list of names (unknown names are skipped,
@@ -138,12 +140,10 @@ int main(int argc, char **argv) {
     if (probe) {
         int fd = socket(family(probe), SOCK_DGRAM, 0);
         if (fd < 0 && errno == EPROTONOSUPPORT) fd = socket(family(probe), SOCK_STREAM, 0);
-        if (fd >= 0) {
-            printf("ok\n");
-            return 0;
-        }
-        printf("%s\n", errno == EAFNOSUPPORT ? "EAFNOSUPPORT" : strerror(errno));
-        return 1;
+        int err = errno;
+        printf("%s\n", fd >= 0 ? "ok" : err == EAFNOSUPPORT ? "EAFNOSUPPORT" : strerror(err));
+        fflush(stdout);
+        return fd >= 0 ? 0 : 1;
     }
     execvp(argv[i + 1], argv + i + 1);
     perror(argv[i + 1]);
