@@ -238,7 +238,9 @@ PG_TEST(a_copy_chains_to_the_one_before_so_the_forwarded_stream_shows_a_gap) {
         cJSON *j = receive(&f);
         REQUIRE(j != NULL);
         if (i) CHECK_STR(fld(j, "PIXELGATE_AUDIT_PREV"), last_hash);
-        snprintf(last_hash, sizeof last_hash, "%s", fld(j, "PIXELGATE_AUDIT_HASH"));
+        const char *h = fld(j, "PIXELGATE_AUDIT_HASH");
+        CHECK(h != NULL);
+        snprintf(last_hash, sizeof last_hash, "%s", h ? h : "");
         cJSON_Delete(j);
     }
     /* the last copy's SEQ:HASH is an anchor the file is checked against */
