@@ -20,6 +20,16 @@ static pg_err open_audit(pg_broker *b, const char *state_dir, pg_error *e) {
     return pg_audit_open(&b->audit, path, ps->audit_rotate_bytes, e);
 }
 
+/* audit.journal as the policy p says (at start, and at every reload). */
+static pg_err apply_journal(pg_broker *b, const pg_policy *p, pg_error *e) {
+    const pg_policy_settings *ps = pg_policy_settings_get(p);
+    pg_err rc = pg_audit_set_journal(b->audit, ps->audit_journal, b->journal_socket[0] ? b->journal_socket : NULL,
+                                     ps->audit_journal_titles, e);
+    if (!rc && ps->audit_journal)
+        pg_log(PG_LOG_INFO, "audit records also go to the journal%s", ps->audit_journal_titles ? ", with window titles" : "");
+    return rc;
+}
+
 static void log_policy(const pg_policy *p) {
     const pg_policy_settings *ps = pg_policy_settings_get(p);
     pg_log(PG_LOG_INFO, "policy %s sha256=%.16s...%s", ps->source, ps->sha256,
@@ -37,6 +47,7 @@ pg_err pg_broker_init(pg_broker *b, const pg_broker_config *cfg, pg_error *e) {
     b->self_pid = cfg->self_pid;
     snprintf(b->display, sizeof b->display, "%s", cfg->display ? cfg->display : "");
     snprintf(b->policy_path, sizeof b->policy_path, "%s", cfg->policy_path);
+    snprintf(b->journal_socket, sizeof b->journal_socket, "%s", cfg->journal_socket ? cfg->journal_socket : "");
     b->policy = cfg->policy;
     pthread_mutex_init(&b->plat_lock, NULL);
     pthread_mutex_init(&b->policy_lock, NULL);
@@ -47,6 +58,7 @@ pg_err pg_broker_init(pg_broker *b, const pg_broker_config *cfg, pg_error *e) {
     pg_err rc = pg_tok_store_new(&b->tokens, cfg->spool_dir, quota, cfg->memory_budget, cfg->ttl_s, e);
     if (!rc) rc = pg_approval_new(&b->approvals, e);
     if (!rc) rc = open_audit(b, cfg->state_dir, e);
+    if (!rc) rc = apply_journal(b, b->policy, e); /* asked for and impossible: refuse to start */
     if (!rc) rc = pg_relay_global_init(e);
     if (!rc) rc = pg_judge_cache_new(&b->judge_cache, 1024, e);
     if (!rc) rc = pg_disclose_new(&b->disclose, e);
@@ -104,6 +116,7 @@ void pg_broker_reload(pg_broker *b) {
     pg_judge_cache_clear(b->judge_cache); /* endpoints may have changed */
     pg_policy *p = pg_broker_policy(b);
     log_policy(p);
+    if (apply_journal(b, p, &e) != PG_OK) pg_log(PG_LOG_ERROR, "audit journal copies: %s", e.message);
     char detail[128];
     snprintf(detail, sizeof detail, "sha256 %s", pg_policy_settings_get(p)->sha256);
     audit_self(b, "policy.reload", PG_OK, detail, NULL);

@@ -76,6 +76,7 @@ typedef struct {
     pthread_mutex_t policy_lock; /* guards the pointer only; a policy is immutable */
     pg_policy *policy;           /* swapped on SIGHUP; requests hold a reference */
     char policy_path[4096];
+    char journal_socket[108];    /* where audit copies go when the policy says audit.journal */
     uint32_t self_uid;           /* the broker's own identity, for its own audit records */
     int64_t self_pid;
     uint32_t settle_quiet_ms;    /* repaint quiet period before a snapshot */
@@ -104,6 +105,8 @@ typedef struct {
     const pg_opdecl *op;         /* the operation's declaration (common/pg_ops.def) */
     const void *args;            /* its checked arguments: a pg_args_<op> */
     const pg_msg *msg;           /* request attachments */
+    pg_conn *conn;               /* the client's connection, or NULL (tests): long operations
+                                    stop when the client hung up (pg_call_client_gone) */
     cJSON *result;               /* set by the handler on success */
     cJSON *details;              /* optional structured detail on failure */
     pg_blob reply_att;           /* optional bytes released with the reply (owned) */
@@ -125,6 +128,10 @@ typedef struct {
  * into PG_E_INTERNAL and undoes a created token: nothing happens that is not
  * on record. */
 pg_err pg_dispatch(pg_call *c, pg_error *e);
+/* Between two polls of a long operation: PG_E_UNREACHABLE (filled in e) when
+ * the client closed its connection (a cancelled MCP call, a killed CLI), so
+ * the broker stops capturing for nobody; PG_OK otherwise. */
+pg_err pg_call_client_gone(const pg_call *c, pg_error *e);
 
 /* The current policy, with a reference the caller drops (pg_policy_free). */
 pg_policy *pg_broker_policy(pg_broker *b);
@@ -170,6 +177,7 @@ typedef struct {
     const char *state_dir;       /* the audit log lives here unless the policy names one */
     const char *spool_dir;
     const char *display;         /* may be NULL */
+    const char *journal_socket;  /* NULL: the system journal's socket */
     const pg_platform_ops *plat_ops;
     uint64_t quota_cap_bytes;    /* hard cap over the policy's spool quota */
     uint64_t memory_budget;

@@ -28,6 +28,11 @@ static const handler_fn handlers[PG_OPI_COUNT] = {
 #undef PG_ARG
 #undef PG_END
 
+static bool is_power_of_ten(uint64_t n) {
+    while (n >= 10 && n % 10 == 0) n /= 10;
+    return n == 1;
+}
+
 static pg_err write_audit(pg_call *c, pg_err outcome, const pg_error *why, uint64_t coalesced, pg_error *e) {
     pg_call_audit *a = &c->audit;
     size_t len = strlen(a->detail);
@@ -57,6 +62,11 @@ static pg_err write_audit(pg_call *c, pg_err outcome, const pg_error *why, uint6
         pg_audit_anchor(c->b->audit, anchor);
         pg_log(PG_LOG_INFO, "audit %s uid=%u op=%s -> %s", anchor, (unsigned)c->peer->uid, c->req->op,
                pg_err_name(outcome));
+        int err = 0;
+        uint64_t lost = pg_audit_journal_failures(c->b->audit, &err);
+        if (lost && is_power_of_ten(lost)) /* 1, 10, 100, ...: said, never flooded */
+            pg_log(PG_LOG_WARN, "audit: %llu journal copies could not be sent (last: %s); the audit file holds them all",
+                   (unsigned long long)lost, strerror(err));
     }
     return rc;
 }
@@ -115,6 +125,11 @@ pg_err pg_dispatch(pg_call *c, pg_error *e) {
     c->reply_att = (pg_blob){0};
     return pg_error_set(e, PG_E_INTERNAL, "the administrator must fix the audit log (disk full?)",
                         "refused: the audit record could not be written (%s)", ae.message);
+}
+
+pg_err pg_call_client_gone(const pg_call *c, pg_error *e) {
+    if (!c->conn || !pg_conn_peer_gone(c->conn)) return PG_OK;
+    return pg_error_set(e, PG_E_UNREACHABLE, NULL, "the client hung up (the call was cancelled)");
 }
 
 void pg_principal_start(pg_principal *p, uint32_t uid, const char *user, const char **groups) {

@@ -42,7 +42,8 @@ static bool serve_one(worker_arg *w, const pg_proto_limits *lim) {
     }
     int64_t t0 = pg_mono_us();
     pg_request req;
-    pg_call call = {.b = w->b, .peer = &w->peer, .req = &req, .msg = &msg, .policy = pg_broker_policy(w->b)};
+    pg_call call = {.b = w->b, .peer = &w->peer, .req = &req, .msg = &msg, .conn = w->conn,
+                    .policy = pg_broker_policy(w->b)};
     rc = pg_proto_parse_request(msg.header, &req, &e);
     if (!rc) rc = pg_dispatch(&call, &e);
     pg_policy_free(call.policy);

@@ -4,33 +4,26 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pg_utf8.h"
 #include "pg_cli.h"
+#include "pg_mcp.h"
 #include "pg_script.h"
-
-/* The commands the client runs itself, besides the broker's operations. */
-static const struct {
-    const char *synopsis, *help;
-} client_cmds[] = {
-    {"pixelgate run FILE|-",
-     "Script mode: one command per line, same syntax as above, over one connection; $last is the token of the\n"
-     "last snapshot; stops at the first failure and exits with its code. # starts a comment.\n"
-     "Prints: one {\"step\":N,\"line\":N,\"command\":\"...\",\"result\":{...}} per step."},
-    {"pixelgate help [COMMAND]", "Describes a command, its arguments and its output."},
-};
+#include "pg_utf8.h"
 
 static void print_usage(FILE *f) {
     fprintf(f,
-            "pixelgate %s - see and drive GUIs through the pixelgate broker, without the pixels\n\n"
+            "pixelgate %s - %s\n\n"
             "usage: pixelgate [--socket PATH] [--timeout SECONDS] COMMAND [ARGS]\n\n"
             "commands:\n",
-            PG_VERSION);
+            PG_VERSION, pg_cli_tagline);
     char syn[1024];
     for (size_t i = 0; i < PG_OPI_COUNT; i++) {
         pg_cli_synopsis(&pg_opdecls[i], syn, sizeof syn);
         fprintf(f, "  %s\n", syn);
     }
-    for (size_t i = 0; i < sizeof client_cmds / sizeof client_cmds[0]; i++) fprintf(f, "  %s\n", client_cmds[i].synopsis);
+    for (size_t i = 0; i < pg_cli_n_extras; i++) fprintf(f, "  %s\n", pg_cli_extras[i].synopsis);
+    fprintf(f, "\nglobal options:\n");
+    for (size_t i = 0; i < pg_cli_n_globals; i++)
+        fprintf(f, "  %-20s %s\n", pg_cli_globals[i].synopsis, pg_cli_globals[i].help);
     fprintf(f,
             "\nThe socket is --socket, else $PIXELGATE_SOCKET, else %s.\n"
             "Output: one JSON object on stdout; errors as JSON on stderr.\n"
@@ -46,10 +39,10 @@ static int cmd_help(int argc, char **argv) {
         print_usage(stdout);
         return 0;
     }
-    for (size_t i = 0; i < sizeof client_cmds / sizeof client_cmds[0]; i++)
-        if (!strncmp(client_cmds[i].synopsis + 10, argv[0], strlen(argv[0])) &&
-            client_cmds[i].synopsis[10 + strlen(argv[0])] == ' ') {
-            printf("usage: %s\n\n%s\n", client_cmds[i].synopsis, client_cmds[i].help);
+    for (size_t i = 0; i < pg_cli_n_extras; i++)
+        if (!strncmp(pg_cli_extras[i].synopsis + 10, argv[0], strlen(argv[0])) &&
+            pg_cli_extras[i].synopsis[10 + strlen(argv[0])] == ' ') {
+            printf("usage: %s\n\n%s\n", pg_cli_extras[i].synopsis, pg_cli_extras[i].help);
             return 0;
         }
     int used;
@@ -90,6 +83,24 @@ static int cmd_run(int argc, char **argv, const char *address) {
     int rc = pg_script_run(f, address);
     if (f != stdin) fclose(f);
     return rc;
+}
+
+static int cmd_mcp(int argc, char **argv, const char *address, uint32_t timeout_ms) {
+    pg_mcp_config cfg = {.address = address, .timeout_ms = timeout_ms, .max_image = PG_MCP_MAX_IMAGE_DEFAULT};
+    for (int i = 0; i < argc; i++) {
+        char *end = NULL;
+        long v = i + 1 < argc ? strtol(argv[i + 1], &end, 10) : 0;
+        if (!strcmp(argv[i], "--max-image") && end && !*end && v >= 16 && v <= 65535) {
+            cfg.max_image = (uint32_t)v;
+            i++;
+            continue;
+        }
+        pg_error e;
+        pg_error_set(&e, PG_E_USAGE, "pixelgate help mcp", "mcp takes only --max-image PX (16..65535)");
+        pg_cli_print_error(&e, NULL, 0, 0);
+        return PG_E_USAGE;
+    }
+    return pg_mcp_serve(&cfg, stdin, stdout);
 }
 
 static int run_one(const pg_opdecl *d, int argc, char **argv, const char *address, uint32_t timeout_ms) {
@@ -152,6 +163,7 @@ int main(int argc, char **argv) {
     const char *name = argv[i];
     if (!strcmp(name, "help")) return cmd_help(argc - i - 1, argv + i + 1);
     if (!strcmp(name, "run")) return cmd_run(argc - i - 1, argv + i + 1, address);
+    if (!strcmp(name, "mcp")) return cmd_mcp(argc - i - 1, argv + i + 1, address, timeout_ms);
     int used;
     const pg_opdecl *d = pg_cli_find_op(argc - i, argv + i, &used);
     if (!d) {

@@ -20,7 +20,12 @@ void pg_cli_request_fini(pg_cli_request *r) {
 }
 
 /* Writes released bytes where the user asked, as the user. */
-static pg_err deliver_released(const pg_cli_request *req, const pg_blob *b, cJSON *result, pg_error *e) {
+static pg_err deliver_released(const pg_cli_request *req, pg_blob *b, cJSON *result, pg_error *e) {
+    if (req->out_bytes) {
+        *req->out_bytes = *b;
+        *b = (pg_blob){0};
+        return PG_OK;
+    }
     if (req->out_base64) {
         char *b64 = malloc(pg_b64_len(b->len) + 1);
         if (!b64) return pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory");
@@ -48,7 +53,7 @@ static pg_err deliver_released(const pg_cli_request *req, const pg_blob *b, cJSO
     return PG_OK;
 }
 
-static pg_err ensure_conn(pg_session *s, pg_error *e) {
+pg_err pg_session_connect(pg_session *s, pg_error *e) {
     if (s->conn) return PG_OK;
     pg_err rc = pg_conn_connect(&s->conn, s->address, s->timeout_ms, e);
     if (rc == PG_E_UNREACHABLE)
@@ -64,7 +69,7 @@ static pg_err ensure_conn(pg_session *s, pg_error *e) {
 pg_err pg_session_call(pg_session *s, pg_cli_request *req, cJSON **result, cJSON **details, pg_error *e) {
     *result = NULL;
     if (details) *details = NULL;
-    pg_err rc = ensure_conn(s, e);
+    pg_err rc = pg_session_connect(s, e);
     uint64_t id = ++s->next_id;
     cJSON *hdr = rc ? NULL : pg_proto_request_new(id, req->op, req->args);
     if (!rc) req->args = NULL; /* now owned by hdr */

@@ -34,6 +34,7 @@ typedef struct {
      * result as base64. Pixels reach the client only this way. */
     const char *out_path; /* points into local */
     bool out_base64;
+    pg_blob *out_bytes;   /* when set, the bytes are moved here (the caller frees .data): MCP */
 } pg_cli_request;
 
 /* The operation argv names: "assert changed" takes two words, "snapshot" one;
@@ -50,6 +51,17 @@ void pg_cli_synopsis(const pg_opdecl *d, char *out, size_t n);
 void pg_cli_arg_spelling(const pg_argdecl *a, char *out, size_t n);
 void pg_cli_print_help(FILE *f, const pg_opdecl *d);
 
+/* What the client does besides the operations (run, mcp, help) and its
+ * global options, for `pixelgate --help` and the man page (tools/pg_gendoc). */
+typedef struct {
+    const char *synopsis, *help;
+} pg_cli_extra;
+extern const char pg_cli_tagline[];
+extern const pg_cli_extra pg_cli_extras[];
+extern const size_t pg_cli_n_extras;
+extern const pg_cli_extra pg_cli_globals[];
+extern const size_t pg_cli_n_globals;
+
 /* ---- session: one connection, reused by script mode ---- */
 typedef struct {
     const char *address;
@@ -58,6 +70,9 @@ typedef struct {
     uint32_t timeout_ms;
 } pg_session;
 
+/* Connects now (pg_session_call otherwise connects on first use), so that
+ * another thread may pg_conn_abort s->conn while the call waits. */
+pg_err pg_session_connect(pg_session *s, pg_error *e);
 /* Sends req (consumed) and waits for the answer. On success *result is an
  * owned copy of the result object; on a broker error, e is filled and
  * *details may hold an owned copy of error.details. */

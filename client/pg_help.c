@@ -6,6 +6,30 @@
 
 #include "pg_cli.h"
 
+const char pg_cli_tagline[] = "see and drive GUIs through the pixelgate broker, without the pixels";
+
+const pg_cli_extra pg_cli_extras[] = {
+    {"pixelgate run FILE|-",
+     "Script mode: one command per line, same syntax as above, over one connection; $last is the token of the\n"
+     "last snapshot; stops at the first failure and exits with its code. # starts a comment.\n"
+     "Prints: one {\"step\":N,\"line\":N,\"command\":\"...\",\"result\":{...}} per step."},
+    {"pixelgate mcp [--max-image PX]",
+     "An MCP server on stdin/stdout (docs/mcp.md): one tool per command above (approve is not one), the same\n"
+     "arguments as JSON, the same JSON answers; errors as tool errors with code, message and recovery_tip.\n"
+     "Released pixels come back as image content, downscaled by the broker to fit PX on the long side\n"
+     "(default 1568). Register it with an MCP host as the command: pixelgate mcp."},
+    {"pixelgate help [COMMAND]", "Describes a command, its arguments and its output."},
+};
+const size_t pg_cli_n_extras = sizeof pg_cli_extras / sizeof pg_cli_extras[0];
+
+const pg_cli_extra pg_cli_globals[] = {
+    {"--socket PATH", "the broker's socket (Windows: its pipe); else $PIXELGATE_SOCKET, else the platform's default"},
+    {"--timeout SECONDS", "how long to wait for the broker's answer (default 120; 0 < SECONDS <= 86400)"},
+    {"--help, -h", "the list of commands"},
+    {"--version", "the client's version"},
+};
+const size_t pg_cli_n_globals = sizeof pg_cli_globals / sizeof pg_cli_globals[0];
+
 /* Appends printf-style text to out[n] at *len, never past its end. */
 static void add(char *out, size_t n, size_t *len, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 static void add(char *out, size_t n, size_t *len, const char *fmt, ...) {

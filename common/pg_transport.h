@@ -12,6 +12,7 @@
 #ifndef PG_TRANSPORT_H
 #define PG_TRANSPORT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -29,6 +30,17 @@ pg_err pg_conn_read_full(pg_conn *c, void *buf, size_t n, pg_error *e);
 pg_err pg_conn_read_until(pg_conn *c, void *buf, size_t n, pg_deadline until, pg_error *e);
 pg_err pg_conn_write_full(pg_conn *c, const void *buf, size_t n, pg_error *e);
 void pg_conn_close(pg_conn *c);
+/* From another thread: makes a read or write that waits on c, and every
+ * later one, fail at once with PG_E_UNREACHABLE (a cancelled call). The
+ * connection must still be closed by its owner, after the waiting call
+ * returned. */
+void pg_conn_abort(pg_conn *c);
+/* The broker's question during a long operation: has the client hung up?
+ * True once the peer closed its end (or shut down its sending side), even
+ * if bytes it sent are still unread (Windows: once those are read, since a
+ * pipe reports the break only then); bytes waiting alone are not a hang-up.
+ * Never blocks. */
+bool pg_conn_peer_gone(pg_conn *c);
 
 #ifndef _WIN32
 /* Broker side: wrap an accepted socket. Takes ownership of fd. */

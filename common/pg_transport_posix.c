@@ -109,3 +109,16 @@ void pg_conn_close(pg_conn *c) {
     close(c->fd);
     free(c);
 }
+
+/* shutdown wakes a poll() on the socket in any thread: the read sees EOF,
+ * the write EPIPE, both PG_E_UNREACHABLE. */
+void pg_conn_abort(pg_conn *c) {
+    if (c) shutdown(c->fd, SHUT_RDWR);
+}
+
+/* POLLRDHUP: the peer closed (or shut down) its sending side, even with
+ * bytes of it still unread; no pixelgate client half-closes and then waits. */
+bool pg_conn_peer_gone(pg_conn *c) {
+    struct pollfd p = {.fd = c->fd, .events = POLLRDHUP};
+    return poll(&p, 1, 0) > 0 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR));
+}

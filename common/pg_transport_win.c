@@ -35,6 +35,7 @@ enum { IO_READ, IO_WRITE };
 struct pg_conn {
     HANDLE pipe;
     HANDLE ev[2]; /* one manual-reset event per direction */
+    HANDLE abort_ev; /* manual-reset, set by pg_conn_abort: every wait ends */
     uint32_t timeout_ms;
 };
 
@@ -101,8 +102,9 @@ static pg_err conn_new(pg_conn **out, HANDLE pipe, uint32_t timeout_ms, pg_error
         c->timeout_ms = timeout_ms;
         c->ev[IO_READ] = CreateEventW(NULL, TRUE, FALSE, NULL);
         c->ev[IO_WRITE] = CreateEventW(NULL, TRUE, FALSE, NULL);
+        c->abort_ev = CreateEventW(NULL, TRUE, FALSE, NULL);
     }
-    if (!c || !c->ev[IO_READ] || !c->ev[IO_WRITE]) {
+    if (!c || !c->ev[IO_READ] || !c->ev[IO_WRITE] || !c->abort_ev) {
         if (c) pg_conn_close(c);
         else CloseHandle(pipe);
         return pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory or handles");
@@ -153,13 +155,19 @@ static pg_err io_once(pg_conn *c, int dir, void *p, DWORD len, pg_deadline deadl
     OVERLAPPED ov = {.hEvent = c->ev[dir]};
     ResetEvent(ov.hEvent);
     *got = 0;
+    if (WaitForSingleObject(c->abort_ev, 0) == WAIT_OBJECT_0)
+        return pg_error_set(e, PG_E_UNREACHABLE, NULL, "the call was cancelled");
     if (!io_start(c, dir, p, len, &ov)) {
         DWORD err = GetLastError(); /* MORE_DATA: a message read in part, reaped below */
         if (err != ERROR_IO_PENDING && err != ERROR_MORE_DATA) return io_error(err, dir, e);
     }
-    if (WaitForSingleObject(ov.hEvent, pg_deadline_left_ms(deadline)) != WAIT_OBJECT_0) CancelIoEx(c->pipe, &ov);
+    HANDLE waits[2] = {ov.hEvent, c->abort_ev};
+    DWORD w = WaitForMultipleObjects(2, waits, FALSE, pg_deadline_left_ms(deadline));
+    if (w != WAIT_OBJECT_0) CancelIoEx(c->pipe, &ov);
     /* Always reap the operation: ov and p must outlive it. */
-    if (GetOverlappedResult(c->pipe, &ov, got, TRUE) || GetLastError() == ERROR_MORE_DATA) return PG_OK;
+    BOOL done = GetOverlappedResult(c->pipe, &ov, got, TRUE);
+    if (w == WAIT_OBJECT_0 + 1 && !done) return pg_error_set(e, PG_E_UNREACHABLE, NULL, "the call was cancelled");
+    if (done || GetLastError() == ERROR_MORE_DATA) return PG_OK;
     return io_error(GetLastError(), dir, e);
 }
 
@@ -196,5 +204,18 @@ void pg_conn_close(pg_conn *c) {
     if (c->pipe && c->pipe != INVALID_HANDLE_VALUE) CloseHandle(c->pipe);
     for (int i = 0; i < 2; i++)
         if (c->ev[i]) CloseHandle(c->ev[i]);
+    if (c->abort_ev) CloseHandle(c->abort_ev);
     free(c);
+}
+
+void pg_conn_abort(pg_conn *c) {
+    if (c) SetEvent(c->abort_ev);
+}
+
+/* A broken pipe is the client gone; bytes waiting (or none yet) are not. */
+bool pg_conn_peer_gone(pg_conn *c) {
+    DWORD avail = 0;
+    if (PeekNamedPipe(c->pipe, NULL, 0, NULL, &avail, NULL)) return false;
+    DWORD err = GetLastError();
+    return err == ERROR_BROKEN_PIPE || err == ERROR_PIPE_NOT_CONNECTED || err == ERROR_NO_DATA;
 }

@@ -20,6 +20,10 @@ Use pixelgate, not screenshots of your own (`import`, `xwd`, `scrot`) and not th
 pixelgate is the sanctioned, audited path. What you may do is the administrator's policy
 (docs/policy.md); `caps` and the errors tell you where you stand.
 
+Through an MCP host, the same commands are tools of `pixelgate mcp` (docs/mcp.md): the same
+arguments as JSON (wire names: `max_size`, not `--max-size`), the same JSON answers as text,
+errors as tool errors with the same code, message and recovery tip.
+
 ## Exit codes
 
 | exit | code | meaning | what to do |

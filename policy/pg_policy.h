@@ -140,6 +140,8 @@ typedef struct {
 typedef struct {
     const char *audit_path;      /* NULL: <state-dir>/audit.jsonl */
     uint64_t audit_rotate_bytes;
+    bool audit_journal;          /* audit.journal: each record also to the systemd journal (off) */
+    bool audit_journal_titles;   /* audit.journal_window_titles: with titles and free text (off) */
     uint64_t spool_quota_bytes;  /* the whole spool */
     bool remote_clients;         /* clients.remote */
     bool file_checked;           /* pg_policy_load verified owner and modes (Windows: owner

@@ -555,7 +555,7 @@ static const char *const tokens_keys[] = {"ttl_s", "spool_quota_mb", NULL};
 static const char *const images_keys[] = {"max_input_bytes", "max_pixels", NULL};
 static const char *const disclosure_keys[] = {"bits_per_source_hour", "bits_per_user_hour", "min_area", NULL};
 static const char *const clients_keys[] = {"users", "groups", "remote", NULL};
-static const char *const audit_keys[] = {"path", "rotate_mb", NULL};
+static const char *const audit_keys[] = {"path", "rotate_mb", "journal", "journal_window_titles", NULL};
 
 static const char *const expose_names[] = {"never", "analyze-only", "allow"};
 static const char *const mode_names[] = {"local-only", "allowlist"};
@@ -928,6 +928,13 @@ static pg_err parse_audit(pc *c, const cJSON *x, pg_policy *p) {
         if ((rc = read_uint(c, y, "$.audit.rotate_mb", 1, 1048576, &u)) != PG_OK) return rc;
         p->settings.audit_rotate_bytes = u * MIB;
     }
+    if ((y = get(x, "journal")) && (rc = read_bool(c, y, "$.audit.journal", &p->settings.audit_journal)) != PG_OK)
+        return rc;
+    if ((y = get(x, "journal_window_titles")) &&
+        (rc = read_bool(c, y, "$.audit.journal_window_titles", &p->settings.audit_journal_titles)) != PG_OK)
+        return rc;
+    if (p->settings.audit_journal_titles && !p->settings.audit_journal)
+        return bad(c, "$.audit.journal_window_titles", "needs audit.journal true");
     return PG_OK;
 }
 

@@ -20,6 +20,11 @@ PKGS=(
   jq curl iproute2 python3 python3-opencv python3-skimage imagemagick hyperfine procps passwd util-linux
   # a real SSH login on loopback for the remote-client checks (tests/security/security.sh)
   openssh-server openssh-client
+  # man pages (unit.man_pages renders them), the systemd unit's checks and sandbox
+  # (systemd-analyze, a real systemd-journald, libseccomp for tests/systemd/pg_unit_exec)
+  man-db groff-base systemd libseccomp-dev
+  # the Debian package and its chroot test (scripts/build-deb.sh, tests/package/deb_chroot.sh)
+  dpkg-dev debhelper lintian debootstrap
 )
 
 if [ "$(id -u)" != 0 ]; then

@@ -8,6 +8,11 @@
 #   4. mingw-w64 cross-build: unit tests under Wine on Xvfb
 #   5. Release builds the way a distribution builds (no presets, so no
 #      -Werror; -O3 finds other warnings), gcc and clang: build + unit tests
+#   6. The Debian package: debhelper build + lintian (errors fail), then a
+#      fresh Debian 12 chroot: apt install, ping and snapshot from the
+#      package, remove keeps policy and audit log, purge removes them
+# (The MCP SDK test, tests/mcp, and the systemd unit sandbox, tests/systemd,
+# are integration tests of stages 1 and 2.)
 # Integration tests create system users, so this needs root. Nothing is
 # skipped: a stage whose tools are missing fails.
 set -uo pipefail
@@ -38,6 +43,7 @@ fi
 
 bash scripts/deps.sh || { echo "test.sh: dependency install failed" >&2; exit 1; }
 bash tests/oracle/setup.sh >/dev/null || { echo "test.sh: oracle setup failed" >&2; exit 1; }
+bash tests/mcp/setup.sh >/dev/null || { echo "test.sh: MCP SDK setup failed" >&2; exit 1; }
 
 build_and_test() {
     local preset=$1
@@ -59,12 +65,21 @@ release_build() {
         ctest --test-dir "$dir" --output-on-failure -L unit
 }
 
+# The package and a Debian 12 chroot, each bounded (about 3 minutes with the
+# cache warm: debootstrap's tarball and the chroot's .debs in PG_CACHE).
+package_test() {
+    local deb
+    deb=$(timeout 900 bash scripts/build-deb.sh build/deb) &&
+        timeout 900 bash tests/package/deb_chroot.sh "$deb"
+}
+
 stage "native (gcc): unit, x11, oracle, integration" build_and_test default
 stage "asan+ubsan (clang): unit, x11, oracle, integration" build_and_test asan
 stage "fuzz (libFuzzer): bounded runs over each corpus" fuzz_smoke
 stage "mingw-w64 + Wine: unit tests" bash scripts/test-mingw.sh
 stage "release (gcc, plain cmake): build, unit" release_build gcc
 stage "release (clang, plain cmake): build, unit" release_build clang
+stage "package (debhelper, lintian; Debian 12 chroot: install, ping, snapshot, remove, purge)" package_test
 
 printf '\n==== done in %ss\n' "$(($(date +%s) - T0))"
 [ ${#FAILED_NAMES[@]} -gt 0 ] && printf 'failed stage: %s\n' "${FAILED_NAMES[@]}"

@@ -4,6 +4,9 @@
  *   pg_gendoc protocol | agents | ops-list   print one generated section
  *   pg_gendoc write DOCS_DIR                 rewrite the generated sections in place
  *   pg_gendoc check DOCS_DIR PIXELGATE       fail (exit 1) naming each disagreement
+ *   pg_gendoc man-client | man-broker PIXELGATED | man-policy POLICY_MD
+ *                                            pixelgate(1), pixelgated(8), pixelgate-policy(5)
+ *                                            (pg_gendoc_man.c; tools/check_man.sh checks them)
  *
  * A generated section sits between "<!-- BEGIN generated:NAME -->" and
  * "<!-- END generated:NAME -->" lines. check also holds the hand-written
@@ -19,16 +22,12 @@
 #include <string.h>
 
 #include "pg_cli.h"
+#include "pg_gendoc.h"
 #include "pg_opdecl.h"
 
 /* ---- a growing string ---- */
-typedef struct {
-    char *s;
-    size_t n, cap;
-} buf;
 
-static void bput(buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void bput(buf *b, const char *fmt, ...) {
+void pg_gendoc_put(pg_gendoc_buf *b, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     int w = vsnprintf(NULL, 0, fmt, ap);
@@ -51,7 +50,7 @@ static const char *type_name(pg_argtype t) {
     return names[t];
 }
 
-static void flags_text(unsigned f, buf *b) {
+static void flags_text(unsigned f, pg_gendoc_buf *b) {
     static const struct {
         unsigned bit;
         const char *name;
@@ -60,25 +59,25 @@ static void flags_text(unsigned f, buf *b) {
                  {PG_OPF_LONG, "long-running"}, {PG_OPF_PIXELS, "may send pixels"}, {PG_OPF_ASSERT, "check"}};
     int any = 0;
     for (size_t i = 0; i < sizeof names / sizeof *names; i++)
-        if (f & names[i].bit) bput(b, "%s%s", any++ ? ", " : "", names[i].name);
-    if (!any) bput(b, "none");
+        if (f & names[i].bit) pg_gendoc_put(b, "%s%s", any++ ? ", " : "", names[i].name);
+    if (!any) pg_gendoc_put(b, "none");
 }
 
 /* "a \| b" for markdown table cells */
-static void cell(buf *b, const char *s) {
-    for (; *s; s++) bput(b, *s == '|' ? "\\|" : "%c", *s);
+static void cell(pg_gendoc_buf *b, const char *s) {
+    for (; *s; s++) pg_gendoc_put(b, *s == '|' ? "\\|" : "%c", *s);
 }
 
 /* ---- the sections ---- */
 
-static void gen_protocol(buf *b) {
+static void gen_protocol(pg_gendoc_buf *b) {
     for (size_t i = 0; i < PG_OPI_COUNT; i++) {
         const pg_opdecl *d = &pg_opdecls[i];
-        bput(b, "### `%s`\n\n%s\n\nCLI `%s` · flags: ", d->id, d->summary, d->cli);
+        pg_gendoc_put(b, "### `%s`\n\n%s\n\nCLI `%s` · flags: ", d->id, d->summary, d->cli);
         flags_text(d->flags, b);
-        bput(b, " · discloses: %s\n\n", d->discloses);
+        pg_gendoc_put(b, " · discloses: %s\n\n", d->discloses);
         if (d->n_args) {
-            bput(b, "| argument | type | required | range | default | |\n|---|---|---|---|---|---|\n");
+            pg_gendoc_put(b, "| argument | type | required | range | default | |\n|---|---|---|---|---|---|\n");
             for (size_t k = 0; k < d->n_args; k++) {
                 const pg_argdecl *a = &d->args[k];
                 if (a->flags & PG_AF_LOCAL) continue; /* never on the wire */
@@ -86,52 +85,52 @@ static void gen_protocol(buf *b) {
                 pg_arg_range_text(a, range, sizeof range);
                 pg_arg_default_text(a, def, sizeof def);
                 if (a->type == PG_T_BOOL) snprintf(def, sizeof def, "%s", a->def ? "true" : "false");
-                bput(b, "| `%s` | %s | %s | ", a->name, type_name(a->type),
+                pg_gendoc_put(b, "| `%s` | %s | %s | ", a->name, type_name(a->type),
                      (a->flags & PG_AF_REQUIRED) ? "yes" : a->one_of ? "one of group" : "no");
                 cell(b, range);
-                bput(b, " | %s | ", def);
+                pg_gendoc_put(b, " | %s | ", def);
                 cell(b, a->help);
-                if (a->one_of) bput(b, " (exactly one of group %c)", a->one_of);
-                bput(b, " |\n");
+                if (a->one_of) pg_gendoc_put(b, " (exactly one of group %c)", a->one_of);
+                pg_gendoc_put(b, " |\n");
             }
-            bput(b, "\n");
+            pg_gendoc_put(b, "\n");
         }
-        bput(b, "Result: `%s`\n\n", d->prints);
+        pg_gendoc_put(b, "Result: `%s`\n\n", d->prints);
     }
 }
 
-static void gen_agents(buf *b) {
+static void gen_agents(pg_gendoc_buf *b) {
     for (size_t i = 0; i < PG_OPI_COUNT; i++) {
         const pg_opdecl *d = &pg_opdecls[i];
         char syn[1024];
         pg_cli_synopsis(d, syn, sizeof syn);
-        bput(b, "### %s\n\n```\n%s\n```\n\n%s\n\n", d->cli, syn, d->summary);
+        pg_gendoc_put(b, "### %s\n\n```\n%s\n```\n\n%s\n\n", d->cli, syn, d->summary);
         for (size_t k = 0; k < d->n_args; k++) {
             const pg_argdecl *a = &d->args[k];
             char sp[160], range[96] = "", def[64] = "";
             pg_cli_arg_spelling(a, sp, sizeof sp);
             bool r = pg_arg_range_text(a, range, sizeof range) && a->type != PG_T_ENUM && a->type != PG_T_STRING;
             bool df = pg_arg_default_text(a, def, sizeof def);
-            bput(b, "- `%s`: %s", sp, a->help);
-            if (r || df) bput(b, " (%s%s%s%s)", r ? range : "", r && df ? ", " : "", df ? "default " : "", df ? def : "");
-            bput(b, "\n");
+            pg_gendoc_put(b, "- `%s`: %s", sp, a->help);
+            if (r || df) pg_gendoc_put(b, " (%s%s%s%s)", r ? range : "", r && df ? ", " : "", df ? "default " : "", df ? def : "");
+            pg_gendoc_put(b, "\n");
         }
-        bput(b, "%sPrints: `%s`\n\n", d->n_args ? "\n" : "", d->prints);
+        pg_gendoc_put(b, "%sPrints: `%s`\n\n", d->n_args ? "\n" : "", d->prints);
     }
 }
 
-static void gen_ops_list(buf *b) {
-    bput(b, "| operation | CLI | discloses | flags |\n|---|---|---|---|\n");
+static void gen_ops_list(pg_gendoc_buf *b) {
+    pg_gendoc_put(b, "| operation | CLI | discloses | flags |\n|---|---|---|---|\n");
     for (size_t i = 0; i < PG_OPI_COUNT; i++) {
-        bput(b, "| `%s` | `%s` | %s | ", pg_opdecls[i].id, pg_opdecls[i].cli, pg_opdecls[i].discloses);
+        pg_gendoc_put(b, "| `%s` | `%s` | %s | ", pg_opdecls[i].id, pg_opdecls[i].cli, pg_opdecls[i].discloses);
         flags_text(pg_opdecls[i].flags, b);
-        bput(b, " |\n");
+        pg_gendoc_put(b, " |\n");
     }
 }
 
 typedef struct {
     const char *file, *name;
-    void (*gen)(buf *b);
+    void (*gen)(pg_gendoc_buf *b);
 } section;
 
 static const section sections[] = {
@@ -142,16 +141,31 @@ static const section sections[] = {
 
 /* ---- files ---- */
 
-static char *slurp(const char *path) {
+char *pg_gendoc_slurp(const char *path) {
     FILE *f = fopen(path, "rb");
     if (!f) return NULL;
-    buf b = {0};
+    pg_gendoc_buf b = {0};
     char chunk[65536];
     size_t r;
-    while ((r = fread(chunk, 1, sizeof chunk, f)) > 0) bput(&b, "%.*s", (int)r, chunk);
+    while ((r = fread(chunk, 1, sizeof chunk, f)) > 0) pg_gendoc_put(&b, "%.*s", (int)r, chunk);
     fclose(f);
-    if (!b.s) bput(&b, "%s", "");
+    if (!b.s) pg_gendoc_put(&b, "%s", "");
     return b.s;
+}
+
+char *pg_gendoc_run(const char *cmd) {
+    FILE *p = popen(cmd, "r");
+    if (!p) return NULL;
+    pg_gendoc_buf out = {0};
+    char chunk[4096];
+    size_t r;
+    while ((r = fread(chunk, 1, sizeof chunk, p)) > 0) pg_gendoc_put(&out, "%.*s", (int)r, chunk);
+    if (!out.s) pg_gendoc_put(&out, "%s", "");
+    if (pclose(p) != 0) {
+        free(out.s);
+        return NULL;
+    }
+    return out.s;
 }
 
 /* The text between a section's markers in doc, or NULL (*start, *end set). */
@@ -166,7 +180,7 @@ static bool find_section(const char *doc, const char *name, const char **start, 
     return *end != NULL;
 }
 
-static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int fail(const char *fmt, ...) PG_GENDOC_PRINTF(1, 2);
 static int failures;
 static int fail(const char *fmt, ...) {
     va_list ap;
@@ -194,14 +208,14 @@ static int do_sections(const char *dir, bool write) {
     for (size_t i = 0; i < sizeof sections / sizeof *sections; i++) {
         char path[4096];
         snprintf(path, sizeof path, "%s/%s", dir, sections[i].file);
-        char *doc = slurp(path);
+        char *doc = pg_gendoc_slurp(path);
         const char *s, *e;
         if (!doc || !find_section(doc, sections[i].name, &s, &e)) {
             fail("%s: no generated section \"%s\"", path, sections[i].name);
             free(doc);
             continue;
         }
-        buf g = {0};
+        pg_gendoc_buf g = {0};
         sections[i].gen(&g);
         if (!write && ((size_t)(e - s) != g.n || memcmp(s, g.s, g.n)))
             first_difference(sections[i].file, sections[i].name, s, (size_t)(e - s), g.s);
@@ -224,7 +238,7 @@ static int do_sections(const char *dir, bool write) {
 static void check_examples(const char *dir) {
     char path[4096];
     snprintf(path, sizeof path, "%s/agents.md", dir);
-    char *doc = slurp(path);
+    char *doc = pg_gendoc_slurp(path);
     if (!doc) return (void)fail("cannot read %s", path);
     for (size_t i = 0; i < PG_OPI_COUNT; i++) {
         char head[96];
@@ -233,7 +247,7 @@ static void check_examples(const char *dir) {
     }
     free(doc);
     snprintf(path, sizeof path, "%s/threat-model.md", dir);
-    doc = slurp(path);
+    doc = pg_gendoc_slurp(path);
     if (!doc) return (void)fail("cannot read %s", path);
     for (size_t i = 0; i < PG_OPI_COUNT; i++) {
         char row[96];
@@ -251,10 +265,10 @@ static void check_help(const char *pixelgate) {
         snprintf(cmd, sizeof cmd, "'%s' help %s", pixelgate, d->cli);
         FILE *p = popen(cmd, "r");
         if (!p) return (void)fail("cannot run %s", cmd);
-        buf out = {0};
+        pg_gendoc_buf out = {0};
         char chunk[4096];
         size_t r;
-        while ((r = fread(chunk, 1, sizeof chunk, p)) > 0) bput(&out, "%.*s", (int)r, chunk);
+        while ((r = fread(chunk, 1, sizeof chunk, p)) > 0) pg_gendoc_put(&out, "%.*s", (int)r, chunk);
         if (pclose(p) != 0 || !out.s) {
             fail("`%s` failed", cmd);
             free(out.s);
@@ -304,11 +318,24 @@ static void check_declarations(void) {
 }
 
 int main(int argc, char **argv) {
-    buf b = {0};
+    pg_gendoc_buf b = {0};
     if (argc == 2 && !strcmp(argv[1], "protocol")) gen_protocol(&b);
     else if (argc == 2 && !strcmp(argv[1], "agents")) gen_agents(&b);
     else if (argc == 2 && !strcmp(argv[1], "ops-list")) gen_ops_list(&b);
-    else if (argc == 3 && !strcmp(argv[1], "write")) return do_sections(argv[2], true);
+    else if (argc == 2 && !strcmp(argv[1], "man-client")) pg_gendoc_man_client(&b);
+    else if (argc == 3 && !strcmp(argv[1], "man-broker")) {
+        char cmd[4200];
+        snprintf(cmd, sizeof cmd, "'%s' --help", argv[2]);
+        char *help = pg_gendoc_run(cmd);
+        if (!help) return fail("`%s` failed", cmd);
+        pg_gendoc_man_broker(&b, help);
+        free(help);
+    } else if (argc == 3 && !strcmp(argv[1], "man-policy")) {
+        char *md = pg_gendoc_slurp(argv[2]);
+        if (!md) return fail("cannot read %s", argv[2]);
+        pg_gendoc_man_policy(&b, md);
+        free(md);
+    } else if (argc == 3 && !strcmp(argv[1], "write")) return do_sections(argv[2], true);
     else if (argc == 4 && !strcmp(argv[1], "check")) {
         check_declarations();
         do_sections(argv[2], false);
@@ -317,7 +344,8 @@ int main(int argc, char **argv) {
         if (failures) fprintf(stderr, "pg_gendoc check: %d disagreement(s)\n", failures);
         return failures ? 1 : 0;
     } else {
-        fprintf(stderr, "usage: pg_gendoc protocol|agents|ops-list | write DOCS_DIR | check DOCS_DIR PIXELGATE\n");
+        fprintf(stderr, "usage: pg_gendoc protocol|agents|ops-list | write DOCS_DIR | check DOCS_DIR PIXELGATE\n"
+                        "       pg_gendoc man-client | man-broker PIXELGATED | man-policy POLICY_MD   (roff on stdout)\n");
         return 2;
     }
     if (b.s) fputs(b.s, stdout);

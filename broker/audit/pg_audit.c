@@ -13,6 +13,7 @@
 #include <cJSON.h>
 
 #include "pg_audit_fs.h" /* every file operation, per platform */
+#include "pg_audit_journal.h"
 #include "pg_crypto.h"
 
 #define NAME_LEN 256   /* file names inside the log's directory */
@@ -39,6 +40,10 @@ struct pg_audit {
     bool pending_create;    /* rotated away, but the new live file is not created yet */
     bool broken;            /* a failed write could not be cut back yet */
     pg_audit_fs_self self;       /* the broker itself, principal of the audit.* records */
+    pg_journal *journal;    /* a copy of each record once it is on disk, or NULL */
+    bool journal_titles;    /* ...with window titles and free text */
+    uint64_t journal_failures;
+    int journal_errno;      /* of the last failed send */
 };
 
 /* ---- small helpers ---------------------------------------------------- */
@@ -549,6 +554,22 @@ static pg_err ready_locked(pg_audit *a, pg_error *e) {
     return PG_OK;
 }
 
+/* The journal copy of the record just written (obj, stamped; its hash is
+ * a->last). Best effort: the file is the record of truth, so a failed send
+ * is counted, never an error. */
+static void copy_to_journal(pg_audit *a, const cJSON *obj) {
+    char hex[65], *dg = NULL;
+    size_t n = 0;
+    pg_error e;
+    pg_hex(a->last, sizeof a->last, hex);
+    int err = pg_journal_encode(obj, hex, a->journal_titles, &dg, &n, &e) ? ENOMEM : pg_journal_send(a->journal, dg, n);
+    free(dg);
+    if (err) {
+        a->journal_failures++;
+        a->journal_errno = err;
+    }
+}
+
 static pg_err write_obj_locked(pg_audit *a, cJSON *obj, bool may_rotate, pg_error *e) {
     char *line = NULL;
     size_t len = 0;
@@ -562,6 +583,7 @@ static pg_err write_obj_locked(pg_audit *a, cJSON *obj, bool may_rotate, pg_erro
     }
     if (rc == PG_OK) rc = write_line(a, line, len, e);
     free(line);
+    if (rc == PG_OK && a->journal) copy_to_journal(a, obj);
     return rc;
 }
 
@@ -750,8 +772,32 @@ void pg_audit_anchor(pg_audit *a, char out[PG_AUDIT_ANCHOR_MAX]) {
     snprintf(out, PG_AUDIT_ANCHOR_MAX, "%" PRIu64 ":%s", seq, hex);
 }
 
+pg_err pg_audit_set_journal(pg_audit *a, bool enable, const char *socket_path, bool with_titles, pg_error *e) {
+    pg_journal *j = NULL;
+    if (enable) {
+        pg_err rc = pg_journal_new(&j, socket_path ? socket_path : PG_JOURNAL_SOCKET, e);
+        if (rc) return rc;
+    }
+    pthread_mutex_lock(&a->mu);
+    pg_journal *old = a->journal;
+    a->journal = j;
+    a->journal_titles = with_titles;
+    pthread_mutex_unlock(&a->mu);
+    pg_journal_free(old);
+    return PG_OK;
+}
+
+uint64_t pg_audit_journal_failures(pg_audit *a, int *last_errno) {
+    pthread_mutex_lock(&a->mu);
+    uint64_t n = a->journal_failures;
+    if (last_errno) *last_errno = a->journal_errno;
+    pthread_mutex_unlock(&a->mu);
+    return n;
+}
+
 void pg_audit_close(pg_audit *a) {
     if (!a) return;
+    pg_journal_free(a->journal);
     pthread_mutex_destroy(&a->mu);
     pg_audit_fs_close(&a->fd);
     pg_audit_fs_dir_close(a->dir);

@@ -125,6 +125,21 @@ pg_err pg_audit_append(pg_audit *a, const pg_audit_event *ev, pg_error *e);
  * from the end, which the chain alone cannot. */
 void pg_audit_anchor(pg_audit *a, char out[PG_AUDIT_ANCHOR_MAX]);
 
+/* Also send every record, once it is on disk, to the systemd journal as
+ * structured fields (journald's native protocol on socket_path; NULL: the
+ * system's /run/systemd/journal/socket), so a fleet's log shipping carries
+ * it (docs/audit.md "Copies in the journal"). Fields: seq, the record's hash
+ * and prev, time, principal, op, window id and class, image digest,
+ * disposition and outcome; the window title and the free-text reason and
+ * detail only with with_titles, since journal readers (the adm group) are
+ * not the administrator alone. enable false stops it. Best effort: the
+ * chained file stays the record of truth; a copy that cannot be sent (no
+ * journald, a full socket) never blocks or refuses anything and is counted
+ * (pg_audit_journal_failures). Windows: PG_E_UNSUPPORTED. */
+pg_err pg_audit_set_journal(pg_audit *a, bool enable, const char *socket_path, bool with_titles, pg_error *e);
+/* Copies that could not be sent so far; *last_errno (may be NULL) the last reason. */
+uint64_t pg_audit_journal_failures(pg_audit *a, int *last_errno);
+
 void pg_audit_close(pg_audit *a); /* NULL is fine */
 
 typedef struct {

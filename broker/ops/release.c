@@ -31,6 +31,20 @@ static pg_err decide(pg_call *c, const pg_tok_meta *m, const char **mode, pg_err
                         "release needs an approver under expose_pixels analyze-only (request %s)", id);
 }
 
+/* The released image smaller than the token when max_size asks for it: only
+ * the downscaled pixels are encoded, so only they leave the broker. */
+static pg_err shrink(pg_call *c, const pg_args_release *a, pg_img **img, pg_error *e) {
+    if (!a->has_max_size || ((*img)->width <= a->max_size.w && (*img)->height <= a->max_size.h)) return PG_OK;
+    pg_img *small = NULL;
+    pg_err rc = pg_img_downscale_fit(*img, a->max_size.w, a->max_size.h, &small, e);
+    if (rc) return rc;
+    snprintf(c->audit.detail, sizeof c->audit.detail, "downscaled %ux%u -> %ux%u", (*img)->width, (*img)->height,
+             small->width, small->height);
+    pg_img_free(*img);
+    *img = small;
+    return PG_OK;
+}
+
 pg_err pg_op_release(pg_call *c, const pg_args_release *a, pg_error *e) {
     c->audit.kind = "release";
     pg_tok_meta m;
@@ -46,6 +60,12 @@ pg_err pg_op_release(pg_call *c, const pg_args_release *a, pg_error *e) {
         return rc;
     }
     snprintf(c->audit.mode, sizeof c->audit.mode, "%s", mode);
+    rc = shrink(c, a, &img, e);
+    if (rc) {
+        pg_img_free(img);
+        return rc;
+    }
+    uint32_t out_w = img->width, out_h = img->height;
     uint8_t *png = NULL;
     size_t png_len = 0;
     rc = pg_img_encode_png(img, NULL, &png, &png_len, e);
@@ -59,6 +79,11 @@ pg_err pg_op_release(pg_call *c, const pg_args_release *a, pg_error *e) {
     cJSON_AddStringToObject(r, "sha256", m.sha256);
     cJSON_AddStringToObject(r, "mode", mode);
     cJSON_AddStringToObject(r, "format", "png");
+    cJSON_AddNumberToObject(r, "released_width", out_w);
+    cJSON_AddNumberToObject(r, "released_height", out_h);
+    /* released / stored, along the long side: what a caller multiplies a
+     * point in the released image by to get back to the token's pixels */
+    cJSON_AddNumberToObject(r, "scale", m.width >= m.height ? (double)out_w / m.width : (double)out_h / m.height);
     c->result = r;
     return PG_OK;
 }

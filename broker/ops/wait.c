@@ -50,6 +50,7 @@ pg_err pg_op_wait_stable(pg_call *c, const pg_args_wait_stable *a, pg_error *e) 
         last = img;
         if (run >= a->frames || now_s() - t0 + a->interval > a->timeout) break;
         pg_sleep_ms(a->interval * 1000);
+        if ((rc = pg_call_client_gone(c, e)) != PG_OK) break;
     }
     if (rc) {
         pg_img_free(last);
@@ -118,6 +119,7 @@ pg_err pg_op_wait_for(pg_call *c, const pg_args_wait_for *a, pg_error *e) {
         last = img;
         if (rc || found || now_s() - t0 + a->interval > a->timeout) break;
         pg_sleep_ms(a->interval * 1000);
+        if ((rc = pg_call_client_gone(c, e)) != PG_OK) break;
     }
     if (rc) {
         pg_img_free(last);

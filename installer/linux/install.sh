@@ -9,13 +9,20 @@
 #
 # DESTDIR=DIR installs the files under DIR only (staging, packaging): no account is created
 # and nothing is started; the policy's group is set when the group pixelgate exists here.
+#
+# PREFIX is the one given to `cmake --install` (default /usr/local): the unit names the
+# packaged path /usr/sbin/pixelgated and is rewritten for it. The Debian package (debian/,
+# scripts/build-deb.sh) does all of this itself.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=${DESTDIR:-}
 [ "$(id -u)" = 0 ] || { echo "install.sh: run as root" >&2; exit 2; }
 install -D -m 0644 "$here/pixelgate.sysusers" "$root/usr/lib/sysusers.d/pixelgate.conf"
 install -D -m 0644 "$here/pixelgate.tmpfiles" "$root/usr/lib/tmpfiles.d/pixelgate.conf"
-install -D -m 0644 "$here/pixelgate.service" "$root/etc/systemd/system/pixelgate.service"
+PREFIX=${PREFIX:-/usr/local}
+install -d -m 0755 "$root/etc/systemd/system"
+sed "s|/usr/sbin/pixelgated|$PREFIX/sbin/pixelgated|" "$here/pixelgate.service" >"$root/etc/systemd/system/pixelgate.service"
+chmod 0644 "$root/etc/systemd/system/pixelgate.service"
 if [ -z "$root" ]; then
     if command -v systemd-sysusers >/dev/null; then systemd-sysusers pixelgate.conf
     else id pixelgate >/dev/null 2>&1 || useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin pixelgate; fi

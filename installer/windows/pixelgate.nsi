@@ -396,6 +396,7 @@ Section "pixelgate" SecMain
   File "/oname=windows.md" "${SRCDIR}/docs/windows.md"
   File "/oname=policy.md" "${SRCDIR}/docs/policy.md"
   File "/oname=agents.md" "${SRCDIR}/docs/agents.md"
+  File "/oname=mcp.md" "${SRCDIR}/docs/mcp.md"
   File "/oname=privacy.md" "${SRCDIR}/docs/privacy.md"
   File "/oname=installer.md" "README.md"
   SetOutPath "$INSTDIR"

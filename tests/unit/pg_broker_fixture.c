@@ -95,7 +95,8 @@ pg_err pg_fx_call(pg_fx *fx, const char *op, const char *args_json, const pg_blo
     for (size_t i = 0; i < n_att && i < PG_PROTO_MAX_ATTACH; i++) msg.att[i] = att[i];
     msg.n_att = n_att;
     pg_request req;
-    pg_call c = {.b = &fx->b, .peer = &fx->peer, .req = &req, .msg = &msg, .policy = pg_broker_policy(&fx->b)};
+    pg_call c = {.b = &fx->b, .peer = &fx->peer, .req = &req, .msg = &msg, .conn = fx->conn,
+                 .policy = pg_broker_policy(&fx->b)};
     out->rc = pg_proto_parse_request(hdr, &req, &out->e);
     if (!out->rc) out->rc = pg_dispatch(&c, &out->e);
     pg_policy_free(c.policy);

@@ -19,6 +19,7 @@ typedef struct {
     char dir[256];         /* state dir; spool under it */
     char audit_path[300];
     int64_t foreign_pid;   /* see pg_fx_foreign_pid; 0 until asked */
+    pg_conn *conn;         /* the client connection calls see (pg_call.conn); NULL unless a test sets it */
 } pg_fx;
 
 /* Starts a broker under policy_json (NULL: agent admitted, analyze-only, one

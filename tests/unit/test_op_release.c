@@ -36,6 +36,39 @@ PG_TEST(under_allow_release_sends_a_png_of_the_token) {
     pg_fx_fini(&fx);
 }
 
+static uint32_t be32(const uint8_t *p) { return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]; }
+
+PG_TEST(release_with_max_size_sends_only_the_downscaled_image_and_says_its_scale) {
+    pg_fx fx;
+    REQUIRE(pg_fx_init(&fx, POLICY("allow")) == 0);
+    char tok[32];
+    REQUIRE(snap(&fx, tok) == 0); /* 32 x 16 */
+    char args[128];
+    snprintf(args, sizeof args, "{\"token\":\"%s\",\"max_size\":{\"w\":8,\"h\":8}}", tok);
+    pg_fx_reply r;
+    REQUIRE(pg_fx_call(&fx, "release", args, NULL, 0, &r) == PG_OK);
+    REQUIRE(r.reply.len > 24 && !memcmp(r.reply.data, "\x89PNG", 4));
+    CHECK_EQ_INT(be32(r.reply.data + 16), 8); /* IHDR: the bytes that left are 8 x 4 */
+    CHECK_EQ_INT(be32(r.reply.data + 20), 4);
+    CHECK_EQ_INT(pg_fx_num(&r, "width"), 32); /* the token's own size is still said */
+    CHECK_EQ_INT(pg_fx_num(&r, "released_width"), 8);
+    CHECK_EQ_INT(pg_fx_num(&r, "released_height"), 4);
+    CHECK(pg_fx_num(&r, "scale") == 0.25);
+    pg_fx_reply_fini(&r);
+    cJSON *log = pg_fx_audit(&fx);
+    const cJSON *last = cJSON_GetArrayItem(log, cJSON_GetArraySize(log) - 1);
+    const cJSON *detail = cJSON_GetObjectItem(cJSON_GetObjectItem(last, "disposition"), "detail");
+    CHECK(cJSON_IsString(detail) && strstr(detail->valuestring, "downscaled 32x16 -> 8x4"));
+    cJSON_Delete(log);
+    /* a max_size the image already fits releases it whole, scale 1 */
+    snprintf(args, sizeof args, "{\"token\":\"%s\",\"max_size\":{\"w\":1568,\"h\":1568}}", tok);
+    REQUIRE(pg_fx_call(&fx, "release", args, NULL, 0, &r) == PG_OK);
+    CHECK_EQ_INT(be32(r.reply.data + 16), 32);
+    CHECK(pg_fx_num(&r, "scale") == 1.0);
+    pg_fx_reply_fini(&r);
+    pg_fx_fini(&fx);
+}
+
 PG_TEST(under_analyze_only_release_needs_an_approver_other_than_the_requester) {
     pg_fx fx;
     REQUIRE(pg_fx_init(&fx, POLICY("analyze-only")) == 0);

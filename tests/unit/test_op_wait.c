@@ -47,6 +47,39 @@ PG_TEST(wait_stable_times_out_on_an_endless_animation_with_evidence) {
     pg_fx_fini(&fx);
 }
 
+#ifndef _WIN32
+#include <sys/socket.h>
+
+PG_TEST(a_wait_stops_when_its_client_hangs_up_and_the_record_says_so) {
+    FX(fx);
+    uint64_t id = pg_fake_add_window(fx.fake, "demo", "Demo", getpid(), 0, 0, 80, 40, 0xffffffff);
+    animate(fx.fake, id, 80, 40, 6, true); /* never stable */
+    int sv[2];
+    REQUIRE(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
+    pg_error e;
+    REQUIRE(pg_conn_from_fd(&fx.conn, sv[0], 1000, &e) == PG_OK);
+    CHECK(!pg_conn_peer_gone(fx.conn));
+    REQUIRE(write(sv[1], "x", 1) == 1); /* bytes waiting are not a hang-up */
+    CHECK(!pg_conn_peer_gone(fx.conn));
+    close(sv[1]);
+    CHECK(pg_conn_peer_gone(fx.conn)); /* the unread byte does not hide the hang-up either... */
+    pg_fx_reply r;
+    /* ...so a wait of up to an hour ends after its first poll */
+    CHECK_EQ_INT(pg_fx_call(&fx, "wait_stable", "{\"window\":\"demo\",\"interval\":0.01,\"timeout\":3600}", NULL, 0, &r),
+                 PG_E_UNREACHABLE);
+    CHECK(strstr(r.e.message, "hung up") != NULL);
+    pg_fx_reply_fini(&r);
+    CHECK_EQ_INT(pg_fx_audit_count(&fx, "wait_stable", "BROKER_UNREACHABLE"), 1);
+    CHECK_EQ_INT(pg_fx_call(&fx, "wait_for", "{\"window\":\"demo\",\"text\":\"never\",\"interval\":0.01,\"timeout\":3600}",
+                            NULL, 0, &r),
+                 PG_E_UNREACHABLE);
+    pg_fx_reply_fini(&r);
+    pg_conn_close(fx.conn);
+    fx.conn = NULL;
+    pg_fx_fini(&fx);
+}
+#endif
+
 PG_TEST(wait_for_a_template_finds_it_when_it_appears) {
     FX(fx);
     uint64_t id = pg_fake_add_window(fx.fake, "demo", "Demo", getpid(), 0, 0, 80, 40, 0xffffffff);

@@ -95,6 +95,8 @@ PG_TEST(minimal_policy_gives_documented_defaults) {
     const pg_policy_settings *s = pg_policy_settings_get(p);
     CHECK(s->audit_path == NULL);
     CHECK_EQ_INT(s->audit_rotate_bytes, 64ull << 20);
+    CHECK(!s->audit_journal);
+    CHECK(!s->audit_journal_titles);
     CHECK_EQ_INT(s->spool_quota_bytes, 1024ull << 20);
     CHECK(!s->remote_clients);
     CHECK(!s->file_checked);
@@ -124,7 +126,7 @@ static const char *const full_policy =
     " 'input':{'allow_windows':['xterm','tk'],'other_users':true},"
     " 'tokens':{'ttl_s':600,'spool_quota_mb':256},"
     " 'images':{'max_input_bytes':1048576,'max_pixels':4000000},"
-    " 'audit':{'path':'/var/log/pixelgate/audit.jsonl','rotate_mb':8},"
+    " 'audit':{'path':'/var/log/pixelgate/audit.jsonl','rotate_mb':8,'journal':true,'journal_window_titles':true},"
     " 'users':{'bob':{'expose_pixels':'never'}}}";
 
 PG_TEST(every_key_is_accepted_and_reflected) {
@@ -175,6 +177,8 @@ PG_TEST(every_key_is_accepted_and_reflected) {
     const pg_policy_settings *s = pg_policy_settings_get(p);
     CHECK_STR(s->audit_path, "/var/log/pixelgate/audit.jsonl");
     CHECK_EQ_INT(s->audit_rotate_bytes, 8ull << 20);
+    CHECK(s->audit_journal);
+    CHECK(s->audit_journal_titles);
     CHECK(s->remote_clients);
     CHECK_EQ_INT(pg_policy_view_for(p, "bob")->expose_pixels, PG_EXPOSE_NEVER);
     CHECK_STR(pg_policy_view_for(p, "bob")->user, "bob");
@@ -258,6 +262,9 @@ PG_TEST(wrong_types_are_rejected_with_their_path) {
     CHECK(refused("{" V1 ", 'audit':{'path':'relative/audit.jsonl'}}", "$.audit.path: expected an absolute path", NULL));
     CHECK(refused("{" V1 ", 'audit':{'path':false}}", "$.audit.path: expected an absolute path or null", NULL));
     CHECK(refused("{" V1 ", 'audit':{'rotate_mb':0}}", "$.audit.rotate_mb: expected an integer in 1..", NULL));
+    CHECK(refused("{" V1 ", 'audit':{'journal':'yes'}}", "$.audit.journal: expected true or false", NULL));
+    CHECK(refused("{" V1 ", 'audit':{'journal_window_titles':true}}", "$.audit.journal_window_titles: needs audit.journal true",
+                  NULL));
     CHECK(refused("{" V1 ", 'users':[]}", "$.users: expected an object", NULL));
     CHECK(refused("{" V1 ", 'users':{'bob':1}}", "$.users.bob: expected an object", NULL));
     CHECK(refused("{" V1 ", '//':1}", "$[\"//\"]: a comment is a string", NULL));

@@ -40,8 +40,10 @@ check() { local d=$1; shift; if "$@"; then ok "$d"; else not_ok "$d"; fi; }
 
 # ---- build: the real installer, and one whose broker always fails `install` ----
 NSI=$ROOT/installer/windows/pixelgate.nsi
-makensis -V2 -DBINDIR="$BUILD" -DOUTFILE="$WORK/pixelgate-setup.exe" -DVERSION="$VERSION" "$NSI" \
-    >"$WORK/makensis.log" 2>&1 </dev/null || { cat "$WORK/makensis.log" >&2; die "makensis failed"; }
+# The real installer is the build's own target; only the failing double below is made by hand.
+cmake --build "$BUILD" --target installer >"$WORK/makensis.log" 2>&1 </dev/null ||
+    { cat "$WORK/makensis.log" >&2; die "cmake --build $BUILD --target installer failed"; }
+cp "$BUILD/pixelgate-setup.exe" "$WORK/pixelgate-setup.exe"
 mkdir -p "$WORK/failing"
 cat >"$WORK/failing/fail.c" <<'EOF'
 /* A broker whose install fails (exit 9, PG_E_INTERNAL), standing in for any install failure. */
@@ -58,7 +60,7 @@ x86_64-w64-mingw32-gcc -O2 -static -o "$WORK/failing/pixelgated.exe" "$WORK/fail
 makensis -V2 -DBROKER_EXE="$WORK/failing/pixelgated.exe" -DCLIENT_EXE="$CLIENT" \
     -DOUTFILE="$WORK/pixelgate-setup-failing.exe" -DVERSION="$VERSION" "$NSI" \
     >"$WORK/makensis-failing.log" 2>&1 </dev/null || { cat "$WORK/makensis-failing.log" >&2; die "makensis (failing broker) failed"; }
-ok "makensis built pixelgate-setup.exe ($VERSION) from $BUILD"
+ok "cmake --build --target installer built pixelgate-setup.exe ($VERSION) from $BUILD"
 
 # ---- Wine ----
 # shellcheck source-path=SCRIPTDIR/../.. source=scripts/wine-env.sh

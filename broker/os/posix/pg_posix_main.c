@@ -31,6 +31,7 @@ typedef struct {
     bool debug;
     const char *policy_path;
     const char *verify_audit; /* --verify-audit FILE: check and exit */
+    const char *journal_socket;
     const char *anchor;
 } options;
 
@@ -55,6 +56,8 @@ static void usage(FILE *f) {
             "  --max-conns N        concurrent connections (default 32)\n"
             "  --io-timeout MS      a whole request frame must arrive within it (default 30000)\n"
             "  --debug              log every request\n"
+            "  --journal-socket PATH  where audit copies go under the policy's audit.journal\n"
+            "                       (default /run/systemd/journal/socket)\n"
             "  --verify-audit FILE  check the audit log's hash chain (and rotated files), report, exit\n"
             "  --anchor SEQ:HASH    with --verify-audit: also check the log still reaches this record\n"
             "  --allow-root         permit running as root (testing only)\n"
@@ -107,6 +110,7 @@ static int parse_args(int argc, char **argv, options *o) {
         else if (!strcmp(a, "--max-conns")) NUMBER(10, 4096, o->max_conns);
         else if (!strcmp(a, "--io-timeout")) NUMBER(10, 3600000, o->io_timeout_ms);
         else if (!strcmp(a, "--verify-audit")) { NEED_VALUE(); o->verify_audit = v; }
+        else if (!strcmp(a, "--journal-socket")) { NEED_VALUE(); o->journal_socket = v; }
         else if (!strcmp(a, "--anchor")) { NEED_VALUE(); o->anchor = v; }
         else if (!strcmp(a, "--version")) { printf("pixelgated %s\n", PG_VERSION); return 1; }
         else if (!strcmp(a, "--help") || !strcmp(a, "-h")) { usage(stdout); return 1; }
@@ -233,7 +237,8 @@ int main(int argc, char **argv) {
 
     pg_broker b;
     pg_broker_config bc = {.policy = policy, .policy_path = policy_path, .state_dir = o.state_dir,
-                           .spool_dir = spool, .display = o.display, .plat_ops = pg_platform_default(),
+                           .spool_dir = spool, .display = o.display, .journal_socket = o.journal_socket,
+                           .plat_ops = pg_platform_default(),
                            .quota_cap_bytes = o.quota_bytes, .memory_budget = o.memory_budget, .ttl_s = o.ttl_s,
                            .self_uid = (uint32_t)geteuid(), .self_pid = getpid()};
     if (pg_broker_init(&b, &bc, &e)) {
