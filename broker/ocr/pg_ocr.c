@@ -1348,7 +1348,7 @@ static size_t sellers(const uint32_t *p, size_t m, const uint32_t *h, size_t n, 
             diag = up, dstart = ustart;
             d[i] = v, st[i] = vs;
         }
-        if (!whole && d[m] < best) best = d[m], ba = st[m], bb = j;
+        if (!whole && d[m] <= best) best = d[m], ba = st[m], bb = j; /* ties: the longer run */
     }
     if (whole) best = d[m], ba = 0, bb = n;
     free(d), free(st);

@@ -16,8 +16,22 @@ static pg_img_rect shrink(pg_img_rect r, uint32_t k) {
     return r;
 }
 
-/* Words of r grouped into runs: same visual row, gap < 1.5x the height. */
-static pg_err runs_of(const pg_ocr_result *r, pg_ocr_layout_line **out, size_t *n, pg_error *e) {
+/* Does a control lie between word p and word q (same row)? Then they are
+ * two runs: the labels of two radio buttons in a row. */
+static bool control_between(const pg_layout_result *lr, const pg_ocr_word *p, const pg_ocr_word *q) {
+    for (size_t i = 0; lr && i < lr->n; i++) {
+        const pg_img_rect *b = &lr->v[i].box;
+        bool between = (int64_t)b->x >= p->x + p->w - 1 && (int64_t)b->x + b->w <= q->x + 1;
+        bool row = (int64_t)b->y < q->y + q->h && (int64_t)b->y + b->h > q->y;
+        if (between && row) return true;
+    }
+    return false;
+}
+
+/* Words of r grouped into runs: same visual row, gap < 1.2x the height, no
+ * control between them. */
+static pg_err runs_of(const pg_ocr_result *r, const pg_layout_result *lr, pg_ocr_layout_line **out, size_t *n,
+                      pg_error *e) {
     *out = NULL, *n = 0;
     if (!r->n_words) return PG_OK;
     pg_ocr_layout_line *v = calloc(r->n_words, sizeof *v);
@@ -33,7 +47,7 @@ static pg_err runs_of(const pg_ocr_result *r, pg_ocr_layout_line **out, size_t *
         if (!brk) {
             const pg_ocr_word *q = &r->words[i];
             int hh = p->h > q->h ? p->h : q->h;
-            brk = q->line != p->line || q->x - (p->x + p->w) > hh * 3 / 2;
+            brk = q->line != p->line || (q->x - (p->x + p->w)) * 5 > hh * 6 || control_between(lr, p, q);
         }
         if (!brk) continue;
         size_t len = 1;
@@ -79,7 +93,11 @@ static pg_err masked_copy(const pg_img *img, const pg_layout_result *lr, pg_img 
     if (rc) return rc;
     for (size_t i = 0; i < lr->n; i++) {
         const pg_layout_control *c = &lr->v[i];
-        pg_img_rect b = c->kind == PG_CTL_CHECK || c->kind == PG_CTL_RADIO ? c->box : c->box;
+        pg_img_rect b = c->box;
+        if (c->kind == PG_CTL_CHECK || c->kind == PG_CTL_RADIO) { /* with its frame */
+            uint32_t g = 2;
+            b.x = b.x >= g ? b.x - g : 0, b.y = b.y >= g ? b.y - g : 0, b.w += 2 * g, b.h += 2 * g;
+        }
         for (uint32_t y = b.y; y < b.y + b.h && y < (*out)->height; y++) {
             uint8_t *row = pg_img_row(*out, y);
             for (uint32_t x = b.x; x < b.x + b.w && x < (*out)->width; x++)
@@ -107,7 +125,7 @@ static pg_err read_list(pg_ocr *o, const pg_img *img, pg_ocr_layout_control *lc,
     pg_ocr_result res = {0};
     pg_img_rect in = shrink(lc->c.inner, 1);
     pg_err rc = pg_ocr_run(o, img, &in, &res, e);
-    if (!rc) rc = runs_of(&res, &lc->rows, &lc->n_rows, e);
+    if (!rc) rc = runs_of(&res, NULL, &lc->rows, &lc->n_rows, e);
     pg_ocr_result_fini(&res);
     if (rc || !lc->c.band.w) return rc;
     double conf;
@@ -139,7 +157,7 @@ pg_err pg_ocr_layout_run(pg_ocr *o, const pg_img *img, const pg_img_rect *region
     rc = masked_copy(img, &lr, &masked, e);
     if (!rc) rc = pg_ocr_run(o, masked, region, &page, e);
     pg_img_free(masked);
-    if (!rc) rc = runs_of(&page, &out->lines, &out->n_lines, e);
+    if (!rc) rc = runs_of(&page, &lr, &out->lines, &out->n_lines, e);
     pg_ocr_result_fini(&page);
     if (!rc && lr.n) {
         out->controls = calloc(lr.n, sizeof *out->controls);
