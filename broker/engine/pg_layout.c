@@ -264,7 +264,11 @@ static bool indicator(const shape *sh, pg_layout_control *c) {
     /* A square's frame may be drawn in two colours (a sunken relief): the
      * inside then takes the light sides with it, leaving one corner out. */
     bool square = sol >= 0.8 && sh->corners && sh->corners0 >= 3;
-    bool disc = sh->corners0 == 0 && sh->centre && sh->mid_edges && sol >= 0.66 && sol <= 0.9;
+    /* Rounded corners (GTK's Adwaita): a square without its corner pixels,
+     * still far more solid than a disc (pi/4). */
+    bool rounded = !square && sh->corners0 < 3 && sh->centre && sh->mid_edges && sol >= 0.88;
+    square = square || rounded;
+    bool disc = !rounded && sh->corners0 == 0 && sh->centre && sh->mid_edges && sol >= 0.66 && sol < 0.88;
     bool diamond = sh->corners0 == 0 && !sh->corners && sh->centre && sh->mid_edges && sol >= 0.42 && sol < 0.66;
     if (!square && !disc && !diamond) return false;
     /* A glyph's counter (the inside of an O) is the window's own colour; an
@@ -284,7 +288,7 @@ static bool indicator(const shape *sh, pg_layout_control *c) {
     c->box = rect_of(sh->x0, sh->y0, sh->x1, sh->y1);
     c->inner = c->box;
     memcpy(c->fill, sh->fill, 3);
-    double shape_fit = square ? sol : disc ? 1.0 - absd((int)(sol * 100), 78) / 30.0 : 1.0 - absd((int)(sol * 100), 52) / 30.0;
+    double shape_fit = square ? (rounded ? sol - 0.05 : sol) : disc ? 1.0 - absd((int)(sol * 100), 78) / 30.0 : 1.0 - absd((int)(sol * 100), 52) / 30.0;
     c->conf = clamp01(0.5 * shape_fit + (own_fill ? 0.45 : 0.2) + (d == 0 ? 0.05 : 0));
     return own_fill || c->on || diamond;
 }

@@ -788,15 +788,33 @@ static bool remove_caret(uint8_t *g, uint32_t w, uint32_t h, uint8_t bg) {
     for (uint32_t x = 0; x < w; x++)
         if (m1 && run[x] + 1 >= m1) x0 = x < x0 ? x : x0, x1 = x;
     bool one_group = x0 <= x1 && x1 - x0 < 3;
-    /* The other columns' ink: from the highest to the lowest ink pixel. */
-    uint32_t top = h, bot = 0;
-    for (uint32_t y = 0; one_group && y < h; y++)
-        for (uint32_t x = 0; x < w; x++) {
-            if ((x + 1 >= x0 && x <= x1 + 1) || g[(size_t)y * w + x] >= t) continue;
-            top = y < top ? y : top, bot = y > bot ? y : bot;
-        }
-    uint32_t ext = bot >= top ? bot - top + 1 : 0;
-    if (one_group && m1 >= 8 && m1 >= ext + 2)
+    /* The other columns' ink: its highest pixel, and the baseline (the most
+     * common lowest ink pixel of a column). A caret reaches below the
+     * baseline (into the descenders) and above the tallest glyph; a d's or
+     * an l's stem stands on the baseline, a p's is short. */
+    uint32_t top = h, *bottoms = one_group ? calloc(h, sizeof *bottoms) : NULL;
+    bool others = false;
+    for (uint32_t x = 0; bottoms && x < w; x++) {
+        if (x + 1 >= x0 && x <= x1 + 1) continue;
+        uint32_t lo = 0;
+        bool any = false;
+        for (uint32_t y = 0; y < h; y++)
+            if (g[(size_t)y * w + x] < t) {
+                if (!any && y < top) top = y;
+                any = true, lo = y;
+            }
+        if (any) bottoms[lo]++, others = true;
+    }
+    uint32_t base = 0;
+    for (uint32_t y = 0; bottoms && y < h; y++)
+        if (bottoms[y] > bottoms[base]) base = y;
+    free(bottoms);
+    uint32_t cb0 = h, cb1 = 0; /* the bar's extent */
+    for (uint32_t x = x0; one_group && x <= x1; x++)
+        if (run[x] + 1 >= m1) cb0 = at[x] < cb0 ? at[x] : cb0, cb1 = at[x] + run[x] - 1 > cb1 ? at[x] + run[x] - 1 : cb1;
+    bool caret = one_group && m1 >= 8 &&
+                 (!others || (cb1 >= base + 2 && base >= top && m1 * 100 >= (base - top + 1) * 112));
+    if (caret)
         for (uint32_t x = x0; x <= x1; x++)
             if (run[x] + 1 >= m1)
                 for (uint32_t y = at[x]; y < at[x] + run[x]; y++) g[(size_t)y * w + x] = bg;

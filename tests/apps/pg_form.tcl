@@ -23,7 +23,11 @@ foreach {k v} $argv {
 }
 set theme $opt(-theme)
 set classic [expr {$theme eq "tk"}]
-if {!$classic} { ttk::style theme use $theme }
+if {!$classic} {
+    # awthemes (tcl-awthemes): awlight, awdark, awbreeze, awclearlooks, ... load as packages
+    if {[string match aw* $theme]} { package require $theme }
+    ttk::style theme use $theme
+}
 
 font create F -family $opt(-family) -size -$opt(-px)
 font create FB -family $opt(-family) -size -$opt(-px) -weight bold
