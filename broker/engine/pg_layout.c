@@ -4,7 +4,6 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include <stdio.h>
 
 static const char *const kind_names[PG_CTL_KINDS] = {"entry", "textarea", "button", "check",
                                                      "radio", "list",     "slider", "scrollbar"};
@@ -137,6 +136,13 @@ typedef struct {
     uint8_t around[3]; /* what surrounds the box (a few px outside) */
     uint8_t centre_px[3];
     bool relief;       /* a two-tone frame: light on two sides, dark on the others */
+    /* A band of rows across the box that the region does not fill (a list's
+     * selected row, cut out of the list's fill where it touches the frame):
+     * rows gap0..gap1 (absolute), when gap is set. */
+    bool gap;
+    uint32_t gap0, gap1;
+    uint64_t gap_filled; /* filled pixels outside the band */
+    double perim;        /* fraction of the box's outline that is the region */
 } shape;
 
 /* Fills sh from region id: holes are the non-region pixels of the box that
@@ -188,6 +194,35 @@ static void measure(const seg *s, uint32_t id, shape *sh, uint8_t *m, uint32_t *
                 if (Y > sh->hy1) sh->hy1 = Y;
             }
         }
+    if (bw >= 40 && bh >= 30 && sh->filled * 100 < (uint64_t)bw * bh * 93) {
+        /* rows the region leaves (mostly) empty: one run of them, 8..48 high */
+        int64_t r0 = -1, r1 = -1;
+        bool one = true;
+        uint64_t outside = 0;
+        for (uint32_t y = 0; y < bh; y++) {
+            uint32_t f = 0;
+            for (uint32_t x = 0; x < bw; x++) f += m[y * bw + x] != 2;
+            bool empty = f * 100 < bw * 25;
+            if (empty) {
+                if (r1 >= 0 && (int64_t)y != r1 + 1) one = false;
+                if (r0 < 0) r0 = y;
+                r1 = y;
+            } else {
+                outside += f;
+            }
+        }
+        uint32_t gh = r0 >= 0 ? (uint32_t)(r1 - r0 + 1) : 0;
+        if (one && r0 >= 0 && gh >= 8 && gh <= 48 && bh * 10 >= gh * 25) { /* a list: rows of several lines */
+            sh->gap = true, sh->gap0 = g->y0 + (uint32_t)r0, sh->gap1 = g->y0 + (uint32_t)r1;
+            sh->gap_filled = outside;
+        }
+    }
+    {
+        uint64_t on = 0, all = 0;
+        for (uint32_t x = 0; x < bw; x++) on += (m[x] == 1) + (m[(bh - 1) * bw + x] == 1), all += 2;
+        for (uint32_t y = 1; y + 1 < bh; y++) on += (m[y * bw] == 1) + (m[y * bw + bw - 1] == 1), all += 2;
+        sh->perim = all ? (double)on / (double)all : 0;
+    }
 #define F(X, Y) (m[(Y) * bw + (X)] != 2)
     if (bw >= 3 && bh >= 3) {
         sh->corners = F(1, 1) && F(bw - 2, 1) && F(1, bh - 2) && F(bw - 2, bh - 2);
@@ -301,8 +336,15 @@ typedef enum { R_NONE, R_RECT, R_LIGHT, R_BUTTON, R_TROUGH } rect_class;
 static rect_class rect_kind(const shape *sh) {
     uint32_t bw = sh->bw, bh = sh->bh;
     double sol = (double)sh->filled / ((double)bw * bh);
-    if (sol < 0.93 || !sh->corners || bw < 12 || bh < 2) return R_NONE;
     int lf = luma(sh->fill), lo = luma(sh->around);
+    if (sh->gap) { /* a list whose selected band touches its frame */
+        uint64_t rest = (uint64_t)bw * (bh - (sh->gap1 - sh->gap0 + 1));
+        if (sh->gap_filled * 100 >= rest * 93 && (lf >= lo + 6 || lf >= 235)) return R_LIGHT;
+    }
+    /* Solid, or outlined: text touching the inside of a frame (a list's last
+     * row) is not enclosed, but the fill still runs all round the box. */
+    bool rect = (sol >= 0.93 && sh->corners) || (sol >= 0.8 && sh->perim >= 0.9);
+    if (!rect || bw < 12 || bh < 2) return R_NONE;
     uint32_t t = bw < bh ? bw : bh, len = bw < bh ? bh : bw;
     bool thin_line = t <= 3 && len >= 60 && !near3(sh->fill, sh->around, 16);
     if ((t >= 4 && t <= 26 && len >= 2 * t && len >= 12 && lf + 6 < lo && sh->holes * 20 < sh->filled) || thin_line)
@@ -360,7 +402,7 @@ static void light_controls(rcand *rc, size_t n, ctl_list *out, bool *oom) {
         if (rc[i].used || (rc[i].cls != R_LIGHT)) continue;
         shape a = rc[i].sh;
         uint32_t x0 = a.x0, x1 = a.x1, y0 = a.y0, y1 = a.y1;
-        pg_img_rect band = {0};
+        pg_img_rect band = a.gap ? rect_of(x0, a.gap0, x1, a.gap1) : (pg_img_rect){0};
         rc[i].used = true;
         bool grew = true;
         while (grew) {
@@ -570,8 +612,6 @@ static pg_err detect(seg *s, pg_layout_result *out, pg_error *e) {
         measure(s, (uint32_t)i + 1, &sh, m, st);
         pg_layout_control c = {0};
         c.selected = -1;
-        if (getenv("PG_LAYOUT_DEBUG") && (bw <= 30 && bh <= 30) == !getenv("PG_BIG"))
-            fprintf(stderr, "shape %u,%u %ux%u count %u filled %llu holes %llu corners %d/%d centre %d mid %d fill %02x%02x%02x around %02x%02x%02x\n", sh.x0, sh.y0, bw, bh, g->count, (unsigned long long)sh.filled, (unsigned long long)sh.holes, sh.corners, sh.corners0, sh.centre, sh.mid_edges, sh.fill[0], sh.fill[1], sh.fill[2], sh.around[0], sh.around[1], sh.around[2]);
         if (indicator(&sh, &c)) {
             oom = !push(&ind, &c);
             continue;

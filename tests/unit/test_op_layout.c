@@ -348,3 +348,83 @@ PG_TEST(layout_and_color_are_refused_when_ocr_is_off_or_the_region_is_too_small)
     CHECK(pg_fx_audit_count(&fx, "color", "POLICY_REFUSED") >= 1);
     pg_fx_fini(&fx);
 }
+
+/* ---- attacks: rebuilding a protected token through color and layout ---- */
+
+static uint64_t noise_window(pg_fx *fx, uint32_t w, uint32_t h, uint8_t **px_out) {
+    uint8_t *px = malloc((size_t)w * h * 4);
+    uint64_t s = 0x9e3779b97f4a7c15ull;
+    for (size_t i = 0; i < (size_t)w * h; i++) {
+        s = s * 6364136223846793005ull + 1442695040888963407ull;
+        px[4 * i] = (uint8_t)(s >> 56), px[4 * i + 1] = (uint8_t)(s >> 48), px[4 * i + 2] = (uint8_t)(s >> 40);
+        px[4 * i + 3] = 255;
+    }
+    uint64_t id = pg_fake_add_window(fx->fake, "noise", "Noise", getpid(), 0, 0, w, h, 0xffffffff);
+    pg_fake_set_pixels(fx->fake, id, px);
+    *px_out = px;
+    return id;
+}
+
+PG_TEST(color_cannot_rebuild_a_noise_token_and_stops_at_the_budget) {
+    FX(fx, NULL);
+    uint8_t *truth = NULL;
+    uint32_t W = 128, H = 128;
+    uint64_t id = noise_window(&fx, W, H, &truth);
+    char tok[32], args[160];
+    REQUIRE(pg_fx_snapshot(&fx, id, tok) == 0);
+    /* The attacker's best guess per pixel: the dominant colour of the
+     * smallest neighbourhood answered around it (every 2 px, as often as the
+     * broker answers). */
+    double *guess = calloc((size_t)W * H * 3, sizeof *guess);
+    int answered = 0, refused = 0;
+    for (uint32_t y = 0; y < H && !refused; y += 2)
+        for (uint32_t x = 0; x < W && !refused; x += 2) {
+            snprintf(args, sizeof args, "{\"token\":\"%s\",\"at\":{\"x\":%u,\"y\":%u},\"max\":4}", tok, x, y);
+            pg_fx_reply r;
+            pg_err rc = pg_fx_call(&fx, "color", args, NULL, 0, &r);
+            if (rc == PG_E_POLICY) {
+                refused = 1;
+            } else if (rc == PG_OK) {
+                answered++;
+                const char *hex = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(r.result, "colors"), 0), "hex")->valuestring;
+                unsigned rr, gg, bb;
+                sscanf(hex, "#%02x%02x%02x", &rr, &gg, &bb);
+                for (uint32_t dy = 0; dy < 2; dy++)
+                    for (uint32_t dx = 0; dx < 2; dx++) {
+                        size_t i = ((size_t)(y + dy) * W + x + dx) * 3;
+                        guess[i] = rr, guess[i + 1] = gg, guess[i + 2] = bb;
+                    }
+            }
+            pg_fx_reply_fini(&r);
+        }
+    CHECK(refused); /* the per-source budget ends it long before every point is asked */
+    CHECK(pg_disclose_used(fx.b.disclose, fx.peer.uid, NULL) <= 8192.0 + 1e-6);
+    double err = 0;
+    for (size_t i = 0; i < (size_t)W * H; i++)
+        for (int k = 0; k < 3; k++) err += fabs(guess[3 * i + k] - truth[4 * i + k]);
+    err /= (double)W * H * 3;
+    CHECK(err > 50); /* noise: what came back says next to nothing about any pixel */
+    CHECK(answered > 10);
+    free(guess);
+    free(truth);
+    pg_fx_fini(&fx);
+}
+
+PG_TEST(layout_of_protected_pixels_is_charged_and_refused_over_the_budget) {
+    FX(fx, "{\"version\":1,\"clients\":{\"users\":[\"agent\"]},\"disclosure\":{\"bits_per_source_hour\":300}}");
+    uint64_t id = png_window(&fx, "form_tk_v1.png", NULL, NULL);
+    REQUIRE(id);
+    char tok[32], args[96];
+    REQUIRE(pg_fx_snapshot(&fx, id, tok) == 0);
+    snprintf(args, sizeof args, "{\"token\":\"%s\"}", tok);
+    pg_fx_reply r;
+    /* A form's 16 controls cost more than 300 bits: refused, and charged nothing. */
+    CHECK_EQ_INT(pg_fx_call(&fx, "layout", args, NULL, 0, &r), PG_E_POLICY);
+    pg_fx_reply_fini(&r);
+    CHECK(pg_disclose_used(fx.b.disclose, fx.peer.uid, "window:1000") <= 1.0 + 1e-6); /* the snapshot's digest bit */
+    /* assert control answers one control: within the budget. */
+    snprintf(args, sizeof args, "{\"in\":\"%s\",\"label\":\"Express\",\"checked\":true}", tok);
+    CHECK_EQ_INT(pg_fx_call(&fx, "assert_control", args, NULL, 0, &r), PG_OK);
+    pg_fx_reply_fini(&r);
+    pg_fx_fini(&fx);
+}
