@@ -95,7 +95,12 @@ static cJSON *control_json(shaper *s, size_t n, const pg_ocr_layout_control *lc)
     case PG_CTL_LIST:
     case PG_CTL_TEXTAREA: {
         cJSON *rows = cJSON_AddArrayToObject(o, "rows");
-        for (size_t i = 0; i < lc->n_rows; i++) cJSON_AddItemToArray(rows, cJSON_CreateString(lc->rows[i].text));
+        for (size_t i = 0; i < lc->n_rows; i++) { /* OCR text and its box, as `ocr` gives them */
+            cJSON *row = cJSON_CreateObject();
+            cJSON_AddStringToObject(row, "text", lc->rows[i].text);
+            cJSON_AddItemToObject(row, "box", pg_rect_json(&lc->rows[i].box));
+            cJSON_AddItemToArray(rows, row);
+        }
         if (k->kind == PG_CTL_LIST) {
             cJSON_AddNumberToObject(o, "selected", k->selected);
             if (lc->selected_text) cJSON_AddStringToObject(o, "selected_text", lc->selected_text);
