@@ -432,6 +432,42 @@ static void add_panel(panel *panels, size_t max, size_t *np, panel pn) {
     panels[k] = pn;
 }
 
+/* Dotted lines (a focus ring drawn around a label or a button's caption:
+ * one pixel on, one off) are painted bg: six or more single ink pixels - no
+ * ink above, below, left or right of them - two pixels apart along a row or
+ * a column. Tesseract reads them as quotes and loses the letters inside
+ * ("Priority" in a ring read "riori"); no glyph is made of lone pixels. */
+static void remove_dotted(uint8_t *g, uint32_t w, uint32_t h, int t, uint8_t bg) {
+#define INKP(x, y) (g[(size_t)(y) * w + (x)] < t)
+#define LONE(x, y)                                                                                   \
+    (INKP(x, y) && !((x) > 0 && INKP((x) - 1, y)) && !((x) + 1 < w && INKP((x) + 1, y)) &&          \
+     !((y) > 0 && INKP(x, (y) - 1)) && !((y) + 1 < h && INKP(x, (y) + 1)))
+    enum { MIN_DOTS = 6 };
+    for (int pass = 0; pass < 2; pass++) {
+        uint32_t lines = pass ? w : h, len = pass ? h : w;
+        for (uint32_t l = 0; l < lines; l++)
+            for (uint32_t start = 0; start < 2; start++) {
+                uint32_t run = 0;
+                for (uint32_t p = start; p < len + 2; p += 2) {
+                    uint32_t x = pass ? l : p, y = pass ? p : l;
+                    bool dot = p < len && LONE(x, y);
+                    if (dot) {
+                        run++;
+                        continue;
+                    }
+                    if (run >= MIN_DOTS)
+                        for (uint32_t k = 1; k <= run; k++) {
+                            uint32_t q = p - 2 * k;
+                            g[pass ? (size_t)q * w + l : (size_t)l * w + q] = bg;
+                        }
+                    run = 0;
+                }
+            }
+    }
+#undef LONE
+#undef INKP
+}
+
 /* Layout clean-up and region split of a gray window (light background after
  * the global inversion), at input scale. bg is the most common value; ink is
  * anything INK_CONTRAST darker. One pass over the 4-connected ink
@@ -463,6 +499,7 @@ static bool analyse(uint8_t *g, uint32_t w, uint32_t h, panel *panels, size_t ma
     *bg_out = (uint8_t)bg;
     int t = bg - INK_CONTRAST; /* ink: clearly darker than the background */
     if (t < 1) t = 1;
+    remove_dotted(g, w, h, t, (uint8_t)bg);
     uint8_t *m = malloc(n);
     size_t qcap = 4096, qn;
     uint32_t *q = malloc(qcap * sizeof *q);
