@@ -169,6 +169,8 @@ static void score_image(pg_ocr *o, const char *png, score *s) {
             s->labels++;
             const char *lt = cJSON_GetObjectItem(w, "text")->valuestring;
             s->labels_ok += d->label && !strcmp(d->label, lt);
+            if (getenv("BENCH_VERBOSE") && !(d->label && !strcmp(d->label, lt)))
+                fprintf(stderr, "  label of %s '%s' read '%s'\n", k, lt, d->label ? d->label : "(none)");
             if (getenv("BENCH_VERBOSE") && on != d->c.on) fprintf(stderr, "  state of %s '%s' wrong\n", k, lt);
         } else if (kind == PG_CTL_ENTRY || kind == PG_CTL_LIST) {
             s->labels++;

@@ -8,8 +8,9 @@
 # each window (ImageMagick's import), keeps the truth each app wrote about
 # itself next to the PNG, and runs bench_layout over the set:
 #   tune_*    Tk classic widgets and the ttk themes default, clam, alt,
-#             classic in DejaVu Sans / Nimbus Sans, 10-20 px: what the
-#             detector and the field OCR were developed on;
+#             classic in DejaVu Sans / Nimbus Sans, 10-20 px (and one per
+#             theme with a focused, hovered check box): what the detector and
+#             the field OCR were developed on;
 #   heldout_* the awthemes awlight and awdark (tcl-awthemes; dark is light
 #             text on dark fields) in DejaVu Serif and URW Gothic at 11, 13,
 #             15 and 18 px: themes, fonts and sizes the tuning never saw;
@@ -62,8 +63,11 @@ shot() {
     wait $pid 2>/dev/null || true
     rm -f "$OUT/$name.out"
 }
-tk() { # tk NAME THEME FAMILY PX VARIANT
-    shot "$1" wish "$HERE/tests/apps/pg_form.tcl" -truth "$OUT/$1.json.w" -theme "$2" -family "$3" -px "$4" -variant "$5"
+tk() { # tk NAME THEME FAMILY PX VARIANT [OPTIONS...]
+    local name=$1 theme=$2 fam=$3 px=$4 var=$5
+    shift 5
+    shot "$name" wish "$HERE/tests/apps/pg_form.tcl" -truth "$OUT/$name.json.w" -theme "$theme" -family "$fam" \
+        -px "$px" -variant "$var" "$@"
 }
 gtk() { # gtk NAME PX VARIANT
     shot "$1" /usr/bin/python3 "$HERE/tests/apps/pg_form_gtk.py" --truth "$OUT/$1.json.w" --px "$2" --variant "$3"
@@ -80,6 +84,11 @@ else
             fam="DejaVu Sans"; [ $((v % 2)) = 1 ] && fam="Nimbus Sans"
             tk "tune_${theme}_${px}" "$theme" "$fam" "$px" $v
             v=$((v + 1))
+        done
+        # a check box with the keyboard focus (its dotted ring) under the pointer (its hover tint)
+        tk "tune_${theme}_14_focus" "$theme" "DejaVu Sans" 14 $v -caret 0 -focus c_express -hover c_express
+        v=$((v + 1))
+        for _ in 1; do :
         done
     done
     for theme in awlight awdark; do

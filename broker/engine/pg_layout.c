@@ -657,6 +657,22 @@ static pg_err detect(seg *s, pg_layout_result *out, pg_error *e) {
         trough_control(s, &tr[i], all.v + first_light, lights - first_light, &c);
         oom = !push(&all, &c);
     }
+    /* A light "entry" holding an indicator near its left edge is a check
+     * box or radio button under the pointer (its hover highlight), not an
+     * entry: the entry goes, the indicator stays. */
+    size_t kept = 0;
+    for (size_t j = 0; j < bars; j++) {
+        const pg_layout_control *o = &all.v[j];
+        bool hover = false;
+        for (size_t i = 0; o->kind == PG_CTL_ENTRY && i < ind.n && !hover; i++) {
+            const pg_layout_control *a = &ind.v[i];
+            hover = a->conf >= 0 && contains(&o->inner, &a->box) && a->box.x - o->inner.x <= 2 * a->box.w + 4;
+        }
+        if (!hover) all.v[kept++] = *o;
+    }
+    size_t dropped = bars - kept;
+    memmove(all.v + kept, all.v + bars, (all.n - bars) * sizeof *all.v);
+    all.n -= dropped, bars -= dropped;
     /* Indicators inside a light control, a button or a bar are content (a
      * glyph, an icon, an arrow), not controls of their own. */
     for (size_t i = 0; i < ind.n && !oom; i++) {

@@ -873,7 +873,11 @@ static pg_err read_field_once(rctx *c, const uint8_t *g0, uint32_t w, uint32_t h
     pg_err rc = PG_OK;
     if (!remove_caret(g, w, h, bg) || !analyse(g, w, h, none, 0, &np, &abg))
         rc = pg_error_set(c->e, PG_E_INTERNAL, NULL, "out of memory for an OCR field");
-    if (!rc) {
+    /* Nothing darker than the background by INK_CONTRAST: an empty field.
+     * Tesseract would still "read" something there ("a"). */
+    size_t ink = 0;
+    for (size_t i = 0; !rc && i < n; i++) ink += g[i] + INK_CONTRAST < bg;
+    if (!rc && ink >= 4) {
         normalise_ink(g, n, bg);
         rc = recognise(c, g, w, w, h, false, 0, 0, out);
     }

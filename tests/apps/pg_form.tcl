@@ -6,7 +6,7 @@
 #
 #   wish pg_form.tcl -truth FILE [-theme tk|default|clam|alt|classic]
 #        [-family "DejaVu Sans"] [-px 13] [-variant N] [-title T]
-#        [-geometry +X+Y] [-log FILE] [-empty 1] [-caret 1]
+#        [-geometry +X+Y] [-log FILE] [-empty 1] [-caret 1] [-focus c_express] [-hover c_express]
 #
 # -variant picks the values (accented names, e-mail addresses, digits,
 # states) deterministically. -empty 1 leaves the entries empty and every
@@ -16,7 +16,7 @@
 package require Tk
 
 array set opt {-truth "" -theme tk -family "DejaVu Sans" -px 13 -variant 0 -title "Order entry"
-    -geometry +0+0 -log "" -empty 0 -caret 1}
+    -geometry +0+0 -log "" -empty 0 -caret 1 -focus "" -hover ""}
 foreach {k v} $argv {
     if {![info exists opt($k)]} { puts stderr "unknown option $k"; exit 2 }
     set opt($k) $v
@@ -152,6 +152,13 @@ grid $f.submit -row $r -column 1 -sticky w -pady {8 0}
 grid $f.cancel -row $r -column 2 -sticky w -pady {8 0}
 
 if {$opt(-caret)} { focus -force $f.e_customer; $f.e_customer icursor end }
+# -focus NAME: keyboard focus (and its focus ring) on a check box, radio
+# button or button instead: c_express, r_priority, submit, ...
+if {$opt(-focus) ne ""} { focus -force $f.$opt(-focus) }
+# -hover NAME: that widget drawn as under the pointer (its active state).
+if {$opt(-hover) ne ""} {
+    if {$classic} { $f.$opt(-hover) configure -state active } else { $f.$opt(-hover) state active }
+}
 
 # ---- the truth ----
 proc json_escape {s} {
