@@ -238,14 +238,44 @@ static int cmp_d(const void *a, const void *b) {
 }
 
 int main(int argc, char **argv) {
-    if (argc < 4 || (strcmp(argv[1], "score") && strcmp(argv[1], "time"))) {
-        fprintf(stderr, "usage: bench_layout score LANG PNG... | time LANG PNG N\n");
+    if (argc < 4 || (strcmp(argv[1], "score") && strcmp(argv[1], "time") && strcmp(argv[1], "ocr"))) {
+        fprintf(stderr, "usage: bench_layout score LANG PNG... | time LANG PNG N | ocr LANG PNG N\n");
         return 2;
     }
     pg_error e;
     if (pg_ocr_ensure_single_thread(argv, &e)) return fprintf(stderr, "%s\n", e.message), 2;
     pg_ocr *o;
     if (pg_ocr_new(&o, argv[2], NULL, &e)) return fprintf(stderr, "%s\n", e.message), 2;
+    if (!strcmp(argv[1], "ocr")) { /* the window's OCR as pixelgate ocr runs it: median ms and the text */
+        int n = argc > 4 ? atoi(argv[4]) : 5;
+        n = n < 1 ? 1 : n > 100 ? 100 : n;
+        size_t len;
+        char *buf = slurp(argv[3], &len);
+        pg_img *img = NULL;
+        pg_img_limits lim = pg_img_limits_default();
+        if (!buf || pg_img_decode((uint8_t *)buf, len, &lim, &img, &e)) return fprintf(stderr, "cannot read %s\n", argv[3]), 2;
+        double ms[100];
+        pg_ocr_result r = {0};
+        for (int i = 0; i < n; i++) {
+            pg_ocr_result_fini(&r);
+            double t0 = pg_mono_ms();
+            if (pg_ocr_run(o, img, NULL, &r, &e)) return fprintf(stderr, "%s\n", e.message), 2;
+            ms[i] = pg_mono_ms() - t0;
+        }
+        qsort(ms, (size_t)n, sizeof *ms, cmp_d);
+        cJSON *j = cJSON_CreateObject();
+        cJSON_AddNumberToObject(j, "median_ms", ms[n / 2]);
+        cJSON_AddStringToObject(j, "text", r.text);
+        char *txt = cJSON_PrintUnformatted(j);
+        puts(txt);
+        free(txt);
+        cJSON_Delete(j);
+        pg_ocr_result_fini(&r);
+        pg_img_free(img);
+        free(buf);
+        pg_ocr_free(o);
+        return 0;
+    }
     if (!strcmp(argv[1], "time")) {
         int n = argc > 4 ? atoi(argv[4]) : 10;
         double ms[100];
