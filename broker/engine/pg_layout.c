@@ -130,6 +130,7 @@ typedef struct {
     uint32_t hx0, hy0, hx1, hy1; /* bbox of the holes (valid when holes > 0) */
     bool corners;      /* the four corners (inset 1) are filled */
     int corners0;      /* how many of the four corner pixels themselves are filled */
+    bool mid_edges1;   /* the middle of each side, one pixel in, is filled */
     bool centre;       /* the centre pixel is filled */
     bool mid_edges;    /* the middle of each side (inset 1) is filled */
     uint8_t fill[3];
@@ -231,6 +232,8 @@ static void measure(const seg *s, uint32_t id, shape *sh, uint8_t *m, uint32_t *
         uint32_t mx0 = (bw - 1) / 2, mx1 = bw / 2, my0 = (bh - 1) / 2, my1 = bh / 2;
         sh->mid_edges = (F(mx0, 0) || F(mx1, 0)) && (F(mx0, bh - 1) || F(mx1, bh - 1)) &&
                         (F(0, my0) || F(0, my1)) && (F(bw - 1, my0) || F(bw - 1, my1));
+        sh->mid_edges1 = (F(mx0, 1) || F(mx1, 1)) && (F(mx0, bh - 2) || F(mx1, bh - 2)) &&
+                         (F(1, my0) || F(1, my1)) && (F(bw - 2, my0) || F(bw - 2, my1));
     }
     sh->centre = F(bw / 2, bh / 2);
 #undef F
@@ -301,9 +304,9 @@ static bool indicator(const shape *sh, pg_layout_control *c) {
     bool square = sol >= 0.8 && sh->corners && sh->corners0 >= 3;
     /* Rounded corners (GTK's Adwaita): a square without its corner pixels,
      * still far more solid than a disc (pi/4). */
-    bool rounded = !square && sh->corners0 < 3 && sh->centre && sh->mid_edges && sol >= 0.88;
+    bool rounded = !square && sh->corners0 < 3 && sh->centre && (sh->mid_edges || sh->mid_edges1) && sol >= 0.86;
     square = square || rounded;
-    bool disc = !rounded && sh->corners0 == 0 && sh->centre && sh->mid_edges && sol >= 0.66 && sol < 0.88;
+    bool disc = !rounded && sh->corners0 == 0 && sh->centre && sh->mid_edges && sol >= 0.66 && sol < 0.86;
     bool diamond = sh->corners0 == 0 && !sh->corners && sh->centre && sh->mid_edges && sol >= 0.42 && sol < 0.66;
     if (!square && !disc && !diamond) return false;
     /* A glyph's counter (the inside of an O) is the window's own colour; an
@@ -683,6 +686,11 @@ static pg_err detect(seg *s, pg_layout_result *out, pg_error *e) {
             const pg_layout_control *o = &all.v[j];
             inside = j >= bars ? overlap(&o->box, &a->box) > 0 || same_place(&o->box, &a->box)
                                : contains(&o->inner, &a->box);
+            if (!inside && (o->kind == PG_CTL_LIST || o->kind == PG_CTL_TEXTAREA)) {
+                /* a scrollbar's arrow flush against a list's right side */
+                int64_t gap = (int64_t)a->box.x - ((int64_t)o->box.x + o->box.w);
+                inside = gap >= -2 && gap <= 6 && a->box.y + 2 >= o->box.y && a->box.y + a->box.h <= o->box.y + o->box.h + 2;
+            }
             if (!inside && j >= bars) { /* an arrow just beyond a bar's end */
                 pg_img_rect grown = {o->box.x >= 3 ? o->box.x - 3 : 0, o->box.y >= 3 ? o->box.y - 3 : 0,
                                      o->box.w + 6, o->box.h + 6};

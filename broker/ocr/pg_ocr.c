@@ -873,13 +873,26 @@ static pg_err read_field_once(rctx *c, const uint8_t *g0, uint32_t w, uint32_t h
     pg_err rc = PG_OK;
     if (!remove_caret(g, w, h, bg) || !analyse(g, w, h, none, 0, &np, &abg))
         rc = pg_error_set(c->e, PG_E_INTERNAL, NULL, "out of memory for an OCR field");
-    /* Nothing darker than the background by INK_CONTRAST: an empty field.
-     * Tesseract would still "read" something there ("a"). */
+    /* Marks: pixels at least half INK_CONTRAST from the background either
+     * way (red on a dark theme is only ~35 levels off). None: an empty field
+     * (Tesseract would still "read" something there: "a"). One glyph's
+     * worth (no wider than 1.1x its height): read as a single character
+     * (PSM 10), as a line it often comes back as punctuation ("4" read "ż."). */
     size_t ink = 0;
-    for (size_t i = 0; !rc && i < n; i++) ink += g[i] + INK_CONTRAST < bg;
+    uint32_t x0 = w, x1 = 0, y0 = h, y1 = 0;
+    for (uint32_t y = 0; !rc && y < h; y++)
+        for (uint32_t x = 0; x < w; x++) {
+            int d = (int)g[(size_t)y * w + x] - bg;
+            if (d > -INK_CONTRAST / 2 && d < INK_CONTRAST / 2) continue;
+            ink++;
+            x0 = x < x0 ? x : x0, x1 = x > x1 ? x : x1, y0 = y < y0 ? y : y0, y1 = y > y1 ? y : y1;
+        }
     if (!rc && ink >= 4) {
+        int psm = c->psm;
+        if (psm == PG_OCR_PSM_SINGLE_LINE && (x1 - x0 + 1) * 10 <= (y1 - y0 + 1) * 11) c->psm = PG_OCR_PSM_SINGLE_CHAR;
         normalise_ink(g, n, bg);
         rc = recognise(c, g, w, w, h, false, 0, 0, out);
+        c->psm = psm;
     }
     free(g);
     return rc;
@@ -1186,6 +1199,8 @@ static void cp_push(cpbuf *b, uint32_t c, size_t owner) {
     b->owner[b->n] = owner;
     b->n++;
 }
+
+bool pg_ocr_can_normalize(void) { return PG_HAVE_UTF8PROC; }
 
 char *pg_ocr_normalize(const char *s, pg_error *e) {
 #if PG_HAVE_UTF8PROC

@@ -83,6 +83,7 @@ typedef struct pg_ocr pg_ocr;
 #define PG_OCR_PSM_AUTO 3 /* fully automatic page layout */
 #define PG_OCR_PSM_SINGLE_BLOCK 6
 #define PG_OCR_PSM_SINGLE_LINE 7
+#define PG_OCR_PSM_SINGLE_CHAR 10 /* field mode only, for a field holding one glyph */
 #define PG_OCR_PSM_SPARSE_TEXT 11 /* the default: text in no particular order */
 
 /* Words Tesseract itself gives less than this confidence (0..100) are
@@ -116,8 +117,10 @@ typedef struct {
  *    spans the font's whole line height; glyphs do not), or the only mark;
  *  - small text is upscaled: scale ceil(PG_OCR_FIELD_TARGET_PX / region
  *    height), 2..PG_OCR_MAX_SCALE, unless opts.scale forces one;
- *  - PSM_SINGLE_LINE (opts.psm may override), every word kept (min_conf -1
- *    unless given);
+ *  - PSM_SINGLE_LINE (opts.psm may override; a field whose marks are one
+ *    glyph wide is read as PSM_SINGLE_CHAR), every word kept (min_conf -1
+ *    unless given); a field without marks (nothing 20 levels from its
+ *    background) reads as empty without asking Tesseract;
  *  - an inverted pass: when the first reading's mean confidence is under
  *    PG_OCR_FIELD_RETRY_CONF (or nothing was read), the opposite polarity is
  *    read too and the more confident reading is kept (r.inverted says which).
@@ -236,6 +239,9 @@ pg_err pg_ocr_nearest(const pg_ocr_result *r, const char *phrase, unsigned flags
 /* NFKC + case folding of UTF-8 s into a new string (free it), or NULL with
  * PG_E_UNSUPPORTED (no utf8proc in this build) or PG_E_USAGE (not UTF-8). */
 char *pg_ocr_normalize(const char *s, pg_error *e);
+/* Does this build normalise (utf8proc)? Without it, callers compare with
+ * PG_OCR_FIND_CASE off (ASCII and Latin-1 case folding only). */
+bool pg_ocr_can_normalize(void);
 
 /* OpenMP's thread limit as libgomp read it at load time: 1 is what the
  * broker wants; 0 when no OpenMP runtime is loaded (Tesseract built without

@@ -1,6 +1,7 @@
 /* pg_ocr_layout.c - see pg_ocr_layout.h. */
 #include "pg_ocr_layout.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -107,6 +108,32 @@ static pg_err masked_copy(const pg_img *img, const pg_layout_result *lr, pg_img 
     return PG_OK;
 }
 
+/* The box of what is not the background (within 8 a channel) in img's
+ * region: the page OCR reads only that (a big window is mostly empty).
+ * False when there is nothing. */
+static bool content_box(const pg_img *img, const pg_img_rect *region, const uint8_t bg[3], pg_img_rect *out) {
+    pg_img_rect r = region ? *region : (pg_img_rect){0, 0, img->width, img->height};
+    uint32_t x0 = UINT32_MAX, y0 = UINT32_MAX, x1 = 0, y1 = 0;
+    for (uint32_t y = r.y; y < r.y + r.h; y++) {
+        const uint8_t *p = pg_img_row(img, y);
+        for (uint32_t x = r.x; x < r.x + r.w; x++) {
+            const uint8_t *c = p + 4 * (size_t)x;
+            int d0 = c[0] - bg[0], d1 = c[1] - bg[1], d2 = c[2] - bg[2];
+            if (d0 > 8 || d0 < -8 || d1 > 8 || d1 < -8 || d2 > 8 || d2 < -8) {
+                x0 = x < x0 ? x : x0, x1 = x > x1 ? x : x1;
+                y0 = y < y0 ? y : y0, y1 = y > y1 ? y : y1;
+            }
+        }
+    }
+    if (x0 == UINT32_MAX) return false;
+    /* a margin, so text at the edge keeps its surroundings */
+    uint32_t m = 4;
+    x0 = x0 >= r.x + m ? x0 - m : r.x, y0 = y0 >= r.y + m ? y0 - m : r.y;
+    x1 = x1 + m < r.x + r.w ? x1 + m : r.x + r.w - 1, y1 = y1 + m < r.y + r.h ? y1 + m : r.y + r.h - 1;
+    *out = (pg_img_rect){x0, y0, x1 - x0 + 1, y1 - y0 + 1};
+    return true;
+}
+
 static pg_err read_field(pg_ocr *o, const pg_img *img, pg_img_rect r, char **text, double *conf, pg_error *e) {
     *text = NULL, *conf = 0;
     if (r.w < 4 || r.h < 4) return PG_OK;
@@ -155,7 +182,9 @@ pg_err pg_ocr_layout_run(pg_ocr *o, const pg_img *img, const pg_img_rect *region
     pg_img *masked = NULL;
     pg_ocr_result page = {0};
     rc = masked_copy(img, &lr, &masked, e);
-    if (!rc) rc = pg_ocr_run(o, masked, region, &page, e);
+    pg_img_rect content;
+    bool any = !rc && content_box(masked, region, lr.bg, &content);
+    if (any) rc = pg_ocr_run(o, masked, &content, &page, e);
     pg_img_free(masked);
     if (!rc) rc = runs_of(&page, &lr, &out->lines, &out->n_lines, e);
     pg_ocr_result_fini(&page);

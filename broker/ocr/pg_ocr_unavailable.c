@@ -53,6 +53,8 @@ char *pg_ocr_normalize(const char *s, pg_error *e) {
     return NULL;
 }
 
+bool pg_ocr_can_normalize(void) { return false; }
+
 int pg_ocr_thread_limit(void) { return 0; /* no OpenMP runtime is loaded */ }
 
 pg_err pg_ocr_ensure_single_thread(char *const argv[], pg_error *e) { return PG_OK; /* nothing to limit */ }

@@ -233,10 +233,20 @@ pg_err pg_layout_control_point(pg_call *c, const char *token, int64_t n, const c
 
 /* ---- assert control ---- */
 
+/* A copy of s folded for comparison: NFKC + case folding where the build
+ * has utf8proc, else ASCII lower case. */
+static char *fold(const char *s) {
+    pg_error ig;
+    if (pg_ocr_can_normalize()) return pg_ocr_normalize(s, &ig);
+    size_t n = strlen(s);
+    char *d = malloc(n + 1);
+    for (size_t i = 0; d && i <= n; i++) d[i] = s[i] >= 'A' && s[i] <= 'Z' ? (char)(s[i] + 32) : s[i];
+    return d;
+}
+
 static bool label_is(const char *label, const char *want) {
     if (!label) return false;
-    pg_error ig;
-    char *a = pg_ocr_normalize(label, &ig), *b = pg_ocr_normalize(want, &ig);
+    char *a = fold(label), *b = fold(want);
     bool eq = false;
     if (a && b) {
         /* A trailing colon is the label's punctuation, not its name. */
@@ -255,7 +265,8 @@ static pg_err distance(const char *got, const char *want, size_t *d, pg_error *e
     pg_ocr_word w = {(char *)(got && got[0] ? got : " "), 0, 0, 1, 1, 100, 0};
     pg_ocr_result r = {.text = w.text, .words = &w, .n_words = got && got[0] ? 1 : 0};
     pg_ocr_near nr;
-    pg_err rc = pg_ocr_nearest(&r, want, PG_OCR_FIND_EXACT | PG_OCR_FIND_NORMALIZE, &nr, e);
+    unsigned flags = PG_OCR_FIND_EXACT | (pg_ocr_can_normalize() ? PG_OCR_FIND_NORMALIZE : 0);
+    pg_err rc = pg_ocr_nearest(&r, want, flags, &nr, e);
     if (!rc) *d = nr.distance;
     return rc;
 }
