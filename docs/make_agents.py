@@ -70,7 +70,8 @@ SECTIONS = [
             "field: one line, the text caret removed, small text upscaled, light-on-dark read inverted."),
     ("click", "At a point (`--at X,Y`), or at the centre (plus `--offset`) of text (`--text`, by OCR) or a "
               "template (`--template`) found in a fresh capture. A click on a point another window covers is "
-              "refused (exit 3), and input goes only to windows of your own programs."),
+              "refused (exit 3), and input goes only to windows of your own programs. `--control N --in TOKEN` "
+              "clicks the centre of control N of `layout TOKEN`, in that token's window."),
     ("wait-stable", "Captures every `--interval` until `--frames` captures in a row have the same dHash; "
                     "exit 6 with the last frame's token on timeout."),
     ("wait-for", "Captures until the text or template appears; exit 6 with the last frame on timeout."),
@@ -97,7 +98,8 @@ SECTIONS = [
     ("hash", "Fingerprints: `sha256` (exact) or `dhash` (64-bit; within Hamming distance 5 means the same)."),
     ("diff", "The full comparison: counts, the 100 largest changed regions, and the diff image as a token."),
     ("focus", "Keyboard focus (and raise)."),
-    ("type", "Any Unicode; characters missing from the keyboard map go through a temporary remap."),
+    ("type", "Any Unicode; characters missing from the keyboard map go through a temporary remap. "
+             "`--control N --in TOKEN` clicks that entry of `layout TOKEN` first."),
     ("key", "Chords like `ctrl+a`, `shift+Tab`, `alt+F4`; key names are X keysym names."),
     ("analyze", "The capture goes to a vision endpoint the administrator named, chosen by name (never a URL); "
                 "only its text comes back."),
