@@ -657,7 +657,7 @@ static pg_err detect(seg *s, pg_layout_result *out, pg_error *e) {
     size_t bars = all.n;
     for (size_t i = 0; i < nt && !oom; i++) {
         pg_layout_control c;
-        trough_control(s, &tr[i], all.v + first_light, lights - first_light, &c);
+        trough_control(s, &tr[i], all.v ? all.v + first_light : NULL, lights - first_light, &c);
         oom = !push(&all, &c);
     }
     /* A light "entry" holding an indicator near its left edge is a check
@@ -674,7 +674,7 @@ static pg_err detect(seg *s, pg_layout_result *out, pg_error *e) {
         if (!hover) all.v[kept++] = *o;
     }
     size_t dropped = bars - kept;
-    memmove(all.v + kept, all.v + bars, (all.n - bars) * sizeof *all.v);
+    if (dropped) memmove(all.v + kept, all.v + bars, (all.n - bars) * sizeof *all.v);
     all.n -= dropped, bars -= dropped;
     /* Indicators inside a light control, a button or a bar are content (a
      * glyph, an icon, an arrow), not controls of their own. */
