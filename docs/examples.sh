@@ -73,6 +73,32 @@ read -r EX EY < <(jq -r '"\(.entry_box.x + 10) \(.entry_box.y + (.entry_box.h/2|
 A click --window "$W" --at "$EX,$EY"
 A type --window "$W" 'Hello from pixelgate! é€ü'
 A key --window "$W" Return
+# The order-entry form (tests/apps/pg_form.tcl): layout, controls, colours.
+install -m 0644 "$REPO/tests/apps/pg_form.tcl" "$PG_TMP/app/"
+runuser -u "$PG_AGENT" -- env -i PATH=/usr/bin:/bin DISPLAY="$PG_DISPLAY" LANG=C.UTF-8 \
+    wish "$PG_TMP/app/pg_form.tcl" -truth "$PG_TMP/app/form.json" -empty 1 -caret 0 -geometry +560+40 \
+    -theme clam -px 14 >"$PG_TMP/form.out" 2>&1 &
+PG_PIDS+=($!)
+for _ in $(seq 100); do grep -q READY "$PG_TMP/form.out" 2>/dev/null && break; sleep 0.1; done
+F='^Order entry$'
+A layout --window "$F"
+TF=$(jq -r .token <<<"$LAST")
+CN=$(jq -r '[.controls[] | select(.label == "Customer:")][0].n' <<<"$LAST")
+XN=$(jq -r '[.controls[] | select(.label == "Express")][0].n' <<<"$LAST")
+A type --control "$CN" --in "$TF" 'Zoë Ærø'
+A click --control "$XN" --in "$TF"
+A snapshot --window "$F"
+TF2=$(jq -r .token <<<"$LAST")
+A assert control --in "$TF2" --label Express --checked
+A assert control --in "$TF2" --label Customer --value 'Zoë Ærø'
+A assert control --in "$TF2" --label 'Gift wrap' --checked
+read -r RX RY RW RH < <(jq -r '.widgets[] | select(.widget == ".f.e_customer") | "\(.x + 2) \(.y + 2) \(.w - 4) \(.h - 4)"' "$PG_TMP/app/form.json")
+A assert text "$TF2" --region "$RX,$RY,$RW,$RH" --field --normalize --expect 'ZOË ÆRØ'
+A assert text "$TF2" --region "$RX,$RY,$RW,$RH" --field --normalize --expect 'Zoe Aero'
+A ocr "$TF2" --region "$RX,$RY,$RW,$RH" --field --lang Latin
+read -r EX2 EY2 < <(jq -r '.widgets[] | select(.error == true) | "\(.x) \(.y - 6)"' "$PG_TMP/app/form.json")
+A color "$TF2" --region "$EX2,$EY2,128,32"
+A color "$TF2" --at 20,170
 A analyze "$T2" --endpoint local-vision --prompt 'What colour dominates this window?'
 A analyze "$T2" --endpoint "$FAKE/ok/v1/chat/completions" --prompt x
 A judge "$T2" --endpoint local-judge --expect 'a mostly white window' --samples 3

@@ -61,24 +61,44 @@ the Tk demo app as `agent`; `other` is another user, `alice` an approver.
 
 SECTIONS = [
     ("ping", "Is the broker there, and who am I to it? `peer` comes from the kernel, not from anything you send."),
-    ("caps", "What this backend can do here."),
+    ("caps", "What this backend can do here, and `perception`: what you can verify with - `pixels` "
+             "(expose_pixels allow), `ocr+vision` (OCR and an approved vision endpoint) or `ocr-only`."),
     ("windows", "Top-level windows; `pid` is the owning process as the X server knows it; `capture_denied` marks windows the policy keeps private."),
     ("snapshot", "A capture into the broker's private store: you get a token and metadata, never pixels. "
                  "`method` says which capture path ran; `settled` whether repaints had stopped; "
                  "`--max-size` downscales (keeping the aspect ratio), `--region` crops, `--screen` takes the "
                  "whole screen (windows the policy denies are blacked out: `redacted_windows`)."),
     ("info", "A token's metadata. Another user's token answers exactly like an unknown one."),
-    ("ocr", "Text and word boxes, read inside the broker (Tesseract)."),
+    ("ocr", "Text and word boxes, read inside the broker (Tesseract). `--lang` picks the language model (one "
+            "of the policy's `analysis.ocr_languages`; `caps` lists them); `--field` reads a region as one "
+            "field: one line, the text caret removed, small text upscaled, light-on-dark read inverted."),
     ("click", "At a point (`--at X,Y`), or at the centre (plus `--offset`) of text (`--text`, by OCR) or a "
               "template (`--template`) found in a fresh capture. A click on a point another window covers is "
-              "refused (exit 3), and input goes only to windows of your own programs."),
+              "refused (exit 3), and input goes only to windows of your own programs. `--control N --in TOKEN` "
+              "clicks the centre of control N of `layout TOKEN`, in that token's window."),
     ("wait-stable", "Captures every `--interval` until `--frames` captures in a row have the same dHash; "
                     "exit 6 with the last frame's token on timeout."),
     ("wait-for", "Captures until the text or template appears; exit 6 with the last frame on timeout."),
     ("assert", "Checks that run in the broker; exit 1 when they say no, with the measurements on stdout and "
                "an evidence bundle. `changed`/`unchanged` use pixelmatch's colour distance (antialiasing "
                "excluded unless `--include-aa`; `--mask R` excludes areas); `text` is a case-insensitive "
-               "substring unless `--exact`; `template` is OpenCV's TM_CCOEFF_NORMED, threshold 0.8."),
+               "substring unless `--exact` (`--normalize`: Unicode NFKC and case folding, and the edit distance "
+               "of the closest text is reported, `--max-distance N` tolerates N edits; `--field` reads a "
+               "region as one field, the caret removed); `template` is OpenCV's TM_CCOEFF_NORMED, threshold "
+               "0.8. `control` checks one control of a layout: `--checked`, `--unchecked`, `--value`, "
+               "`--selected`."),
+    ("layout", "The widgets of a window found from its pixels, for toolkits without an accessibility tree "
+               "(Tk, custom-drawn and legacy UIs): entries and text areas with their text, buttons with their "
+               "caption, check boxes and radio buttons with `checked`, lists with their rows and the selected "
+               "one, sliders with `position`, scrollbars with the visible span, each tied to its nearest label "
+               "and with a confidence. `--window` captures first and returns the token; controls are numbered "
+               "relative to that token (`click --control N --in TOKEN`, `type --control N --in TOKEN`). Under "
+               "protected pixels boxes are on the 8-pixel grid and the answer is charged to the disclosure "
+               "budget: for repeated checks use `assert control`, which answers one control. What it cannot "
+               "see is in docs/ocr.md."),
+    ("color", "Dominant colours of a region (`--region`) or of a neighbourhood of a point (`--at`, at least the "
+              "policy's minimum area): hex, a colour name and the fraction covered. Protected pixels: 4 bits a "
+              "channel, fractions in 1/256, charged."),
     ("hash", "Fingerprints: `sha256` (exact) or `dhash` (64-bit; within Hamming distance 5 means the same)."),
     ("diff", "The full comparison: counts, the 100 largest changed regions, and the diff image as a token."),
     ("compare", "Design fidelity: how closely CAND reproduces REF (a design file, a capture of the original), "
@@ -101,7 +121,8 @@ SECTIONS = [
                "things change, not how they look. Files are frames stacked top to bottom (`--file-frames N`). "
                "Protected series are reported on a logarithmic scale (within 4.4 %), charged per value."),
     ("focus", "Keyboard focus (and raise)."),
-    ("type", "Any Unicode; characters missing from the keyboard map go through a temporary remap."),
+    ("type", "Any Unicode; characters missing from the keyboard map go through a temporary remap. "
+             "`--control N --in TOKEN` clicks that entry of `layout TOKEN` first."),
     ("key", "Chords like `ctrl+a`, `shift+Tab`, `alt+F4`; key names are X keysym names."),
     ("analyze", "The capture goes to a vision endpoint the administrator named, chosen by name (never a URL); "
                 "only its text comes back."),

@@ -113,6 +113,13 @@ typedef struct {
     pg_expose expose_pixels;
     pg_analysis_mode analysis_mode;
     bool ocr;
+    /* analysis.ocr_languages: the Tesseract languages an agent may name with
+     * --lang (alone or joined by '+'); the first is the default. Default:
+     * Latin (every Latin-script language, Debian tesseract-ocr-script-latn),
+     * eng, deu, fra, spa; on Windows only eng (the one language the
+     * installer ships). A user's section may only keep some of them. */
+    const char *const *ocr_langs;
+    size_t n_ocr_langs;
     const pg_policy_endpoint *const *endpoints; /* this user's endpoints, in file order */
     size_t n_endpoints;
     const pg_policy_endpoint *default_endpoint; /* NULL: the agent must name one */
@@ -243,6 +250,11 @@ pg_err pg_policy_check_input(const pg_policy_view *v, const char *title, const c
  * back-references, no syntax POSIX and PCRE2 read differently. PG_E_USAGE
  * saying why; the broker checks before it compiles anything. */
 pg_err pg_policy_pattern_check(const char *pattern, pg_error *e);
+
+/* The language spec an OCR request runs with: lang (NULL or "": the view's
+ * default) when every '+'-part of it is one of v's ocr_langs, into out;
+ * PG_E_POLICY naming the allowed ones otherwise, PG_E_USAGE when malformed. */
+pg_err pg_policy_ocr_lang(const pg_policy_view *v, const char *lang, char out[128], pg_error *e);
 
 /* Pattern list access (for logs and the audit): count and source text. */
 size_t pg_policy_patset_count(const pg_policy_patset *s);

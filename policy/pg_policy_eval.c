@@ -238,6 +238,7 @@ cJSON *pg_policy_view_to_json(const pg_policy_view *v) {
         !(v->default_endpoint ? cJSON_AddStringToObject(o, "default_endpoint", v->default_endpoint->name)
                               : cJSON_AddNullToObject(o, "default_endpoint")) ||
         !cJSON_AddBoolToObject(o, "ocr", v->ocr) ||
+        !cJSON_AddItemToObject(o, "ocr_languages", cJSON_CreateStringArray(v->ocr_langs, (int)v->n_ocr_langs)) ||
         !cJSON_AddBoolToObject(o, "input_other_users", v->input_other_users) ||
         !cJSON_AddNumberToObject(o, "token_ttl_s", v->token_ttl_s) ||
         !cJSON_AddNumberToObject(o, "spool_quota_bytes", (double)v->spool_quota_bytes) ||
@@ -251,6 +252,37 @@ cJSON *pg_policy_view_to_json(const pg_policy_view *v) {
 fail:
     cJSON_Delete(o);
     return NULL;
+}
+
+pg_err pg_policy_ocr_lang(const pg_policy_view *v, const char *lang, char out[128], pg_error *e) {
+    if (!lang || !lang[0]) {
+        if (!v->n_ocr_langs) return pg_error_set(e, PG_E_POLICY, NULL, "no OCR language is allowed");
+        snprintf(out, 128, "%s", v->ocr_langs[0]);
+        return PG_OK;
+    }
+    size_t n = strlen(lang);
+    if (n > 127 || lang[0] == '+' || lang[n - 1] == '+')
+        return pg_error_set(e, PG_E_USAGE, "name languages like eng or eng+deu", "malformed OCR language \"%.64s\"", lang);
+    char allowed[512] = "";
+    size_t al = 0;
+    for (size_t k = 0; k < v->n_ocr_langs && al < sizeof allowed; k++)
+        al += (size_t)snprintf(allowed + al, sizeof allowed - al, "%s%s", k ? ", " : "", v->ocr_langs[k]);
+    const char *p = lang;
+    while (*p) {
+        const char *q = strchr(p, '+');
+        size_t len = q ? (size_t)(q - p) : strlen(p);
+        if (len == 0) return pg_error_set(e, PG_E_USAGE, NULL, "malformed OCR language \"%.64s\"", lang);
+        bool ok = false;
+        for (size_t k = 0; k < v->n_ocr_langs && !ok; k++)
+            ok = strlen(v->ocr_langs[k]) == len && !strncmp(v->ocr_langs[k], p, len);
+        if (!ok)
+            return pg_error_set(e, PG_E_POLICY, "the policy's analysis.ocr_languages lists the languages you may use",
+                                "OCR language \"%.*s\" is not allowed here (allowed: %s)", (int)len, p, allowed);
+        p += len + (q ? 1 : 0);
+        if (q && !*p) return pg_error_set(e, PG_E_USAGE, NULL, "malformed OCR language \"%.64s\"", lang);
+    }
+    snprintf(out, 128, "%s", lang);
+    return PG_OK;
 }
 
 void pg_policy_principals_get(const pg_policy *p, pg_policy_principals *out) {

@@ -546,8 +546,54 @@ static const char *const top_keys[] = {"version", "expose_pixels", "analysis", "
 static const char *const user_keys[] = {"expose_pixels", "analysis", "capture", "input",
                                         "tokens",        "images",   "disclosure", NULL};
 static const char *const global_only[] = {"version", "clients", "approvers", "audit", "users", NULL};
-static const char *const analysis_keys[] = {"mode", "endpoints", "allowlist", "default_endpoint", "ocr", NULL};
-static const char *const user_analysis_keys[] = {"mode", "endpoints", "default_endpoint", "ocr", NULL};
+static const char *const analysis_keys[] = {"mode",        "endpoints", "allowlist", "default_endpoint", "ocr",
+                                            "ocr_languages", NULL};
+static const char *const user_analysis_keys[] = {"mode", "endpoints", "default_endpoint", "ocr", "ocr_languages", NULL};
+#ifdef _WIN32
+static const char *const default_ocr_langs[] = {"eng"};
+#else
+static const char *const default_ocr_langs[] = {"Latin", "eng", "deu", "fra", "spa"};
+#endif
+
+static bool ocr_lang_name_ok(const char *s) {
+    size_t n = strlen(s);
+    if (n == 0 || n > 31) return false;
+    for (size_t i = 0; i < n; i++)
+        if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '_'))
+            return false;
+    return true;
+}
+
+/* analysis.ocr_languages: 1..16 distinct names; per user (g non-NULL) only
+ * names the global list has. */
+static pg_err parse_ocr_langs(pc *c, const cJSON *x, const char *path, const pg_policy_view *g, pg_policy_view *v) {
+    char el[PATH_MAX_LEN];
+    size_t n = 0;
+    pg_err rc = read_array(c, x, path, &n);
+    if (rc != PG_OK) return rc;
+    if (n == 0 || n > 16) return bad(c, path, "expected 1..16 language names");
+    const char **langs = pgp_alloc(c->p, n * sizeof *langs);
+    if (!langs) return oom(c);
+    size_t i = 0;
+    for (const cJSON *o = x->child; o; o = o->next, i++) {
+        path_idx(el, path, i);
+        const char *s = NULL;
+        if ((rc = read_string(c, o, el, &s)) != PG_OK) return rc;
+        if (!ocr_lang_name_ok(s))
+            return bad(c, el, "a Tesseract language name is 1..31 of A-Z a-z 0-9 _ (eng, deu, Latin)");
+        for (size_t k = 0; k < i; k++)
+            if (!strcmp(langs[k], s)) return bad(c, el, "\"%s\" is listed twice", s);
+        if (g) {
+            bool known = false;
+            for (size_t k = 0; k < g->n_ocr_langs; k++) known |= !strcmp(g->ocr_langs[k], s);
+            if (!known) return bad(c, el, "may only tighten: \"%s\" is not in $.analysis.ocr_languages", s);
+        }
+        if (!(langs[i] = pgp_strdup(c->p, s))) return oom(c);
+    }
+    v->ocr_langs = langs;
+    v->n_ocr_langs = n;
+    return PG_OK;
+}
 static const char *const user_analysis_forbidden[] = {"allowlist", NULL};
 static const char *const capture_keys[] = {"deny_windows", NULL};
 static const char *const input_keys[] = {"allow_windows", "other_users", NULL};
@@ -612,6 +658,10 @@ static pg_err parse_global_analysis(pc *c, const cJSON *a, const char *path, pg_
     if ((x = get(a, "ocr"))) {
         path_key(sub, path, "ocr");
         if ((rc = read_bool(c, x, sub, &v->ocr)) != PG_OK) return rc;
+    }
+    if ((x = get(a, "ocr_languages"))) {
+        path_key(sub, path, "ocr_languages");
+        if ((rc = parse_ocr_langs(c, x, sub, NULL, v)) != PG_OK) return rc;
     }
     if ((x = get(a, "allowlist"))) {
         path_key(sub, path, "allowlist");
@@ -711,6 +761,10 @@ static pg_err parse_user_analysis(pc *c, const cJSON *a, const char *path, const
         if ((rc = read_bool(c, x, sub, &b)) != PG_OK) return rc;
         if (b && !g->ocr) return bad(c, sub, "may only tighten (global is false)");
         v->ocr = b;
+    }
+    if ((x = get(a, "ocr_languages"))) {
+        path_key(sub, path, "ocr_languages");
+        if ((rc = parse_ocr_langs(c, x, sub, g, v)) != PG_OK) return rc;
     }
     bool local = v->analysis_mode == PG_ANALYSIS_LOCAL_ONLY;
     const pg_policy_endpoint **eps = pgp_alloc(p, (g->n_endpoints ? g->n_endpoints : 1) * sizeof *eps);
@@ -981,6 +1035,8 @@ static pg_err parse_root(pc *c, const cJSON *root) {
     g->expose_pixels = PG_EXPOSE_ANALYZE_ONLY;
     g->analysis_mode = PG_ANALYSIS_LOCAL_ONLY;
     g->ocr = true;
+    g->ocr_langs = default_ocr_langs;
+    g->n_ocr_langs = sizeof default_ocr_langs / sizeof *default_ocr_langs;
     g->token_ttl_s = DEF_TTL_S;
     g->spool_quota_bytes = DEF_QUOTA_MB * MIB;
     g->max_input_bytes = DEF_MAX_INPUT_BYTES;

@@ -10,7 +10,9 @@ PKGS=(
   build-essential cmake ninja-build pkg-config clang libclang-rt-14-dev valgrind
   # libraries
   libcjson-dev libpng-dev libjpeg-dev libwebp-dev libssl-dev libcurl4-openssl-dev
-  libtesseract-dev tesseract-ocr-eng
+  libtesseract-dev tesseract-ocr-eng libutf8proc-dev
+  # OCR language data: Latin script (every Latin-alphabet language; the policy's default) and a few
+  tesseract-ocr-script-latn tesseract-ocr-deu tesseract-ocr-fra tesseract-ocr-spa
   libxcb1-dev libxcb-shm0-dev libxcb-xtest0-dev libxcb-composite0-dev libxcb-res0-dev
   libxcb-damage0-dev libxcb-xfixes0-dev libxcb-randr0-dev libxkbcommon-x11-dev libxkbcommon-dev
   libx11-dev libx11-xcb-dev
@@ -25,6 +27,9 @@ PKGS=(
   man-db groff-base systemd libseccomp-dev
   # the Debian package and its chroot test (scripts/build-deb.sh, tests/package/deb_chroot.sh)
   dpkg-dev debhelper lintian debootstrap
+  tesseract-ocr
+  # the labelled layout/OCR set (bench/ocr_testset.sh): a GTK 3 form, held-out Tk themes and fonts
+  python3-gi gir1.2-gtk-3.0 tcl-awthemes fonts-dejavu-extra fonts-urw-base35
 )
 
 if [ "$(id -u)" != 0 ]; then

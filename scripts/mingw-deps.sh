@@ -7,8 +7,9 @@
 #      mingw-w64 (x86_64 only), zlib for mingw, dpkg-dev, wine64, Xvfb, cmake,
 #      ninja. `apt-get update` runs only when a package is unknown to apt.
 #   2. Builds cJSON, libpng, PCRE2 (8-bit, with its POSIX wrapper
-#      pcre2-posix: mingw-w64 has no <regex.h>) and libcurl (HTTP/HTTPS only,
-#      TLS by Windows' Schannel, zlib) as STATIC x86_64-w64-mingw32
+#      pcre2-posix: mingw-w64 has no <regex.h>), libcurl (HTTP/HTTPS only,
+#      TLS by Windows' Schannel, zlib) and utf8proc (Unicode NFKC and case
+#      folding for OCR comparisons) as STATIC x86_64-w64-mingw32
 #      libraries from Debian's own source packages (apt-get source through a private deb-src
 #      list mirroring the system's Debian entries; the system's apt sources,
 #      lists and caches are never touched) and installs them into
@@ -93,7 +94,7 @@ sysroot_key() {
     tm=$("$TRIPLE-gcc" -v 2>&1 | sed -n 's/^Thread model: //p')
     case "$gcc" in *"$tm"*) ;; *) gcc=$gcc-$tm ;; esac
     zlib=$(dpkg-query -W -f='${Version}' libz-mingw-w64-dev)
-    echo "r$RECIPE-$TRIPLE-gcc$gcc-cjson$CJSON_V-libpng$PNG_V-pcre2-$PCRE2_V-curl-$CURL_V-zlib$zlib" | tr ':~' '__'
+    echo "r$RECIPE-$TRIPLE-gcc$gcc-cjson$CJSON_V-libpng$PNG_V-pcre2-$PCRE2_V-curl-$CURL_V-utf8proc$UTF8PROC_V-zlib$zlib" | tr ':~' '__'
 }
 
 # unpack_src PKG VERSION -> prints the unpacked source dir under $WORK
@@ -150,14 +151,19 @@ build_sysroot() {
         -DUSE_MSH3=OFF -DCURL_BROTLI=OFF -DCURL_ZSTD=OFF -DUSE_LIBIDN2=OFF -DUSE_WIN32_IDN=OFF \
         -DCURL_USE_LIBPSL=OFF -DENABLE_ARES=OFF -DCURL_CA_BUNDLE=none -DCURL_CA_PATH=none \
         -DCURL_ZLIB=ON -DZLIB_LIBRARY="/usr/$TRIPLE/lib/libz.a" -DZLIB_INCLUDE_DIR="/usr/$TRIPLE/include"
+    # utf8proc: the library alone (no tests, no shared build); consumers
+    # define UTF8PROC_STATIC (broker/ocr/CMakeLists.txt does).
+    src=$(unpack_src utf8proc "$UTF8PROC_V")
+    cmake_build utf8proc "$src" -DUTF8PROC_ENABLE_TESTING=OFF -DUTF8PROC_INSTALL=ON
+    [ -f "$SYSROOT/lib/libutf8proc.a" ] || die "libutf8proc.a missing after install"
     [ -f "$SYSROOT/lib/libcjson.a" ] || die "libcjson.a missing after install"
     [ -f "$SYSROOT/lib/libcurl.a" ] || die "libcurl.a missing after install"
     [ -f "$SYSROOT/lib/libpcre2-8.a" ] || die "libpcre2-8.a missing after install"
     [ -f "$SYSROOT/lib/libpcre2-posix.a" ] || die "libpcre2-posix.a missing after install"
     ls "$SYSROOT"/lib/libpng*.a >/dev/null 2>&1 || die "libpng*.a missing after install"
     rm -rf "$WORK"
-    printf 'recipe %s\ncjson %s\nlibpng1.6 %s\npcre2 %s\ncurl %s\n' "$RECIPE" "$CJSON_V" "$PNG_V" \
-        "$PCRE2_V" "$CURL_V" >"$SYSROOT/.pg-complete"
+    printf 'recipe %s\ncjson %s\nlibpng1.6 %s\npcre2 %s\ncurl %s\nutf8proc %s\n' "$RECIPE" "$CJSON_V" "$PNG_V" \
+        "$PCRE2_V" "$CURL_V" "$UTF8PROC_V" >"$SYSROOT/.pg-complete"
 }
 
 main() {
@@ -175,6 +181,7 @@ main() {
     PNG_V=$(resolve_src libpng1.6)
     PCRE2_V=$(resolve_src pcre2)
     CURL_V=$(resolve_src curl)
+    UTF8PROC_V=$(resolve_src utf8proc)
     local key
     key=$(sysroot_key)
     SYSROOT=$CACHE/mingw-sysroot-$key

@@ -12,6 +12,9 @@
 #include <string.h>
 
 #include <tesseract/capi.h>
+#if PG_HAVE_UTF8PROC
+#include <utf8proc.h>
+#endif
 
 #include "pg_time.h"
 
@@ -429,6 +432,42 @@ static void add_panel(panel *panels, size_t max, size_t *np, panel pn) {
     panels[k] = pn;
 }
 
+/* Dotted lines (a focus ring drawn around a label or a button's caption:
+ * one pixel on, one off) are painted bg: six or more single ink pixels - no
+ * ink above, below, left or right of them - two pixels apart along a row or
+ * a column. Tesseract reads them as quotes and loses the letters inside
+ * ("Priority" in a ring read "riori"); no glyph is made of lone pixels. */
+static void remove_dotted(uint8_t *g, uint32_t w, uint32_t h, int t, uint8_t bg) {
+#define INKP(x, y) (g[(size_t)(y) * w + (x)] < t)
+#define LONE(x, y)                                                                                   \
+    (INKP(x, y) && !((x) > 0 && INKP((x) - 1, y)) && !((x) + 1 < w && INKP((x) + 1, y)) &&          \
+     !((y) > 0 && INKP(x, (y) - 1)) && !((y) + 1 < h && INKP(x, (y) + 1)))
+    enum { MIN_DOTS = 6 };
+    for (int pass = 0; pass < 2; pass++) {
+        uint32_t lines = pass ? w : h, len = pass ? h : w;
+        for (uint32_t l = 0; l < lines; l++)
+            for (uint32_t start = 0; start < 2; start++) {
+                uint32_t run = 0;
+                for (uint32_t p = start; p < len + 2; p += 2) {
+                    uint32_t x = pass ? l : p, y = pass ? p : l;
+                    bool dot = p < len && LONE(x, y);
+                    if (dot) {
+                        run++;
+                        continue;
+                    }
+                    if (run >= MIN_DOTS)
+                        for (uint32_t k = 1; k <= run; k++) {
+                            uint32_t q = p - 2 * k;
+                            g[pass ? (size_t)q * w + l : (size_t)l * w + q] = bg;
+                        }
+                    run = 0;
+                }
+            }
+    }
+#undef LONE
+#undef INKP
+}
+
 /* Layout clean-up and region split of a gray window (light background after
  * the global inversion), at input scale. bg is the most common value; ink is
  * anything INK_CONTRAST darker. One pass over the 4-connected ink
@@ -460,6 +499,7 @@ static bool analyse(uint8_t *g, uint32_t w, uint32_t h, panel *panels, size_t ma
     *bg_out = (uint8_t)bg;
     int t = bg - INK_CONTRAST; /* ink: clearly darker than the background */
     if (t < 1) t = 1;
+    remove_dotted(g, w, h, t, (uint8_t)bg);
     uint8_t *m = malloc(n);
     size_t qcap = 4096, qn;
     uint32_t *q = malloc(qcap * sizeof *q);
@@ -757,6 +797,130 @@ static pg_err read_window(rctx *c, uint8_t *g, uint32_t w, uint32_t h, int offx,
     return rc;
 }
 
+/* Field mode: the text caret out. A caret spans the font's whole line
+ * height, which no glyph's stroke does: per column, the longest vertical run
+ * of ink (darker than bg - INK_CONTRAST); the columns whose run is the
+ * longest (at most 3 side by side) are the caret when that run is >= 8 px
+ * and >= 1.2x the longest run of every other column (or no other column
+ * has ink); those runs are painted bg. Measured per column, not per mark,
+ * because a caret usually touches the last glyph. */
+static bool remove_caret(uint8_t *g, uint32_t w, uint32_t h, uint8_t bg) {
+    int t = (int)bg - INK_CONTRAST;
+    if (t < 1 || w < 2) return true;
+    uint32_t *run = calloc(w, sizeof *run), *at = calloc(w, sizeof *at);
+    if (!run || !at) {
+        free(run), free(at);
+        return false;
+    }
+    for (uint32_t x = 0; x < w; x++) {
+        uint32_t cur = 0;
+        for (uint32_t y = 0; y < h; y++) {
+            cur = g[(size_t)y * w + x] < t ? cur + 1 : 0;
+            if (cur > run[x]) run[x] = cur, at[x] = y + 1 - cur;
+        }
+    }
+    uint32_t m1 = 0;
+    for (uint32_t x = 0; x < w; x++) m1 = run[x] > m1 ? run[x] : m1;
+    uint32_t x0 = w, x1 = 0;
+    for (uint32_t x = 0; x < w; x++)
+        if (m1 && run[x] + 1 >= m1) x0 = x < x0 ? x : x0, x1 = x;
+    bool one_group = x0 <= x1 && x1 - x0 < 3;
+    /* The other columns' ink: its highest pixel, and the baseline (the most
+     * common lowest ink pixel of a column). A caret reaches below the
+     * baseline (into the descenders) and above the tallest glyph; a d's or
+     * an l's stem stands on the baseline, a p's is short. */
+    uint32_t top = h, *bottoms = one_group ? calloc(h, sizeof *bottoms) : NULL;
+    bool others = false;
+    for (uint32_t x = 0; bottoms && x < w; x++) {
+        if (x + 1 >= x0 && x <= x1 + 1) continue;
+        uint32_t lo = 0;
+        bool any = false;
+        for (uint32_t y = 0; y < h; y++)
+            if (g[(size_t)y * w + x] < t) {
+                if (!any && y < top) top = y;
+                any = true, lo = y;
+            }
+        if (any) bottoms[lo]++, others = true;
+    }
+    uint32_t base = 0;
+    for (uint32_t y = 0; bottoms && y < h; y++)
+        if (bottoms[y] > bottoms[base]) base = y;
+    free(bottoms);
+    uint32_t cb0 = h, cb1 = 0; /* the bar's extent */
+    for (uint32_t x = x0; one_group && x <= x1; x++)
+        if (run[x] + 1 >= m1) cb0 = at[x] < cb0 ? at[x] : cb0, cb1 = at[x] + run[x] - 1 > cb1 ? at[x] + run[x] - 1 : cb1;
+    bool caret = one_group && m1 >= 8 &&
+                 (!others || (cb1 >= base + 2 && base >= top && m1 * 100 >= (base - top + 1) * 112));
+    if (caret)
+        for (uint32_t x = x0; x <= x1; x++)
+            if (run[x] + 1 >= m1)
+                for (uint32_t y = at[x]; y < at[x] + run[x]; y++) g[(size_t)y * w + x] = bg;
+    free(run);
+    free(at);
+    return true;
+}
+
+/* One polarity of a field: caret out, frames out, contrast, one page. */
+static pg_err read_field_once(rctx *c, const uint8_t *g0, uint32_t w, uint32_t h, bool inv, rwords *out) {
+    size_t n = (size_t)w * h;
+    uint8_t *g = malloc(n);
+    if (!g) return pg_error_set(c->e, PG_E_INTERNAL, NULL, "out of memory for an OCR field");
+    for (size_t i = 0; i < n; i++) g[i] = inv ? (uint8_t)(255 - g0[i]) : g0[i];
+    uint8_t bg = border_colour(g, w, w, h);
+    panel none[1];
+    size_t np = 0;
+    uint8_t abg;
+    pg_err rc = PG_OK;
+    if (!remove_caret(g, w, h, bg) || !analyse(g, w, h, none, 0, &np, &abg))
+        rc = pg_error_set(c->e, PG_E_INTERNAL, NULL, "out of memory for an OCR field");
+    /* Marks: pixels at least half INK_CONTRAST from the background either
+     * way (red on a dark theme is only ~35 levels off). None: an empty field
+     * (Tesseract would still "read" something there: "a"). One glyph's
+     * worth (no wider than 1.1x its height): read as a single character
+     * (PSM 10), as a line it often comes back as punctuation ("4" read "ż."). */
+    size_t ink = 0;
+    uint32_t x0 = w, x1 = 0, y0 = h, y1 = 0;
+    for (uint32_t y = 0; !rc && y < h; y++)
+        for (uint32_t x = 0; x < w; x++) {
+            int d = (int)g[(size_t)y * w + x] - bg;
+            if (d > -INK_CONTRAST / 2 && d < INK_CONTRAST / 2) continue;
+            ink++;
+            x0 = x < x0 ? x : x0, x1 = x > x1 ? x : x1, y0 = y < y0 ? y : y0, y1 = y > y1 ? y : y1;
+        }
+    if (!rc && ink >= 4) {
+        int psm = c->psm;
+        if (psm == PG_OCR_PSM_SINGLE_LINE && (x1 - x0 + 1) * 10 <= (y1 - y0 + 1) * 11) c->psm = PG_OCR_PSM_SINGLE_CHAR;
+        normalise_ink(g, n, bg);
+        rc = recognise(c, g, w, w, h, false, 0, 0, out);
+        c->psm = psm;
+    }
+    free(g);
+    return rc;
+}
+
+static double words_conf(const rwords *r) {
+    double s = 0;
+    for (size_t i = 0; i < r->n; i++) s += r->v[i].conf;
+    return r->n ? s / (double)r->n : 0;
+}
+
+/* Field mode (pg_ocr.h): the border's polarity first, the other one when
+ * that reads poorly; *inv gets the polarity kept. */
+static pg_err read_field(rctx *c, const uint8_t *g, uint32_t w, uint32_t h, rwords *out, bool *inv) {
+    bool dark = border_colour(g, w, w, h) < 128;
+    rwords a = {0}, b = {0};
+    pg_err rc = read_field_once(c, g, w, h, dark, &a);
+    double ca = words_conf(&a);
+    bool second = rc == PG_OK && (a.n == 0 || ca < PG_OCR_FIELD_RETRY_CONF);
+    if (second) rc = read_field_once(c, g, w, h, !dark, &b);
+    bool take_b = second && rc == PG_OK && b.n > 0 && words_conf(&b) > ca;
+    *out = take_b ? b : a;
+    rwords_fini(take_b ? &a : &b);
+    *inv = take_b ? !dark : dark;
+    if (rc) rwords_fini(out);
+    return rc;
+}
+
 /* Reading order: Tesseract's lines are grouped into visual rows (vertical
  * overlap of at least half the smaller height, in order of their middles);
  * rows go top to bottom, words in a row left to right. */
@@ -893,7 +1057,7 @@ pg_err pg_ocr_run_opts(pg_ocr *o, const pg_img *img, const pg_img_rect *region, 
                             (unsigned long long)img->stride, img->px ? "" : ", no pixels");
     pg_ocr_opts d = {0};
     if (!opts) opts = &d;
-    int psm = opts->psm ? opts->psm : PG_OCR_PSM_SPARSE_TEXT;
+    int psm = opts->psm ? opts->psm : opts->field ? PG_OCR_PSM_SINGLE_LINE : PG_OCR_PSM_SPARSE_TEXT;
     if (psm != PG_OCR_PSM_AUTO && psm != PG_OCR_PSM_SINGLE_BLOCK && psm != PG_OCR_PSM_SINGLE_LINE &&
         psm != PG_OCR_PSM_SPARSE_TEXT)
         return pg_error_set(e, PG_E_USAGE, "use 3, 6, 7 or 11", "page segmentation mode %d is not offered", psm);
@@ -914,7 +1078,12 @@ pg_err pg_ocr_run_opts(pg_ocr *o, const pg_img *img, const pg_img_rect *region, 
                             "image %ux%u (%llu pixels) exceeds the OCR limit of %llu pixels", v.width, v.height,
                             (unsigned long long)npx, (unsigned long long)maxpx);
     int s = opts->scale ? opts->scale : auto_scale(v.width, v.height);
-    if (!opts->scale && s > 1 &&
+    if (opts->field && !opts->scale) {
+        s = (int)((PG_OCR_FIELD_TARGET_PX + v.height - 1) / v.height);
+        s = s < 2 ? 2 : s > PG_OCR_MAX_SCALE ? PG_OCR_MAX_SCALE : s;
+        while (s > 1 && (uint64_t)v.width * v.height * (uint64_t)s * (uint64_t)s > PG_OCR_MAX_SCALED_PIXELS) s--;
+    }
+    if (!opts->scale && !opts->field && s > 1 &&
         ((uint64_t)v.width * 2 + 2 * PAD > PG_OCR_MAX_SIDE || (uint64_t)v.height * 2 + 2 * PAD > PG_OCR_MAX_SIDE))
         s = 1;
     if ((uint64_t)v.width * (unsigned)s + 2 * PAD > PG_OCR_MAX_SIDE ||
@@ -934,11 +1103,17 @@ pg_err pg_ocr_run_opts(pg_ocr *o, const pg_img *img, const pg_img_rect *region, 
     if (!g) return pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory for a %ux%u OCR page", v.width, v.height);
     uint64_t sum = to_gray(&v, g);
     bool inv = opts->invert == 1 || (opts->invert == 0 && sum < (uint64_t)128 * npx);
-    if (inv)
-        for (uint64_t i = 0; i < npx; i++) g[i] = (uint8_t)(255 - g[i]);
     rwords all = {0};
     unsigned used = 0;
-    rc = read_window(&c, g, v.width, v.height, 0, 0, 0, &all, &used);
+    if (opts->field && opts->invert == 0) {
+        rc = read_field(&c, g, v.width, v.height, &all, &inv);
+    } else if (opts->field) {
+        rc = read_field_once(&c, g, v.width, v.height, inv, &all);
+    } else {
+        if (inv)
+            for (uint64_t i = 0; i < npx; i++) g[i] = (uint8_t)(255 - g[i]);
+        rc = read_window(&c, g, v.width, v.height, 0, 0, 0, &all, &used);
+    }
     free(g);
     if (rc == PG_OK) {
         out->scale = s;
@@ -946,7 +1121,9 @@ pg_err pg_ocr_run_opts(pg_ocr *o, const pg_img *img, const pg_img_rect *region, 
         out->psm = psm;
         out->panels = used;
         out->region = reg;
-        rc = finish(&all, opts->min_conf < 0 ? -1.0f : opts->min_conf ? (float)opts->min_conf : PG_OCR_DEFAULT_MIN_CONF,
+        float mc = opts->min_conf < 0 ? -1.0f : opts->min_conf ? (float)opts->min_conf : PG_OCR_DEFAULT_MIN_CONF;
+        if (opts->field && opts->min_conf == 0) mc = -1.0f; /* a lone "3" in a field is text, however unsure */
+        rc = finish(&all, mc,
                     &reg, out, e);
     }
     rwords_fini(&all);
@@ -1023,10 +1200,44 @@ static void cp_push(cpbuf *b, uint32_t c, size_t owner) {
     b->n++;
 }
 
+bool pg_ocr_can_normalize(void) { return PG_HAVE_UTF8PROC; }
+
+char *pg_ocr_normalize(const char *s, pg_error *e) {
+#if PG_HAVE_UTF8PROC
+    utf8proc_uint8_t *out = NULL;
+    utf8proc_ssize_t n = utf8proc_map((const utf8proc_uint8_t *)s, 0, &out,
+                                      UTF8PROC_NULLTERM | UTF8PROC_STABLE | UTF8PROC_COMPOSE | UTF8PROC_COMPAT |
+                                          UTF8PROC_CASEFOLD);
+    if (n < 0) {
+        pg_error_set(e, n == UTF8PROC_ERROR_NOMEM ? PG_E_INTERNAL : PG_E_USAGE, NULL, "cannot normalise the text: %s",
+                     utf8proc_errmsg(n));
+        return NULL;
+    }
+    return (char *)out;
+#else
+    (void)s;
+    pg_error_set(e, PG_E_UNSUPPORTED, "compare without --normalize", "%s", "Unicode normalisation is not in this build (no utf8proc)");
+    return NULL;
+#endif
+}
+
 /* Normalise UTF-8 text into b: look-alikes folded, case folded unless cs,
  * whitespace collapsed to one space (a leading space is never emitted; the
- * caller trims the end). */
-static bool push_text(cpbuf *b, const char *text, bool cs, size_t owner) {
+ * caller trims the end). nfkc: NFKC + case folding first (the text is then
+ * compared as folded). */
+static bool push_text_raw(cpbuf *b, const char *text, bool cs, size_t owner);
+static bool push_text_nf(cpbuf *b, const char *text, bool cs, bool nfkc, size_t owner) {
+    if (!nfkc) return push_text_raw(b, text, cs, owner);
+    pg_error ig;
+    char *t = pg_ocr_normalize(text, &ig);
+    if (!t) return false;
+    bool ok = push_text_raw(b, t, true, owner);
+    free(t);
+    return ok;
+}
+#define push_text(b, text, cs, owner) push_text_nf(b, text, cs, nfkc, owner)
+
+static bool push_text_raw(cpbuf *b, const char *text, bool cs, size_t owner) {
     const unsigned char *s = (const unsigned char *)text;
     bool bad = false;
     uint32_t c;
@@ -1066,9 +1277,12 @@ pg_err pg_ocr_find(const pg_ocr_result *r, const char *phrase, unsigned flags, s
                    pg_error *e) {
     if (!r || !phrase || !m) return pg_error_set(e, PG_E_USAGE, NULL, "pg_ocr_find: missing argument");
     memset(m, 0, sizeof *m);
-    bool cs = flags & PG_OCR_FIND_CASE;
-    if (flags & ~(PG_OCR_FIND_CASE | PG_OCR_FIND_WORDS | PG_OCR_FIND_EXACT))
+    bool cs = flags & PG_OCR_FIND_CASE, nfkc = flags & PG_OCR_FIND_NORMALIZE;
+    if (flags & ~(PG_OCR_FIND_CASE | PG_OCR_FIND_WORDS | PG_OCR_FIND_EXACT | PG_OCR_FIND_NORMALIZE))
         return pg_error_set(e, PG_E_USAGE, NULL, "unknown find flags 0x%x", flags);
+    if (nfkc && !PG_HAVE_UTF8PROC)
+        return pg_error_set(e, PG_E_UNSUPPORTED, "compare without --normalize",
+                            "Unicode normalisation is not in this build (no utf8proc)");
     cpbuf nb = {0}, hb = {0};
     pg_err rc = PG_OK;
     if (!push_text(&nb, phrase, cs, 0)) {
@@ -1140,6 +1354,129 @@ pg_err pg_ocr_find(const pg_ocr_result *r, const char *phrase, unsigned flags, s
     m->first_word = fw;
     m->n_words = lw - fw + 1;
     free(wstart);
+    goto done;
+oom:
+    rc = pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory");
+done:
+    free(nb.cp);
+    free(nb.owner);
+    free(hb.cp);
+    free(hb.owner);
+    return rc;
+}
+
+/* --------------------------------------------------------------- nearest */
+
+/* The union box of words [fw, lw]. */
+static pg_img_rect words_box(const pg_ocr_result *r, size_t fw, size_t lw) {
+    int x0 = INT_MAX, y0 = INT_MAX, x1 = INT_MIN, y1 = INT_MIN;
+    for (size_t i = fw; i <= lw && i < r->n_words; i++) {
+        const pg_ocr_word *w = &r->words[i];
+        x0 = w->x < x0 ? w->x : x0;
+        y0 = w->y < y0 ? w->y : y0;
+        x1 = w->x + w->w > x1 ? w->x + w->w : x1;
+        y1 = w->y + w->h > y1 ? w->y + w->h : y1;
+    }
+    if (x0 == INT_MAX) return (pg_img_rect){0, 0, 0, 0};
+    return (pg_img_rect){(uint32_t)x0, (uint32_t)y0, (uint32_t)(x1 - x0), (uint32_t)(y1 - y0)};
+}
+
+static void utf8_put(uint32_t c, char *out, size_t cap, size_t *len) {
+    char b[4];
+    size_t k = c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4;
+    if (k == 1) b[0] = (char)c;
+    else if (k == 2) b[0] = (char)(0xC0 | (c >> 6)), b[1] = (char)(0x80 | (c & 0x3F));
+    else if (k == 3)
+        b[0] = (char)(0xE0 | (c >> 12)), b[1] = (char)(0x80 | ((c >> 6) & 0x3F)), b[2] = (char)(0x80 | (c & 0x3F));
+    else
+        b[0] = (char)(0xF0 | (c >> 18)), b[1] = (char)(0x80 | ((c >> 12) & 0x3F)), b[2] = (char)(0x80 | ((c >> 6) & 0x3F)),
+        b[3] = (char)(0x80 | (c & 0x3F));
+    if (*len + k >= cap) return;
+    memcpy(out + *len, b, k);
+    *len += k;
+    out[*len] = 0;
+}
+
+/* Sellers' approximate substring match (or plain Levenshtein when whole):
+ * the least distance of p[0..m) to any run h[a..b), with the run's start. */
+static size_t sellers(const uint32_t *p, size_t m, const uint32_t *h, size_t n, bool whole, size_t *a_out,
+                      size_t *b_out, bool *oom) {
+    size_t *d = malloc((m + 1) * sizeof *d), *st = malloc((m + 1) * sizeof *st);
+    if (!d || !st) {
+        free(d), free(st);
+        *oom = true;
+        return 0;
+    }
+    for (size_t i = 0; i <= m; i++) d[i] = i, st[i] = 0;
+    size_t best = d[m], ba = 0, bb = 0;
+    for (size_t j = 1; j <= n; j++) {
+        size_t diag = d[0], dstart = st[0];
+        d[0] = whole ? j : 0;
+        st[0] = whole ? 0 : j;
+        for (size_t i = 1; i <= m; i++) {
+            size_t up = d[i], ustart = st[i];
+            size_t sub = diag + (p[i - 1] != h[j - 1]), del = up + 1, ins = d[i - 1] + 1;
+            size_t v = sub, vs = dstart;
+            if (del < v) v = del, vs = ustart;
+            if (ins < v) v = ins, vs = st[i - 1];
+            diag = up, dstart = ustart;
+            d[i] = v, st[i] = vs;
+        }
+        if (!whole && d[m] <= best) best = d[m], ba = st[m], bb = j; /* ties: the longer run */
+    }
+    if (whole) best = d[m], ba = 0, bb = n;
+    free(d), free(st);
+    *a_out = ba, *b_out = bb;
+    return best;
+}
+
+pg_err pg_ocr_nearest(const pg_ocr_result *r, const char *phrase, unsigned flags, pg_ocr_near *out, pg_error *e) {
+    if (!r || !phrase || !out) return pg_error_set(e, PG_E_USAGE, NULL, "pg_ocr_nearest: missing argument");
+    memset(out, 0, sizeof *out);
+    bool cs = flags & PG_OCR_FIND_CASE, nfkc = flags & PG_OCR_FIND_NORMALIZE, whole = flags & PG_OCR_FIND_EXACT;
+    if (flags & ~(PG_OCR_FIND_CASE | PG_OCR_FIND_EXACT | PG_OCR_FIND_NORMALIZE | PG_OCR_FIND_WORDS))
+        return pg_error_set(e, PG_E_USAGE, NULL, "unknown flags 0x%x", flags);
+    if (nfkc && !PG_HAVE_UTF8PROC)
+        return pg_error_set(e, PG_E_UNSUPPORTED, "compare without --normalize",
+                            "Unicode normalisation is not in this build (no utf8proc)");
+    cpbuf nb = {0}, hb = {0};
+    pg_err rc = PG_OK;
+    if (!push_text(&nb, phrase, cs, 0)) {
+        rc = pg_error_set(e, PG_E_USAGE, NULL, "the text to compare is not valid UTF-8");
+        goto done;
+    }
+    trim_end(&nb);
+    for (size_t i = 0; i < r->n_words; i++) {
+        if (hb.n && hb.cp[hb.n - 1] != ' ') cp_push(&hb, ' ', i);
+        push_text(&hb, r->words[i].text, cs, i);
+        trim_end(&hb);
+    }
+    if (nb.oom || hb.oom) goto oom;
+    if (nb.n == 0) {
+        rc = pg_error_set(e, PG_E_USAGE, "give the text to look for", "the text to compare is empty");
+        goto done;
+    }
+    if (nb.n > PG_OCR_NEAR_MAX_PHRASE || (uint64_t)nb.n * (hb.n + 1) > PG_OCR_NEAR_MAX_CELLS) {
+        rc = pg_error_set(e, PG_E_USAGE, "compare over a --region, or a shorter text",
+                          "an approximate comparison of %zu by %zu characters is over the limit", nb.n, hb.n);
+        goto done;
+    }
+    size_t a = 0, b = 0;
+    bool om = false;
+    size_t d = sellers(nb.cp, nb.n, hb.cp, hb.n, whole, &a, &b, &om);
+    if (om) goto oom;
+    out->distance = d;
+    out->phrase_len = nb.n;
+    size_t runlen = b - a, mx = runlen > nb.n ? runlen : nb.n;
+    out->similarity = mx ? 1.0 - (double)d / (double)mx : 1.0;
+    size_t len = 0;
+    for (size_t i = a; i < b; i++) utf8_put(hb.cp[i], out->matched, sizeof out->matched, &len);
+    if (b > a) {
+        out->first_word = hb.owner[a];
+        size_t lw = hb.owner[b - 1];
+        out->n_words = lw - out->first_word + 1;
+        out->box = words_box(r, out->first_word, lw);
+    }
     goto done;
 oom:
     rc = pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory");

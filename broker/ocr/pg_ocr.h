@@ -83,6 +83,7 @@ typedef struct pg_ocr pg_ocr;
 #define PG_OCR_PSM_AUTO 3 /* fully automatic page layout */
 #define PG_OCR_PSM_SINGLE_BLOCK 6
 #define PG_OCR_PSM_SINGLE_LINE 7
+#define PG_OCR_PSM_SINGLE_CHAR 10 /* field mode only, for a field holding one glyph */
 #define PG_OCR_PSM_SPARSE_TEXT 11 /* the default: text in no particular order */
 
 /* Words Tesseract itself gives less than this confidence (0..100) are
@@ -103,7 +104,29 @@ typedef struct {
     uint64_t max_pixels; /* 0: PG_OCR_DEFAULT_MAX_PIXELS */
     int timeout_ms;      /* 0: PG_OCR_DEFAULT_TIMEOUT_MS; -1: none; else PG_E_TIMEOUT after this */
     int min_conf;        /* 0: PG_OCR_DEFAULT_MIN_CONF; -1: keep every word; 1..100 */
+    bool field;          /* the region is ONE field (an entry, a label, a list row, a button face):
+                            see "Field mode" below */
 } pg_ocr_opts;
+
+/* Field mode (opts.field): for reading back what was typed into one widget.
+ *  - no panel split: the region is one line of text on one background;
+ *  - polarity from the region's border (its background), not its mean: white
+ *    text on a blue selection band is read inverted;
+ *  - the text caret is removed before recognition: an ink bar at most 3 px
+ *    wide that is at least 1.2x as tall as every other mark (a text cursor
+ *    spans the font's whole line height; glyphs do not), or the only mark;
+ *  - small text is upscaled: scale ceil(PG_OCR_FIELD_TARGET_PX / region
+ *    height), 2..PG_OCR_MAX_SCALE, unless opts.scale forces one;
+ *  - PSM_SINGLE_LINE (opts.psm may override; a field whose marks are one
+ *    glyph wide is read as PSM_SINGLE_CHAR), every word kept (min_conf -1
+ *    unless given); a field without marks (nothing 20 levels from its
+ *    background) reads as empty without asking Tesseract;
+ *  - an inverted pass: when the first reading's mean confidence is under
+ *    PG_OCR_FIELD_RETRY_CONF (or nothing was read), the opposite polarity is
+ *    read too and the more confident reading is kept (r.inverted says which).
+ */
+#define PG_OCR_FIELD_TARGET_PX 34
+#define PG_OCR_FIELD_RETRY_CONF 70
 
 /* One engine for lang ("eng", or "eng+deu": letters, digits, '_' and '+'
  * only), with traineddata from datapath (the tessdata directory; NULL:
@@ -173,6 +196,11 @@ void pg_ocr_result_fini(pg_ocr_result *r); /* zeroes r; a zeroed result is fine 
 #define PG_OCR_FIND_CASE 1u
 #define PG_OCR_FIND_WORDS 2u
 #define PG_OCR_FIND_EXACT 4u
+/* Unicode NFKC and full case folding (utf8proc's NFKC_Casefold) before the
+ * other rules: "FIle" finds "file", "STRASSE" finds "straße", "Å" (U+212B)
+ * finds "å". Needs a build with utf8proc (PG_HAVE_UTF8PROC), else
+ * PG_E_UNSUPPORTED. */
+#define PG_OCR_FIND_NORMALIZE 8u
 
 typedef struct {
     pg_img_rect box;
@@ -181,6 +209,39 @@ typedef struct {
 
 pg_err pg_ocr_find(const pg_ocr_result *r, const char *phrase, unsigned flags, size_t start_word, pg_ocr_match *m,
                    pg_error *e);
+
+/* pg_ocr_nearest: how far is the text from the phrase?
+ *
+ * The phrase and the words are normalised as for pg_ocr_find (flags CASE,
+ * EXACT and NORMALIZE apply; WORDS does not). The answer is the Levenshtein
+ * distance in code points (insert, delete, substitute: 1 each) between the
+ * phrase and the closest run of the joined text (EXACT: the whole text), so
+ * distance 0 is exactly a pg_ocr_find match, and 1 is one character off.
+ * n->box and words are those the closest run touches; n->matched quotes it
+ * (normalised, up to 255 bytes). The phrase may have at most
+ * PG_OCR_NEAR_MAX_PHRASE code points and phrase x text at most
+ * PG_OCR_NEAR_MAX_CELLS, else PG_E_USAGE (read a --region). An empty text
+ * gives the phrase's length as the distance. */
+#define PG_OCR_NEAR_MAX_PHRASE 1024
+#define PG_OCR_NEAR_MAX_CELLS ((uint64_t)16000000)
+
+typedef struct {
+    size_t distance;     /* edits between the phrase and the closest run */
+    size_t phrase_len;   /* the normalised phrase, in code points */
+    double similarity;   /* 1 - distance / max(phrase_len, run length), 0..1 */
+    pg_img_rect box;     /* the words the run touches (w == 0 when no words) */
+    size_t first_word, n_words;
+    char matched[256];   /* the run, normalised */
+} pg_ocr_near;
+
+pg_err pg_ocr_nearest(const pg_ocr_result *r, const char *phrase, unsigned flags, pg_ocr_near *n, pg_error *e);
+
+/* NFKC + case folding of UTF-8 s into a new string (free it), or NULL with
+ * PG_E_UNSUPPORTED (no utf8proc in this build) or PG_E_USAGE (not UTF-8). */
+char *pg_ocr_normalize(const char *s, pg_error *e);
+/* Does this build normalise (utf8proc)? Without it, callers compare with
+ * PG_OCR_FIND_CASE off (ASCII and Latin-1 case folding only). */
+bool pg_ocr_can_normalize(void);
 
 /* OpenMP's thread limit as libgomp read it at load time: 1 is what the
  * broker wants; 0 when no OpenMP runtime is loaded (Tesseract built without

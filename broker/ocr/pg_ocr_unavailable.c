@@ -43,6 +43,18 @@ pg_err pg_ocr_find(const pg_ocr_result *r, const char *phrase, unsigned flags, s
     return unavailable(e);
 }
 
+pg_err pg_ocr_nearest(const pg_ocr_result *r, const char *phrase, unsigned flags, pg_ocr_near *n, pg_error *e) {
+    memset(n, 0, sizeof *n);
+    return unavailable(e);
+}
+
+char *pg_ocr_normalize(const char *s, pg_error *e) {
+    unavailable(e);
+    return NULL;
+}
+
+bool pg_ocr_can_normalize(void) { return false; }
+
 int pg_ocr_thread_limit(void) { return 0; /* no OpenMP runtime is loaded */ }
 
 pg_err pg_ocr_ensure_single_thread(char *const argv[], pg_error *e) { return PG_OK; /* nothing to limit */ }

@@ -14,6 +14,16 @@ static void add_caps(cJSON *o, const pg_caps *k) {
     cJSON_AddBoolToObject(o, "window_manager", k->window_manager);
 }
 
+/* What the agent can verify with: the pixels themselves (expose_pixels
+ * allow), OCR plus an approved vision endpoint, OCR and the engine's
+ * answers only, or nothing that reads text ("none": OCR off, no endpoint). */
+const char *pg_caps_perception(const pg_policy_view *v) {
+    if (v->expose_pixels == PG_EXPOSE_ALLOW) return "pixels";
+    bool vision = v->expose_pixels != PG_EXPOSE_NEVER && v->n_endpoints > 0;
+    if (vision) return v->ocr ? "ocr+vision" : "vision";
+    return v->ocr ? "ocr-only" : "none";
+}
+
 pg_err pg_op_caps(pg_call *c, const pg_args_caps *a, pg_error *e) {
     (void)a;
     pg_caps k = {0};
@@ -30,6 +40,7 @@ pg_err pg_op_caps(pg_call *c, const pg_args_caps *a, pg_error *e) {
     cJSON *ops = cJSON_AddArrayToObject(r, "operations");
     for (size_t i = 0; i < PG_OPI_COUNT; i++) cJSON_AddItemToArray(ops, cJSON_CreateString(pg_opdecls[i].id));
     cJSON_AddItemToObject(r, "policy", pg_policy_view_to_json(c->view));
+    cJSON_AddStringToObject(r, "perception", pg_caps_perception(c->view));
     c->result = r;
     return PG_OK;
 }

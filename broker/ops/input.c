@@ -122,18 +122,18 @@ static pg_err do_click(pg_call *c, const void *args, const pg_window *w, cJSON *
                             "click takes --offset only with --text or --template");
     int64_t x = a->at.x, y = a->at.y;
     pg_err rc = PG_OK;
-    if (!a->has_at && (rc = locate(c, a, w, r, &x, &y, e))) return rc;
+    if (!a->has_at && !a->has_control && (rc = locate(c, a, w, r, &x, &y, e))) return rc;
     if (x < 0 || y < 0 || x >= w->width || y >= w->height)
         return pg_error_set(e, PG_E_BADINPUT, "--at is relative to the window's top-left; see its width and height",
                             "point %lld,%lld is outside the %ux%u window", (long long)x, (long long)y, w->width,
                             w->height);
     int count = (int)a->count;
     snprintf(c->audit.detail, sizeof c->audit.detail, "click %lld,%lld %s x%d%s", (long long)x, (long long)y, bname,
-             count, a->has_at ? "" : a->text ? ", located by OCR" : ", located by template");
+             count, a->has_at ? "" : a->has_control ? ", a layout control" : a->text ? ", located by OCR" : ", located by template");
     rc = c->b->plat_ops->click(c->b->plat, w->id, (int32_t)x, (int32_t)y, buttons[a->button], count, e);
     if (rc) return rc;
     cJSON *k = cJSON_AddObjectToObject(r, "clicked");
-    if (!a->has_at && pg_call_protected(c)) { /* where a template or text was found is on the grid, like "found" */
+    if ((!a->has_at || a->has_control) && pg_call_protected(c)) { /* where a template, text or control was found is on the grid, like "found" */
         double bits = 0;
         uint32_t qx = (uint32_t)x, qy = (uint32_t)y;
         pg_disclose_point(&qx, &qy, w->width, w->height, &bits);
@@ -154,8 +154,23 @@ static pg_err do_key(pg_call *c, const void *args, const pg_window *w, cJSON *r,
     return rc;
 }
 
+/* type --control: the control's point, clicked first to focus it. */
+typedef struct {
+    pg_args_type a;
+    int64_t x, y;
+} type_at;
+
 static pg_err do_type(pg_call *c, const void *args, const pg_window *w, cJSON *r, pg_error *e) {
     const pg_args_type *a = args;
+    if (a->has_control) {
+        const type_at *t = args;
+        if (t->x < 0 || t->y < 0 || t->x >= w->width || t->y >= w->height)
+            return pg_error_set(e, PG_E_BADINPUT, "take a fresh layout: the window changed size",
+                                "control %lld is outside the %ux%u window", (long long)a->control, w->width, w->height);
+        pg_err rc = c->b->plat_ops->click(c->b->plat, w->id, (int32_t)t->x, (int32_t)t->y, PG_BTN_LEFT, 1, e);
+        if (rc) return rc;
+        cJSON_AddNumberToObject(r, "control", (double)a->control);
+    }
     /* The text itself may be a secret (a password): record only its size. */
     snprintf(c->audit.detail, sizeof c->audit.detail, "type %zu bytes", strlen(a->text));
     pg_err rc = c->b->plat_ops->type_text(c->b->plat, w->id, a->text, e);
@@ -172,6 +187,36 @@ static pg_err do_type(pg_call *c, const void *args, const pg_window *w, cJSON *r
         return with_target(c, &t, a, fn, e);                             \
     }
 TARGETED(focus, do_focus)
-TARGETED(click, do_click)
 TARGETED(key, do_key)
-TARGETED(type, do_type)
+
+/* --control N --in TOKEN: the target is the token's window, the point the
+ * control's centre in it (broker/ops/layout.c). */
+static pg_err control_target(pg_call *c, bool has_in, const char *in, bool has_control, int64_t control, pg_target *t,
+                             int64_t *x, int64_t *y, pg_error *e) {
+    if (has_in != has_control)
+        return pg_error_set(e, PG_E_USAGE, "name a control as --control N --in TOKEN (the token layout ran on)",
+                            "--control and --in go together");
+    if (!has_in) return PG_OK;
+    uint64_t wid = 0;
+    pg_err rc = pg_layout_control_point(c, in, control, NULL, &wid, x, y, NULL, e);
+    if (!rc) *t = (pg_target){NULL, true, wid, false};
+    return rc;
+}
+
+pg_err pg_op_click(pg_call *c, const pg_args_click *a, pg_error *e) {
+    pg_target t = PG_TARGET_OF(a);
+    pg_args_click b = *a;
+    int64_t x = 0, y = 0;
+    pg_err rc = control_target(c, a->has_in, a->in, a->has_control, a->control, &t, &x, &y, e);
+    if (rc) return rc;
+    if (a->has_control) b.at = (pg_point){(int32_t)x, (int32_t)y};
+    return with_target(c, &t, &b, do_click, e);
+}
+
+pg_err pg_op_type(pg_call *c, const pg_args_type *a, pg_error *e) {
+    pg_target t = PG_TARGET_OF(a);
+    type_at b = {*a, 0, 0};
+    pg_err rc = control_target(c, a->has_in, a->in, a->has_control, a->control, &t, &b.x, &b.y, e);
+    if (rc) return rc;
+    return with_target(c, &t, &b, do_type, e);
+}

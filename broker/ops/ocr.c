@@ -1,24 +1,78 @@
 /* ocr and assert text: reading a capture inside the broker. Only text and
  * word boxes leave; OCR is allowed under analyze-only and never unless the
- * policy turns analysis.ocr off. One Tesseract engine, made on first use
- * (~130 ms) and shared under a lock (an engine is not thread-safe). */
+ * policy turns analysis.ocr off. Engines per language (analysis.ocr_languages
+ * says which an agent may name), made on first use and shared under a lock. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <pthread.h>
+
 #include "ocr/pg_ocr.h"
 #include "pg_ops.h"
 
-/* Reads img (region optional) with the broker's engine. */
-static pg_err broker_ocr(pg_call *c, const pg_img *img, const pg_img_rect *region, pg_ocr_result *out, pg_error *e) {
+/* Tesseract engines by language, made on first use (~0.1-0.3 s each) and
+ * kept for the process; a request takes the one of its language under the
+ * pool's lock (an engine is not thread-safe). At most OCR_POOL languages
+ * stay loaded; the least recently used one is dropped for a new one. */
+#define OCR_POOL 4
+static struct {
+    char lang[128];
+    char datapath[1024];
+    pg_ocr *o;
+    uint64_t used;
+} ocr_pool[OCR_POOL];
+static uint64_t ocr_tick;
+static pthread_mutex_t ocr_pool_lock = PTHREAD_MUTEX_INITIALIZER;
+
+pg_err pg_ocr_lang_of(pg_call *c, const char *lang, char out[128], pg_error *e) {
     if (!c->view->ocr)
         return pg_error_set(e, PG_E_POLICY, "the administrator turned OCR off (analysis.ocr)", "OCR is off by policy");
-    pg_broker *b = c->b;
-    pthread_mutex_lock(&b->ocr_lock);
-    pg_err rc = b->ocr ? PG_OK : pg_ocr_new(&b->ocr, "eng", b->ocr_datapath[0] ? b->ocr_datapath : NULL, e);
-    if (!rc) rc = pg_ocr_run(b->ocr, img, region, out, e);
-    pthread_mutex_unlock(&b->ocr_lock);
+    return pg_policy_ocr_lang(c->view, lang, out, e);
+}
+
+pg_err pg_ocr_with(pg_call *c, const char *lang, pg_ocr_fn fn, void *ctx, pg_error *e) {
+    char spec[128];
+    pg_err rc = pg_ocr_lang_of(c, lang, spec, e);
+    if (rc) return rc;
+    const char *dp = c->b->ocr_datapath;
+    pthread_mutex_lock(&ocr_pool_lock);
+    size_t slot = OCR_POOL, lru = 0;
+    for (size_t i = 0; i < OCR_POOL; i++) {
+        if (ocr_pool[i].o && !strcmp(ocr_pool[i].lang, spec) && !strcmp(ocr_pool[i].datapath, dp)) slot = i;
+        if (ocr_pool[i].used < ocr_pool[lru].used) lru = i;
+    }
+    if (slot == OCR_POOL) {
+        slot = lru;
+        pg_ocr_free(ocr_pool[slot].o);
+        ocr_pool[slot].o = NULL;
+        rc = pg_ocr_new(&ocr_pool[slot].o, spec, dp[0] ? dp : NULL, e);
+        snprintf(ocr_pool[slot].lang, sizeof ocr_pool[slot].lang, "%s", spec);
+        snprintf(ocr_pool[slot].datapath, sizeof ocr_pool[slot].datapath, "%s", dp);
+    }
+    ocr_pool[slot].used = ++ocr_tick;
+    if (!rc) rc = fn(ocr_pool[slot].o, ctx, e);
+    pthread_mutex_unlock(&ocr_pool_lock);
     return rc;
+}
+
+typedef struct {
+    const pg_img *img;
+    const pg_img_rect *region;
+    const pg_ocr_opts *opts;
+    pg_ocr_result *out;
+} ocr_job;
+
+static pg_err run_job(pg_ocr *o, void *ctx, pg_error *e) {
+    ocr_job *j = ctx;
+    return pg_ocr_run_opts(o, j->img, j->region, j->opts, j->out, e);
+}
+
+/* Reads img (region optional) with the engine of lang (NULL: the policy's default). */
+static pg_err broker_ocr(pg_call *c, const char *lang, const pg_img *img, const pg_img_rect *region,
+                         const pg_ocr_opts *opts, pg_ocr_result *out, pg_error *e) {
+    ocr_job j = {img, region, opts, out};
+    return pg_ocr_with(c, lang, run_job, &j, e);
 }
 
 static cJSON *words_json(const pg_ocr_result *r, size_t first, size_t n, bool coarse) {
@@ -46,10 +100,11 @@ pg_err pg_op_ocr(pg_call *c, const pg_args_ocr *a, pg_error *e) {
     pg_err rc = pg_call_token_image(c, a->token, &img, label, NULL, e);
     pg_ocr_result r = {0};
     if (!rc && a->has_region) rc = pg_call_area(c, (uint64_t)region.w * region.h, "OCR of a region", e);
-    if (!rc) rc = broker_ocr(c, img, a->has_region ? &region : NULL, &r, e);
+    pg_ocr_opts opts = {.field = a->field};
+    if (!rc) rc = broker_ocr(c, a->lang, img, a->has_region ? &region : NULL, &opts, &r, e);
     pg_img_free(img);
     if (rc) return rc;
-    snprintf(c->audit.detail, sizeof c->audit.detail, "%zu words", r.n_words);
+    snprintf(c->audit.detail, sizeof c->audit.detail, "%zu words%s", r.n_words, a->field ? ", field" : "");
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "text", r.text);
     bool coarse = pg_call_protected(c);
@@ -57,6 +112,9 @@ pg_err pg_op_ocr(pg_call *c, const pg_args_ocr *a, pg_error *e) {
     cJSON_AddNumberToObject(o, "lines", (double)r.n_lines);
     cJSON_AddNumberToObject(o, "mean_conf", coarse ? (int)r.mean_conf : (int)(r.mean_conf * 10) / 10.0);
     cJSON_AddNumberToObject(o, "scale", r.scale);
+    cJSON_AddBoolToObject(o, "inverted", r.inverted);
+    char spec[128];
+    if (pg_ocr_lang_of(c, a->lang, spec, e) == PG_OK) cJSON_AddStringToObject(o, "lang", spec);
     cJSON_AddStringToObject(o, "token", a->token);
     pg_ocr_result_fini(&r);
     c->result = o;
@@ -73,21 +131,50 @@ static cJSON *match_json(const pg_img_rect *box) {
 
 pg_err pg_find_text(pg_call *c, const pg_img *img, const pg_img_rect *region, const char *phrase, bool exact,
                     pg_img_rect *box, cJSON **out, pg_error *e) {
+    pg_find_text_opts fo = {.exact = exact};
+    return pg_find_text_ex(c, img, region, phrase, &fo, box, out, e);
+}
+
+pg_err pg_find_text_ex(pg_call *c, const pg_img *img, const pg_img_rect *region, const char *phrase,
+                       const pg_find_text_opts *fo, pg_img_rect *box, cJSON **out, pg_error *e) {
     pg_ocr_result r = {0};
-    pg_err rc = broker_ocr(c, img, region, &r, e);
+    pg_ocr_opts opts = {.field = fo->field};
+    pg_err rc = broker_ocr(c, fo->lang, img, region, &opts, &r, e);
     if (rc) return rc;
+    unsigned flags = (fo->exact ? (PG_OCR_FIND_EXACT | PG_OCR_FIND_CASE) : 0) | (fo->normalize ? PG_OCR_FIND_NORMALIZE : 0);
+    if (fo->normalize && fo->exact) flags &= ~PG_OCR_FIND_CASE; /* folded: case is gone on both sides */
     pg_ocr_match m;
     pg_error fe;
-    pg_err found = pg_ocr_find(&r, phrase, exact ? (PG_OCR_FIND_EXACT | PG_OCR_FIND_CASE) : 0, 0, &m, &fe);
+    pg_err found = pg_ocr_find(&r, phrase, flags, 0, &m, &fe);
     if (found != PG_OK && found != PG_E_NOTFOUND) {
         pg_ocr_result_fini(&r);
         *e = fe;
         return found;
     }
+    pg_ocr_near near = {0};
+    bool measured = fo->normalize || fo->max_distance > 0;
+    if (measured) {
+        rc = pg_ocr_nearest(&r, phrase, flags, &near, e);
+        if (rc) {
+            pg_ocr_result_fini(&r);
+            return rc;
+        }
+        if (found != PG_OK && near.distance <= fo->max_distance && near.n_words) {
+            found = PG_OK; /* within the tolerance the caller gave */
+            m.box = near.box, m.first_word = near.first_word, m.n_words = near.n_words;
+        }
+    }
     cJSON *o = cJSON_CreateObject();
     cJSON_AddBoolToObject(o, "found", found == PG_OK);
     cJSON_AddStringToObject(o, "expect", phrase);
-    cJSON_AddBoolToObject(o, "exact", exact);
+    cJSON_AddBoolToObject(o, "exact", fo->exact);
+    if (fo->normalize) cJSON_AddStringToObject(o, "normalized", "NFKC+casefold");
+    if (measured) {
+        cJSON_AddNumberToObject(o, "edit_distance", (double)near.distance);
+        cJSON_AddNumberToObject(o, "max_distance", (double)fo->max_distance);
+        cJSON_AddNumberToObject(o, "similarity", (int)(near.similarity * 1000) / 1000.0);
+        cJSON_AddStringToObject(o, "closest", near.matched);
+    }
     if (found == PG_OK) {
         cJSON_AddItemToObject(o, "match", match_json(&m.box));
         cJSON_AddItemToObject(o, "words", words_json(&r, m.first_word, m.n_words, pg_call_protected(c)));
@@ -108,7 +195,9 @@ pg_err pg_op_assert_text(pg_call *c, const pg_args_assert_text *a, pg_error *e) 
     pg_err rc = pg_call_image(c, &a->image, &img, label, NULL, NULL, e);
     cJSON *j = NULL;
     if (!rc && a->has_region) rc = pg_call_area(c, (uint64_t)region.w * region.h, "OCR of a region", e);
-    if (!rc) rc = pg_find_text(c, img, a->has_region ? &region : NULL, a->expect, a->exact, NULL, &j, e);
+    pg_find_text_opts fo = {.exact = a->exact, .normalize = a->normalize, .field = a->field, .lang = a->lang,
+                            .max_distance = (size_t)a->max_distance};
+    if (!rc) rc = pg_find_text_ex(c, img, a->has_region ? &region : NULL, a->expect, &fo, NULL, &j, e);
     pg_img_free(img);
     if (rc) return rc;
     bool found = cJSON_IsTrue(cJSON_GetObjectItem(j, "found"));
@@ -120,6 +209,10 @@ pg_err pg_op_assert_text(pg_call *c, const pg_args_assert_text *a, pg_error *e) 
         return PG_OK;
     }
     c->details = j;
+    const cJSON *d = cJSON_GetObjectItem(j, "edit_distance");
+    if (cJSON_IsNumber(d))
+        return pg_error_set(e, PG_E_ASSERT, "closest and edit_distance show the near miss; wait for the UI or check the expectation",
+                            "text \"%.200s\" not found (closest is %d edits away)", a->expect, d->valueint);
     return pg_error_set(e, PG_E_ASSERT, "text_read shows what was read; wait for the UI or check the expectation",
                         "text \"%.200s\" not found", a->expect);
 }

@@ -162,5 +162,37 @@ pg_err pg_find_template(pg_call *c, const pg_img *img, const pg_image_ref *tmpl,
  * box filled when found. */
 pg_err pg_find_text(pg_call *c, const pg_img *img, const pg_img_rect *region, const char *phrase, bool exact,
                     pg_img_rect *box, cJSON **out, pg_error *e);
+/* The same with the options of assert text: normalize (NFKC + case folding),
+ * field mode, a language (NULL: the policy's default) and an edit distance
+ * that still counts as found; with normalize or max_distance *out also
+ * carries edit_distance, similarity and closest. */
+typedef struct {
+    bool exact, normalize, field;
+    const char *lang;
+    size_t max_distance;
+} pg_find_text_opts;
+pg_err pg_find_text_ex(pg_call *c, const pg_img *img, const pg_img_rect *region, const char *phrase,
+                       const pg_find_text_opts *fo, pg_img_rect *box, cJSON **out, pg_error *e);
+
+/* ---- caps.c ---- */
+/* "pixels" | "ocr+vision" | "ocr-only" (and "vision" / "none" when OCR is off). */
+const char *pg_caps_perception(const pg_policy_view *v);
+
+/* ---- ocr.c: the engines (one per language, shared under a lock) ---- */
+struct pg_ocr;
+/* The language spec a request runs with (lang NULL: the policy's default);
+ * PG_E_POLICY when OCR is off or the language is not allowed. */
+pg_err pg_ocr_lang_of(pg_call *c, const char *lang, char out[128], pg_error *e);
+/* Runs fn with the engine of lang, under the engines' lock. */
+typedef pg_err (*pg_ocr_fn)(struct pg_ocr *o, void *ctx, pg_error *e);
+pg_err pg_ocr_with(pg_call *c, const char *lang, pg_ocr_fn fn, void *ctx, pg_error *e);
+
+/* ---- layout.c: controls named relative to the token layout ran on ---- */
+/* Control n (0-based, as layout listed it) of token: its box's centre in the
+ * token's source window's coordinates into *x, *y, the window id into *wid,
+ * its kind into *kind (may be NULL). PG_E_NOTFOUND when there is no such
+ * control; PG_E_USAGE when the token is not a window's capture. */
+pg_err pg_layout_control_point(pg_call *c, const char *token, int64_t n, const char *lang, uint64_t *wid,
+                               int64_t *x, int64_t *y, int *kind, pg_error *e);
 
 #endif

@@ -27,6 +27,10 @@ static void exercise(const pg_policy *p, const pg_policy_view *v) {
     }
     (void)pg_policy_endpoint_find(v, "local", &ep, &e);
     (void)pg_policy_check_release(v, true, &e);
+    char lang[128];
+    (void)pg_policy_ocr_lang(v, NULL, lang, &e);
+    (void)pg_policy_ocr_lang(v, "eng+deu", lang, &e);
+    (void)pg_policy_ocr_lang(v, "+x++", lang, &e);
     cJSON *j = pg_policy_view_to_json(v);
     cJSON_Delete(j);
     for (size_t i = 0; i < pg_policy_patset_count(v->deny_windows); i++)

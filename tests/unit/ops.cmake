@@ -12,3 +12,8 @@ if(NOT WIN32)
     set_tests_properties(unit.${t} PROPERTIES LABELS "unit;ops")
   endforeach()
 endif()
+# layout, color and field OCR read Tesseract: one OpenMP thread (libgomp reads
+# the limit at load time, so it comes from the environment).
+if(TARGET test_op_layout)
+  set_tests_properties(unit.test_op_layout PROPERTIES ENVIRONMENT "OMP_THREAD_LIMIT=1" TIMEOUT 300)
+endif()

@@ -775,7 +775,7 @@ PG_TEST(find_rejects_empty_and_invalid_phrases) {
     CHECK_EQ_INT(pg_ocr_find(&r, " \t\n", 0, 0, &m, &e), PG_E_USAGE);
     CHECK_EQ_INT(pg_ocr_find(&r, "te\xff", 0, 0, &m, &e), PG_E_USAGE);
     CHECK_EQ_INT(pg_ocr_find(&r, "\xc0\xaf", 0, 0, &m, &e), PG_E_USAGE); /* overlong '/' */
-    CHECK_EQ_INT(pg_ocr_find(&r, "text", 8, 0, &m, &e), PG_E_USAGE);
+    CHECK_EQ_INT(pg_ocr_find(&r, "text", 16, 0, &m, &e), PG_E_USAGE);
     CHECK_EQ_INT(pg_ocr_find(&r, NULL, 0, 0, &m, &e), PG_E_USAGE);
     CHECK_EQ_INT(pg_ocr_find(&none, "text", 0, 0, &m, &e), PG_E_NOTFOUND);
     CHECK_EQ_INT(pg_ocr_find(&none, "text", PG_OCR_FIND_EXACT, 0, &m, &e), PG_E_NOTFOUND);

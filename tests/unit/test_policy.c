@@ -1343,3 +1343,42 @@ PG_TEST(agent_patterns_are_checked_like_policy_patterns) {
     CHECK_EQ_INT(pg_policy_pattern_check("(?i)demo", &e), PG_E_USAGE);
     CHECK_EQ_INT(pg_policy_pattern_check("", &e), PG_E_USAGE);
 }
+
+/* ---- analysis.ocr_languages ------------------------------------------------ */
+
+PG_TEST(ocr_languages_default_to_latin_first_and_a_user_may_keep_some) {
+    PARSE(p, "{" V1 ",'users':{'ci':{'analysis':{'ocr_languages':['eng']}}}}");
+    const pg_policy_view *g = pg_policy_view_for(p, NULL), *ci = pg_policy_view_for(p, "ci");
+#ifndef _WIN32
+    REQUIRE(g->n_ocr_langs == 5);
+    CHECK_STR(g->ocr_langs[0], "Latin");
+#endif
+    char lang[128];
+    pg_error e;
+    CHECK_EQ_INT(pg_policy_ocr_lang(ci, NULL, lang, &e), PG_OK);
+    CHECK_STR(lang, "eng");
+    CHECK_EQ_INT(pg_policy_ocr_lang(ci, "deu", lang, &e), PG_E_POLICY);
+    CHECK_EQ_INT(pg_policy_ocr_lang(g, "eng+deu", lang, &e), PG_OK);
+    CHECK_STR(lang, "eng+deu");
+    CHECK_EQ_INT(pg_policy_ocr_lang(g, "eng++deu", lang, &e), PG_E_USAGE);
+    CHECK_EQ_INT(pg_policy_ocr_lang(g, "eng+", lang, &e), PG_E_USAGE);
+    CHECK_EQ_INT(pg_policy_ocr_lang(g, "../eng", lang, &e), PG_E_POLICY);
+    pg_policy_free(p);
+}
+
+PG_TEST(ocr_languages_are_validated_and_a_user_may_not_add_one) {
+    const char *bad[] = {
+        "{" V1 ",'analysis':{'ocr_languages':[]}}",
+        "{" V1 ",'analysis':{'ocr_languages':['eng','eng']}}",
+        "{" V1 ",'analysis':{'ocr_languages':['../x']}}",
+        "{" V1 ",'analysis':{'ocr_languages':'eng'}}",
+        "{" V1 ",'analysis':{'ocr_languages':['eng']},'users':{'a':{'analysis':{'ocr_languages':['fra']}}}}",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        pg_error e;
+        pg_policy *p = parse(bad[i], &e);
+        CHECK(p == NULL);
+        if (!p) CHECK(strstr(e.message, "ocr_languages") != NULL);
+        pg_policy_free(p);
+    }
+}
