@@ -34,6 +34,8 @@ pixelgate is the sanctioned, audited path. What you may do is the administrator'
 | 7 | UNSUPPORTED | this platform backend cannot do it | `pixelgate caps` |
 | 8 | BAD_INPUT | corrupt/oversized image, a point outside the window, an unknown key name | fix the input |
 | 9 | INTERNAL | a pixelgate bug or resource failure (e.g. disk full, audit log unwritable) | report it with the broker log |
+| 10 | BLOCKED | a check could not decide: the screen never settled, the baseline is for another environment, a mask covers everything or nothing; the outcome is on stdout | not a defect of the app: fix the environment or ask for new rules; do not loosen thresholds |
+| 11 | NEEDS_APPROVAL | no approved baseline for the case: a candidate was prepared; the outcome is on stdout | ask an approver to review and approve the candidate |
 
 ## Finding the broker and naming windows
 

@@ -148,6 +148,41 @@ pg_err pg_capture_window_img(pg_call *c, const pg_target *t, pg_window *w, const
  * (docs/threat-model.md, "compare"); *bits gets what it can carry. NULL
  * when out of memory. */
 cJSON *pg_compare_coarse_json(const pg_design_result *r, const bool prot[2], double *bits);
+/* ---- stable.c: capture until the window holds still ---- */
+
+#define PG_STABLE_MAX_CYCLE 4 /* longest repeating cycle recognised (a blinking caret is 2) */
+
+typedef struct {
+    int64_t frames;     /* captures in a row that must agree, >= 2 */
+    double interval_s;  /* between captures */
+    double timeout_s;   /* no capture starts after this */
+    int64_t max_tries;  /* 0: only the timeout bounds the captures */
+    bool exact;         /* agree = identical pixels; false: dHash within PG_FINGERPRINT_DHASH_SAME */
+    int max_cycle;      /* 0: off; else also settled when the last captures repeat a cycle of
+                           period 2..max_cycle whose changes fit a caret's box (0.5 % of the
+                           frame, at least 256 px): a blinking text cursor */
+} pg_stable_opts;
+
+typedef struct {
+    bool stable;
+    int64_t observed;   /* captures taken */
+    int cycle;          /* 0, or the period of the cycle recognised */
+    pg_img_rect blink;  /* with cycle: the box of the pixels that change within it */
+    uint64_t dhash;     /* of the last frame */
+    uint8_t sha256[32]; /* of the last frame's pixels */
+    pg_img *last;       /* the last frame; the caller owns it (NULL on error) */
+    char method[32];
+    pg_window window;
+    double elapsed_s;
+} pg_stable_result;
+
+/* Defaults: 2 identical frames, 0.1 s apart, 10 s, no cycles. */
+void pg_stable_opts_init(pg_stable_opts *o);
+/* Captures the target (resolved on the first capture, recorded for the
+ * audit) until it settles, the tries or the time run out. PG_OK with
+ * res->stable saying which; errors of the capture otherwise. */
+pg_err pg_stable_capture(pg_call *c, const pg_target *t, const pg_rect *region, const pg_stable_opts *o,
+                         pg_stable_result *res, pg_error *e);
 
 /* ---- find.c (templates) and ocr.c (text): finding things in an image ---- */
 
