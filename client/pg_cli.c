@@ -81,7 +81,14 @@ pg_err pg_session_call(pg_session *s, pg_cli_request *req, cJSON **result, cJSON
         if (!rc) *result = cJSON_Duplicate(res, 1);
         else if (details && det) *details = cJSON_Duplicate(det, 1);
     }
-    if (!rc && msg.n_att > 0) rc = deliver_released(req, &msg.att[0], *result, e);
+    if (req->report_dir && (!rc || (PG_ERR_IS_VERDICT(rc) && details && *details))) {
+        pg_error re;
+        pg_error_clear(&re);
+        pg_err wr = pg_cli_report(req->report_dir, rc ? *details : *result, msg.n_att ? &msg.att[0] : NULL, &re);
+        if (wr && !rc) *e = re, rc = wr;
+    } else if (!rc && msg.n_att > 0) {
+        rc = deliver_released(req, &msg.att[0], *result, e);
+    }
     pg_msg_fini(&msg);
     pg_cli_request_fini(req);
     return rc;

@@ -34,6 +34,7 @@ typedef struct {
      * result as base64. Pixels reach the client only this way. */
     const char *out_path; /* points into local */
     bool out_base64;
+    const char *report_dir; /* --report DIR (points into local): report.json/.md/.html go there */
 } pg_cli_request;
 
 /* The operation argv names: "assert changed" takes two words, "snapshot" one;
@@ -64,6 +65,11 @@ typedef struct {
 pg_err pg_session_call(pg_session *s, pg_cli_request *req, cJSON **result, cJSON **details, pg_error *e);
 void pg_session_close(pg_session *s);
 void pg_cli_request_fini(pg_cli_request *r);
+
+/* --report DIR: writes report.json and report.md from body (the answer, or
+ * a check's measurements) and report.html from html (the page the broker
+ * released, or NULL); names the files in body.report.files. */
+pg_err pg_cli_report(const char *dir, cJSON *body, const pg_blob *html, pg_error *e);
 
 /* Prints {"error":{code,exit,message,recovery_tip[,details][,step,line]}} to stderr. */
 void pg_cli_print_error(const pg_error *e, const cJSON *details, int step, int line);

@@ -179,8 +179,15 @@ static void take_local(const pg_opdecl *d, cJSON *args, pg_cli_request *out) {
     }
     if (d->flags & PG_OPF_PIXELS) { /* where released bytes go: the client writes them, as its user */
         const cJSON *png = cJSON_GetObjectItemCaseSensitive(out->local, "png");
+        const cJSON *rep = cJSON_GetObjectItemCaseSensitive(out->local, "report");
         out->out_path = cJSON_IsString(png) ? png->valuestring : NULL;
         out->out_base64 = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(out->local, "base64"));
+        out->report_dir = cJSON_IsString(rep) ? rep->valuestring : NULL;
+        /* Ask for what the files need: the page (html, or image=html) or the PNG (image=png). */
+        if (out->report_dir && pg_opdecl_arg(d, "html")) cJSON_AddBoolToObject(args, "html", true);
+        if (pg_opdecl_arg(d, "image") && (out->report_dir || out->out_path) &&
+            !cJSON_GetObjectItemCaseSensitive(args, "image"))
+            cJSON_AddStringToObject(args, "image", out->report_dir ? "html" : "png");
     }
 }
 
@@ -210,5 +217,9 @@ pg_err pg_cli_build(const pg_opdecl *d, int argc, char **argv, pg_cli_request *o
     rc = pg_opdecl_check(d, out->args, parsed, true, e);
     free(parsed);
     if (!rc) take_local(d, out->args, out);
+    if (!rc && out->report_dir && out->out_path)
+        rc = pg_error_set(e, PG_E_USAGE, NULL, "--png and --report are two ways to look: take one");
+    if (!rc && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(out->args, "html")) && !out->report_dir)
+        rc = pg_error_set(e, PG_E_USAGE, "add --report DIR", "--html writes report.html: it needs --report DIR");
     return rc;
 }
