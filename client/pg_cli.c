@@ -180,6 +180,7 @@ pg_err pg_cli_image_arg(pg_cli_request *req, const char *name, const char *value
     if (req->n_att == PG_PROTO_MAX_ATTACH) return pg_error_set(e, PG_E_USAGE, NULL, "too many image files in one call");
     pg_err rc = read_file(value, &req->att[req->n_att], e);
     if (rc) return rc;
+    req->last_file = value;
     cJSON_AddNumberToObject(o, "attachment", (double)req->n_att);
     req->n_att++;
     return PG_OK;

@@ -35,6 +35,7 @@ typedef struct {
     const char *out_path; /* points into local */
     bool out_base64;
     const char *report_dir; /* --report DIR (points into local): report.json/.md/.html go there */
+    const char *last_file;  /* the last image file read (argv), for ops that check its name */
 } pg_cli_request;
 
 /* The operation argv names: "assert changed" takes two words, "snapshot" one;

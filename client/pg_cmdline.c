@@ -212,6 +212,13 @@ pg_err pg_cli_build(const pg_opdecl *d, int argc, char **argv, pg_cli_request *o
         }
     }
     if (rc) return rc;
+    /* An op that judges a file by its name (spec) gets the name of the file read, never its path. */
+    if (out->last_file && pg_opdecl_arg(d, "file_name") && !cJSON_GetObjectItemCaseSensitive(out->args, "file_name")) {
+        const char *base = out->last_file, *p;
+        for (p = base; *p; p++)
+            if (*p == '/' || *p == '\\') base = p + 1;
+        cJSON_AddStringToObject(out->args, "file_name", base);
+    }
     void *parsed = malloc(d->args_size); /* the broker's own check, with the command line's names */
     if (!parsed) return pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory");
     rc = pg_opdecl_check(d, out->args, parsed, true, e);
