@@ -93,7 +93,9 @@ static const char SCRIPT[] =
     "document.querySelectorAll('.item').forEach(function(it){it.style.display=on[it.dataset.status]?'':'none';});}\n"
     "function pgOpacity(el){var img=document.getElementById(el.dataset.target);img.style.opacity=el.value/100;"
     "document.getElementById(el.dataset.target+'-v').textContent=el.value+'%';}\n"
-    "document.addEventListener('DOMContentLoaded',function(){document.querySelectorAll('input.opacity').forEach(pgOpacity);});\n"
+    /* #opacity=N in the URL sets the sliders (a link to a view; the browser test uses it) */
+    "document.addEventListener('DOMContentLoaded',function(){var m=/opacity=(\\d+)/.exec(location.hash);"
+    "document.querySelectorAll('input.opacity').forEach(function(el){if(m)el.value=m[1];pgOpacity(el);});});\n"
     "</script>\n";
 
 static void figure(buf *b, const char *label, const uint8_t *png, size_t len, const char *id) {
@@ -168,14 +170,15 @@ static void item(buf *b, const pg_report_item *it, size_t idx) {
     figure(b, r, it->actual_png, it->actual_len, id);
     puts_(b, "</div>\n");
     if (it->baseline_png && it->actual_png) {
-        printf_(b, "<h3>overlay: %s over %s</h3>\n<label>opacity <input type=\"range\" class=\"opacity\" min=\"0\" "
-                   "max=\"100\" value=\"50\" data-target=\"ov%zu\" oninput=\"pgOpacity(this)\"> <span id=\"ov%zu-v\">50%%"
-                   "</span></label>\n<div class=\"overlay\" id=\"overlay%zu\"><img alt=\"under\" src=\"",
+        printf_(b, "<h3>overlay: %s over %s</h3>\n<div><label>opacity <input type=\"range\" class=\"opacity\" "
+                   "min=\"0\" max=\"100\" value=\"50\" data-target=\"ov%zu\" oninput=\"pgOpacity(this)\"> <span "
+                   "id=\"ov%zu-v\">50%%</span></label></div>\n<div><div class=\"overlay\" id=\"overlay%zu\">"
+                   "<img alt=\"under\" src=\"",
                 r, l, idx, idx, idx);
         data_url(b, it->baseline_png, it->baseline_len);
         printf_(b, "\"><img class=\"top\" id=\"ov%zu\" alt=\"over\" style=\"opacity:0.5\" src=\"", idx);
         data_url(b, it->actual_png, it->actual_len);
-        puts_(b, "\"></div>\n");
+        puts_(b, "\"></div></div>\n");
     }
     if (it->diff_png) {
         snprintf(id, sizeof id, "diff%zu", idx);

@@ -20,6 +20,8 @@ PKGS=(
   jq curl iproute2 python3 python3-opencv python3-skimage imagemagick hyperfine procps passwd util-linux
   # a real SSH login on loopback for the remote-client checks (tests/security/security.sh)
   openssh-server openssh-client
+  # the offline HTML report, opened in a headless browser (tests/integration/accept_tk.sh)
+  chromium
 )
 
 if [ "$(id -u)" != 0 ]; then

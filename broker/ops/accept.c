@@ -355,7 +355,7 @@ static pg_err compare(pg_call *c, const pg_args_accept *a, accept_ctx *x, cJSON 
         free(res);
         return rc;
     }
-    snprintf(c->audit.detail, sizeof c->audit.detail, "case %s/%s baseline %.16s changed %llu of %llu", x->case_id,
+    snprintf(c->audit.detail, sizeof c->audit.detail, "case %s/%s baseline %s changed %llu of %llu", x->case_id,
              x->variant, cJSON_GetObjectItemCaseSensitive(x->manifest, "digest")->valuestring,
              (unsigned long long)res->main.pixels_changed, (unsigned long long)res->main.total_pixels);
     outcome o = res->status == PG_ACCEPT_PASSED ? OUT_PASSED : res->status == PG_ACCEPT_FAILED ? OUT_FAILED : OUT_BLOCKED;
