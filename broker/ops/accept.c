@@ -163,8 +163,11 @@ static pg_err needs_approval(pg_call *c, accept_ctx *x, cJSON *r, pg_error *e) {
         pg_rules_from(&rules, 0.1, 0.001, 0, false, &none_r, &none_s, 0, e);
         cJSON *cand = NULL;
         rc = pg_candidate_make(c, x->case_id, x->variant, &x->env, &rules, x->cap, "accept", "image", &cand, e);
-        if (!rc) cJSON_AddItemToObject(r, "candidate_detail", cand);
-        if (!rc) cJSON_AddStringToObject(r, "candidate", cJSON_GetObjectItemCaseSensitive(cand, "candidate")->valuestring);
+        if (!rc) {
+            cJSON_AddStringToObject(r, "candidate", cJSON_GetObjectItemCaseSensitive(cand, "candidate")->valuestring);
+            cJSON_AddStringToObject(r, "candidate_digest", cJSON_GetObjectItemCaseSensitive(cand, "digest")->valuestring);
+        }
+        cJSON_Delete(cand);
     }
     cJSON_Delete(cands);
     return rc;
