@@ -3,6 +3,7 @@
  * under the rules approved with it. The verdict is exact; about pixels the
  * caller may not have, the measurements are coarse and charged
  * (pg_disclose.h), like diff's. */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,10 +98,42 @@ static pg_err take_capture(pg_call *c, const pg_args_accept *a, accept_ctx *x, p
 
 /* ---- the baseline ---- */
 
+/* The last baselines decoded, by the SHA-256 of their PNG (which the store
+ * checked against the manifest): decoding a 1080p PNG costs more than
+ * comparing it, and a case is accepted again and again. */
+#define DECODED_MAX 2
+static struct {
+    pthread_mutex_t lock;
+    char sha[DECODED_MAX][65];
+    pg_img *img[DECODED_MAX];
+    unsigned next;
+} decoded = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static pg_err decode_baseline(const char *png_sha, const uint8_t *png, size_t len, pg_img **out, pg_error *e) {
+    pthread_mutex_lock(&decoded.lock);
+    pg_err rc = PG_E_NOTFOUND;
+    for (unsigned i = 0; i < DECODED_MAX && rc; i++)
+        if (decoded.img[i] && !strcmp(decoded.sha[i], png_sha)) rc = pg_img_clone(decoded.img[i], out, e);
+    pthread_mutex_unlock(&decoded.lock);
+    if (rc != PG_E_NOTFOUND) return rc;
+    rc = pg_img_decode(png, len, NULL, out, e);
+    pg_img *keep = NULL;
+    if (!rc && pg_img_clone(*out, &keep, NULL) == PG_OK) {
+        pthread_mutex_lock(&decoded.lock);
+        unsigned i = decoded.next++ % DECODED_MAX;
+        pg_img_free(decoded.img[i]);
+        decoded.img[i] = keep;
+        snprintf(decoded.sha[i], sizeof decoded.sha[i], "%s", png_sha);
+        pthread_mutex_unlock(&decoded.lock);
+    }
+    return rc;
+}
+
 static pg_err load_baseline(pg_call *c, accept_ctx *x, const char *key, pg_error *e) {
     pg_err rc = pg_baseline_get(c->b->baselines, x->case_id, x->variant, key, &x->manifest, &x->base_png,
                                 &x->base_png_len, e);
-    if (!rc) rc = pg_img_decode(x->base_png, x->base_png_len, NULL, &x->base, e);
+    const cJSON *sha = rc ? NULL : cJSON_GetObjectItemCaseSensitive(x->manifest, "png_sha256");
+    if (!rc) rc = decode_baseline(cJSON_IsString(sha) ? sha->valuestring : "", x->base_png, x->base_png_len, &x->base, e);
     if (rc == PG_E_BADINPUT) rc = pg_error_set(e, PG_E_BLOCKED, NULL, "baseline integrity: its image does not decode");
     return rc;
 }
@@ -342,12 +375,15 @@ static pg_err compare(pg_call *c, const pg_args_accept *a, accept_ctx *x, cJSON 
         rc = pg_call_disclose(c, s.bits, e);
     }
     if (!rc && diff && a->html) encode(diff, &x->diff_png, &x->diff_png_len, e);
-    if (!rc && diff) {
+    /* The diff and overlay tokens show where it differs: made when it does (each
+     * token costs a copy and a SHA-256 of the frame). */
+    bool differs = res->status != PG_ACCEPT_PASSED;
+    if (!rc && diff && differs) {
         pg_error de;
         pg_call_derived_token(c, diff, "accept-diff", r, "diff_token", &de);
         diff = NULL; /* the store took it, or freed it */
     }
-    if (!rc && overlay) {
+    if (!rc && overlay && differs) {
         pg_error de;
         pg_call_derived_token(c, overlay, "accept-overlay", r, "overlay_token", &de);
         overlay = NULL;
@@ -372,6 +408,63 @@ static pg_err compare(pg_call *c, const pg_args_accept *a, accept_ctx *x, cJSON 
     return finish(c, o, reason, r, msg, e);
 }
 
+/* The frame compared, kept as a token of the caller's (evidence) while the
+ * comparison runs: storing it hashes the whole frame (SHA-256, for the token
+ * and the audit record), which costs as much as the comparison itself, so it
+ * runs on a thread of its own. The thread reads only what it was given and
+ * the thread-safe token store. */
+typedef struct {
+    pthread_t thread;
+    bool started;
+    pg_tok_store *tokens;
+    uint32_t uid, ttl_s;
+    uint64_t quota;
+    pg_img *copy;
+    pg_tok_meta m;
+    pg_err rc;
+} keeper;
+
+static void *keep_run(void *arg) {
+    keeper *k = arg;
+    pg_error ignored;
+    uint8_t *px = k->copy->px; /* the store takes the pixels (pg_img_clone makes tight rows) */
+    k->copy->px = NULL;
+    pg_img_free(k->copy);
+    k->copy = NULL;
+    k->rc = pg_tok_put(k->tokens, &k->m, px, k->ttl_s, k->quota, &ignored);
+    return NULL;
+}
+
+static void keep_start(pg_call *c, const pg_img *cap, const char *method, keeper *k) {
+    memset(k, 0, sizeof *k);
+    k->rc = PG_E_INTERNAL;
+    if (pg_img_clone(cap, &k->copy, NULL) != PG_OK) return;
+    k->tokens = c->b->tokens;
+    k->uid = (uint32_t)c->peer->uid;
+    k->ttl_s = c->view->token_ttl_s;
+    k->quota = c->view->spool_quota_bytes;
+    k->m.uid = k->uid;
+    k->m.width = k->m.source_width = cap->width;
+    k->m.height = k->m.source_height = cap->height;
+    snprintf(k->m.method, sizeof k->m.method, "%s", method);
+    if (c->n_sources) memcpy(k->m.source, c->sources[0], sizeof k->m.source);
+    k->started = pthread_create(&k->thread, NULL, keep_run, k) == 0;
+    if (!k->started) keep_run(k); /* no thread to be had: in line */
+}
+
+static void keep_finish(pg_call *c, keeper *k, cJSON *r) {
+    if (k->started) pthread_join(k->thread, NULL);
+    if (k->rc != PG_OK) return;
+    if (!r) { /* no answer to carry it */
+        pg_tok_drop(c->b->tokens, k->m.token);
+        return;
+    }
+    cJSON_AddStringToObject(r, "capture_token", k->m.token);
+    memcpy(c->audit.image_sha256, k->m.sha256, sizeof c->audit.image_sha256);
+    memcpy(c->audit.token, k->m.token, sizeof c->audit.token);
+    memcpy(c->created_token, k->m.token, sizeof c->created_token);
+}
+
 pg_err pg_op_accept(pg_call *c, const pg_args_accept *a, pg_error *e) {
     c->audit.kind = "accept";
     accept_ctx x;
@@ -390,14 +483,11 @@ pg_err pg_op_accept(pg_call *c, const pg_args_accept *a, pg_error *e) {
     cJSON_AddStringToObject(r, "variant", x.variant);
     cJSON_AddItemToObject(r, "stability", x.stability); /* r owns it now; compare() may still add to it */
     cJSON_AddItemToObject(r, "environment", pg_env_json(&x.env));
+    keeper k = {0};
     if (x.from_window) {
         cJSON_AddItemToObject(r, "window", pg_window_json(&x.s.window));
-        pg_img *keep = NULL;
-        pg_error de;
-        if (pg_img_clone(x.cap, &keep, &de) == PG_OK) pg_call_derived_token(c, keep, x.s.method, r, "capture_token", &de);
+        keep_start(c, x.cap, x.s.method, &k);
     }
-    uint8_t d[32];
-    if (pg_fingerprint_sha256(x.cap, NULL, d, NULL) == PG_OK) pg_hex(d, sizeof d, c->audit.image_sha256);
     if (x.from_window && !x.s.stable) {
         if ((rc = pg_call_disclose(c, 8, e)) == PG_OK)
             rc = finish(c, OUT_BLOCKED, "UNSTABLE", r, "the window never held still: no two adjacent captures were "
@@ -422,6 +512,7 @@ pg_err pg_op_accept(pg_call *c, const pg_args_accept *a, pg_error *e) {
             rc = compare(c, a, &x, r, e);
         }
     }
+    if (x.from_window) keep_finish(c, &k, c->result == r || c->details == r ? r : NULL);
     bool answered = c->result == r || c->details == r;
     if (answered && a->html) report_html(c, &x, r);
     if (!answered) cJSON_Delete(r);

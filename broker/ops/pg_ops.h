@@ -158,7 +158,8 @@ typedef struct {
     double interval_s;  /* between captures */
     double timeout_s;   /* no capture starts after this */
     int64_t max_tries;  /* 0: only the timeout bounds the captures */
-    bool exact;         /* agree = identical pixels; false: dHash within PG_FINGERPRINT_DHASH_SAME */
+    bool exact;         /* agree = identical pixels (compared, not hashed); false: dHash within
+                           PG_FINGERPRINT_DHASH_SAME */
     int max_cycle;      /* 0: off; else also settled when the last captures repeat a cycle of
                            period 2..max_cycle whose changes fit a caret's box (0.5 % of the
                            frame, at least 256 px): a blinking text cursor */
@@ -169,8 +170,7 @@ typedef struct {
     int64_t observed;   /* captures taken */
     int cycle;          /* 0, or the period of the cycle recognised */
     pg_img_rect blink;  /* with cycle: the box of the pixels that change within it */
-    uint64_t dhash;     /* of the last frame */
-    uint8_t sha256[32]; /* of the last frame's pixels */
+    uint64_t dhash;     /* of the last frame (when !exact) */
     pg_img *last;       /* the last frame; the caller owns it (NULL on error) */
     char method[32];
     pg_window window;

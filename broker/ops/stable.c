@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pg_crypto.h"
 #include "pg_fingerprint.h"
 #include "pg_ops.h"
 #include "pg_time.h"
@@ -13,9 +12,9 @@
 #define RING (2 * PG_STABLE_MAX_CYCLE) /* frames remembered: two turns of the longest cycle */
 
 typedef struct {
-    uint8_t sha[PG_SHA256_LEN];
-    uint64_t dhash;
-    pg_img *img; /* kept for the last PG_STABLE_MAX_CYCLE frames only */
+    uint64_t sum;   /* fast content hash: a candidate for equality, confirmed by memcmp where both images are kept */
+    uint64_t dhash; /* only when the comparison is by dHash */
+    pg_img *img;    /* kept for the last PG_STABLE_MAX_CYCLE frames only */
 } frame;
 
 typedef struct {
@@ -25,8 +24,37 @@ typedef struct {
 
 static frame *at(ring *r, int64_t back) { return &r->f[(r->n - 1 - back) % RING]; }
 
+/* A 64-bit hash of the pixels (multiply-xorshift over 8-byte words, row by
+ * row): SHA-256 of every frame of a 1080p screen would cost more than the
+ * captures. Equality is settled by memcmp where both frames are kept. */
+static uint64_t content_sum(const pg_img *img) {
+    uint64_t h = 0x9e3779b97f4a7c15ull ^ ((uint64_t)img->width << 32 | img->height);
+    size_t row = (size_t)img->width * 4;
+    for (uint32_t y = 0; y < img->height; y++) {
+        const uint8_t *p = pg_img_row(img, y);
+        size_t i = 0;
+        for (; i + 8 <= row; i += 8) {
+            uint64_t v;
+            memcpy(&v, p + i, 8);
+            h = (h ^ v) * 0xff51afd7ed558ccdull;
+            h ^= h >> 32;
+        }
+        for (; i < row; i++) h = (h ^ p[i]) * 0x100000001b3ull;
+    }
+    return h;
+}
+
+static bool identical(const frame *a, const frame *b) {
+    if (a->sum != b->sum) return false;
+    if (!a->img || !b->img) return true; /* an older frame: the 64-bit hash decides */
+    if (a->img->width != b->img->width || a->img->height != b->img->height) return false;
+    for (uint32_t y = 0; y < a->img->height; y++)
+        if (memcmp(pg_img_row(a->img, y), pg_img_row(b->img, y), (size_t)a->img->width * 4)) return false;
+    return true;
+}
+
 static bool same(const pg_stable_opts *o, const frame *a, const frame *b) {
-    if (o->exact) return !memcmp(a->sha, b->sha, PG_SHA256_LEN);
+    if (o->exact) return identical(a, b);
     return pg_fingerprint_hamming(a->dhash, b->dhash) <= PG_FINGERPRINT_DHASH_SAME;
 }
 
@@ -56,7 +84,7 @@ static bool grow_diff_box(const pg_img *a, const pg_img *b, pg_img_rect *box, bo
 static bool cycle_of(ring *r, int p, pg_img_rect *box) {
     if (r->n < 2 * p) return false;
     for (int i = 0; i < p; i++)
-        if (memcmp(at(r, i)->sha, at(r, i + p)->sha, PG_SHA256_LEN)) return false;
+        if (!identical(at(r, i), at(r, i + p))) return false;
     bool any = false;
     *box = (pg_img_rect){0, 0, 0, 0};
     for (int i = 0; i < p; i++) { /* each step of the cycle: frame i against the one before it */
@@ -72,12 +100,12 @@ static uint64_t caret_area(const pg_img *img) {
     return a < 256 ? 256 : a;
 }
 
-static pg_err remember(ring *r, pg_img *img, pg_error *e) {
+static pg_err remember(const pg_stable_opts *o, ring *r, pg_img *img, pg_error *e) {
     frame *f = &r->f[r->n % RING];
     pg_img_free(f->img);
     memset(f, 0, sizeof *f);
-    pg_err rc = pg_fingerprint_sha256(img, NULL, f->sha, e);
-    if (!rc) rc = pg_fingerprint_dhash(img, NULL, &f->dhash, e);
+    f->sum = content_sum(img);
+    pg_err rc = o->exact ? PG_OK : pg_fingerprint_dhash(img, NULL, &f->dhash, e);
     if (rc) {
         pg_img_free(img);
         return rc;
@@ -127,7 +155,7 @@ pg_err pg_stable_capture(pg_call *c, const pg_target *t, const pg_rect *region, 
     for (;;) {
         pg_img *img = NULL;
         rc = pg_capture_window_img(c, r.n == 0 ? t : NULL, &res->window, region, &img, res->method, e);
-        if (!rc) rc = remember(&r, img, e);
+        if (!rc) rc = remember(o, &r, img, e);
         if (rc) break;
         res->stable = settled(o, &r, res);
         double elapsed = pg_mono_ms() / 1000.0 - t0;
@@ -139,7 +167,6 @@ pg_err pg_stable_capture(pg_call *c, const pg_target *t, const pg_rect *region, 
     if (!rc) {
         frame *last = at(&r, 0);
         res->dhash = last->dhash;
-        memcpy(res->sha256, last->sha, PG_SHA256_LEN);
         res->last = last->img;
         last->img = NULL;
     }

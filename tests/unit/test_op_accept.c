@@ -142,14 +142,16 @@ PG_TEST(accept_passes_on_the_approved_screen_and_fails_with_the_region_of_exactl
                  PG_OK);
     CHECK_STR(outcome(&r), "passed");
     CHECK(cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetObjectItem(r.result, "stability"), "stable")));
-    CHECK(!strncmp(pg_fx_str(&r, "diff_token"), "cap:", 4));
-    CHECK(!strncmp(pg_fx_str(&r, "overlay_token"), "cap:", 4));
+    CHECK(!strncmp(pg_fx_str(&r, "capture_token"), "cap:", 4));
+    CHECK(pg_fx_str(&r, "diff_token") == NULL); /* nothing to show where */
     pg_fx_reply_fini(&r);
     pg_fake_fill(fx.fake, id, 120, 70, 10, 6, 0xcc0000ff); /* recolour a 10x6 spot */
     CHECK_EQ_INT(pg_fx_call(&fx, "accept", "{\"case_id\":\"home\",\"window\":\"demo\",\"interval\":0.01}", NULL, 0, &r),
                  PG_E_ASSERT);
     CHECK_STR(outcome(&r), "failed");
     CHECK_STR(pg_fx_str(&r, "reason_code"), "PIXEL_DIFF");
+    CHECK(!strncmp(pg_fx_str(&r, "diff_token"), "cap:", 4));
+    CHECK(!strncmp(pg_fx_str(&r, "overlay_token"), "cap:", 4));
     const cJSON *b = cJSON_GetObjectItem(r.details, "bounds");
     CHECK_EQ_INT(cJSON_GetObjectItem(b, "x")->valueint, 120);
     CHECK_EQ_INT(cJSON_GetObjectItem(b, "y")->valueint, 70);
