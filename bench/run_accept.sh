@@ -74,8 +74,8 @@ echo "Acceptance benchmark, $(date -u +%F), $(nproc) cores, Xvfb 1920x1080x24, T
 echo
 echo "| what | ms | seed 000's stack / this |"
 echo "|---|---|---|"
-echo "| \`pixelgate accept --window\` (captures until two are identical, compare, diff and overlay tokens) | $(f "$pg_win") | $(r "$seed2" "$pg_win") (vs two captures) |"
-echo "| \`pixelgate snapshot --window\` + \`pixelgate accept TOKEN\` (one capture) | $(f "$pg_tok") | $(r "$seed1" "$pg_tok") (vs one capture) |"
+echo "| \`pixelgate accept --window\` (captures until two are identical, compare, a capture token) | $(f "$pg_win") | $(r "$seed2" "$pg_win") (vs two captures) |"
+echo "| \`pixelgate snapshot --window\` + \`pixelgate accept TOKEN\` (one capture; a subshell and jq between them) | $(f "$pg_tok") | $(r "$seed1" "$pg_tok") (vs one capture) |"
 echo "| broker round trip of accept (one connection, no process start) | $(f "$rt_acc") | |"
 echo "| broker round trip of one snapshot, for scale | $(f "$rt_snap") | |"
 echo "| seed 000's stack: \`import\` to PNG + node pixelmatch 7.2 (one capture) | $(f "$seed1") | |"

@@ -507,3 +507,33 @@ PG_TEST(the_store_is_the_brokers_own_a_0700_dir_of_0600_files) {
     CHECK_EQ_INT(files, 2); /* the manifest and the PNG, nothing left over */
     pg_fx_fini(&fx);
 }
+
+PG_TEST(a_rules_change_keeps_the_approved_image_stays_keyed_and_needs_its_own_approval) {
+    FX(fx, ANALYZE_POLICY);
+    uint64_t id = demo_window(&fx, "demo");
+    REQUIRE(prepare_and_approve(&fx, "home", "demo", NULL) == 0);
+    pg_fx_reply r;
+    REQUIRE(pg_fx_call(&fx, "baseline_prepare", "{\"case_id\":\"home\",\"keep_image\":true,\"threshold\":0.3}", NULL, 0,
+                       &r) == PG_OK);
+    CHECK_STR(pg_fx_str(&r, "kind"), "rules");
+    CHECK_STR(pg_fx_str(&r, "digest_kind"), "keyed"); /* the approved pixels are still not the agent's */
+    char cand[32];
+    snprintf(cand, sizeof cand, "%s", pg_fx_str(&r, "candidate"));
+    pg_fx_reply_fini(&r);
+    /* until approved, the old rules hold: a 10x6 change still fails */
+    pg_fake_fill(fx.fake, id, 120, 70, 10, 6, 0xcc0000ff);
+    CHECK_EQ_INT(pg_fx_call(&fx, "accept", "{\"case_id\":\"home\",\"window\":\"demo\"}", NULL, 0, &r), PG_E_ASSERT);
+    CHECK_EQ_INT(cJSON_GetObjectItem(cJSON_GetObjectItem(r.details, "metrics"), "threshold")->valuedouble * 10, 1);
+    pg_fx_reply_fini(&r);
+    char args[200];
+    snprintf(args, sizeof args, "{\"what\":\"%s\"}", cand);
+    REQUIRE(as_alice(&fx, "baseline_show", args, &r) == PG_OK);
+    snprintf(args, sizeof args, "{\"candidate\":\"%s\",\"digest\":\"%s\",\"note\":\"ok\"}", cand, pg_fx_str(&r, "digest"));
+    pg_fx_reply_fini(&r);
+    REQUIRE(as_alice(&fx, "baseline_approve", args, &r) == PG_OK);
+    pg_fx_reply_fini(&r);
+    CHECK_EQ_INT(pg_fx_call(&fx, "accept", "{\"case_id\":\"home\",\"window\":\"demo\"}", NULL, 0, &r), PG_E_ASSERT);
+    CHECK(cJSON_GetObjectItem(cJSON_GetObjectItem(r.details, "metrics"), "threshold")->valuedouble > 0.29);
+    pg_fx_reply_fini(&r);
+    pg_fx_fini(&fx);
+}
