@@ -43,9 +43,9 @@ static void ctx_free(accept_ctx *x) {
 
 /* The result of an outcome that did not compare: blocked or needs_approval. */
 static pg_err finish(pg_call *c, outcome o, const char *reason, cJSON *r, const char *msg, pg_error *e) {
-    cJSON_AddStringToObject(r, "outcome", OUT_NAME[o]);
-    cJSON_AddStringToObject(r, "reason_code", reason);
-    cJSON_AddStringToObject(r, "message", msg);
+    cJSON_ReplaceItemInObjectCaseSensitive(r, "outcome", cJSON_CreateString(OUT_NAME[o])); /* first in r */
+    cJSON_ReplaceItemInObjectCaseSensitive(r, "reason_code", cJSON_CreateString(reason));
+    cJSON_ReplaceItemInObjectCaseSensitive(r, "message", cJSON_CreateString(msg));
     snprintf(c->audit.mode, sizeof c->audit.mode, "%s", OUT_NAME[o]);
     size_t len = strlen(c->audit.detail);
     snprintf(c->audit.detail + len, sizeof c->audit.detail - len, "%s%s %s", len ? "; " : "", OUT_NAME[o], reason);
@@ -479,6 +479,9 @@ pg_err pg_op_accept(pg_call *c, const pg_args_accept *a, pg_error *e) {
         return rc;
     }
     cJSON *r = cJSON_CreateObject();
+    cJSON_AddNullToObject(r, "outcome"); /* the verdict leads the answer; finish() fills these */
+    cJSON_AddNullToObject(r, "reason_code");
+    cJSON_AddNullToObject(r, "message");
     cJSON_AddStringToObject(r, "case", x.case_id);
     cJSON_AddStringToObject(r, "variant", x.variant);
     cJSON_AddItemToObject(r, "stability", x.stability); /* r owns it now; compare() may still add to it */
