@@ -297,8 +297,8 @@ static pg_err encode(const pg_img *img, uint8_t **png, size_t *len, pg_error *e)
 }
 
 /* Sends the HTML page where the policy lets pixels out; says why not otherwise. */
-static void report_html(pg_call *c, accept_ctx *x, const cJSON *r) {
-    cJSON *rep = cJSON_AddObjectToObject((cJSON *)r, "report");
+static void report_html(pg_call *c, accept_ctx *x, cJSON *r) {
+    cJSON *rep = cJSON_AddObjectToObject(r, "report");
     bool allow = c->view->expose_pixels == PG_EXPOSE_ALLOW, approver = !allow && pg_call_is_approver(c);
     if (!allow && !approver) {
         cJSON_AddStringToObject(rep, "html", "withheld");
