@@ -83,6 +83,24 @@ check "snapshot_digest: 1x1 captures are made but show no digest (withheld)" \
 for attack in dhash diff_threshold assert_bisect template derived fresh_snapshots; do
     check "$attack: the disclosure budget refused it before its query cap" refused "$attack"
 done
+
+# accept with chosen baselines: the agent proposes flat references with zones
+# on the patches, a careless approver (root here) approves every one, then
+# the agent's accepts of the token answer each zone's changed ratio.
+pg_as "$PG_AGENT" "$PY" "$PG_TMP/bin/oracle_attack.py" accept_zones_prepare "$WORK" >"$PG_TMP/attack.out" 2>&1 ||
+    not_ok "accept_zones_prepare ran ($(tail -3 "$PG_TMP/attack.out"))"
+while read -r cand; do
+    dig=$(pg_as root pixelgate baseline show "$cand" | jq -r .digest)
+    pg_as root pixelgate baseline approve "$cand" --digest "$dig" --note careless >/dev/null
+done <"$WORK/accept_zones.candidates"
+check "accept_zones: every chosen baseline was approved" \
+    test "$(pg_as root pixelgate baseline list | jq '.baselines | length')" = "$(wc -l <"$WORK/accept_zones.candidates")"
+run_attack accept_zones
+check "accept_zones: the noise patch gains under $MAX_GAIN_DB dB ($(gain accept_zones noise) dB)" \
+    small "$(gain accept_zones noise)"
+check "accept_zones: the text patch gains under $MAX_GAIN_DB dB ($(gain accept_zones text) dB)" \
+    small "$(gain accept_zones text)"
+check "accept_zones: the disclosure budget refused it before its query cap" refused accept_zones
 check "fresh_snapshots: fresh snapshots of the unchanged window did not renew the budget" \
     test "$(jq .refused_after_fresh_snapshots "$WORK/fresh_snapshots.json")" -gt 0
 check "budget refusals are on record" \
