@@ -93,6 +93,12 @@ check "an approve with another digest is refused (exit 3)" test $? = 3
 out=$(R baseline approve "$CAND" --digest "$DIGEST" --note "the settings page as designed")
 check "the approver approves by digest (exit 0)" test $? = 0 -a "$(jq -r .case <<<"$out")" = settings
 
+STORE=$PG_TMP/state/baselines
+pg_as "$PG_AGENT" ls "$STORE" >/dev/null 2>&1
+check "the agent cannot list the baseline store" test $? != 0
+check "the store is the broker's: a 0700 dir of 0600 files" \
+    test "$(stat -c %a:%U "$STORE")" = 700:pixelgate -a -z "$(find "$STORE" -type f ! -perm 0600)"
+
 # --- accept: passes; JSON and Markdown always, the HTML page withheld from the agent
 out=$(A accept --case settings --window "$W" --report "$OUT/r0")
 rc=$?
