@@ -379,19 +379,19 @@ static pg_err names_check(const char *case_id, const char *variant, pg_error *e)
 
 /* ---- who may ---- */
 
-static void principal_of(uint32_t uid, const char *user, pg_principal *p, const char **groups, char *buf, size_t n,
-                         bool remote) {
-    pg_broker_principal(uid, user, p, groups, 64, buf, n);
-    p->remote = remote;
+/* The caller as the policy sees it (groups from the connection). */
+static void caller_principal(pg_call *c, pg_principal *p, const char **groups, char *buf, size_t n) {
+    pg_broker_principal(c->peer, p, groups, 64, buf, n);
+    p->remote = pg_peer_is_remote(c->peer);
 }
 
 /* May the caller approve what (uid, user) prepared? */
 static pg_err may_approve(pg_call *c, uint32_t uid, const char *user, pg_error *e) {
-    const char *g1[64], *g2[64];
-    char b1[4096], b2[4096];
+    const char *groups[64];
+    char buf[4096];
     pg_principal me, them;
-    principal_of((uint32_t)c->peer->uid, c->peer->user, &me, g1, b1, sizeof b1, pg_peer_is_remote(c->peer));
-    principal_of(uid, user, &them, g2, b2, sizeof b2, false);
+    caller_principal(c, &me, groups, buf, sizeof buf);
+    pg_principal_start(&them, uid, user, NULL); /* only who it is: uid and name */
     return pg_policy_may_approve(c->policy, &me, &them, e);
 }
 
@@ -408,7 +408,7 @@ static pg_err client_or_approver(pg_call *c, bool *approver, pg_error *e) {
     const char *groups[64];
     char buf[4096];
     pg_principal who;
-    principal_of((uint32_t)c->peer->uid, c->peer->user, &who, groups, buf, sizeof buf, pg_peer_is_remote(c->peer));
+    caller_principal(c, &who, groups, buf, sizeof buf);
     const pg_policy_view *v = NULL;
     pg_err rc = pg_policy_admit(c->policy, &who, &v, e);
     if (!rc) c->view = v;
