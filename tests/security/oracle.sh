@@ -119,12 +119,13 @@ check "ocr under analysis.ocr false: refused, nothing gained on the text patch (
 # allow: exact answers, no budget) must rebuild what they can, or the test
 # above proves nothing about the attacks.
 pg_write_policy "$(jq '.expose_pixels = "allow"' <<<"$PG_POLICY_JSON")"
-for attack in hash_region snapshot_digest dhash assert_bisect; do run_attack "$attack"; done
+for attack in hash_region snapshot_digest dhash assert_bisect accept_zones; do run_attack "$attack"; done
 check "control under allow: hash_region rebuilds the noise patch ($(gain hash_region noise) dB over no queries)" \
     awk -v g="$(gain hash_region noise)" 'BEGIN { exit !(g > 30) }'
 check "control under allow: snapshot_digest's equal digests draw the text ($(gain snapshot_digest text) dB)" \
     awk -v g="$(gain snapshot_digest text)" 'BEGIN { exit !(g > 3) }'
 echo "# control under allow: dhash $(gain dhash text) dB and assert_bisect $(gain assert_bisect text) dB on the text patch"
+echo "# control under allow: accept_zones $(gain accept_zones text) dB on the text patch, $(gain accept_zones noise) dB on the noise patch"
 
 # Script mode: the same oracle through one `pixelgate run` connection.
 pg_write_policy "$PG_POLICY_JSON"
