@@ -8,7 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#ifndef _WIN32
+#ifdef _WIN32
+#include <wchar.h>
+#else
 #include <unistd.h>
 #endif
 
@@ -128,7 +130,9 @@ static void markdown(md *m, const cJSON *b) {
 
 pg_err pg_cli_report(const char *dir, cJSON *body, const pg_blob *html, pg_error *e) {
 #ifdef _WIN32
-    (void)0; /* the directory must exist */
+    wchar_t *w = pg_utf8_to_wide(dir, 0, NULL);
+    if (w) _wmkdir(w); /* an existing one is fine */
+    free(w);
 #else
     mkdir(dir, 0700);
 #endif
