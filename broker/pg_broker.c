@@ -57,6 +57,11 @@ pg_err pg_broker_init(pg_broker *b, const pg_broker_config *cfg, pg_error *e) {
     if (cfg->quota_cap_bytes && quota > cfg->quota_cap_bytes) quota = cfg->quota_cap_bytes;
     pg_err rc = pg_tok_store_new(&b->tokens, cfg->spool_dir, quota, cfg->memory_budget, cfg->ttl_s, e);
     if (!rc) rc = pg_approval_new(&b->approvals, e);
+    if (!rc) {
+        char dir[4096];
+        snprintf(dir, sizeof dir, "%s/baselines", cfg->state_dir);
+        rc = pg_baseline_open(&b->baselines, dir, e);
+    }
     if (!rc) rc = open_audit(b, cfg->state_dir, e);
     if (!rc) rc = apply_journal(b, b->policy, e); /* asked for and impossible: refuse to start */
     if (!rc) rc = pg_relay_global_init(e);
@@ -83,6 +88,7 @@ void pg_broker_fini(pg_broker *b) {
     b->plat = NULL;
     pg_tok_store_free(b->tokens);
     pg_approval_free(b->approvals);
+    pg_baseline_close(b->baselines);
     pg_judge_cache_free(b->judge_cache);
     pg_disclose_free(b->disclose);
     pg_ocr_free(b->ocr);

@@ -19,6 +19,7 @@
 #include <cJSON.h>
 
 #include "pg_approval.h"
+#include "pg_baseline.h"
 #include "pg_opdecl.h"
 #include "pg_platform.h"
 #include "pg_policy.h"
@@ -66,6 +67,7 @@ typedef struct {
     pthread_mutex_t plat_lock;
     pg_tok_store *tokens;
     pg_approvals *approvals;
+    pg_baselines *baselines;     /* <state_dir>/baselines: candidates and approved baselines */
     pg_audit *audit;             /* every audited op is on disk before its reply */
     pg_judge_cache *judge_cache; /* content judgements by image + expectation + endpoint */
     pg_disclose *disclose;       /* what numeric answers revealed about protected pixels */

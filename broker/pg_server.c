@@ -22,10 +22,11 @@ static pthread_mutex_t active_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t active_cond = PTHREAD_COND_INITIALIZER;
 static unsigned active;
 
-static void send_error(pg_conn *conn, uint64_t id, const pg_error *err, cJSON *details) {
+/* att: bytes a check released with its outcome (accept's report page), or NULL. */
+static void send_error(pg_conn *conn, uint64_t id, const pg_error *err, cJSON *details, const pg_blob *att) {
     cJSON *resp = pg_proto_response_err(id, err, details);
     pg_error ignored;
-    if (resp) pg_proto_write(conn, resp, NULL, 0, &ignored);
+    if (resp) pg_proto_write(conn, resp, att, att ? 1 : 0, &ignored);
     cJSON_Delete(resp);
 }
 
@@ -37,7 +38,7 @@ static bool serve_one(worker_arg *w, const pg_proto_limits *lim) {
     pg_err rc = pg_proto_read(w->conn, lim, &msg, &e);
     if (rc) {
         /* EOF between requests is the normal end of a connection. */
-        if (rc != PG_E_UNREACHABLE && rc != PG_E_TIMEOUT) send_error(w->conn, 0, &e, NULL);
+        if (rc != PG_E_UNREACHABLE && rc != PG_E_TIMEOUT) send_error(w->conn, 0, &e, NULL, NULL);
         return false;
     }
     int64_t t0 = pg_mono_us();
@@ -51,7 +52,9 @@ static bool serve_one(worker_arg *w, const pg_proto_limits *lim) {
     if (rc) {
         pg_log(PG_LOG_INFO, "uid=%u pid=%d op=%s -> %s: %s", (unsigned)w->peer.uid, (int)w->peer.pid,
                req.op[0] ? req.op : "?", pg_err_name(rc), e.message);
-        send_error(w->conn, req.id, &e, call.details);
+        /* A check that said no keeps what it released (the report page of a failed accept). */
+        send_error(w->conn, req.id, &e, call.details,
+                   PG_ERR_IS_VERDICT(rc) && call.reply_att.data ? &call.reply_att : NULL);
         cJSON_Delete(call.result);
     } else {
         pg_log(PG_LOG_DEBUG, "uid=%u op=%s ok in %lld us", (unsigned)w->peer.uid, req.op,
@@ -86,7 +89,7 @@ static void refuse_busy(pg_conn *conn) {
     pg_error e;
     pg_conn_set_timeout(conn, 200);
     pg_error_set(&e, PG_E_TIMEOUT, "retry in a moment", "broker busy: too many connections");
-    send_error(conn, 0, &e, NULL);
+    send_error(conn, 0, &e, NULL, NULL);
     pg_conn_close(conn);
 }
 

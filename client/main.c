@@ -28,7 +28,8 @@ static void print_usage(FILE *f) {
             "\nThe socket is --socket, else $PIXELGATE_SOCKET, else %s.\n"
             "Output: one JSON object on stdout; errors as JSON on stderr.\n"
             "Exit codes: 0 ok, 1 assertion failed, 2 usage, 3 refused by policy, 4 not found,\n"
-            "5 broker unreachable, 6 timed out, 7 unsupported, 8 bad input, 9 internal error.\n"
+            "5 broker unreachable, 6 timed out, 7 unsupported, 8 bad input, 9 internal error,\n"
+            "10 blocked (a check could not decide), 11 needs approval (no approved baseline yet).\n"
             "'pixelgate help COMMAND' describes a command and its output.\n",
             pg_transport_default_address());
 }
@@ -117,7 +118,7 @@ static int run_one(const pg_opdecl *d, int argc, char **argv, const char *addres
         pg_session_close(&s);
     }
     /* A failed assertion still prints its measurements on stdout. */
-    if (rc == PG_E_ASSERT && details) pg_cli_print_json(details);
+    if (PG_ERR_IS_VERDICT(rc) && details) pg_cli_print_json(details);
     if (rc) pg_cli_print_error(&e, details, 0, 0);
     else pg_cli_print_json(result);
     cJSON_Delete(result);

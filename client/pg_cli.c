@@ -86,7 +86,14 @@ pg_err pg_session_call(pg_session *s, pg_cli_request *req, cJSON **result, cJSON
         if (!rc) *result = cJSON_Duplicate(res, 1);
         else if (details && det) *details = cJSON_Duplicate(det, 1);
     }
-    if (!rc && msg.n_att > 0) rc = deliver_released(req, &msg.att[0], *result, e);
+    if (req->report_dir && (!rc || (PG_ERR_IS_VERDICT(rc) && details && *details))) {
+        pg_error re;
+        pg_error_clear(&re);
+        pg_err wr = pg_cli_report(req->report_dir, rc ? *details : *result, msg.n_att ? &msg.att[0] : NULL, &re);
+        if (wr && !rc) *e = re, rc = wr;
+    } else if (!rc && msg.n_att > 0) {
+        rc = deliver_released(req, &msg.att[0], *result, e);
+    }
     pg_msg_fini(&msg);
     pg_cli_request_fini(req);
     return rc;
@@ -178,6 +185,7 @@ pg_err pg_cli_image_arg(pg_cli_request *req, const char *name, const char *value
     if (req->n_att == PG_PROTO_MAX_ATTACH) return pg_error_set(e, PG_E_USAGE, NULL, "too many image files in one call");
     pg_err rc = read_file(value, &req->att[req->n_att], e);
     if (rc) return rc;
+    req->last_file = value;
     cJSON_AddNumberToObject(o, "attachment", (double)req->n_att);
     req->n_att++;
     return PG_OK;

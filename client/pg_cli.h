@@ -35,6 +35,8 @@ typedef struct {
     const char *out_path; /* points into local */
     bool out_base64;
     pg_blob *out_bytes;   /* when set, the bytes are moved here (the caller frees .data): MCP */
+    const char *report_dir; /* --report DIR (points into local): report.json/.md/.html go there */
+    const char *last_file;  /* the last image file read (argv), for ops that check its name */
 } pg_cli_request;
 
 /* The operation argv names: "assert changed" takes two words, "snapshot" one;
@@ -79,6 +81,11 @@ pg_err pg_session_connect(pg_session *s, pg_error *e);
 pg_err pg_session_call(pg_session *s, pg_cli_request *req, cJSON **result, cJSON **details, pg_error *e);
 void pg_session_close(pg_session *s);
 void pg_cli_request_fini(pg_cli_request *r);
+
+/* --report DIR: writes report.json and report.md from body (the answer, or
+ * a check's measurements) and report.html from html (the page the broker
+ * released, or NULL); names the files in body.report.files. */
+pg_err pg_cli_report(const char *dir, cJSON *body, const pg_blob *html, pg_error *e);
 
 /* Prints {"error":{code,exit,message,recovery_tip[,details][,step,line]}} to stderr. */
 void pg_cli_print_error(const pg_error *e, const cJSON *details, int step, int line);

@@ -179,8 +179,15 @@ static void take_local(const pg_opdecl *d, cJSON *args, pg_cli_request *out) {
     }
     if (d->flags & PG_OPF_PIXELS) { /* where released bytes go: the client writes them, as its user */
         const cJSON *png = cJSON_GetObjectItemCaseSensitive(out->local, "png");
+        const cJSON *rep = cJSON_GetObjectItemCaseSensitive(out->local, "report");
         out->out_path = cJSON_IsString(png) ? png->valuestring : NULL;
         out->out_base64 = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(out->local, "base64"));
+        out->report_dir = cJSON_IsString(rep) ? rep->valuestring : NULL;
+        /* Ask for what the files need: the page (html, or image=html) or the PNG (image=png). */
+        if (out->report_dir && pg_opdecl_arg(d, "html")) cJSON_AddBoolToObject(args, "html", true);
+        if (pg_opdecl_arg(d, "image") && (out->report_dir || out->out_path) &&
+            !cJSON_GetObjectItemCaseSensitive(args, "image"))
+            cJSON_AddStringToObject(args, "image", out->report_dir ? "html" : "png");
     }
 }
 
@@ -205,10 +212,21 @@ pg_err pg_cli_build(const pg_opdecl *d, int argc, char **argv, pg_cli_request *o
         }
     }
     if (rc) return rc;
+    /* An op that judges a file by its name (spec) gets the name of the file read, never its path. */
+    if (out->last_file && pg_opdecl_arg(d, "file_name") && !cJSON_GetObjectItemCaseSensitive(out->args, "file_name")) {
+        const char *base = out->last_file, *p;
+        for (p = base; *p; p++)
+            if (*p == '/' || *p == '\\') base = p + 1;
+        cJSON_AddStringToObject(out->args, "file_name", base);
+    }
     void *parsed = malloc(d->args_size); /* the broker's own check, with the command line's names */
     if (!parsed) return pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory");
     rc = pg_opdecl_check(d, out->args, parsed, true, e);
     free(parsed);
     if (!rc) take_local(d, out->args, out);
+    if (!rc && out->report_dir && out->out_path)
+        rc = pg_error_set(e, PG_E_USAGE, NULL, "--png and --report are two ways to look: take one");
+    if (!rc && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(out->args, "html")) && !out->report_dir)
+        rc = pg_error_set(e, PG_E_USAGE, "add --report DIR", "--html writes report.html: it needs --report DIR");
     return rc;
 }

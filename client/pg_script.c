@@ -189,7 +189,7 @@ int pg_script_run(FILE *f, const char *address) {
         pg_script_line_fini(&l);
     }
     if (!buf) rc = pg_error_set(&e, PG_E_INTERNAL, NULL, "out of memory");
-    if (rc == PG_E_ASSERT && details) pg_cli_print_json(details); /* the measurements, on stdout */
+    if (PG_ERR_IS_VERDICT(rc) && details) pg_cli_print_json(details); /* the measurements, on stdout */
     if (rc) pg_cli_print_error(&e, details, step > 0 ? step : 1, lineno);
     cJSON_Delete(details);
     free(buf);

@@ -20,15 +20,17 @@ static const struct {
     [PG_E_UNSUPPORTED] = {"UNSUPPORTED", "run 'pixelgate caps' to see what this backend can do"},
     [PG_E_BADINPUT] = {"BAD_INPUT", "check the file is a valid image or config within the documented limits"},
     [PG_E_INTERNAL] = {"INTERNAL", "this is a pixelgate bug or resource failure; see the broker log"},
+    [PG_E_BLOCKED] = {"BLOCKED", "not a defect of the app: fix the environment, the baseline or the rules, then retry"},
+    [PG_E_NEEDS_APPROVAL] = {"NEEDS_APPROVAL", "a human approver must approve the prepared candidate first"},
 };
 
-static int code_valid(pg_err code) { return (int)code >= 0 && (int)code <= (int)PG_E_INTERNAL; }
+static int code_valid(pg_err code) { return (int)code >= 0 && (int)code <= (int)PG_ERR_LAST; }
 
 const char *pg_err_name(pg_err code) { return code_valid(code) ? err_table[code].name : "INTERNAL"; }
 
 pg_err pg_err_from_name(const char *name) {
     if (!name) return PG_E_INTERNAL;
-    for (int i = 0; i <= (int)PG_E_INTERNAL; i++)
+    for (int i = 0; i <= (int)PG_ERR_LAST; i++)
         if (strcmp(err_table[i].name, name) == 0) return (pg_err)i;
     return PG_E_INTERNAL;
 }

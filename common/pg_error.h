@@ -21,8 +21,16 @@ typedef enum {
     PG_E_TIMEOUT = 6,      /* timed out */
     PG_E_UNSUPPORTED = 7,  /* not supported on this platform/backend */
     PG_E_BADINPUT = 8,     /* corrupt/oversized image, bad config */
-    PG_E_INTERNAL = 9      /* bug or resource failure inside pixelgate */
+    PG_E_INTERNAL = 9,     /* bug or resource failure inside pixelgate */
+    PG_E_BLOCKED = 10,     /* a check could not decide: unstable screen, environment or
+                              baseline mismatch, a mask that covers all or nothing */
+    PG_E_NEEDS_APPROVAL = 11 /* no approved baseline yet: a human must approve a candidate */
 } pg_err;
+
+#define PG_ERR_LAST PG_E_NEEDS_APPROVAL
+
+/* Does the outcome carry a check's measurements (printed on stdout)? */
+#define PG_ERR_IS_VERDICT(c) ((c) == PG_E_ASSERT || (c) == PG_E_BLOCKED || (c) == PG_E_NEEDS_APPROVAL)
 
 #define PG_ERR_MSG_MAX 512
 #define PG_ERR_TIP_MAX 256

@@ -103,6 +103,7 @@ A analyze "$T2" --endpoint local-vision --prompt 'What colour dominates this win
 A analyze "$T2" --endpoint "$FAKE/ok/v1/chat/completions" --prompt x
 A judge "$T2" --endpoint local-judge --expect 'a mostly white window' --samples 3
 A judge "$T2" --endpoint local-judge --expect 'a mostly red window' --samples 3
+A judge "$T2" --endpoint local-judge --expect 'a mostly red window' --samples 3 --blocking
 A release "$T2" --png /tmp/shot.png
 REQ=$(jq -r '.error.details.request_id' "$PG_TMP/e")
 A approve "$REQ"
@@ -129,6 +130,20 @@ A frames --window "$W" --count 12 --interval 80
 F4=$(jq -r .token <<<"$LAST")
 A motion "$F1" "$F4"
 A motion "$F1" "$F3"
+A baseline prepare --case demo-home --window "$W" --mask 0,0,480,40
+CAND=$(jq -r .candidate <<<"$LAST")
+A baseline approve "$CAND" --digest "$(jq -r .digest <<<"$LAST")" --note 'mine'
+ex "$APPROVER" baseline show "$CAND"
+DIG=$(jq -r .digest <<<"$LAST")
+ex "$APPROVER" baseline approve "$CAND" --digest "$DIG" --note 'the demo window as designed'
+A baseline list --case demo-home
+A accept --case demo-home --window "$W"
+A click --window "$W" --text 'Press me'
+A accept --case demo-home --window "$W" --report "$RD/accept"
+A accept --case demo-settings --window "$W"
+A spec "$RD/shot.png" --format png --width 480 --height 260 --transparency opaque
+A spec "$RD/shot.png" --format jpeg --dpi 72 --file-size ..10000
+A spec "$T2" --width 480 --aspect-ratio 1.5..2
 A snapshot --window "$W" --region 2000,2000,10,10
 A snapshot --window 'no such window'
 printf '@@ %s$ pixelgate run - <<END\n' "$PG_AGENT"

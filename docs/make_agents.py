@@ -38,6 +38,8 @@ errors as tool errors with the same code, message and recovery tip.
 | 7 | UNSUPPORTED | this platform backend cannot do it | `pixelgate caps` |
 | 8 | BAD_INPUT | corrupt/oversized image, a point outside the window, an unknown key name | fix the input |
 | 9 | INTERNAL | a pixelgate bug or resource failure (e.g. disk full, audit log unwritable) | report it with the broker log |
+| 10 | BLOCKED | a check could not decide: the screen never settled, the baseline is for another environment, a mask covers everything or nothing; the outcome is on stdout | not a defect of the app: fix the environment or ask for new rules; do not loosen thresholds |
+| 11 | NEEDS_APPROVAL | no approved baseline for the case: a candidate was prepared; the outcome is on stdout | ask an approver to review and approve the candidate |
 
 ## Finding the broker and naming windows
 
@@ -120,15 +122,37 @@ SECTIONS = [
                "another moment can correlate low while `motion_score` stays high. It measures how much and when "
                "things change, not how they look. Files are frames stacked top to bottom (`--file-frames N`). "
                "Protected series are reported on a logarithmic scale (within 4.4 %), charged per value."),
+    ("baseline", "Baselines are kept by the broker, never by you: `prepare` makes a candidate (from a token, a "
+                 "stable capture of `--window`, a file of yours with `--import`, or `--keep-image` for new "
+                 "rules) with the rules you propose (`--threshold`, `--max-diff-ratio`, `--metric`, `--mask`, "
+                 "`--zone X,Y,W,H:T:F`, `--shift PX`) and the environment it was made in. A human approver "
+                 "reviews it (`baseline show CANDIDATE --png PATH` or `--report DIR`, approvers only) and approves "
+                 "it by digest; you cannot approve your own. `list` and `show CASE` give metadata."),
+    ("accept", "Is the window what a human approved? Captures until two adjacent captures are identical (a "
+               "blinking caret's cycle is recognised and masked), then compares with the case's approved baseline "
+               "for this environment under its approved rules (pixelmatch: threshold 0.1, max diff ratio 0.001, "
+               "antialiasing excluded, no scaling). `outcome` is passed (exit 0), failed (1: the regions, "
+               "bounds, diff and overlay tokens say where), blocked (10: unstable, another environment, a mask "
+               "covering all or nothing) or needs_approval (11: no baseline, a candidate was prepared). "
+               "`--report DIR` writes report.json and report.md, and report.html where the policy releases "
+               "pixels (approvers, `expose_pixels: allow`). Rules cannot be changed here."),
+    ("spec", "Static image checks of a file of yours (format, extension, static, complete decode, `--width`, "
+             "`--height`, `--aspect-ratio`, `--file-size`, `--dpi` as N or MIN..MAX, `--transparency`), "
+             "dimensions after EXIF orientation; a file without DPI fails a DPI rule. Each check names its "
+             "reason code; failures are repairable (exit 1) unless the broker could not judge (exit 10). For a "
+             "token only the pixel checks run, and the output says so."),
     ("focus", "Keyboard focus (and raise)."),
     ("type", "Any Unicode; characters missing from the keyboard map go through a temporary remap. "
              "`--control N --in TOKEN` clicks that entry of `layout TOKEN` first."),
     ("key", "Chords like `ctrl+a`, `shift+Tab`, `alt+F4`; key names are X keysym names."),
     ("analyze", "The capture goes to a vision endpoint the administrator named, chosen by name (never a URL); "
                 "only its text comes back."),
-    ("judge", "Asks the endpoint `--samples` times whether the capture shows what you expect; majority vote. "
-              "Exit 0 on CONTENT_MATCH, 1 on MISMATCH/UNCERTAIN; an endpoint failure blocks, never passes. "
-              "Answers are cached per user by image, expectation and endpoint."),
+    ("judge", "Asks the endpoint `--samples` times (1-9) whether the capture shows what you expect; majority "
+              "vote: CONTENT_MATCH, CONTENT_MISMATCH or CONTENT_UNCERTAIN. A failing endpoint is blocked "
+              "(CONTENT_COMMAND_FAILED, CONTENT_TIMEOUT, CONTENT_OUTPUT_INVALID, ...), never a pass and never "
+              "cached. Warning only (exit 0, `warning` set) unless `--blocking`: then MISMATCH exits 1 and a "
+              "blocked judgement 10; UNCERTAIN never changes the exit code. Completed judgements are cached per user by "
+              "image digest, expectation, samples and the endpoint's identity (for a command, its binary)."),
     ("release", "The raw image, only where the policy allows it. Under `analyze-only` the refusal carries a "
                 "request id; an approver (another user) approves it with `approve`, and your next release "
                 "succeeds once. The client writes `--png PATH` itself, as you."),

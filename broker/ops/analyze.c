@@ -98,9 +98,21 @@ pg_err pg_op_analyze(pg_call *c, const pg_args_analyze *a, pg_error *e) {
     return PG_OK;
 }
 
-static cJSON *judge_json(const pg_judge_result *j, const char *endpoint, const char *token) {
+static const char *status_of(pg_content_status s) {
+    switch (s) {
+    case PG_CONTENT_MATCH: return "passed";
+    case PG_CONTENT_MISMATCH: return "failed";
+    case PG_CONTENT_UNCERTAIN: return "uncertain";
+    default: return "blocked";
+    }
+}
+
+static cJSON *judge_json(const pg_judge_result *j, const char *endpoint, const char *token, bool blocking) {
     cJSON *r = cJSON_CreateObject();
-    cJSON_AddStringToObject(r, "outcome", pg_content_status_name(j->status));
+    bool blocked = j->status == PG_CONTENT_BLOCKED;
+    cJSON_AddStringToObject(r, "outcome", blocked && j->reason_code ? j->reason_code : pg_content_status_name(j->status));
+    cJSON_AddStringToObject(r, "status", status_of(j->status));
+    cJSON_AddBoolToObject(r, "blocking", blocking);
     cJSON_AddStringToObject(r, "reason_code", j->reason_code ? j->reason_code : "");
     cJSON *v = cJSON_AddObjectToObject(r, "votes");
     cJSON_AddNumberToObject(v, "match", j->votes_match);
@@ -114,8 +126,14 @@ static cJSON *judge_json(const pg_judge_result *j, const char *endpoint, const c
         cJSON_AddItemToArray(arr, s);
     }
     cJSON_AddBoolToObject(r, "cached", j->cached);
+    if (blocked) cJSON_AddStringToObject(r, "error", j->error.message);
     cJSON_AddStringToObject(r, "endpoint", endpoint);
     cJSON_AddStringToObject(r, "token", token);
+    if (j->status == PG_CONTENT_UNCERTAIN)
+        cJSON_AddStringToObject(r, "warning", "AI content judgement uncertain (warning only): it never changes the verdict");
+    else if (j->status != PG_CONTENT_MATCH && !blocking)
+        cJSON_AddStringToObject(r, "warning", "AI content judgement did not pass (warning only, does not affect the "
+                                              "conclusion); do not fake artifacts or relax checks to silence it");
     return r;
 }
 
@@ -126,20 +144,27 @@ pg_err pg_op_judge(pg_call *c, const pg_args_judge *a, pg_error *e) {
     uint8_t *png;
     size_t len;
     pg_err rc = prepare(c, a->endpoint, a->token, &t, &png, &len, &m, e);
+    if (rc) return rc; /* refused or no such token: not a judgement */
     pg_judge_result j;
     memset(&j, 0, sizeof j);
-    if (!rc)
-        rc = pg_relay_judge(&t.ep, &t.dest, c->b->judge_cache, (uint32_t)c->peer->uid, png, len, a->expect,
-                            (unsigned)a->samples, &j, e);
+    rc = pg_relay_judge(&t.ep, &t.dest, c->b->judge_cache, (uint32_t)c->peer->uid, png, len, a->expect,
+                        (unsigned)a->samples, &j, e);
     free(png);
-    if (rc) return rc; /* blocked: an endpoint failure never passes */
-    snprintf(c->audit.detail, sizeof c->audit.detail, "%s (%s) %u/%u/%u%s", pg_content_status_name(j.status),
+    if (rc && j.status != PG_CONTENT_BLOCKED) return rc;
+    snprintf(c->audit.detail, sizeof c->audit.detail, "%s (%s) %u/%u/%u%s%s", pg_content_status_name(j.status),
              j.reason_code ? j.reason_code : "", j.votes_match, j.votes_mismatch, j.votes_uncertain,
-             j.cached ? " cached" : "");
-    c->result = judge_json(&j, t.ep.name, m.token);
-    if (j.status == PG_CONTENT_MATCH) return PG_OK;
-    /* The check ran and said no: exit 1 with the measurements on stdout. */
-    c->details = cJSON_Duplicate(c->result, 1);
+             j.cached ? " cached" : "", a->blocking ? " blocking" : " warning-only");
+    cJSON *r = judge_json(&j, t.ep.name, m.token, a->blocking);
+    bool fails = a->blocking && (j.status == PG_CONTENT_MISMATCH || j.status == PG_CONTENT_BLOCKED);
+    if (!fails) {
+        c->result = r;
+        return PG_OK;
+    }
+    /* The check ran and said no, or could not run: the outcome on stdout. */
+    c->details = r;
+    if (j.status == PG_CONTENT_BLOCKED)
+        return pg_error_set(e, PG_E_BLOCKED, "the endpoint failed: fix it, then judge again (never cached)",
+                            "content judgement blocked: %s", j.reason_code ? j.reason_code : "");
     return pg_error_set(e, PG_E_ASSERT, "look at the samples' reasons; retry when the screen shows what you expect",
-                        "content judgement: %s (%s)", pg_content_status_name(j.status), j.reason_code ? j.reason_code : "");
+                        "content judgement: %s", pg_content_status_name(j.status));
 }

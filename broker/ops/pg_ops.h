@@ -17,6 +17,7 @@
 #define PG_OPS_H
 
 #include "../pg_broker.h"
+#include "pg_accept.h"
 #include "pg_design.h"
 #include "pg_img.h"
 #include "pg_regex.h"
@@ -152,6 +153,84 @@ pg_err pg_capture_window_img(pg_call *c, const pg_target *t, pg_window *w, const
  * (docs/threat-model.md, "compare"); *bits gets what it can carry. NULL
  * when out of memory. */
 cJSON *pg_compare_coarse_json(const pg_design_result *r, const bool prot[2], double *bits);
+/* ---- stable.c: capture until the window holds still ---- */
+
+#define PG_STABLE_MAX_CYCLE 4 /* longest repeating cycle recognised (a blinking caret is 2) */
+
+typedef struct {
+    int64_t frames;     /* captures in a row that must agree, >= 2 */
+    double interval_s;  /* between captures */
+    double timeout_s;   /* no capture starts after this */
+    int64_t max_tries;  /* 0: only the timeout bounds the captures */
+    bool exact;         /* agree = identical pixels (compared, not hashed); false: dHash within
+                           PG_FINGERPRINT_DHASH_SAME */
+    int max_cycle;      /* 0: off; else also settled when the last captures repeat a cycle of
+                           period 2..max_cycle whose changes fit a caret's box (0.5 % of the
+                           frame, at least 256 px): a blinking text cursor */
+} pg_stable_opts;
+
+typedef struct {
+    bool stable;
+    int64_t observed;   /* captures taken */
+    int cycle;          /* 0, or the period of the cycle recognised */
+    pg_img_rect blink;  /* with cycle: the box of the pixels that change within it */
+    uint64_t dhash;     /* of the last frame (when !exact) */
+    pg_img *last;       /* the last frame; the caller owns it (NULL on error) */
+    char method[32];
+    pg_window window;
+    double elapsed_s;
+} pg_stable_result;
+
+/* Defaults: 2 identical frames, 0.1 s apart, 10 s, no cycles. */
+void pg_stable_opts_init(pg_stable_opts *o);
+/* Captures the target (resolved on the first capture, recorded for the
+ * audit) until it settles, the tries or the time run out. PG_OK with
+ * res->stable saying which; errors of the capture otherwise. */
+pg_err pg_stable_capture(pg_call *c, const pg_target *t, const pg_rect *region, const pg_stable_opts *o,
+                         pg_stable_result *res, pg_error *e);
+
+/* ---- baseline.c: environments, frozen rules, candidates (accept.c shares them) ---- */
+
+/* What changes pixels, so a baseline is used only where it was made
+ * (docs/acceptance.md "Environments"). */
+typedef struct {
+    char platform[16];  /* "linux", "windows" */
+    char backend[32];   /* the platform backend: "x11", "win32", "fake" */
+    uint32_t depth;     /* screen depth in bits from the backend (X11 root depth); 0 unknown */
+    uint32_t scale_pct; /* the window's scale (Win32 DPI / 96); X11 has none: 100 */
+    char toolkit[128];  /* the window's class (WM_CLASS class: "Tk", "Gtk..."); "*" any (imports) */
+    char fonts[17];     /* fingerprint of the installed font files */
+    char key[17];       /* hex of the SHA-256 of all of the above: the store's directory name */
+} pg_env;
+
+pg_err pg_env_current(pg_call *c, const char *toolkit, uint32_t dpi, pg_env *out, pg_error *e);
+cJSON *pg_env_json(const pg_env *v);
+bool pg_env_parse(const cJSON *j, pg_env *out);
+/* v with toolkit "*" (the key an imported baseline is stored under). */
+void pg_env_any_toolkit(const pg_env *v, pg_env *out);
+/* The fields in which have differs from want, for the blocked reason. */
+void pg_env_diff(const pg_env *want, const pg_env *have, char *out, size_t n);
+
+/* Rules as frozen with a baseline: the accept rules and their storage. */
+typedef struct {
+    pg_accept_rules r; /* r.masks and r.zones point into the arrays below */
+    pg_img_rect masks[PG_LIST_MAX];
+    pg_accept_zone zones[PG_ACCEPT_MAX_ZONES];
+} pg_rules;
+
+pg_err pg_rules_from(pg_rules *r, double threshold, double max_ratio, int metric, bool include_aa,
+                     const pg_rect_list *masks, const pg_string_list *zones, int64_t shift, pg_error *e);
+cJSON *pg_rules_json(const pg_rules *r);
+pg_err pg_rules_parse(const cJSON *j, pg_rules *r, pg_error *e);
+/* The digest an approver approves: case, variant, environment key, pixel
+ * SHA-256 and rules, under a version tag. */
+void pg_baseline_digest(const char *case_id, const char *variant, const char *env_key_hex, const char *image_sha,
+                        const cJSON *rules, char out[65]);
+/* Stores img as a candidate; *out = what the caller may see of it. */
+pg_err pg_candidate_make(pg_call *c, const char *case_id, const char *variant, const pg_env *env, const pg_rules *r,
+                         const pg_img *img, const char *source, const char *kind, cJSON **out, pg_error *e);
+/* Is the caller an approver (policy approvers or root)? */
+bool pg_call_is_approver(pg_call *c);
 
 /* ---- find.c (templates) and ocr.c (text): finding things in an image ---- */
 

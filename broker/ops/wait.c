@@ -27,61 +27,40 @@ pg_err pg_op_wait_stable(pg_call *c, const pg_args_wait_stable *a, pg_error *e) 
     pg_target t = PG_TARGET_OF(a);
     if (a->has_region && pg_disclose_protected(c->view) && (uint64_t)a->region.w * a->region.h < c->view->min_area)
         return pg_disclose_area(c->view, (uint64_t)a->region.w * a->region.h, "watching a region", e);
-    double t0 = now_s();
-    pg_window w;
-    pg_img *last = NULL;
-    char method[32] = "";
-    uint64_t prev = 0, hash = 0;
-    int64_t run = 0, observed = 0;
-    pg_err rc;
-    for (;;) {
-        pg_img *img = NULL;
-        rc = pg_capture_window_img(c, observed == 0 ? &t : NULL, &w, a->has_region ? &a->region : NULL, &img, method,
-                                   e);
-        if (!rc) rc = pg_fingerprint_dhash(img, NULL, &hash, e);
-        if (rc) {
-            pg_img_free(img);
-            break;
-        }
-        observed++;
-        run = (observed > 1 && pg_fingerprint_hamming(prev, hash) <= PG_FINGERPRINT_DHASH_SAME) ? run + 1 : 1;
-        prev = hash;
-        pg_img_free(last);
-        last = img;
-        if (run >= a->frames || now_s() - t0 + a->interval > a->timeout) break;
-        pg_sleep_ms(a->interval * 1000);
-        if ((rc = pg_call_client_gone(c, e)) != PG_OK) break;
-    }
-    if (rc) {
-        pg_img_free(last);
-        return rc;
-    }
-    bool stable = run >= a->frames;
+    pg_stable_opts o;
+    pg_stable_opts_init(&o);
+    o.frames = a->frames;
+    o.interval_s = a->interval;
+    o.timeout_s = a->timeout;
+    o.exact = false; /* rendering noise within the dHash distance counts as still */
+    pg_stable_result s;
+    pg_err rc = pg_stable_capture(c, &t, a->has_region ? &a->region : NULL, &o, &s, e);
+    if (rc) return rc;
     /* stable or not and after how many frames (7 bits); the frame's dhash only
      * where the pixels are the caller's (64 bits more). */
     bool coarse = pg_call_protected(c);
     if ((rc = pg_call_disclose(c, 8, e))) {
-        pg_img_free(last);
+        pg_img_free(s.last);
         return rc;
     }
     char hex[17];
-    pg_fingerprint_dhash_hex(hash, hex);
+    pg_fingerprint_dhash_hex(s.dhash, hex);
     cJSON *r = cJSON_CreateObject();
-    cJSON_AddBoolToObject(r, "stable", stable);
-    cJSON_AddNumberToObject(r, "frames_observed", (double)observed);
-    if (!coarse) cJSON_AddStringToObject(r, stable ? "final_hash" : "last_hash", hex);
-    cJSON_AddNumberToObject(r, "elapsed_s", (int)((now_s() - t0) * 1000) / 1000.0);
-    keep_frame(c, last, method, r);
-    cJSON_AddItemToObject(r, "window", pg_window_json(&w));
+    cJSON_AddBoolToObject(r, "stable", s.stable);
+    cJSON_AddNumberToObject(r, "frames_observed", (double)s.observed);
+    if (!coarse) cJSON_AddStringToObject(r, s.stable ? "final_hash" : "last_hash", hex);
+    cJSON_AddNumberToObject(r, "elapsed_s", s.elapsed_s);
+    keep_frame(c, s.last, s.method, r);
+    cJSON_AddItemToObject(r, "window", pg_window_json(&s.window));
     snprintf(c->audit.detail, sizeof c->audit.detail, "wait_stable %s after %lld frames",
-             stable ? "stable" : "timed out", (long long)observed);
-    if (stable) {
+             s.stable ? "stable" : "timed out", (long long)s.observed);
+    if (s.stable) {
         c->result = r;
         return PG_OK;
     }
     c->details = r;
     return pg_error_set(e, PG_E_TIMEOUT, "the window keeps repainting: raise --timeout or watch a --region",
-                        "not stable after %.1f s (%lld frames)", a->timeout, (long long)observed);
+                        "not stable after %.1f s (%lld frames)", a->timeout, (long long)s.observed);
 }
 
 /* Looks for the text or template in img; *found_json gets the finding. */

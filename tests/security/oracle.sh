@@ -83,6 +83,24 @@ check "snapshot_digest: 1x1 captures are made but show no digest (withheld)" \
 for attack in dhash diff_threshold assert_bisect template derived fresh_snapshots; do
     check "$attack: the disclosure budget refused it before its query cap" refused "$attack"
 done
+
+# accept with chosen baselines: the agent proposes flat references with zones
+# on the patches, a careless approver (root here) approves every one, then
+# the agent's accepts of the token answer each zone's changed ratio.
+pg_as "$PG_AGENT" "$PY" "$PG_TMP/bin/oracle_attack.py" accept_zones_prepare "$WORK" >"$PG_TMP/attack.out" 2>&1 ||
+    not_ok "accept_zones_prepare ran ($(tail -3 "$PG_TMP/attack.out"))"
+while read -r cand; do
+    dig=$(pg_as root pixelgate baseline show "$cand" | jq -r .digest)
+    pg_as root pixelgate baseline approve "$cand" --digest "$dig" --note careless >/dev/null
+done <"$WORK/accept_zones.candidates"
+check "accept_zones: every chosen baseline was approved" \
+    test "$(pg_as root pixelgate baseline list | jq '.baselines | length')" = "$(wc -l <"$WORK/accept_zones.candidates")"
+run_attack accept_zones
+check "accept_zones: the noise patch gains under $MAX_GAIN_DB dB ($(gain accept_zones noise) dB)" \
+    small "$(gain accept_zones noise)"
+check "accept_zones: the text patch gains under $MAX_GAIN_DB dB ($(gain accept_zones text) dB)" \
+    small "$(gain accept_zones text)"
+check "accept_zones: the disclosure budget refused it before its query cap" refused accept_zones
 check "fresh_snapshots: fresh snapshots of the unchanged window did not renew the budget" \
     test "$(jq .refused_after_fresh_snapshots "$WORK/fresh_snapshots.json")" -gt 0
 check "budget refusals are on record" \
@@ -101,12 +119,13 @@ check "ocr under analysis.ocr false: refused, nothing gained on the text patch (
 # allow: exact answers, no budget) must rebuild what they can, or the test
 # above proves nothing about the attacks.
 pg_write_policy "$(jq '.expose_pixels = "allow"' <<<"$PG_POLICY_JSON")"
-for attack in hash_region snapshot_digest dhash assert_bisect; do run_attack "$attack"; done
+for attack in hash_region snapshot_digest dhash assert_bisect accept_zones; do run_attack "$attack"; done
 check "control under allow: hash_region rebuilds the noise patch ($(gain hash_region noise) dB over no queries)" \
     awk -v g="$(gain hash_region noise)" 'BEGIN { exit !(g > 30) }'
 check "control under allow: snapshot_digest's equal digests draw the text ($(gain snapshot_digest text) dB)" \
     awk -v g="$(gain snapshot_digest text)" 'BEGIN { exit !(g > 3) }'
 echo "# control under allow: dhash $(gain dhash text) dB and assert_bisect $(gain assert_bisect text) dB on the text patch"
+echo "# control under allow: accept_zones $(gain accept_zones text) dB on the text patch, $(gain accept_zones noise) dB on the noise patch"
 
 # Script mode: the same oracle through one `pixelgate run` connection.
 pg_write_policy "$PG_POLICY_JSON"

@@ -297,10 +297,73 @@ def fresh_snapshots(a):
     return votes_to_image(acc)
 
 
+# accept with chosen baselines: the agent imports flat references and
+# proposes zones (each a sliding 32-wide region of a patch, the smallest
+# area the policy answers about, with its own threshold) that a careless
+# approver approves; then every accept of the token answers each zone's
+# changed ratio, a column count like diff_threshold's.
+ZONE_REFS = (((255, 255, 255), 1), ((0, 0, 0), -1))
+ZONE_THRESHOLDS = (0.1, 0.2, 0.3, 0.45, 0.6, 0.8)
+
+
+def zone_cases():
+    """(case, ref colour, sign, threshold, patch, [dx...]) for 16 zones a case."""
+    cases = []
+    for ri, (rgb, sign) in enumerate(ZONE_REFS):
+        for ti, t in enumerate(ZONE_THRESHOLDS):
+            for patch in PATCHES:
+                dxs = list(range(0, P + 1))
+                for ci in range(0, len(dxs), 16):
+                    cases.append(("z%d-%d-%s-%d" % (ri, ti, patch, ci // 16), rgb, sign, t, patch, dxs[ci:ci + 16]))
+    return cases
+
+
+def accept_zones_prepare(a):
+    """Phase one (before the approver): a candidate per case; their ids go to OUTDIR."""
+    ids = []
+    for case, rgb, _, t, patch, dxs in zone_cases():
+        px, py = PATCHES[patch]
+        zones = ["%d,%d,%d,%d:%g:1" % (px + dx - 1, py, P, P, t) for dx in dxs]
+        ok, r, _ = a.b.call("baseline_prepare", {"case_id": case, "import": {"attachment": 0}, "zones": zones},
+                            [a.flat(rgb)])
+        if not ok:
+            raise SystemExit("prepare failed: %s" % r)
+        ids.append(r["candidate"])
+    with open(os.path.join(a.out, "accept_zones.candidates"), "w") as f:
+        f.write("\n".join(ids) + "\n")
+    return {}
+
+
+def accept_zones(a):
+    est = {p: [[] for _ in range(P)] for p in PATCHES}
+    counts = {}
+    for case, _, sign, t, patch, dxs in zone_cases():
+        if a.budget_gone():
+            break
+        r = a.ask("accept", {"case_id": case, "token": a.token})
+        if not r:
+            continue
+        for dx, z in zip(dxs, r.get("zones", [])):
+            counts[(sign, t, patch, dx)] = z.get("diff_ratio", 0) * P * P
+    for (sign, t, patch, dx), c in counts.items():
+        prev, first = counts.get((sign, t, patch, dx - 1)), counts.get((sign, t, patch, 0))
+        if dx == 0 or prev is None or first is None or dx - 1 >= P:
+            continue
+        far = min(1, max(0, first / (P * P) + (c - prev) / P))
+        est[patch][dx - 1].append(255 * (1 - far) if sign > 0 else 255 * far)
+    recon = {}
+    for patch, cols in est.items():
+        col = [sum(v) / len(v) if v else 128 for v in cols]
+        recon[patch] = [(col[x],) * 3 for y in range(P) for x in range(P)]
+    return recon
+
+
 ATTACKS = {f.__name__: f for f in (hash_region, snapshot_digest, dhash, diff_threshold, assert_bisect, template,
-                                   ocr, derived, fresh_snapshots)}
+                                   ocr, derived, fresh_snapshots, accept_zones_prepare, accept_zones)}
 
 if __name__ == "__main__":
     name, out = sys.argv[1], sys.argv[2]
     a = Attack(out, name)
-    a.finish(ATTACKS[name](a))
+    recon = ATTACKS[name](a)
+    if recon:
+        a.finish(recon)

@@ -249,8 +249,10 @@ check "an endpoint the policy does not name is refused (exit 3)" test $? = 3
 check "...and no request reached any server" test "$(hits)" = "$before"
 out=$(pg_as "$PG_AGENT" pixelgate judge "$ATOK" --expect "the window is mostly white" --samples 3 --endpoint judge)
 check "judge: a matching expectation passes (exit 0, CONTENT_MATCH)" test $? = 0 -a "$(jq -r .outcome <<<"$out")" = CONTENT_MATCH
+out=$(pg_as "$PG_AGENT" pixelgate judge "$ATOK" --expect "the window is mostly red" --samples 3 --endpoint judge --blocking 2>/dev/null)
+check "judge --blocking: a wrong expectation fails (exit 1, CONTENT_MISMATCH)" test $? = 1 -a "$(jq -r .outcome <<<"$out")" = CONTENT_MISMATCH
 out=$(pg_as "$PG_AGENT" pixelgate judge "$ATOK" --expect "the window is mostly red" --samples 3 --endpoint judge 2>/dev/null)
-check "judge: a wrong expectation fails (exit 1, CONTENT_MISMATCH)" test $? = 1 -a "$(jq -r .outcome <<<"$out")" = CONTENT_MISMATCH
+check "judge without --blocking: a wrong expectation is a warning (exit 0, warning set)" test $? = 0 -a "$(jq -r .outcome <<<"$out")" = CONTENT_MISMATCH -a "$(jq -r 'has("warning")' <<<"$out")" = true
 out=$(pg_as "$PG_AGENT" pixelgate judge "$ATOK" --expect "the window is mostly white" --samples 3 --endpoint judge)
 check "judge: the same question again is answered from the cache" test "$(jq .cached <<<"$out")" = true
 GOOD_POLICY=$(cat "$PG_POLICY")

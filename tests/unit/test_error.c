@@ -14,11 +14,15 @@ PG_TEST(exit_codes_match_the_documented_table) {
     CHECK_EQ_INT(PG_E_UNSUPPORTED, 7);
     CHECK_EQ_INT(PG_E_BADINPUT, 8);
     CHECK_EQ_INT(PG_E_INTERNAL, 9);
+    CHECK_EQ_INT(PG_E_BLOCKED, 10);
+    CHECK_EQ_INT(PG_E_NEEDS_APPROVAL, 11);
 }
 
 PG_TEST(names_round_trip) {
-    for (int i = 0; i <= 9; i++) CHECK_EQ_INT(pg_err_from_name(pg_err_name((pg_err)i)), i);
+    for (int i = 0; i <= PG_ERR_LAST; i++) CHECK_EQ_INT(pg_err_from_name(pg_err_name((pg_err)i)), i);
     CHECK_STR(pg_err_name(PG_E_NOTFOUND), "NOT_FOUND");
+    CHECK_STR(pg_err_name(PG_E_BLOCKED), "BLOCKED");
+    CHECK_STR(pg_err_name(PG_E_NEEDS_APPROVAL), "NEEDS_APPROVAL");
     CHECK_EQ_INT(pg_err_from_name("NO_SUCH_NAME"), PG_E_INTERNAL);
     CHECK_STR(pg_err_name((pg_err)42), "INTERNAL");
 }
