@@ -18,8 +18,14 @@
  * the spool directory with a protected DACL (service account, SYSTEM only).
  * Every lookup is bound to the uid that created the token: another uid, an
  * expired token and an unknown token all answer PG_E_NOTFOUND alike.
- * The store enforces a total-bytes quota (expired tokens are purged first;
- * then the new capture is refused with PG_E_POLICY - nothing is evicted).
+ * The store enforces a total-bytes quota, a per-user quota and a per-user
+ * count (expired tokens are purged first; then the new capture is refused
+ * with PG_E_POLICY saying how much is held and how to free it - nothing is
+ * evicted). Each token counts its pixels plus PG_TOK_OVERHEAD (its metadata,
+ * index and the spool file's last block), so a million 1x1 tokens cost what
+ * they really cost. A user frees tokens with pg_tok_drop_mine/_all.
+ * Lookups, inserts and drops are O(1) (a keyed hash index), a sweep is
+ * O(expired log n) (an expiry heap).
  * Thread-safe. Never: returns a spool path, logs a whole token.
  */
 #ifndef PG_TOKEN_H
@@ -31,6 +37,8 @@
 #include "pg_error.h"
 
 #define PG_TOKEN_LEN 26 /* "cap:" + 22 */
+#define PG_TOK_OVERHEAD 4096u          /* counted per token beside its pixels */
+#define PG_TOK_UID_MAX_DEFAULT 10000u  /* tokens one user may hold at once */
 
 typedef struct {
     char token[PG_TOKEN_LEN + 1];
@@ -63,6 +71,12 @@ typedef struct pg_tok_store pg_tok_store;
 pg_err pg_tok_store_new(pg_tok_store **out, const char *spool_dir, uint64_t quota_bytes, uint64_t memory_budget,
                         uint32_t ttl_s, pg_error *e);
 void pg_tok_store_free(pg_tok_store *s);
+/* Limits set after creation: the whole store's quota (0: unchanged), a
+ * ceiling over every TTL asked for (0: none; the command line's, see
+ * pg_broker.h), tokens per user (0: unchanged). */
+void pg_tok_store_limits(pg_tok_store *s, uint64_t quota_bytes, uint32_t ttl_cap_s, unsigned uid_max_tokens);
+/* The TTL a token asked for with ttl_s (0: the store's) gets. */
+uint32_t pg_tok_effective_ttl(pg_tok_store *s, uint32_t ttl_s);
 
 /* Stores tightly packed RGBA rows (width*4 bytes each), taking ownership of
  * the malloc'd rgba in every case (kept, or written to the spool and freed).
@@ -75,9 +89,18 @@ pg_err pg_tok_get(pg_tok_store *s, const char *token, uint32_t uid, pg_tok_meta 
 pg_err pg_tok_load(pg_tok_store *s, const char *token, uint32_t uid, pg_tok_meta *meta, uint8_t **rgba, pg_error *e);
 /* Removes one token (whoever owns it) and its pixels; no-op when unknown. */
 void pg_tok_drop(pg_tok_store *s, const char *token);
+/* A user's drop: removes the token if it is uid's and live, adding what it
+ * counted to *freed (may be NULL); false for an unknown, expired or foreign
+ * token alike (nothing is said about which). */
+bool pg_tok_drop_mine(pg_tok_store *s, const char *token, uint32_t uid, uint64_t *freed);
+/* Removes every token of uid; returns how many. */
+unsigned pg_tok_drop_all(pg_tok_store *s, uint32_t uid, uint64_t *freed);
+/* What uid holds: bytes counted against its quota, and tokens. */
+void pg_tok_uid_usage(pg_tok_store *s, uint32_t uid, uint64_t *bytes, unsigned *count);
 /* Removes expired tokens and their files; returns how many. */
 unsigned pg_tok_sweep(pg_tok_store *s);
-/* Bytes currently held (memory + spool), of which in memory, and live tokens. */
+/* Bytes counted against the quota (pixels in memory and spool, and each
+ * token's overhead), pixel bytes in memory, and tokens held. */
 void pg_tok_usage(pg_tok_store *s, uint64_t *bytes, uint64_t *in_memory, unsigned *count);
 /* "cap:AbCd…" - first 8 chars, for logs. */
 void pg_tok_redact(const char *token, char out[16]);

@@ -29,7 +29,8 @@ static void print_usage(FILE *f) {
             "Output: one JSON object on stdout; errors as JSON on stderr.\n"
             "Exit codes: 0 ok, 1 assertion failed, 2 usage, 3 refused by policy, 4 not found,\n"
             "5 broker unreachable, 6 timed out, 7 unsupported, 8 bad input, 9 internal error,\n"
-            "10 blocked (a check could not decide), 11 needs approval (no approved baseline yet).\n"
+            "10 blocked (a check could not decide), 11 needs approval (no approved baseline yet),\n"
+            "12 busy (the broker is at capacity and did nothing: retry).\n"
             "'pixelgate help COMMAND' describes a command and its output.\n",
             pg_transport_default_address());
 }

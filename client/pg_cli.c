@@ -74,12 +74,27 @@ pg_err pg_session_call(pg_session *s, pg_cli_request *req, cJSON **result, cJSON
     cJSON *hdr = rc ? NULL : pg_proto_request_new(id, req->op, req->args);
     if (!rc) req->args = NULL; /* now owned by hdr */
     if (!rc && !hdr) rc = pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory");
-    if (!rc) rc = pg_proto_write(s->conn, hdr, req->att, req->n_att, e);
+    bool sent = false;
+    if (!rc) {
+        rc = pg_proto_write(s->conn, hdr, req->att, req->n_att, e);
+        sent = true;
+    }
     cJSON_Delete(hdr);
     pg_msg msg = {0};
     pg_proto_limits lim;
     pg_proto_limits_default(&lim);
-    if (!rc) rc = pg_proto_read(s->conn, &lim, &msg, e);
+    if (sent && rc == PG_E_UNREACHABLE) {
+        /* The broker may have answered and closed before it read everything
+         * (a refusal: busy, not admitted): its answer is still ours to read,
+         * and it says more than "broken pipe". */
+        pg_error we = *e;
+        pg_conn_set_timeout(s->conn, 2000);
+        rc = pg_proto_read(s->conn, &lim, &msg, e);
+        if (rc) *e = we, rc = we.code;
+        pg_conn_set_timeout(s->conn, s->timeout_ms);
+    } else if (!rc) {
+        rc = pg_proto_read(s->conn, &lim, &msg, e);
+    }
     if (!rc) {
         const cJSON *res, *det;
         rc = pg_proto_parse_response(msg.header, id, &res, &det, e);

@@ -35,9 +35,14 @@ static const pg_argdecl *find_option(const pg_opdecl *d, const char *name, size_
     return NULL;
 }
 
-static const pg_argdecl *next_positional(const pg_opdecl *d, size_t *cursor) {
+/* The argument the next bare word fills; a positional list (drop TOKEN...)
+ * takes every word left. */
+static const pg_argdecl *next_positional(const pg_opdecl *d, size_t *cursor, const pg_argdecl **list) {
     while (*cursor < d->n_args && !(d->args[*cursor].flags & PG_AF_POSITIONAL)) (*cursor)++;
-    return *cursor < d->n_args ? &d->args[(*cursor)++] : NULL;
+    if (*cursor >= d->n_args) return *list;
+    const pg_argdecl *a = &d->args[(*cursor)++];
+    if (a->type == PG_T_STRINGS || a->type == PG_T_RECTS) *list = a;
+    return a;
 }
 
 /* "1,-2,30" -> up to max integers separated by sep; how many, -1 on junk. */
@@ -196,6 +201,7 @@ pg_err pg_cli_build(const pg_opdecl *d, int argc, char **argv, pg_cli_request *o
     out->args = cJSON_CreateObject();
     if (!out->args) return pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory");
     size_t cursor = 0;
+    const pg_argdecl *list = NULL;
     bool only_pos = false;
     pg_err rc = PG_OK;
     for (int i = 0; i < argc && !rc; i++) {
@@ -205,7 +211,7 @@ pg_err pg_cli_build(const pg_opdecl *d, int argc, char **argv, pg_cli_request *o
         } else if (!only_pos && w[0] == '-' && w[1] == '-') {
             rc = take_option(d, out, out->args, argc, argv, &i, e);
         } else {
-            const pg_argdecl *a = next_positional(d, &cursor);
+            const pg_argdecl *a = next_positional(d, &cursor, &list);
             rc = a ? put_value(out, out->args, a, w, e)
                    : pg_error_set(e, PG_E_USAGE, "see 'pixelgate help' for its arguments",
                                   "unexpected argument \"%s\" for %s", w, d->cli);

@@ -41,9 +41,9 @@ static void add(char *out, size_t n, size_t *len, const char *fmt, ...) {
     if (w > 0) *len += (size_t)w < n - *len ? (size_t)w : n - *len - 1;
 }
 
-/* "--window REGEX", "--first", "A", "--mask X,Y,W,H" */
+/* "--window REGEX", "--first", "A", "--mask X,Y,W,H", "TOKEN..." (a positional list) */
 void pg_cli_arg_spelling(const pg_argdecl *a, char *out, size_t n) {
-    if (!a->cli) snprintf(out, n, "%s", a->meta);
+    if (!a->cli) snprintf(out, n, "%s%s", a->meta, a->type == PG_T_STRINGS || a->type == PG_T_RECTS ? "..." : "");
     else if (a->type == PG_T_BOOL) snprintf(out, n, "%s", a->cli);
     else if (a->type == PG_T_ENUM) {
         char vals[128];

@@ -22,6 +22,8 @@ static const struct {
     [PG_E_INTERNAL] = {"INTERNAL", "this is a pixelgate bug or resource failure; see the broker log"},
     [PG_E_BLOCKED] = {"BLOCKED", "not a defect of the app: fix the environment, the baseline or the rules, then retry"},
     [PG_E_NEEDS_APPROVAL] = {"NEEDS_APPROVAL", "a human approver must approve the prepared candidate first"},
+    [PG_E_BUSY] = {"BUSY", "the broker is at capacity and did nothing: retry in a few seconds, with fewer "
+                           "parallel clients"},
 };
 
 static int code_valid(pg_err code) { return (int)code >= 0 && (int)code <= (int)PG_ERR_LAST; }

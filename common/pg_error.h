@@ -24,10 +24,11 @@ typedef enum {
     PG_E_INTERNAL = 9,     /* bug or resource failure inside pixelgate */
     PG_E_BLOCKED = 10,     /* a check could not decide: unstable screen, environment or
                               baseline mismatch, a mask that covers all or nothing */
-    PG_E_NEEDS_APPROVAL = 11 /* no approved baseline yet: a human must approve a candidate */
+    PG_E_NEEDS_APPROVAL = 11, /* no approved baseline yet: a human must approve a candidate */
+    PG_E_BUSY = 12         /* the broker is at capacity: nothing was done, retry later */
 } pg_err;
 
-#define PG_ERR_LAST PG_E_NEEDS_APPROVAL
+#define PG_ERR_LAST PG_E_BUSY /* the highest code of the table */
 
 /* Does the outcome carry a check's measurements (printed on stdout)? */
 #define PG_ERR_IS_VERDICT(c) ((c) == PG_E_ASSERT || (c) == PG_E_BLOCKED || (c) == PG_E_NEEDS_APPROVAL)

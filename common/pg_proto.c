@@ -80,19 +80,33 @@ static pg_err read_attachments(pg_read_fn rd, void *ctx, uint32_t n, const pg_pr
     return PG_OK;
 }
 
-pg_err pg_proto_read_from(pg_read_fn rd, void *ctx, const pg_proto_limits *l, pg_msg *out, pg_error *e) {
-    memset(out, 0, sizeof *out);
+static pg_err read_prefix(pg_read_fn rd, void *ctx, const pg_proto_limits *l, uint32_t *hlen, uint32_t *natt,
+                          pg_error *e) {
     uint8_t pre[12];
     pg_err rc = rd(ctx, pre, sizeof pre, e);
     if (rc) return rc;
     if (memcmp(pre, frame_magic, 4) != 0)
         return pg_error_set(e, PG_E_USAGE, "client and broker versions differ?", "bad frame magic");
-    uint32_t hlen = get_be32(pre + 4), natt = get_be32(pre + 8);
-    if (hlen == 0 || hlen > l->max_header)
-        return pg_error_set(e, PG_E_BADINPUT, NULL, "frame header of %u bytes (limit %u)", hlen, l->max_header);
-    if (natt > l->max_attachments || natt > PG_PROTO_MAX_ATTACH)
+    *hlen = get_be32(pre + 4), *natt = get_be32(pre + 8);
+    if (*hlen == 0 || *hlen > l->max_header)
+        return pg_error_set(e, PG_E_BADINPUT, NULL, "frame header of %u bytes (limit %u)", *hlen, l->max_header);
+    if (*natt > PG_PROTO_MAX_ATTACH)
+        return pg_error_set(e, PG_E_BADINPUT, NULL, "%u attachments (limit %u)", *natt, PG_PROTO_MAX_ATTACH);
+    return PG_OK;
+}
+
+static pg_err check_count(uint32_t natt, const pg_proto_limits *l, pg_error *e) {
+    if (natt > l->max_attachments)
         return pg_error_set(e, PG_E_BADINPUT, NULL, "%u attachments (limit %u)", natt, l->max_attachments);
-    rc = read_header(rd, ctx, hlen, out, e);
+    return PG_OK;
+}
+
+pg_err pg_proto_read_from(pg_read_fn rd, void *ctx, const pg_proto_limits *l, pg_msg *out, pg_error *e) {
+    memset(out, 0, sizeof *out);
+    uint32_t hlen, natt;
+    pg_err rc = read_prefix(rd, ctx, l, &hlen, &natt, e);
+    if (!rc) rc = check_count(natt, l, e);
+    if (!rc) rc = read_header(rd, ctx, hlen, out, e);
     if (!rc) rc = read_attachments(rd, ctx, natt, l, out, e);
     if (rc) pg_msg_fini(out);
     return rc;
@@ -113,6 +127,28 @@ static pg_err conn_read(void *ctx, void *buf, size_t n, pg_error *e) {
 pg_err pg_proto_read(pg_conn *c, const pg_proto_limits *l, pg_msg *out, pg_error *e) {
     frame_src f = {c, pg_deadline_in_ms(pg_conn_timeout(c))};
     return pg_proto_read_from(conn_read, &f, l, out, e);
+}
+
+pg_err pg_proto_read_prefix(pg_conn *c, const pg_proto_limits *l, pg_frame_head *h, pg_error *e) {
+    memset(h, 0, sizeof *h);
+    frame_src f = {c, pg_deadline_in_ms(pg_conn_timeout(c))};
+    return read_prefix(conn_read, &f, l, &h->header_len, &h->n_att, e);
+}
+
+pg_err pg_proto_read_header(pg_conn *c, const pg_frame_head *h, pg_msg *out, pg_error *e) {
+    memset(out, 0, sizeof *out);
+    frame_src f = {c, pg_deadline_in_ms(pg_conn_timeout(c))};
+    pg_err rc = read_header(conn_read, &f, h->header_len, out, e);
+    if (rc) pg_msg_fini(out);
+    return rc;
+}
+
+pg_err pg_proto_read_attachments(pg_conn *c, const pg_frame_head *h, const pg_proto_limits *l, pg_msg *out,
+                                 pg_error *e) {
+    pg_err rc = check_count(h->n_att, l, e);
+    frame_src f = {c, pg_deadline_in_ms(pg_conn_timeout(c))};
+    if (!rc) rc = read_attachments(conn_read, &f, h->n_att, l, out, e);
+    return rc;
 }
 
 typedef struct {
@@ -270,7 +306,9 @@ pg_err pg_proto_parse_response(const cJSON *header, uint64_t expect_id, const cJ
     if (details) *details = NULL;
     const cJSON *id = cJSON_GetObjectItemCaseSensitive(header, "id");
     const cJSON *ok = cJSON_GetObjectItemCaseSensitive(header, "ok");
-    if (!is_uint(id) || (uint64_t)id->valuedouble != expect_id || !cJSON_IsBool(ok))
+    /* id 0 is the connection's, not a request's: a refusal sent before the request could be read. */
+    bool conn_level = is_uint(id) && id->valuedouble == 0 && cJSON_IsFalse(ok);
+    if (!is_uint(id) || ((uint64_t)id->valuedouble != expect_id && !conn_level) || !cJSON_IsBool(ok))
         return pg_error_set(e, PG_E_INTERNAL, NULL, "malformed response from broker");
     if (cJSON_IsTrue(ok)) {
         *result = cJSON_GetObjectItemCaseSensitive(header, "result");

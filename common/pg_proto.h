@@ -57,6 +57,22 @@ pg_err pg_proto_read_from(pg_read_fn rd, void *ctx, const pg_proto_limits *l, pg
  * connection's timeout counted from this call: one deadline for every read
  * of the frame, not one per read (PG_E_TIMEOUT otherwise). */
 pg_err pg_proto_read(pg_conn *c, const pg_proto_limits *l, pg_msg *out, pg_error *e);
+/* The same frame read in steps, so the broker can admit a request before it
+ * accepts any attachment, and bound the whole frame by one deadline once its
+ * first bytes arrived: the 12-byte prefix (sizes checked against l, the
+ * attachment count only against PG_PROTO_MAX_ATTACH), then the header, then
+ * the attachments under limits chosen after the header was seen (their count
+ * is checked then). After a failed step the connection is out of step: close
+ * it. On failure of the header or attachment step *out is left for
+ * pg_msg_fini. */
+typedef struct {
+    uint32_t header_len;
+    uint32_t n_att; /* announced */
+} pg_frame_head;
+pg_err pg_proto_read_prefix(pg_conn *c, const pg_proto_limits *l, pg_frame_head *h, pg_error *e);
+pg_err pg_proto_read_header(pg_conn *c, const pg_frame_head *h, pg_msg *out, pg_error *e);
+pg_err pg_proto_read_attachments(pg_conn *c, const pg_frame_head *h, const pg_proto_limits *l, pg_msg *out,
+                                 pg_error *e);
 /* Parses one whole frame held in memory (fuzz entry point); trailing bytes are an error. */
 pg_err pg_proto_decode(const uint8_t *buf, size_t len, const pg_proto_limits *l, pg_msg *out, pg_error *e);
 

@@ -41,6 +41,17 @@ void pg_conn_abort(pg_conn *c);
  * pipe reports the break only then); bytes waiting alone are not a hang-up.
  * Never blocks. */
 bool pg_conn_peer_gone(pg_conn *c);
+/* One deadline over several calls (a whole request frame): until cleared
+ * with 0, every read and write also ends by ms from now, whatever the
+ * per-call timeout leaves. */
+void pg_conn_limit(pg_conn *c, uint32_t ms);
+/* The clean end of a connection whose peer may still be sending (a refusal
+ * before its request was read): stops sending (the peer reads every byte
+ * written so far, then end of stream), reads and drops what the peer still
+ * sends for at most drain_ms, then closes (c is freed). Without it, closing
+ * with unread bytes resets the connection and the peer sees "broken pipe"
+ * instead of the answer. */
+void pg_conn_finish(pg_conn *c, uint32_t drain_ms);
 
 #ifndef _WIN32
 /* Broker side: wrap an accepted socket. Takes ownership of fd. */

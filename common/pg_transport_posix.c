@@ -3,6 +3,7 @@
  * the caller's, pg_conn_read_until), so a stuck peer costs at most the
  * connection's timeout. */
 #include <errno.h>
+#include <stdbool.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -17,6 +18,8 @@
 struct pg_conn {
     int fd;
     uint32_t timeout_ms;
+    bool limited;       /* a deadline over several calls is set (pg_conn_limit) */
+    pg_deadline limit;
 };
 
 const char *pg_transport_default_address(void) { return "/run/pixelgate/broker.sock"; }
@@ -24,6 +27,16 @@ const char *pg_transport_default_address(void) { return "/run/pixelgate/broker.s
 void pg_conn_set_timeout(pg_conn *c, uint32_t timeout_ms) { c->timeout_ms = timeout_ms; }
 
 uint32_t pg_conn_timeout(const pg_conn *c) { return c->timeout_ms; }
+void pg_conn_limit(pg_conn *c, uint32_t ms) {
+    c->limited = ms > 0;
+    c->limit = pg_deadline_in_ms(ms);
+}
+
+/* The deadline of one call: its own timeout, or the request's if sooner. */
+static pg_deadline call_deadline(const pg_conn *c) {
+    pg_deadline d = pg_deadline_in_ms(c->timeout_ms);
+    return c->limited && c->limit.us < d.us ? c->limit : d;
+}
 
 pg_err pg_conn_from_fd(pg_conn **out, int fd, uint32_t timeout_ms, pg_error *e) {
     pg_conn *c = calloc(1, sizeof *c);
@@ -41,7 +54,9 @@ pg_err pg_conn_from_fd(pg_conn **out, int fd, uint32_t timeout_ms, pg_error *e) 
 static pg_err wait_ready(pg_conn *c, short events, pg_deadline deadline, pg_error *e) {
     for (;;) {
         uint32_t left = pg_deadline_left_ms(deadline);
-        if (left == 0) return pg_error_set(e, PG_E_TIMEOUT, NULL, "peer did not respond within %u ms", c->timeout_ms);
+        if (left == 0)
+            return pg_error_set(e, PG_E_TIMEOUT, NULL, "peer did not respond within %u ms%s", c->timeout_ms,
+                                c->limited ? " (or its request took longer than allowed in total)" : "");
         struct pollfd p = {.fd = c->fd, .events = events};
         int r = poll(&p, 1, (int)left);
         if (r > 0) return PG_OK;
@@ -50,10 +65,13 @@ static pg_err wait_ready(pg_conn *c, short events, pg_deadline deadline, pg_erro
 }
 
 pg_err pg_conn_read_full(pg_conn *c, void *buf, size_t n, pg_error *e) {
-    return pg_conn_read_until(c, buf, n, pg_deadline_in_ms(c->timeout_ms), e);
+    return pg_conn_read_until(c, buf, n, call_deadline(c), e);
 }
 
+/* deadline is the caller's (a whole frame, pg_proto_read); a request's
+ * limit (pg_conn_limit) still ends it sooner. */
 pg_err pg_conn_read_until(pg_conn *c, void *buf, size_t n, pg_deadline deadline, pg_error *e) {
+    if (c->limited && c->limit.us < deadline.us) deadline = c->limit;
     uint8_t *p = buf;
     while (n > 0) {
         pg_err rc = wait_ready(c, POLLIN, deadline, e);
@@ -71,7 +89,7 @@ pg_err pg_conn_read_until(pg_conn *c, void *buf, size_t n, pg_deadline deadline,
 }
 
 pg_err pg_conn_write_full(pg_conn *c, const void *buf, size_t n, pg_error *e) {
-    pg_deadline deadline = pg_deadline_in_ms(c->timeout_ms);
+    pg_deadline deadline = call_deadline(c);
     const uint8_t *p = buf;
     while (n > 0) {
         pg_err rc = wait_ready(c, POLLOUT, deadline, e);
@@ -121,4 +139,20 @@ void pg_conn_abort(pg_conn *c) {
 bool pg_conn_peer_gone(pg_conn *c) {
     struct pollfd p = {.fd = c->fd, .events = POLLRDHUP};
     return poll(&p, 1, 0) > 0 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR));
+}
+
+void pg_conn_finish(pg_conn *c, uint32_t drain_ms) {
+    if (!c) return;
+    shutdown(c->fd, SHUT_WR);
+    pg_deadline d = pg_deadline_in_ms(drain_ms);
+    char sink[4096];
+    for (size_t total = 0; total < ((size_t)1 << 20);) { /* a bounded drain: a flood is cut off */
+        uint32_t left = pg_deadline_left_ms(d);
+        struct pollfd p = {.fd = c->fd, .events = POLLIN};
+        if (left == 0 || poll(&p, 1, (int)left) <= 0) break;
+        ssize_t r = recv(c->fd, sink, sizeof sink, MSG_DONTWAIT);
+        if (r <= 0 && !(r < 0 && (errno == EINTR || errno == EAGAIN))) break;
+        if (r > 0) total += (size_t)r;
+    }
+    pg_conn_close(c);
 }

@@ -16,6 +16,7 @@
  */
 #include <windows.h>
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <wchar.h>
 
@@ -37,6 +38,8 @@ struct pg_conn {
     HANDLE ev[2]; /* one manual-reset event per direction */
     HANDLE abort_ev; /* manual-reset, set by pg_conn_abort: every wait ends */
     uint32_t timeout_ms;
+    bool limited; /* a deadline over several calls is set (pg_conn_limit) */
+    pg_deadline limit;
 };
 
 const char *pg_transport_default_address(void) { return "\\\\.\\pipe\\pixelgate"; }
@@ -44,6 +47,10 @@ const char *pg_transport_default_address(void) { return "\\\\.\\pipe\\pixelgate"
 void pg_conn_set_timeout(pg_conn *c, uint32_t timeout_ms) { c->timeout_ms = timeout_ms; }
 
 uint32_t pg_conn_timeout(const pg_conn *c) { return c->timeout_ms; }
+void pg_conn_limit(pg_conn *c, uint32_t ms) {
+    c->limited = ms > 0;
+    c->limit = pg_deadline_in_ms(ms);
+}
 
 /* UTF-8 pipe name -> wide, checked to be a local pipe. *out is malloc'd. */
 static pg_err pipe_name_w(const char *address, wchar_t **out, pg_error *e) {
@@ -173,6 +180,7 @@ static pg_err io_once(pg_conn *c, int dir, void *p, DWORD len, pg_deadline deadl
 
 /* Moves exactly n bytes in one direction, or fails. */
 static pg_err io_full(pg_conn *c, int dir, uint8_t *p, size_t n, pg_deadline deadline, pg_error *e) {
+    if (c->limited && c->limit.us < deadline.us) deadline = c->limit; /* the request's whole limit */
     while (n > 0) {
         if (pg_deadline_passed(deadline))
             return pg_error_set(e, PG_E_TIMEOUT, NULL, "peer did not respond within %u ms", c->timeout_ms);
@@ -197,6 +205,23 @@ pg_err pg_conn_read_until(pg_conn *c, void *buf, size_t n, pg_deadline until, pg
 pg_err pg_conn_write_full(pg_conn *c, const void *buf, size_t n, pg_error *e) {
     /* WriteFile does not modify the buffer; the cast drops const only. */
     return io_full(c, IO_WRITE, (uint8_t *)(uintptr_t)buf, n, pg_deadline_in_ms(c->timeout_ms), e);
+}
+
+/* A pipe has no half close: the peer reads what was written as long as the
+ * server end stays open, so read (and drop) until the peer hangs up or the
+ * drain time is over, then close (FlushFileBuffers would wait without bound
+ * for a peer that never reads). */
+void pg_conn_finish(pg_conn *c, uint32_t drain_ms) {
+    if (!c) return;
+    pg_deadline d = pg_deadline_in_ms(drain_ms);
+    uint8_t sink[4096];
+    for (size_t total = 0; total < ((size_t)1 << 20) && !pg_deadline_passed(d);) {
+        DWORD got = 0;
+        pg_error ignored;
+        if (io_once(c, IO_READ, sink, sizeof sink, d, &got, &ignored) != PG_OK || got == 0) break;
+        total += got;
+    }
+    pg_conn_close(c);
 }
 
 void pg_conn_close(pg_conn *c) {

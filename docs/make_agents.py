@@ -53,6 +53,13 @@ with `error.details.candidates`: narrow it, use `--id ID` (from `windows`), or a
 Patterns follow the policy's rules for its own: no back-references, no stacked or deeply nested
 repetitions (they would cost the broker gigabytes), no Perl syntax such as `(?i)` or `\\d`
 (use `[[:digit:]]`); such a pattern exits 2 saying why.
+Every window in a result carries a `generation` beside its decimal `id` (its program's start
+time): pass both (`--id ID --generation GEN`) and a window whose program restarted under the same
+id answers NOT_FOUND instead of being a different window. Input (`click`, `key`, `type`, `focus`)
+first asks whether the window's program answers (`_NET_WM_PING` where a window manager runs;
+`IsHungAppWindow` on Windows): a frozen program is exit 6 "not responding" and nothing is sent;
+results say `"responding": true`, or `null` where nobody can ask (no window manager).
+`wait-stable` says `responding` too: a frozen program's window is "stable" as well.
 Coordinates (`--at`, `--region`, `--offset`) are relative to the window's top-left corner.
 IMAGE arguments are a token, or a file of yours (PNG, JPEG, WebP) that the client reads and
 sends; the broker never opens a path you name.
@@ -71,6 +78,9 @@ SECTIONS = [
                  "`--max-size` downscales (keeping the aspect ratio), `--region` crops, `--screen` takes the "
                  "whole screen (windows the policy denies are blacked out: `redacted_windows`)."),
     ("info", "A token's metadata. Another user's token answers exactly like an unknown one."),
+    ("drop", "Frees tokens before they expire, so they stop counting against your spool quota and your token "
+             "limit: name them, or `--all`. A token that is unknown, expired or another user's is just "
+             "`not_found`; `held` is what you still have."),
     ("ocr", "Text and word boxes, read inside the broker (Tesseract). `--lang` picks the language model (one "
             "of the policy's `analysis.ocr_languages`; `caps` lists them); `--field` reads a region as one "
             "field: one line, the text caret removed, small text upscaled, light-on-dark read inverted."),

@@ -39,6 +39,7 @@ struct pg_audit {
     cJSON *evicted;         /* the rotated file about to be dropped, for the next header */
     bool pending_create;    /* rotated away, but the new live file is not created yet */
     bool broken;            /* a failed write could not be cut back yet */
+    uint64_t reserved_to;   /* the live file's blocks are reserved up to here (pg_audit_reserve) */
     pg_audit_fs_self self;       /* the broker itself, principal of the audit.* records */
     pg_journal *journal;    /* a copy of each record once it is on disk, or NULL */
     bool journal_titles;    /* ...with window titles and free text */
@@ -363,7 +364,7 @@ static pg_err stamp(pg_audit *a, cJSON *obj, char **line, size_t *len, pg_error 
  * at write time. Takes ownership of principal, window and disposition (NULL
  * principal or disposition: out of memory). */
 static cJSON *record_obj(cJSON *principal, const char *op, cJSON *window, const char *image, cJSON *disposition,
-                         pg_err outcome) {
+                         const char *outcome) {
     cJSON *o = cJSON_CreateObject();
     bool ok = o && principal && disposition && cJSON_AddRawToObject(o, "seq", "0") &&
               cJSON_AddStringToObject(o, "time", "");
@@ -376,7 +377,7 @@ static cJSON *record_obj(cJSON *principal, const char *op, cJSON *window, const 
     }
     ok = ok && add_str(o, "image_sha256", image, 64);
     if (ok && (ok = cJSON_AddItemToObject(o, "disposition", disposition))) disposition = NULL;
-    ok = ok && cJSON_AddStringToObject(o, "outcome", pg_err_name(outcome)) &&
+    ok = ok && cJSON_AddStringToObject(o, "outcome", outcome) &&
          cJSON_AddStringToObject(o, "prev", PG_AUDIT_GENESIS);
     cJSON_Delete(principal);
     cJSON_Delete(window);
@@ -402,7 +403,7 @@ static pg_err write_obj_locked(pg_audit *a, cJSON *obj, bool may_rotate, pg_erro
 
 /* Writes an audit.* record of the broker itself; takes disposition. */
 static pg_err write_internal(pg_audit *a, const char *op, cJSON *disposition, pg_error *e) {
-    cJSON *obj = record_obj(self_principal(a), op, NULL, NULL, disposition, PG_OK);
+    cJSON *obj = record_obj(self_principal(a), op, NULL, NULL, disposition, "OK");
     if (!obj) return pg_error_set(e, PG_E_INTERNAL, NULL, "audit log: out of memory");
     pg_err rc = write_obj_locked(a, obj, false, e);
     cJSON_Delete(obj);
@@ -510,6 +511,7 @@ static pg_err open_live(pg_audit *a, bool exclusive, pg_error *e) {
 static pg_err rotate_locked(pg_audit *a, pg_error *e) {
     char from[NAME_LEN + 8], to[NAME_LEN + 8];
     if (!a->pending_create) {
+        if (a->reserved_to) pg_audit_fs_truncate(a->fd, a->size); /* hand back the blocks reserved past its end */
         rotated_name(to, sizeof to, a->base, PG_AUDIT_KEEP);
         if (pg_audit_fs_exists(a->dir, to)) {
             cJSON_Delete(a->evicted);
@@ -535,6 +537,7 @@ static pg_err rotate_locked(pg_audit *a, pg_error *e) {
     fsync_dir(a);
     a->pending_create = false;
     a->size = 0;
+    a->reserved_to = 0; /* a new file: nothing reserved in it yet */
     a->need_header = true;
     return write_header(a, e);
 }
@@ -740,17 +743,24 @@ static pg_err event_obj(const pg_audit_event *ev, cJSON **out, pg_error *e) {
     if (ok && ds->request_id) ok = add_str(d, "request_id", ds->request_id, STR_MAX);
     if (ok && ds->reason) ok = add_str(d, "reason", ds->reason, TITLE_MAX);
     if (ok && ds->detail) ok = add_str(d, "detail", ds->detail, TITLE_MAX);
+    if (ok && ds->intent) ok = add_str(d, "intent", ds->intent, PG_AUDIT_ANCHOR_MAX);
     if (!ok) {
         cJSON_Delete(pr);
         cJSON_Delete(w);
         cJSON_Delete(d);
         return pg_error_set(e, PG_E_INTERNAL, NULL, "audit log: out of memory");
     }
-    *out = record_obj(pr, ev->op, w, ev->image_sha256, d, ev->outcome);
+    *out = record_obj(pr, ev->op, w, ev->image_sha256, d, ev->intent ? "INTENT" : pg_err_name(ev->outcome));
     return *out ? PG_OK : pg_error_set(e, PG_E_INTERNAL, NULL, "audit log: out of memory");
 }
 
-pg_err pg_audit_append(pg_audit *a, const pg_audit_event *ev, pg_error *e) {
+static void anchor_locked(pg_audit *a, char out[PG_AUDIT_ANCHOR_MAX]) {
+    char hex[65];
+    pg_hex(a->last, sizeof a->last, hex);
+    snprintf(out, PG_AUDIT_ANCHOR_MAX, "%" PRIu64 ":%s", a->seq, hex);
+}
+
+pg_err pg_audit_append_at(pg_audit *a, const pg_audit_event *ev, char at[PG_AUDIT_ANCHOR_MAX], pg_error *e) {
     if (!a || !ev) return pg_error_set(e, PG_E_INTERNAL, NULL, "audit log is not open");
     cJSON *obj;
     pg_err rc = event_obj(ev, &obj, e);
@@ -758,8 +768,31 @@ pg_err pg_audit_append(pg_audit *a, const pg_audit_event *ev, pg_error *e) {
     pthread_mutex_lock(&a->mu);
     rc = ready_locked(a, e);
     if (rc == PG_OK) rc = write_obj_locked(a, obj, true, e);
+    if (rc == PG_OK && at) anchor_locked(a, at);
     pthread_mutex_unlock(&a->mu);
     cJSON_Delete(obj);
+    return rc;
+}
+
+pg_err pg_audit_append(pg_audit *a, const pg_audit_event *ev, pg_error *e) { return pg_audit_append_at(a, ev, NULL, e); }
+
+pg_err pg_audit_reserve(pg_audit *a, uint64_t bytes, pg_error *e) {
+    if (!a) return pg_error_set(e, PG_E_INTERNAL, NULL, "audit log is not open");
+    pthread_mutex_lock(&a->mu);
+    pg_err rc = ready_locked(a, e);
+    /* Records that would pass the rotation size go to the next file: rotate now, while nothing depends on it. */
+    if (rc == PG_OK && a->rotate_bytes && a->size > 0 && a->size + bytes > a->rotate_bytes) rc = rotate_locked(a, e);
+    if (rc == PG_OK && a->reserved_to < a->size + bytes) {
+        uint64_t len = bytes * 4; /* ahead by a few records: one fallocate serves several */
+        int err = pg_audit_fs_reserve(a->fd, a->size, len);
+        if (err)
+            rc = pg_error_set(e, PG_E_INTERNAL, "free space on the broker's state filesystem; nothing was done",
+                              "audit log %s: no room for the next records (%s)", a->path,
+                              err == EFBIG ? "file size limit" : strerror(err));
+        else
+            a->reserved_to = a->size + len;
+    }
+    pthread_mutex_unlock(&a->mu);
     return rc;
 }
 

@@ -11,7 +11,9 @@
  *   image_sha256  64 hex or null
  *   disposition   {kind, then whichever of token (first 8 chars only),
  *                 endpoint, mode, request_id, reason, detail were given}
- *   outcome       "OK" or the pg_err name ("POLICY_REFUSED", ...)
+ *   outcome       "OK" or the pg_err name ("POLICY_REFUSED", ...); "INTENT" for a
+ *                 record of intent written before an effect (its outcome
+ *                 follows in a later record whose disposition.intent names it)
  *   prev          SHA-256 hex of the previous record's exact bytes (its line
  *                 without the newline); the first record of a fresh log chains
  *                 from PG_AUDIT_GENESIS (64 zeros).
@@ -90,6 +92,7 @@ typedef struct {
     const char *request_id;/* approval request */
     const char *reason;    /* refusal reason */
     const char *detail;    /* free text: judgement verdict, input action ... */
+    const char *intent;    /* an outcome's intent record, "SEQ:HASH" (pg_audit_append_at), recorded as "intent" */
 } pg_audit_disposition;
 
 /* Strings are copied; invalid UTF-8 becomes U+FFFD, characters that reorder
@@ -104,6 +107,7 @@ typedef struct {
     const char *image_sha256;       /* 64 lower-case hex, or NULL */
     pg_audit_disposition disposition;
     pg_err outcome;                 /* PG_OK: "OK" */
+    bool intent;                    /* a record of intent: "outcome":"INTENT" (outcome is ignored) */
 } pg_audit_event;
 
 /* Opens or creates PATH (0600, O_APPEND, O_NOFOLLOW) and recovers seq and
@@ -118,6 +122,21 @@ pg_err pg_audit_open(pg_audit **out, const char *path, uint64_t rotate_bytes, pg
 /* Appends one record; see the contract above. PG_E_USAGE: event misses op or
  * kind, uses an "audit." op, or has a malformed image_sha256 (a caller bug). */
 pg_err pg_audit_append(pg_audit *a, const pg_audit_event *ev, pg_error *e);
+
+/* pg_audit_append that also says where the record went: its anchor
+ * "SEQ:HASH" into at (NULL: not wanted). An outcome that follows a record of
+ * intent names it in disposition.intent. */
+pg_err pg_audit_append_at(pg_audit *a, const pg_audit_event *ev, char at[PG_AUDIT_ANCHOR_MAX], pg_error *e);
+
+/* Record, then act: makes sure the next `bytes` of records will fit before
+ * anything is done that they describe. Rotates first when they would pass
+ * rotate_bytes, then reserves the space past the end of the live file
+ * (POSIX: fallocate KEEP_SIZE, and the process's RLIMIT_FSIZE is honoured;
+ * Windows: the file's allocation size), so a later append cannot fail for
+ * lack of space. PG_E_INTERNAL (disk full, file size limit) when it cannot:
+ * the broker then refuses before any effect. */
+pg_err pg_audit_reserve(pg_audit *a, uint64_t bytes, pg_error *e);
+#define PG_AUDIT_RECORD_MAX (64u << 10) /* the most one record takes, escapes included */
 
 /* The current anchor "SEQ:HASH" (seq and hash of the last record; "0:" +
  * genesis for an empty log). The broker writes it to its journal after every

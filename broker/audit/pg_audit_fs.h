@@ -75,6 +75,11 @@ int pg_audit_fs_append(pg_audit_fs_file f, const void *buf, size_t n, size_t *do
 int pg_audit_fs_read(pg_audit_fs_file f, void *buf, size_t n, size_t *got); /* sequential; *got 0 at end */
 int pg_audit_fs_sync(pg_audit_fs_file f);                                   /* data on disk */
 int pg_audit_fs_truncate(pg_audit_fs_file f, uint64_t size);
+/* Reserves the blocks of [size, size + len) past the end of the file without
+ * changing its size, so appends into them cannot run out of space.
+ * ENOSPC/EFBIG (POSIX also for a file size limit) when they cannot be had;
+ * 0 where the filesystem cannot reserve but has the room now. */
+int pg_audit_fs_reserve(pg_audit_fs_file f, uint64_t size, uint64_t len);
 
 /* The broker process itself, for the log's own records. */
 typedef struct {

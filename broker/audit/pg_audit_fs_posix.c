@@ -8,7 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 struct pg_audit_fs_dir {
@@ -133,6 +135,20 @@ int pg_audit_fs_sync(pg_audit_fs_file f) { return fdatasync((int)f.h) == 0 ? 0 :
 
 int pg_audit_fs_truncate(pg_audit_fs_file f, uint64_t size) {
     return ftruncate((int)f.h, (off_t)size) == 0 ? 0 : errno;
+}
+
+int pg_audit_fs_reserve(pg_audit_fs_file f, uint64_t size, uint64_t len) {
+    /* A file size limit (RLIMIT_FSIZE) fails writes past it whatever the disk has. */
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && size + len > (uint64_t)rl.rlim_cur)
+        return EFBIG;
+    if (fallocate((int)f.h, FALLOC_FL_KEEP_SIZE, (off_t)size, (off_t)len) == 0) return 0;
+    int err = errno;
+    if (err != EOPNOTSUPP && err != ENOSYS) return err;
+    /* The filesystem cannot reserve: at least the room must be there now. */
+    struct statvfs v;
+    if (fstatvfs((int)f.h, &v) == 0 && (uint64_t)v.f_bavail * v.f_frsize < len) return ENOSPC;
+    return 0;
 }
 
 void pg_audit_fs_self_get(pg_audit_fs_self *s) {

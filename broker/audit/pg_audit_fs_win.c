@@ -234,6 +234,17 @@ int pg_audit_fs_truncate(pg_audit_fs_file f, uint64_t size) {
     return 0;
 }
 
+/* The allocation size (clusters held for the file) past its end: appends
+ * into it need no new space. NTFS keeps it while the file is open. */
+int pg_audit_fs_reserve(pg_audit_fs_file f, uint64_t size, uint64_t len) {
+    FILE_ALLOCATION_INFO ai;
+    ai.AllocationSize.QuadPart = (LONGLONG)(size + len);
+    if (SetFileInformationByHandle((HANDLE)f.h, FileAllocationInfo, &ai, sizeof ai)) return 0;
+    DWORD err = GetLastError();
+    if (err == ERROR_DISK_FULL || err == ERROR_HANDLE_DISK_FULL) return ENOSPC;
+    return 0; /* a filesystem without allocation sizes: nothing to reserve */
+}
+
 /* The process token's user SID as a string ("" when it cannot be read). */
 static void self_sid(char *out, size_t n) {
     out[0] = 0;

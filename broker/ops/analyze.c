@@ -86,6 +86,7 @@ pg_err pg_op_analyze(pg_call *c, const pg_args_analyze *a, pg_error *e) {
     size_t len;
     pg_err rc = prepare(c, a->endpoint, a->token, &t, &png, &len, &m, e);
     char *answer = NULL;
+    if (!rc) rc = pg_call_intent(c, e); /* the image leaves for the endpoint: on record first */
     if (!rc) rc = pg_relay_analyze(&t.ep, &t.dest, png, len, a->prompt, &answer, e);
     free(png);
     if (rc) return rc;
@@ -147,8 +148,10 @@ pg_err pg_op_judge(pg_call *c, const pg_args_judge *a, pg_error *e) {
     if (rc) return rc; /* refused or no such token: not a judgement */
     pg_judge_result j;
     memset(&j, 0, sizeof j);
-    rc = pg_relay_judge(&t.ep, &t.dest, c->b->judge_cache, (uint32_t)c->peer->uid, png, len, a->expect,
-                        (unsigned)a->samples, &j, e);
+    rc = pg_call_intent(c, e);
+    if (!rc)
+        rc = pg_relay_judge(&t.ep, &t.dest, c->b->judge_cache, (uint32_t)c->peer->uid, png, len, a->expect,
+                            (unsigned)a->samples, &j, e);
     free(png);
     if (rc && j.status != PG_CONTENT_BLOCKED) return rc;
     snprintf(c->audit.detail, sizeof c->audit.detail, "%s (%s) %u/%u/%u%s%s", pg_content_status_name(j.status),

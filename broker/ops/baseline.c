@@ -105,10 +105,10 @@ pg_err pg_env_current(pg_call *c, const char *toolkit, uint32_t dpi, pg_env *out
 #endif
     pg_caps caps;
     memset(&caps, 0, sizeof caps);
-    pg_err rc = pg_broker_plat_lock(c->b, e);
+    pg_err rc = pg_call_plat_input(c, e);
     if (rc) return rc;
-    rc = c->b->plat_ops->caps(c->b->plat, &caps, e);
-    pg_broker_plat_unlock(c->b);
+    rc = c->b->plat_ops->caps(c->plat, &caps, e);
+    pg_call_plat_done(c);
     if (rc) return rc;
     snprintf(out->backend, sizeof out->backend, "%s", caps.backend);
     out->depth = depth_of(caps.detail);

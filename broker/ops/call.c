@@ -108,6 +108,29 @@ void pg_call_audit_token(pg_call *c, const pg_tok_meta *m) {
     memcpy(c->audit.window_class, m->window_class, sizeof c->audit.window_class);
 }
 
+pg_err pg_call_intent(pg_call *c, pg_error *e) { return pg_dispatch_intent(c, e); }
+
+/* ---- the display ---- */
+
+pg_err pg_call_plat_input(pg_call *c, pg_error *e) {
+    pg_err rc = pg_broker_plat_lock(c->b, e);
+    c->plat = rc ? NULL : c->b->plat;
+    c->plat_slot = -1;
+    return rc;
+}
+
+pg_err pg_call_plat_read(pg_call *c, pg_error *e) {
+    pg_err rc = pg_broker_plat_read(c->b, &c->plat, &c->plat_slot, e);
+    if (rc) c->plat = NULL;
+    return rc;
+}
+
+void pg_call_plat_done(pg_call *c) {
+    if (!c->plat) return;
+    pg_broker_plat_release(c->b, c->plat_slot);
+    c->plat = NULL;
+}
+
 /* ---- the target window ---- */
 
 static bool denied_itself(pg_call *c, const pg_window *w) {
@@ -124,7 +147,7 @@ bool pg_call_window_denied(pg_call *c, const pg_window *w, const pg_window *all,
 pg_err pg_call_check_denied(pg_call *c, const pg_window *w, pg_error *e) {
     pg_window *all = NULL;
     size_t n = 0;
-    pg_err rc = c->b->plat_ops->list_windows(c->b->plat, &all, &n, e);
+    pg_err rc = c->b->plat_ops->list_windows(c->plat, &all, &n, e);
     if (!rc && pg_call_window_denied(c, w, all, n))
         rc = pg_error_set(e, PG_E_POLICY, "this window is private by the administrator's policy",
                           "window %llu is private (capture.deny_windows, or a dialog of such a window)",
@@ -177,7 +200,7 @@ static cJSON *candidates_json(pg_window *all, size_t n, const bool *hit) {
     cJSON *d = cJSON_CreateObject();
     cJSON *arr = cJSON_AddArrayToObject(d, "candidates");
     for (size_t i = 0; i < n; i++)
-        if (hit[i]) cJSON_AddItemToArray(arr, pg_window_json(&all[i]));
+        if (hit[i]) cJSON_AddItemToArray(arr, pg_call_window_json(&all[i]));
     return d;
 }
 
@@ -224,28 +247,53 @@ pg_err pg_call_resolve_window(pg_call *c, const pg_target *t, pg_window *out, pg
         return pg_error_set(e, PG_E_USAGE, NULL, "name the target with exactly one of --window REGEX or --id ID");
     pg_window *all = NULL;
     size_t n = 0;
-    pg_err rc = c->b->plat_ops->list_windows(c->b->plat, &all, &n, e);
+    pg_err rc = c->b->plat_ops->list_windows(c->plat, &all, &n, e);
     if (rc) return rc;
     if (t->has_id) {
         rc = resolve_by_id(all, n, t->id, out, e);
     } else {
         /* Matching reads only the copied list: other requests may use the
          * display meanwhile (what is captured later is checked afresh). */
-        pg_broker_plat_unlock(c->b);
+        bool input_lock = c->plat_slot < 0; /* a reader blocks nobody's input */
+        if (input_lock) pg_broker_plat_unlock(c->b);
         rc = resolve_by_regex(c, all, n, t, out, e);
-        pthread_mutex_lock(&c->b->plat_lock);
+        if (input_lock) pthread_mutex_lock(&c->b->plat_lock);
     }
     free(all);
+    if (!rc && t->has_generation && pg_call_window_generation(out) != t->generation)
+        rc = pg_error_set(e, PG_E_NOTFOUND, "the program restarted: find its window again with 'pixelgate windows'",
+                          "window %llu of generation %lld is gone (that id is now a window of generation %lld)",
+                          (unsigned long long)out->id, (long long)t->generation,
+                          (long long)pg_call_window_generation(out));
     return rc;
 }
 
+int64_t pg_call_window_generation(const pg_window *w) { return pg_broker_process_started_ms(w->pid); }
+
+cJSON *pg_call_window_json(const pg_window *w) {
+    cJSON *o = pg_window_json(w);
+    int64_t gen = pg_call_window_generation(w);
+    if (gen) cJSON_AddNumberToObject(o, "generation", (double)gen);
+    else cJSON_AddNullToObject(o, "generation");
+    return o;
+}
+
 /* ---- images ---- */
+
+/* Decoded pixels a request holds count against the broker's one budget. */
+static pg_err take_pixels(pg_call *c, uint64_t bytes, const char *what, pg_error *e) {
+    pg_err rc = pg_broker_pixels_take(c->b, bytes, c->b->pixels_wait_ms, what, e);
+    if (!rc) c->pixels_held += bytes;
+    return rc;
+}
 
 pg_err pg_call_token_image(pg_call *c, const char *token, pg_img **out, char label[64], pg_tok_meta *meta,
                            pg_error *e) {
     pg_tok_meta m;
     uint8_t *px = NULL;
-    pg_err rc = pg_tok_load(c->b->tokens, token, (uint32_t)c->peer->uid, &m, &px, e);
+    pg_err rc = pg_tok_get(c->b->tokens, token, (uint32_t)c->peer->uid, &m, e); /* its size, before its pixels */
+    if (!rc) rc = take_pixels(c, (uint64_t)m.width * m.height * 4, "a token", e);
+    if (!rc) rc = pg_tok_load(c->b->tokens, token, (uint32_t)c->peer->uid, &m, &px, e);
     if (rc) return rc;
     rc = pg_img_wrap(out, px, m.width, m.height, (size_t)m.width * 4, e);
     if (rc) free(px);
@@ -267,7 +315,13 @@ static pg_err from_attachment(pg_call *c, int64_t idx, pg_img **out, char label[
         return pg_error_set(e, PG_E_BADINPUT, "send a smaller image (images.max_input_bytes in the policy)",
                             "image of %zu bytes is over the limit of %zu", b->len, lim.max_input_bytes);
     snprintf(label, 64, "file #%lld", (long long)idx);
-    return pg_img_decode(b->data, b->len, &lim, out, e);
+    pg_img_format fmt;
+    uint32_t w = 0, h = 0;
+    pg_err rc = pg_img_probe(b->data, b->len, &fmt, &w, &h, e);
+    /* RGBA out, and for JPEG libjpeg's coefficients of a progressive file (6 bytes a pixel) besides. */
+    if (!rc) rc = pg_img_limits_check(&lim, w, h, e);
+    if (!rc) rc = take_pixels(c, (uint64_t)w * h * (fmt == PG_IMG_FMT_JPEG ? 10 : 4), label, e);
+    return rc ? rc : pg_img_decode(b->data, b->len, &lim, out, e);
 }
 
 pg_err pg_call_image(pg_call *c, const pg_image_ref *ref, pg_img **out, char label[64], pg_tok_meta *meta,

@@ -27,14 +27,19 @@ const char *pg_caps_perception(const pg_policy_view *v) {
 pg_err pg_op_caps(pg_call *c, const pg_args_caps *a, pg_error *e) {
     (void)a;
     pg_caps k = {0};
-    pg_err rc = pg_broker_plat_lock(c->b, e);
-    if (rc) return rc;
-    rc = c->b->plat_ops->caps(c->b->plat, &k, e);
-    pg_broker_plat_unlock(c->b);
+    pg_err rc = pg_call_plat_input(c, e);
+    if (rc) { /* no display: the reason, and its state for a health check */
+        c->details = cJSON_CreateObject();
+        cJSON_AddItemToObject(c->details, "display", pg_broker_display_json(c->b));
+        return rc;
+    }
+    rc = c->b->plat_ops->caps(c->plat, &k, e);
+    pg_call_plat_done(c);
     if (rc) return rc;
     cJSON *r = cJSON_CreateObject();
     cJSON_AddStringToObject(r, "backend", k.backend);
     cJSON_AddStringToObject(r, "display", c->b->display);
+    cJSON_AddItemToObject(r, "display_state", pg_broker_display_json(c->b));
     add_caps(cJSON_AddObjectToObject(r, "capabilities"), &k);
     cJSON_AddStringToObject(r, "detail", k.detail);
     cJSON *ops = cJSON_AddArrayToObject(r, "operations");

@@ -25,12 +25,17 @@ static pg_err refresh(pg_call *c, pg_window *w, bool *owner_denied, pg_error *e)
     pg_window *all = NULL;
     size_t n = 0;
     *owner_denied = false;
-    pg_err rc = c->b->plat_ops->list_windows(c->b->plat, &all, &n, e);
+    pg_err rc = c->b->plat_ops->list_windows(c->plat, &all, &n, e);
     if (rc) return rc;
     rc = pg_error_set(e, PG_E_NOTFOUND, "the window closed; find it again with 'pixelgate windows'",
                       "window %llu is gone", (unsigned long long)w->id);
     for (size_t i = 0; i < n; i++)
         if (all[i].id == w->id) {
+            if (all[i].pid != w->pid) { /* the id is another program's window now: this one is gone */
+                rc = pg_error_set(e, PG_E_NOTFOUND, "find the window again with 'pixelgate windows'",
+                                  "window %llu now belongs to another program", (unsigned long long)w->id);
+                break;
+            }
             *w = all[i];
             rc = PG_OK;
             break;
@@ -56,7 +61,7 @@ static pg_err check_fresh(pg_call *c, pg_window *w, pg_error *e) {
 pg_err pg_capture_checked(pg_call *c, pg_window *w, const pg_rect *region, pg_capture *cap, pg_error *e) {
     memset(cap, 0, sizeof *cap);
     pg_err rc = check_fresh(c, w, e);
-    if (!rc) rc = c->b->plat_ops->capture_window(c->b->plat, w->id, region, cap, e);
+    if (!rc) rc = c->b->plat_ops->capture_window(c->plat, w->id, region, cap, e);
     if (rc) return rc;
     /* The title may have turned private while the pixels were read: look again. */
     rc = check_fresh(c, w, e);
@@ -83,7 +88,7 @@ typedef struct {
  * (a window past its limit could be a denied one), refuses the capture. */
 static pg_err list_for_redaction(pg_call *c, win_list *l, pg_error *e) {
     bool complete = false;
-    pg_err rc = c->b->plat_ops->list_all(c->b->plat, &l->w, &l->n, &complete, e);
+    pg_err rc = c->b->plat_ops->list_all(c->plat, &l->w, &l->n, &complete, e);
     if (rc)
         return pg_error_set(e, PG_E_INTERNAL, "retry; the display may be busy",
                             "screen capture refused: the window list could not be read to black out denied windows (%s)",
@@ -190,7 +195,7 @@ pg_err pg_capture_screen_locked(pg_call *c, const pg_rect *region, pg_capture *c
     *redacted = 0;
     win_list before = {0}, after = {0};
     pg_err rc = list_for_redaction(c, &before, e);
-    if (!rc) rc = c->b->plat_ops->capture_screen(c->b->plat, region, cap, e);
+    if (!rc) rc = c->b->plat_ops->capture_screen(c->plat, region, cap, e);
     if (!rc) rc = list_for_redaction(c, &after, e);
     if (!rc) *redacted = redact_denied(c, cap, &before, &after, e, &rc);
     if (rc) {
@@ -216,13 +221,13 @@ pg_err pg_capture_img_locked(pg_call *c, pg_window *w, const pg_rect *region, pg
 
 pg_err pg_capture_window_img(pg_call *c, const pg_target *t, pg_window *w, const pg_rect *region, pg_img **img,
                              char method[32], pg_error *e) {
-    pg_err rc = pg_broker_plat_lock(c->b, e);
+    pg_err rc = pg_call_plat_read(c, e);
     if (rc) return rc;
     if (t) {
         rc = pg_call_resolve_window(c, t, w, e);
         if (!rc) pg_call_audit_window(c, w);
     }
     if (!rc) rc = pg_capture_img_locked(c, w, region, img, method, e);
-    pg_broker_plat_unlock(c->b);
+    pg_call_plat_done(c);
     return rc;
 }

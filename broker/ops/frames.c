@@ -24,7 +24,7 @@ typedef struct {
 /* One frame under the platform lock; the first one names the window. */
 static pg_err one_frame(pg_call *c, const pg_args_frames *a, bool first, pg_window *w, pg_capture *cap,
                         unsigned *redacted, pg_error *e) {
-    pg_err rc = pg_broker_plat_lock(c->b, e);
+    pg_err rc = pg_call_plat_read(c, e);
     if (rc) return rc;
     const pg_rect *region = a->has_region ? &a->region : NULL;
     if (a->screen) {
@@ -38,7 +38,7 @@ static pg_err one_frame(pg_call *c, const pg_args_frames *a, bool first, pg_wind
         *redacted = 0;
         if (!rc) rc = pg_capture_checked(c, w, region, cap, e);
     }
-    pg_broker_plat_unlock(c->b);
+    pg_call_plat_done(c);
     return rc;
 }
 

@@ -38,9 +38,24 @@ static pg_err refuse_approvers_window(pg_call *c, const pg_window *w, pg_error *
     return PG_OK;
 }
 
+/* Input to a program that does not handle its events would be queued, not
+ * done, and land whenever it wakes: refused before anything is sent. */
+#define RESPONDING_MS 500
+
+static pg_err answers(pg_call *c, const pg_window *w, pg_responding *resp, pg_error *e) {
+    pg_err rc = pg_broker_responding(c->b, c->plat, w, RESPONDING_MS, resp, e);
+    if (rc || *resp != PG_RESPONDING_NO) return rc;
+    c->details = cJSON_CreateObject();
+    cJSON_AddFalseToObject(c->details, "responding");
+    cJSON_AddItemToObject(c->details, "window", pg_call_window_json(w));
+    return pg_error_set(e, PG_E_TIMEOUT, "the program is frozen or busy: wait until it answers, then retry",
+                        "window %llu is not responding (its program did not answer within %d ms); nothing was sent",
+                        (unsigned long long)w->id, RESPONDING_MS);
+}
+
 static pg_err with_target(pg_call *c, const pg_target *t, const void *a, input_fn fn, pg_error *e) {
     pg_window w;
-    pg_err rc = pg_broker_plat_lock(c->b, e);
+    pg_err rc = pg_call_plat_input(c, e);
     if (rc) return rc;
     rc = pg_call_resolve_window(c, t, &w, e);
     cJSON *r = NULL;
@@ -55,23 +70,29 @@ static pg_err with_target(pg_call *c, const pg_target *t, const void *a, input_f
         if (!rc) rc = pg_call_check_denied(c, &w, e); /* a denied application's dialogs, cut titles */
         if (!rc && !same_owner) rc = refuse_approvers_window(c, &w, e);
     }
+    pg_responding resp = PG_RESPONDING_UNKNOWN;
+    if (!rc) rc = answers(c, &w, &resp, e);
     if (!rc) {
         r = cJSON_CreateObject();
         rc = fn(c, a, &w, r, e);
     }
-    pg_broker_plat_unlock(c->b);
+    pg_call_plat_done(c);
     if (rc) {
         cJSON_Delete(r);
         return rc;
     }
-    cJSON_AddItemToObject(r, "window", pg_window_json(&w));
+    cJSON_AddItemToObject(r, "window", pg_call_window_json(&w));
+    if (resp == PG_RESPONDING_YES) cJSON_AddTrueToObject(r, "responding");
+    else cJSON_AddNullToObject(r, "responding"); /* could not be asked (no window manager) */
     c->result = r;
     return PG_OK;
 }
 
 static pg_err do_focus(pg_call *c, const void *args, const pg_window *w, cJSON *r, pg_error *e) {
     (void)args;
-    pg_err rc = c->b->plat_ops->focus(c->b->plat, w->id, e);
+    snprintf(c->audit.detail, sizeof c->audit.detail, "focus");
+    pg_err rc = pg_call_intent(c, e);
+    if (!rc) rc = c->b->plat_ops->focus(c->plat, w->id, e);
     if (!rc) cJSON_AddBoolToObject(r, "focused", 1);
     return rc;
 }
@@ -130,7 +151,8 @@ static pg_err do_click(pg_call *c, const void *args, const pg_window *w, cJSON *
     int count = (int)a->count;
     snprintf(c->audit.detail, sizeof c->audit.detail, "click %lld,%lld %s x%d%s", (long long)x, (long long)y, bname,
              count, a->has_at ? "" : a->has_control ? ", a layout control" : a->text ? ", located by OCR" : ", located by template");
-    rc = c->b->plat_ops->click(c->b->plat, w->id, (int32_t)x, (int32_t)y, buttons[a->button], count, e);
+    rc = pg_call_intent(c, e);
+    if (!rc) rc = c->b->plat_ops->click(c->plat, w->id, (int32_t)x, (int32_t)y, buttons[a->button], count, e);
     if (rc) return rc;
     cJSON *k = cJSON_AddObjectToObject(r, "clicked");
     if ((!a->has_at || a->has_control) && pg_call_protected(c)) { /* where a template, text or control was found is on the grid, like "found" */
@@ -149,7 +171,8 @@ static pg_err do_click(pg_call *c, const void *args, const pg_window *w, cJSON *
 static pg_err do_key(pg_call *c, const void *args, const pg_window *w, cJSON *r, pg_error *e) {
     const pg_args_key *a = args;
     snprintf(c->audit.detail, sizeof c->audit.detail, "key %.200s", a->chord);
-    pg_err rc = c->b->plat_ops->key(c->b->plat, w->id, a->chord, e);
+    pg_err rc = pg_call_intent(c, e);
+    if (!rc) rc = c->b->plat_ops->key(c->plat, w->id, a->chord, e);
     if (!rc) cJSON_AddStringToObject(r, "key", a->chord);
     return rc;
 }
@@ -162,18 +185,19 @@ typedef struct {
 
 static pg_err do_type(pg_call *c, const void *args, const pg_window *w, cJSON *r, pg_error *e) {
     const pg_args_type *a = args;
-    if (a->has_control) {
-        const type_at *t = args;
-        if (t->x < 0 || t->y < 0 || t->x >= w->width || t->y >= w->height)
-            return pg_error_set(e, PG_E_BADINPUT, "take a fresh layout: the window changed size",
-                                "control %lld is outside the %ux%u window", (long long)a->control, w->width, w->height);
-        pg_err rc = c->b->plat_ops->click(c->b->plat, w->id, (int32_t)t->x, (int32_t)t->y, PG_BTN_LEFT, 1, e);
-        if (rc) return rc;
-        cJSON_AddNumberToObject(r, "control", (double)a->control);
-    }
+    const type_at *t = args;
+    if (a->has_control && (t->x < 0 || t->y < 0 || t->x >= w->width || t->y >= w->height))
+        return pg_error_set(e, PG_E_BADINPUT, "take a fresh layout: the window changed size",
+                            "control %lld is outside the %ux%u window", (long long)a->control, w->width, w->height);
     /* The text itself may be a secret (a password): record only its size. */
-    snprintf(c->audit.detail, sizeof c->audit.detail, "type %zu bytes", strlen(a->text));
-    pg_err rc = c->b->plat_ops->type_text(c->b->plat, w->id, a->text, e);
+    snprintf(c->audit.detail, sizeof c->audit.detail, "type %zu bytes%s", strlen(a->text),
+             a->has_control ? " after a click on a layout control" : "");
+    pg_err rc = pg_call_intent(c, e); /* one record of intent before either effect */
+    if (!rc && a->has_control) {
+        rc = c->b->plat_ops->click(c->plat, w->id, (int32_t)t->x, (int32_t)t->y, PG_BTN_LEFT, 1, e);
+        if (!rc) cJSON_AddNumberToObject(r, "control", (double)a->control);
+    }
+    if (!rc) rc = c->b->plat_ops->type_text(c->plat, w->id, a->text, e);
     if (rc) return rc;
     size_t chars = 0; /* code points: count bytes that do not continue a UTF-8 sequence */
     for (const unsigned char *p = (const unsigned char *)a->text; *p; p++) chars += (*p & 0xC0) != 0x80;
@@ -199,7 +223,7 @@ static pg_err control_target(pg_call *c, bool has_in, const char *in, bool has_c
     if (!has_in) return PG_OK;
     uint64_t wid = 0;
     pg_err rc = pg_layout_control_point(c, in, control, NULL, &wid, x, y, NULL, e);
-    if (!rc) *t = (pg_target){NULL, true, wid, false};
+    if (!rc) *t = (pg_target){NULL, true, wid, false, false, 0};
     return rc;
 }
 

@@ -148,7 +148,7 @@ static pg_err lay_out(pg_call *c, const pg_img *img, const char *lang, pg_ocr_la
 
 pg_err pg_op_layout(pg_call *c, const pg_args_layout *a, pg_error *e) {
     c->audit.kind = "layout";
-    src_spec s = {a->token, {a->window, a->has_id, (uint64_t)a->id, a->first}};
+    src_spec s = {a->token, PG_TARGET_OF(a)};
     char spec[128];
     pg_err rc = pg_ocr_lang_of(c, a->lang, spec, e); /* refuse before any capture */
     if (rc) return rc;
@@ -274,7 +274,7 @@ static pg_err distance(const char *got, const char *want, size_t *d, pg_error *e
 pg_err pg_op_assert_control(pg_call *c, const pg_args_assert_control *a, pg_error *e) {
     c->audit.kind = "assert";
     snprintf(c->audit.mode, sizeof c->audit.mode, "control");
-    src_spec s = {a->in, {a->window, a->has_id, (uint64_t)a->id, a->first}};
+    src_spec s = {a->in, PG_TARGET_OF(a)};
     char spec[128];
     pg_err rc = pg_ocr_lang_of(c, a->lang, spec, e);
     if (rc) return rc;

@@ -1,29 +1,15 @@
 /* ocr and assert text: reading a capture inside the broker. Only text and
  * word boxes leave; OCR is allowed under analyze-only and never unless the
- * policy turns analysis.ocr off. Engines per language (analysis.ocr_languages
- * says which an agent may name), made on first use and shared under a lock. */
+ * policy turns analysis.ocr off. Tesseract engines are the broker's, one per
+ * language spec (analysis.ocr_languages says which an agent may name), made on
+ * first use (~130 ms) and lent to one request at a time (an engine is not
+ * thread-safe; pg_broker_ocr_take). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <pthread.h>
-
 #include "ocr/pg_ocr.h"
 #include "pg_ops.h"
-
-/* Tesseract engines by language, made on first use (~0.1-0.3 s each) and
- * kept for the process; a request takes the one of its language under the
- * pool's lock (an engine is not thread-safe). At most OCR_POOL languages
- * stay loaded; the least recently used one is dropped for a new one. */
-#define OCR_POOL 4
-static struct {
-    char lang[128];
-    char datapath[1024];
-    pg_ocr *o;
-    uint64_t used;
-} ocr_pool[OCR_POOL];
-static uint64_t ocr_tick;
-static pthread_mutex_t ocr_pool_lock = PTHREAD_MUTEX_INITIALIZER;
 
 pg_err pg_ocr_lang_of(pg_call *c, const char *lang, char out[128], pg_error *e) {
     if (!c->view->ocr)
@@ -35,24 +21,10 @@ pg_err pg_ocr_with(pg_call *c, const char *lang, pg_ocr_fn fn, void *ctx, pg_err
     char spec[128];
     pg_err rc = pg_ocr_lang_of(c, lang, spec, e);
     if (rc) return rc;
-    const char *dp = c->b->ocr_datapath;
-    pthread_mutex_lock(&ocr_pool_lock);
-    size_t slot = OCR_POOL, lru = 0;
-    for (size_t i = 0; i < OCR_POOL; i++) {
-        if (ocr_pool[i].o && !strcmp(ocr_pool[i].lang, spec) && !strcmp(ocr_pool[i].datapath, dp)) slot = i;
-        if (ocr_pool[i].used < ocr_pool[lru].used) lru = i;
-    }
-    if (slot == OCR_POOL) {
-        slot = lru;
-        pg_ocr_free(ocr_pool[slot].o);
-        ocr_pool[slot].o = NULL;
-        rc = pg_ocr_new(&ocr_pool[slot].o, spec, dp[0] ? dp : NULL, e);
-        snprintf(ocr_pool[slot].lang, sizeof ocr_pool[slot].lang, "%s", spec);
-        snprintf(ocr_pool[slot].datapath, sizeof ocr_pool[slot].datapath, "%s", dp);
-    }
-    ocr_pool[slot].used = ++ocr_tick;
-    if (!rc) rc = fn(ocr_pool[slot].o, ctx, e);
-    pthread_mutex_unlock(&ocr_pool_lock);
+    struct pg_ocr *engine = NULL;
+    rc = pg_broker_ocr_take(c->b, spec, &engine, e);
+    if (!rc) rc = fn(engine, ctx, e);
+    pg_broker_ocr_give(c->b, engine);
     return rc;
 }
 

@@ -41,14 +41,34 @@ typedef struct {
     bool has_id;
     uint64_t id;
     bool first;
+    bool has_generation; /* the window must still be of this generation (its owner's start) */
+    int64_t generation;
 } pg_target;
-#define PG_TARGET_OF(a) ((pg_target){(a)->window, (a)->has_id, (uint64_t)(a)->id, (a)->first})
+#define PG_TARGET_OF(a) \
+    ((pg_target){(a)->window, (a)->has_id, (uint64_t)(a)->id, (a)->first, (a)->has_generation, (a)->generation})
+
+/* The display for this request, locked, in c->plat: pg_call_plat_input
+ * takes the main connection (input: one input lock keeps every key and
+ * click in order), pg_call_plat_read a reader (captures and listing run
+ * beside input and each other). PG_E_UNREACHABLE when there is no display.
+ * pg_call_plat_done releases whichever is held. */
+pg_err pg_call_plat_input(pg_call *c, pg_error *e);
+pg_err pg_call_plat_read(pg_call *c, pg_error *e);
+void pg_call_plat_done(pg_call *c);
 
 /* Resolves the target among the listed windows (regex over title, class and
  * instance; case-insensitive POSIX ERE; visible windows only; or the id).
  * Caller holds the platform lock. Ambiguity: PG_E_USAGE with
  * c->details = {"candidates":[...]}. */
 pg_err pg_call_resolve_window(pg_call *c, const pg_target *t, pg_window *out, pg_error *e);
+/* A window's generation: its owner's start time in ms (0 unknown). Results
+ * carry it beside the decimal id ("generation"), and a target that names a
+ * generation (--generation) finds only that window, not a new program that
+ * the server gave the same id. */
+int64_t pg_call_window_generation(const pg_window *w);
+/* pg_window_json and the window's generation: the window in every result. */
+cJSON *pg_call_window_json(const pg_window *w);
+
 /* Is the window's title private to this caller: denied by the policy, or
  * owned by another user (unless input.other_users)? Private windows are
  * listed without title, class and instance, and no --window pattern matches
@@ -64,6 +84,11 @@ bool pg_call_window_denied(pg_call *c, const pg_window *w, const pg_window *all,
 /* The same against the platform's list now: PG_E_POLICY (naming the window
  * by id only) when w is denied. Caller holds the platform lock. */
 pg_err pg_call_check_denied(pg_call *c, const pg_window *w, pg_error *e);
+/* Record, then act: the record of intent of an operation with an effect
+ * (PG_OPF_EFFECT), written and on disk before the handler acts; call it right
+ * before the platform or relay call, after c->audit says what and where.
+ * Returns an error (nothing may be done then). See pg_dispatch_intent. */
+pg_err pg_call_intent(pg_call *c, pg_error *e);
 /* Records the target window / a token (prefix, digest, source) for the audit. */
 void pg_call_audit_window(pg_call *c, const pg_window *w);
 void pg_call_audit_token(pg_call *c, const pg_tok_meta *m);

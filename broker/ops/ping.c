@@ -1,4 +1,4 @@
-/* ping: liveness, and who the broker thinks you are. */
+/* ping: liveness, who the broker thinks you are, and the display's state. */
 #include "pg_ops.h"
 
 pg_err pg_op_ping(pg_call *c, const pg_args_ping *a, pg_error *e) {
@@ -12,6 +12,8 @@ pg_err pg_op_ping(pg_call *c, const pg_args_ping *a, pg_error *e) {
     cJSON_AddNumberToObject(p, "uid", c->peer->uid);
     cJSON_AddStringToObject(p, "user", c->peer->user);
     cJSON_AddNumberToObject(p, "pid", c->peer->pid);
+    /* A health check's answer: the broker runs, and whether it has its display. */
+    cJSON_AddItemToObject(r, "display", pg_broker_display_json(c->b));
     c->result = r;
     return PG_OK;
 }

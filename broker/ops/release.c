@@ -70,7 +70,11 @@ pg_err pg_op_release(pg_call *c, const pg_args_release *a, pg_error *e) {
     size_t png_len = 0;
     rc = pg_img_encode_png(img, NULL, &png, &png_len, e);
     pg_img_free(img);
-    if (rc) return rc;
+    if (!rc) rc = pg_call_intent(c, e); /* the pixels leave with the reply: on record first */
+    if (rc) {
+        free(png);
+        return rc;
+    }
     c->reply_att = (pg_blob){png, png_len};
     cJSON *r = cJSON_CreateObject();
     cJSON_AddStringToObject(r, "token", m.token);

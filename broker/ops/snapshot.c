@@ -14,7 +14,7 @@
  * the number of denied windows blacked out of a screen capture. */
 static pg_err capture(pg_call *c, const pg_args_snapshot *a, pg_capture *cap, pg_window *w, cJSON **settled,
                       unsigned *redacted, pg_error *e) {
-    pg_err rc = pg_broker_plat_lock(c->b, e);
+    pg_err rc = pg_call_plat_read(c, e);
     if (rc) return rc;
     const pg_platform_ops *ops = c->b->plat_ops;
     const pg_rect *region = a->has_region ? &a->region : NULL;
@@ -28,12 +28,12 @@ static pg_err capture(pg_call *c, const pg_args_snapshot *a, pg_capture *cap, pg
         if (!rc && a->settle) {
             /* Repaint lag after input: wait for quiet, but a busy window still gets captured. */
             pg_error se;
-            pg_err sr = ops->settle(c->b->plat, w->id, c->b->settle_quiet_ms, c->b->settle_timeout_ms, &se);
+            pg_err sr = ops->settle(c->plat, w->id, c->b->settle_quiet_ms, c->b->settle_timeout_ms, &se);
             *settled = sr == PG_OK ? cJSON_CreateTrue() : sr == PG_E_TIMEOUT ? cJSON_CreateFalse() : cJSON_CreateNull();
         }
         if (!rc) rc = pg_capture_checked(c, w, region, cap, e); /* the deny rules again, after the settle */
     }
-    pg_broker_plat_unlock(c->b);
+    pg_call_plat_done(c);
     return rc;
 }
 
@@ -109,7 +109,7 @@ pg_err pg_op_snapshot(pg_call *c, const pg_args_snapshot *a, pg_error *e) {
     snprintf(c->audit.detail, sizeof c->audit.detail, "%s %ux%u via %s%s", a->screen ? "screen" : "window", m.width,
              m.height, m.method, redacted ? ", denied windows blacked out" : "");
     cJSON *r = pg_tok_meta_json(c, &m);
-    if (!a->screen) cJSON_ReplaceItemInObject(r, "window", pg_window_json(&w));
+    if (!a->screen) cJSON_ReplaceItemInObject(r, "window", pg_call_window_json(&w));
     cJSON_AddItemToObject(r, "settled", settled ? settled : cJSON_CreateNull());
     if (a->screen) cJSON_AddNumberToObject(r, "redacted_windows", redacted);
     c->result = r;

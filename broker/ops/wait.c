@@ -22,6 +22,18 @@ static void keep_frame(pg_call *c, pg_img *img, const char *method, cJSON *into)
     }
 }
 
+/* "responding": true/false, or null when it cannot be asked. */
+static void add_responding(pg_call *c, const pg_window *w, cJSON *into) {
+    pg_responding resp = PG_RESPONDING_UNKNOWN;
+    pg_error ignored;
+    if (pg_call_plat_read(c, &ignored) == PG_OK) {
+        pg_broker_responding(c->b, c->plat, w, 500, &resp, &ignored);
+        pg_call_plat_done(c);
+    }
+    if (resp == PG_RESPONDING_UNKNOWN) cJSON_AddNullToObject(into, "responding");
+    else cJSON_AddBoolToObject(into, "responding", resp == PG_RESPONDING_YES);
+}
+
 pg_err pg_op_wait_stable(pg_call *c, const pg_args_wait_stable *a, pg_error *e) {
     c->audit.kind = "token";
     pg_target t = PG_TARGET_OF(a);
@@ -51,7 +63,8 @@ pg_err pg_op_wait_stable(pg_call *c, const pg_args_wait_stable *a, pg_error *e) 
     if (!coarse) cJSON_AddStringToObject(r, s.stable ? "final_hash" : "last_hash", hex);
     cJSON_AddNumberToObject(r, "elapsed_s", s.elapsed_s);
     keep_frame(c, s.last, s.method, r);
-    cJSON_AddItemToObject(r, "window", pg_window_json(&s.window));
+    cJSON_AddItemToObject(r, "window", pg_call_window_json(&s.window));
+    add_responding(c, &s.window, r); /* a frozen program's window is "stable" too: say which it is */
     snprintf(c->audit.detail, sizeof c->audit.detail, "wait_stable %s after %lld frames",
              s.stable ? "stable" : "timed out", (long long)s.observed);
     if (s.stable) {
@@ -108,7 +121,7 @@ pg_err pg_op_wait_for(pg_call *c, const pg_args_wait_for *a, pg_error *e) {
     cJSON *r = finding ? finding : cJSON_CreateObject();
     cJSON_AddNumberToObject(r, "elapsed_s", (int)((now_s() - t0) * 1000) / 1000.0);
     keep_frame(c, last, method, r);
-    cJSON_AddItemToObject(r, "window", pg_window_json(&w));
+    cJSON_AddItemToObject(r, "window", pg_call_window_json(&w));
     snprintf(c->audit.detail, sizeof c->audit.detail, "wait_for %s", found ? "found" : "timed out");
     if (found) {
         c->result = r;

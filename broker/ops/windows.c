@@ -13,10 +13,10 @@ pg_err pg_op_windows(pg_call *c, const pg_args_windows *a, pg_error *e) {
                             a->match);
     pg_window *all = NULL;
     size_t n = 0;
-    rc = pg_broker_plat_lock(c->b, e);
+    rc = pg_call_plat_read(c, e);
     if (!rc) {
-        rc = c->b->plat_ops->list_windows(c->b->plat, &all, &n, e);
-        pg_broker_plat_unlock(c->b);
+        rc = c->b->plat_ops->list_windows(c->plat, &all, &n, e);
+        pg_call_plat_done(c);
     }
     if (!rc) {
         cJSON *r = cJSON_CreateObject();
@@ -27,7 +27,7 @@ pg_err pg_op_windows(pg_call *c, const pg_args_windows *a, pg_error *e) {
             if (a->match && (private || !pg_call_pattern_matches(&re, &w))) continue; /* a pattern never probes a private title */
             bool denied = pg_call_window_denied(c, &w, all, n);
             if (private) w.title[0] = w.class_name[0] = w.instance[0] = '\0';
-            cJSON *o = pg_window_json(&w);
+            cJSON *o = pg_call_window_json(&w);
             if (private) {
                 cJSON_ReplaceItemInObject(o, "title", cJSON_CreateNull());
                 cJSON_ReplaceItemInObject(o, "class", cJSON_CreateNull());

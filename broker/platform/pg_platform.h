@@ -67,6 +67,16 @@ typedef struct {
 
 typedef enum { PG_BTN_LEFT = 1, PG_BTN_MIDDLE = 2, PG_BTN_RIGHT = 3 } pg_button;
 
+/* Does a window's program handle its events? */
+typedef enum {
+    PG_RESPONDING_UNKNOWN = 0, /* cannot be asked: no window manager */
+    PG_RESPONDING_YES,         /* it answered */
+    PG_RESPONDING_NO,          /* it promised to answer (X11: _NET_WM_PING in WM_PROTOCOLS) and did not
+                                  within the time given: frozen or hung */
+    PG_RESPONDING_SILENT       /* asked, no answer, but it never promised one (many toolkits answer
+                                  anyway, some never do): the broker decides from earlier answers */
+} pg_responding;
+
 typedef struct {
     bool list_windows;
     bool capture_window;
@@ -128,6 +138,19 @@ typedef struct {
      * PG_E_TIMEOUT if it never went quiet. */
     pg_err (*settle)(pg_platform *p, uint64_t id, uint32_t quiet_ms, uint32_t timeout_ms,
                      pg_error *e);
+    /* Has the connection to the display (X server, session helper) been lost
+     * for good? Never blocks: it looks at what the connection already knows
+     * (reading what waits on it without waiting). true: why says so (a
+     * sentence), and the handle is only good for close(); the broker opens a
+     * new one when the display is back. NULL: never lost. */
+    bool (*lost)(pg_platform *p, char *why, size_t n);
+    /* Does window id's program answer? X11: where a window manager runs, a
+     * _NET_WM_PING answered within max_ms (YES), else NO or SILENT by whether
+     * the client lists _NET_WM_PING in WM_PROTOCOLS; without a window manager
+     * UNKNOWN (nothing pings there, so no program is expected to answer).
+     * Win32: IsHungAppWindow (YES or NO). Unknown id: PG_E_NOTFOUND. NULL:
+     * always UNKNOWN. Stateless: remembering who answered is the broker's. */
+    pg_err (*responding)(pg_platform *p, uint64_t id, uint32_t max_ms, pg_responding *out, pg_error *e);
 } pg_platform_ops;
 
 /* The backend compiled in for this build (X11 on Linux, Win32 on Windows). */

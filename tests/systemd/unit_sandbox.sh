@@ -203,9 +203,10 @@ while IFS=' ' read -r seq hash; do
 done < <(jq -r '"\(.PIXELGATE_AUDIT_SEQ) \(.PIXELGATE_AUDIT_HASH)"' <<<"$copies")
 check "each copy's SEQ:HASH checks against the chained file (--verify-audit --anchor)" test "$bad" = 0
 check "the copies carry no window title" bash -c '! grep -q "PIXELGATE_WINDOW_TITLE\|pixelgate demo" <<<"$1"' _ "$copies"
-check "the copies say who did what" \
+# analyze has an effect outside the broker: its intent is on record before the relay, its result after.
+check "the copies say who did what (the intent, then the outcome)" \
     test "$(jq -r 'select(.PIXELGATE_OP == "analyze") | "\(.PIXELGATE_USER) \(.PIXELGATE_DISPOSITION) \(.PIXELGATE_ENDPOINT) \(.PIXELGATE_OUTCOME)"' <<<"$copies")" = \
-         "$PG_AGENT analyze local OK"
+         "$PG_AGENT analyze local INTENT"$'\n'"$PG_AGENT analyze local OK"
 
 # ---- the unit before this change: AF_UNIX only ----
 sandbox_start AF_UNIX

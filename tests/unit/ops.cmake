@@ -6,7 +6,7 @@ if(NOT WIN32)
   # test_dispatch and every test_op_*.c: a new operation's test needs no line here
   file(GLOB pg_op_tests CONFIGURE_DEPENDS RELATIVE ${CMAKE_CURRENT_SOURCE_DIR} ${CMAKE_CURRENT_SOURCE_DIR}/test_op_*.c)
   list(TRANSFORM pg_op_tests REPLACE "\\.c$" "")
-  foreach(t test_dispatch ${pg_op_tests})
+  foreach(t test_dispatch test_server ${pg_op_tests})
     pg_unit_test(${t} SOURCES ${t}.c LIBS pg_broker_fixture)
     target_compile_definitions(${t} PRIVATE PG_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
     set_tests_properties(unit.${t} PROPERTIES LABELS "unit;ops")

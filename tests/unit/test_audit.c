@@ -814,6 +814,35 @@ PG_TEST(write_failure_is_an_error_and_leaves_no_torn_line) {
     rm_tree(dir);
 }
 
+PG_TEST(reserving_room_refuses_when_the_next_records_would_not_fit) {
+    char dir[64], path[128];
+    tmp_dir(dir);
+    snprintf(path, sizeof path, "%s/audit.jsonl", dir);
+    pg_audit *a;
+    pg_error e;
+    REQUIRE(pg_audit_open(&a, path, 0, NULL) == PG_OK);
+    REQUIRE(append_n(a, 0, 2) == PG_OK);
+    uint64_t before = file_size(path);
+    CHECK_EQ_INT(pg_audit_reserve(a, 2 * PG_AUDIT_RECORD_MAX, &e), PG_OK);
+    CHECK_EQ_INT(file_size(path), before); /* reserved past the end: the size is the records' */
+    struct rlimit old, lim;
+    REQUIRE(getrlimit(RLIMIT_FSIZE, &old) == 0);
+    void (*oldsig)(int) = signal(SIGXFSZ, SIG_IGN);
+    lim = old;
+    lim.rlim_cur = before + 1000; /* room for one small record, not for what is asked */
+    REQUIRE(setrlimit(RLIMIT_FSIZE, &lim) == 0);
+    pg_audit_close(a);
+    REQUIRE(pg_audit_open(&a, path, 0, NULL) == PG_OK); /* a fresh handle: nothing reserved yet */
+    pg_err rc = pg_audit_reserve(a, 2 * PG_AUDIT_RECORD_MAX, &e);
+    setrlimit(RLIMIT_FSIZE, &old);
+    signal(SIGXFSZ, oldsig);
+    CHECK_EQ_INT(rc, PG_E_INTERNAL);
+    CHECK(strstr(e.message, "no room") != NULL);
+    CHECK_EQ_INT(file_size(path), before); /* nothing written */
+    pg_audit_close(a);
+    rm_tree(dir);
+}
+
 /* As an unprivileged user (root drops to nobody in a child): a log whose
  * directory and file were made unwritable cannot be opened - an error code,
  * not a crash and not a silent success. */
@@ -844,6 +873,53 @@ PG_TEST(unwritable_log_is_an_error) {
     CHECK_EQ_INT(WEXITSTATUS(st), 0);
 }
 #endif
+
+PG_TEST(reserving_room_rotates_first_when_the_records_would_pass_the_rotation_size) {
+    char dir[64], path[128], p1[160];
+    tmp_dir(dir);
+    snprintf(path, sizeof path, "%s/audit.jsonl", dir);
+    snprintf(p1, sizeof p1, "%s.1", path);
+    pg_audit *a;
+    pg_error e;
+    REQUIRE(pg_audit_open(&a, path, 4 * PG_AUDIT_RECORD_MAX, NULL) == PG_OK);
+    REQUIRE(append_n(a, 0, 3) == PG_OK);
+    CHECK_EQ_INT(file_size(p1), 0);
+    CHECK_EQ_INT(pg_audit_reserve(a, 4 * PG_AUDIT_RECORD_MAX, &e), PG_OK);
+    CHECK(file_size(p1) > 0); /* the old file rotated away before anything relied on room in it */
+    REQUIRE(append_n(a, 3, 2) == PG_OK);
+    pg_audit_close(a);
+    pg_audit_report r;
+    CHECK_EQ_INT(pg_audit_verify_file(path, &r, &e), PG_OK);
+    CHECK_EQ_INT(r.last_seq, 6); /* 5 records and the rotation header */
+    rm_tree(dir);
+}
+
+PG_TEST(a_record_of_intent_says_so_and_its_outcome_names_it) {
+    char dir[64], path[128], at[PG_AUDIT_ANCHOR_MAX];
+    tmp_dir(dir);
+    snprintf(path, sizeof path, "%s/audit.jsonl", dir);
+    pg_audit *a;
+    REQUIRE(pg_audit_open(&a, path, 0, NULL) == PG_OK);
+    pg_audit_event ev = sample(3);
+    ev.intent = true;
+    REQUIRE(pg_audit_append_at(a, &ev, at, NULL) == PG_OK);
+    CHECK(strncmp(at, "1:", 2) == 0);
+    ev.intent = false;
+    ev.disposition.intent = at;
+    REQUIRE(pg_audit_append(a, &ev, NULL) == PG_OK);
+    pg_audit_close(a);
+    lines_t L;
+    read_lines(path, &L);
+    REQUIRE(L.count == 2);
+    CHECK(strstr(L.l[0], "\"outcome\":\"INTENT\"") != NULL);
+    char hex[65], want[160];
+    sha_hex(L.l[0], L.len[0], hex);
+    snprintf(want, sizeof want, "\"intent\":\"1:%s\"", hex);
+    CHECK(strstr(L.l[1], want) != NULL);
+    free(L.buf);
+    rm_tree(dir);
+}
+
 
 #ifdef _WIN32
 /* A symbolic link in place of the log is opened as itself and refused. Making

@@ -160,6 +160,20 @@ static pg_spec_report run(const bytes *b, const pg_spec_rules *rules) {
     return r;
 }
 
+/* What a file's decode check gives in this build: a build without the
+ * format's decoder (the Windows build has PNG only) blocks the whole report
+ * with DEPENDENCY_MISSING instead of passing; the header facts the tests
+ * check (DPI, orientation, animation) are read either way. */
+static const char *decoded(pg_img_format f) { return pg_img_codec_has(f) ? "PASSED" : "DEPENDENCY_MISSING"; }
+#define CHECK_PASSED_IF_DECODABLE(r, f)                              \
+    do {                                                             \
+        bool blocked_;                                               \
+        CHECK(pg_spec_passed(r, &blocked_) == pg_img_codec_has(f)); \
+        CHECK(blocked_ == !pg_img_codec_has(f));                     \
+        CHECK_STR(code(r, "decode"), decoded(f));                    \
+    } while (0)
+
+
 static pg_spec_rules rules_none(void) {
     pg_spec_rules r;
     memset(&r, 0, sizeof r);
@@ -267,7 +281,7 @@ PG_TEST(exif_orientation_swaps_the_dimensions_that_are_checked) {
     CHECK_STR(code(&r, "width"), "PASSED");
     CHECK_STR(code(&r, "dpi"), "PASSED");
     CHECK_STR(r.info.dpi_source, "EXIF");
-    CHECK_STR(code(&r, "decode"), "PASSED");
+    CHECK_STR(code(&r, "decode"), decoded(PG_IMG_FMT_JPEG));
     free(j.p);
     free(x.p);
 }
@@ -279,8 +293,7 @@ PG_TEST(jpeg_jfif_density_in_inches_or_centimetres_gives_dpi) {
     ru.file_name = "photo.jpeg";
     pg_spec_range_parse("96", &ru.dpi);
     pg_spec_report r = run(&j, &ru);
-    bool blocked;
-    CHECK(pg_spec_passed(&r, &blocked));
+    CHECK_PASSED_IF_DECODABLE(&r, PG_IMG_FMT_JPEG);
     CHECK_STR(r.info.dpi_source, "JFIF");
     free(j.p);
     j = jfif(2, 118, 118); /* 118 per cm = 299.7 dpi */
@@ -303,8 +316,7 @@ PG_TEST(webp_vp8x_exif_is_read_and_an_animated_webp_or_apng_is_not_static) {
     pg_spec_range_parse("72", &ru.dpi);
     pg_spec_range_parse("64", &ru.width);
     pg_spec_report r = run(&w, &ru);
-    bool blocked;
-    CHECK(pg_spec_passed(&r, &blocked));
+    CHECK_PASSED_IF_DECODABLE(&r, PG_IMG_FMT_WEBP);
     free(w.p);
     uint8_t anim[6] = {0};
     w = webp_ext(0x02, "ANIM", anim, 6);

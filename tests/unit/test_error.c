@@ -16,6 +16,8 @@ PG_TEST(exit_codes_match_the_documented_table) {
     CHECK_EQ_INT(PG_E_INTERNAL, 9);
     CHECK_EQ_INT(PG_E_BLOCKED, 10);
     CHECK_EQ_INT(PG_E_NEEDS_APPROVAL, 11);
+    CHECK_EQ_INT(PG_E_BUSY, 12);
+    CHECK_EQ_INT(PG_ERR_LAST, PG_E_BUSY);
 }
 
 PG_TEST(names_round_trip) {
@@ -23,6 +25,8 @@ PG_TEST(names_round_trip) {
     CHECK_STR(pg_err_name(PG_E_NOTFOUND), "NOT_FOUND");
     CHECK_STR(pg_err_name(PG_E_BLOCKED), "BLOCKED");
     CHECK_STR(pg_err_name(PG_E_NEEDS_APPROVAL), "NEEDS_APPROVAL");
+    CHECK_STR(pg_err_name(PG_E_BUSY), "BUSY");
+    CHECK(strstr(pg_err_default_tip(PG_E_BUSY), "retry") != NULL);
     CHECK_EQ_INT(pg_err_from_name("NO_SUCH_NAME"), PG_E_INTERNAL);
     CHECK_STR(pg_err_name((pg_err)42), "INTERNAL");
 }

@@ -232,5 +232,27 @@ PG_TEST(a_failed_check_of_protected_pixels_repeats_only_the_coarse_figure_in_its
     CHECK_EQ_INT(call2(&fx, "diff", a, b, "\"max_ratio\":0.01", &r), PG_E_ASSERT);
     CHECK(strstr(r.e.message, "0.025000") == NULL);
     pg_fx_reply_fini(&r);
+}
+
+PG_TEST(decoded_pixels_share_one_budget_across_requests) {
+    FX(fx, ALLOW_POLICY);
+    char a[32], b[32];
+    before_after(&fx, a, b); /* two 100x80 tokens: 32000 bytes each */
+    fx.b.pixels_wait_ms = 0;
+    fx.b.pixels_budget = 50000; /* one of them fits, not both */
+    pg_fx_reply r;
+    CHECK_EQ_INT(call2(&fx, "diff", a, b, NULL, &r), PG_E_BUSY);
+    CHECK(strstr(r.e.message, "decoded pixels") != NULL);
+    pg_fx_reply_fini(&r);
+    CHECK_EQ_INT(fx.b.pixels_used, 0); /* what the refused request held is given back */
+    fx.b.pixels_budget = 20000; /* less than one image: it can never fit */
+    char args[96];
+    snprintf(args, sizeof args, "{\"image\":{\"token\":\"%s\"},\"algo\":\"dhash\"}", a);
+    CHECK_EQ_INT(pg_fx_call(&fx, "hash", args, NULL, 0, &r), PG_E_BADINPUT);
+    pg_fx_reply_fini(&r);
+    fx.b.pixels_budget = 1 << 20;
+    CHECK_EQ_INT(call2(&fx, "diff", a, b, NULL, &r), PG_OK);
+    pg_fx_reply_fini(&r);
+    CHECK_EQ_INT(fx.b.pixels_used, 0);
     pg_fx_fini(&fx);
 }

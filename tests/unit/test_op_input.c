@@ -237,5 +237,75 @@ PG_TEST(a_denied_applications_dialog_is_private_and_takes_no_input) {
     CHECK_EQ_INT(pg_fx_call(&fx, "type", args, NULL, 0, &r), PG_E_POLICY);
     pg_fx_reply_fini(&r);
     CHECK_EQ_INT(pg_fake_input_count(fx.fake), 0);
+}
+
+PG_TEST(input_to_a_frozen_program_says_so_and_nothing_is_sent) {
+    FX(fx, NULL);
+    uint64_t id = own_window(&fx);
+    pg_fake_freeze(fx.fake, id, true);
+    pg_fx_reply r;
+    CHECK_EQ_INT(pg_fx_call(&fx, "click", "{\"window\":\"demo\",\"at\":{\"x\":1,\"y\":1}}", NULL, 0, &r), PG_E_TIMEOUT);
+    CHECK(strstr(r.e.message, "not responding") != NULL);
+    CHECK(cJSON_IsFalse(cJSON_GetObjectItem(r.details, "responding")));
+    pg_fx_reply_fini(&r);
+    CHECK_EQ_INT(pg_fx_call(&fx, "type", "{\"window\":\"demo\",\"text\":\"x\"}", NULL, 0, &r), PG_E_TIMEOUT);
+    pg_fx_reply_fini(&r);
+    CHECK_EQ_INT(pg_fake_input_count(fx.fake), 0);
+    CHECK_EQ_INT(pg_fx_audit_count(&fx, "click", "INTENT"), 0); /* refused before the intent */
+    pg_fake_freeze(fx.fake, id, false);
+    REQUIRE(pg_fx_call(&fx, "click", "{\"window\":\"demo\",\"at\":{\"x\":1,\"y\":1}}", NULL, 0, &r) == PG_OK);
+    CHECK(cJSON_IsTrue(cJSON_GetObjectItem(r.result, "responding")));
+    pg_fx_reply_fini(&r);
+    pg_fake_set_wm(fx.fake, false); /* nobody can ask: unknown, and the input goes */
+    pg_fake_freeze(fx.fake, id, true);
+    REQUIRE(pg_fx_call(&fx, "key", "{\"window\":\"demo\",\"chord\":\"a\"}", NULL, 0, &r) == PG_OK);
+    CHECK(cJSON_IsNull(cJSON_GetObjectItem(r.result, "responding")));
+    pg_fx_reply_fini(&r);
+    CHECK_EQ_INT(pg_fake_input_count(fx.fake), 2);
+    pg_fx_fini(&fx);
+}
+
+PG_TEST(a_window_id_reused_by_a_new_program_is_not_found_under_its_old_generation) {
+    FX(fx, "{\"version\":1,\"clients\":{\"users\":[\"agent\"]},\"input\":{\"other_users\":true}}");
+    uint64_t id = own_window(&fx);
+    pg_fx_reply r;
+    REQUIRE(pg_fx_call(&fx, "windows", NULL, NULL, 0, &r) == PG_OK);
+    const cJSON *w = cJSON_GetArrayItem(cJSON_GetObjectItem(r.result, "windows"), 0);
+    const cJSON *gen = cJSON_GetObjectItem(w, "generation");
+    REQUIRE(cJSON_IsNumber(gen));
+    int64_t g = (int64_t)gen->valuedouble;
+    CHECK_EQ_INT(g, pg_broker_process_started_ms(getpid())); /* the owner's start time */
+    pg_fx_reply_fini(&r);
+    char args[160];
+    snprintf(args, sizeof args, "{\"id\":%llu,\"generation\":%lld,\"chord\":\"a\"}", (unsigned long long)id, (long long)g);
+    REQUIRE(pg_fx_call(&fx, "key", args, NULL, 0, &r) == PG_OK);
+    pg_fx_reply_fini(&r);
+    int64_t other = pg_fx_foreign_pid(&fx); /* the app restarted: another process, the same id */
+    REQUIRE(other > 0);
+    pg_fake_set_pid(fx.fake, id, other);
+    CHECK_EQ_INT(pg_fx_call(&fx, "key", args, NULL, 0, &r), PG_E_NOTFOUND);
+    CHECK(strstr(r.e.message, "generation") != NULL);
+    pg_fx_reply_fini(&r);
+    CHECK_EQ_INT(pg_fake_input_count(fx.fake), 1);
+    pg_fx_fini(&fx);
+}
+
+PG_TEST(a_program_that_answered_before_and_stops_is_not_responding_though_it_never_promised) {
+    FX(fx, NULL);
+    uint64_t id = own_window(&fx);
+    pg_fake_set_silent(fx.fake, id, true); /* like Tk: answers pings, never lists _NET_WM_PING */
+    pg_fake_freeze(fx.fake, id, true);
+    pg_fx_reply r;
+    REQUIRE(pg_fx_call(&fx, "key", "{\"window\":\"demo\",\"chord\":\"a\"}", NULL, 0, &r) == PG_OK);
+    CHECK(cJSON_IsNull(cJSON_GetObjectItem(r.result, "responding"))); /* never heard: unknown, input goes */
+    pg_fx_reply_fini(&r);
+    pg_fake_freeze(fx.fake, id, false);
+    REQUIRE(pg_fx_call(&fx, "key", "{\"window\":\"demo\",\"chord\":\"a\"}", NULL, 0, &r) == PG_OK);
+    CHECK(cJSON_IsTrue(cJSON_GetObjectItem(r.result, "responding")));
+    pg_fx_reply_fini(&r);
+    pg_fake_freeze(fx.fake, id, true); /* it answered before: silence now means frozen */
+    CHECK_EQ_INT(pg_fx_call(&fx, "key", "{\"window\":\"demo\",\"chord\":\"a\"}", NULL, 0, &r), PG_E_TIMEOUT);
+    pg_fx_reply_fini(&r);
+    CHECK_EQ_INT(pg_fake_input_count(fx.fake), 2);
     pg_fx_fini(&fx);
 }

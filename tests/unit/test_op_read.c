@@ -167,3 +167,55 @@ PG_TEST(under_never_no_image_goes_to_any_endpoint) {
     pg_fx_reply_fini(&r);
     pg_fx_fini(&fx);
 }
+
+PG_TEST(drop_frees_the_callers_tokens_and_says_nothing_of_others) {
+    FX(fx, NULL);
+    uint64_t id = pg_fake_add_window(fx.fake, "demo", "Demo", getpid(), 0, 0, 50, 40, 0xffffffff);
+    char a[32], b[32], args[200];
+    REQUIRE(pg_fx_snapshot(&fx, id, a) == 0);
+    REQUIRE(pg_fx_snapshot(&fx, id, b) == 0);
+    pg_peer me = fx.peer;
+    fx.peer.uid += 1; /* another admitted uid, same name */
+    snprintf(args, sizeof args, "{\"tokens\":[\"%s\"]}", a);
+    pg_fx_reply r;
+    REQUIRE(pg_fx_call(&fx, "drop", args, NULL, 0, &r) == PG_OK);
+    CHECK_EQ_INT(pg_fx_num(&r, "dropped"), 0); /* not theirs: the same as unknown */
+    CHECK_EQ_INT(pg_fx_num(&r, "not_found"), 1);
+    pg_fx_reply_fini(&r);
+    fx.peer = me;
+    snprintf(args, sizeof args, "{\"tokens\":[\"%s\",\"cap:AAAAAAAAAAAAAAAAAAAAAA\"]}", a);
+    REQUIRE(pg_fx_call(&fx, "drop", args, NULL, 0, &r) == PG_OK);
+    CHECK_EQ_INT(pg_fx_num(&r, "dropped"), 1);
+    CHECK_EQ_INT(pg_fx_num(&r, "not_found"), 1);
+    CHECK_EQ_INT(pg_fx_num(&r, "freed_bytes"), 50 * 40 * 4 + PG_TOK_OVERHEAD);
+    CHECK_EQ_INT(cJSON_GetObjectItem(cJSON_GetObjectItem(r.result, "held"), "tokens")->valuedouble, 1);
+    pg_fx_reply_fini(&r);
+    snprintf(args, sizeof args, "{\"token\":\"%s\"}", a);
+    CHECK_EQ_INT(pg_fx_call(&fx, "info", args, NULL, 0, &r), PG_E_NOTFOUND);
+    pg_fx_reply_fini(&r);
+    REQUIRE(pg_fx_call(&fx, "drop", "{\"all\":true}", NULL, 0, &r) == PG_OK);
+    CHECK_EQ_INT(pg_fx_num(&r, "dropped"), 1);
+    pg_fx_reply_fini(&r);
+    CHECK_EQ_INT(pg_fx_call(&fx, "drop", "{}", NULL, 0, &r), PG_E_USAGE); /* tokens or --all */
+    pg_fx_reply_fini(&r);
+    CHECK_EQ_INT(pg_fx_audit_count(&fx, "drop", "OK"), 3);
+    pg_fx_fini(&fx);
+}
+
+PG_TEST(a_quota_refusal_says_what_is_held_and_how_to_free_it_and_drop_frees_it) {
+    FX(fx, "{\"version\":1,\"clients\":{\"users\":[\"agent\"]},\"tokens\":{\"spool_quota_mb\":1}}");
+    uint64_t id = pg_fake_add_window(fx.fake, "demo", "Demo", getpid(), 0, 0, 300, 300, 0xffffffff); /* 360 KB */
+    char t[32], args[96];
+    REQUIRE(pg_fx_snapshot(&fx, id, t) == 0);
+    REQUIRE(pg_fx_snapshot(&fx, id, t) == 0);
+    snprintf(args, sizeof args, "{\"id\":%llu}", (unsigned long long)id);
+    pg_fx_reply r;
+    CHECK_EQ_INT(pg_fx_call(&fx, "snapshot", args, NULL, 0, &r), PG_E_POLICY);
+    CHECK(strstr(r.e.message, "you hold 2 tokens") != NULL);
+    CHECK(strstr(r.e.recovery_tip, "pixelgate drop --all") != NULL);
+    pg_fx_reply_fini(&r);
+    REQUIRE(pg_fx_call(&fx, "drop", "{\"all\":true}", NULL, 0, &r) == PG_OK);
+    pg_fx_reply_fini(&r);
+    CHECK(pg_fx_snapshot(&fx, id, t) == 0); /* room again */
+    pg_fx_fini(&fx);
+}

@@ -1358,11 +1358,17 @@ PG_TEST(ocr_languages_default_to_latin_first_and_a_user_may_keep_some) {
     CHECK_EQ_INT(pg_policy_ocr_lang(ci, NULL, lang, &e), PG_OK);
     CHECK_STR(lang, "eng");
     CHECK_EQ_INT(pg_policy_ocr_lang(ci, "deu", lang, &e), PG_E_POLICY);
-    CHECK_EQ_INT(pg_policy_ocr_lang(g, "eng+deu", lang, &e), PG_OK);
+    /* A combination is checked against an explicit list: the default list
+     * differs by platform (Windows ships eng only). */
+    PARSE(two, "{" V1 ",'analysis':{'ocr_languages':['eng','deu']}}");
+    const pg_policy_view *t = pg_policy_view_for(two, NULL);
+    CHECK_EQ_INT(pg_policy_ocr_lang(t, "eng+deu", lang, &e), PG_OK);
     CHECK_STR(lang, "eng+deu");
-    CHECK_EQ_INT(pg_policy_ocr_lang(g, "eng++deu", lang, &e), PG_E_USAGE);
-    CHECK_EQ_INT(pg_policy_ocr_lang(g, "eng+", lang, &e), PG_E_USAGE);
+    CHECK_EQ_INT(pg_policy_ocr_lang(t, "eng+fra", lang, &e), PG_E_POLICY);
+    CHECK_EQ_INT(pg_policy_ocr_lang(t, "eng++deu", lang, &e), PG_E_USAGE);
+    CHECK_EQ_INT(pg_policy_ocr_lang(t, "eng+", lang, &e), PG_E_USAGE);
     CHECK_EQ_INT(pg_policy_ocr_lang(g, "../eng", lang, &e), PG_E_POLICY);
+    pg_policy_free(two);
     pg_policy_free(p);
 }
 

@@ -99,8 +99,8 @@ PG_TEST(tokens_are_bound_to_their_uid) {
 PG_TEST(memory_budget_then_spill_then_quota) {
     char *dir = make_spool();
     pg_tok_store *s;
-    /* budget holds one 10x10 capture (400 B); quota holds two */
-    REQUIRE(pg_tok_store_new(&s, dir, 800, 400, 60, NULL) == PG_OK);
+    /* budget holds one 10x10 capture (400 B); quota holds two (with their overhead) */
+    REQUIRE(pg_tok_store_new(&s, dir, 2 * (400 + PG_TOK_OVERHEAD), 400, 60, NULL) == PG_OK);
     pg_tok_meta a = meta_for(1, 10, 10), b = meta_for(1, 10, 10), c = meta_for(1, 10, 10);
     REQUIRE(pg_tok_put(s, &a, pixels(10, 10, 1), 0, 0, NULL) == PG_OK);
     CHECK_EQ_INT(spool_files(dir), 0);
@@ -109,7 +109,7 @@ PG_TEST(memory_budget_then_spill_then_quota) {
     uint64_t bytes, mem;
     unsigned n;
     pg_tok_usage(s, &bytes, &mem, &n);
-    CHECK(bytes == 800 && mem == 400 && n == 2);
+    CHECK(bytes == 2 * (400 + PG_TOK_OVERHEAD) && mem == 400 && n == 2);
     pg_error e;
     CHECK_EQ_INT(pg_tok_put(s, &c, pixels(10, 10, 3), 0, 0, &e), PG_E_POLICY);
     CHECK(strstr(e.message, "quota") != NULL);
@@ -130,12 +130,15 @@ PG_TEST(per_user_quota_and_ttl) {
     pg_tok_store *s;
     REQUIRE(pg_tok_store_new(&s, dir, 1 << 20, 1 << 20, 60, NULL) == PG_OK);
     pg_tok_meta a = meta_for(1, 10, 10), b = meta_for(1, 10, 10), c = meta_for(2, 10, 10);
-    REQUIRE(pg_tok_put(s, &a, pixels(10, 10, 1), 5, 500, NULL) == PG_OK);
+    const uint64_t q = 400 + PG_TOK_OVERHEAD + 100; /* one token, not two */
+    REQUIRE(pg_tok_put(s, &a, pixels(10, 10, 1), 5, q, NULL) == PG_OK);
     CHECK_EQ_INT(a.expires_ms - a.created_ms, 5000);
     pg_error e;
-    CHECK_EQ_INT(pg_tok_put(s, &b, pixels(10, 10, 1), 0, 500, &e), PG_E_POLICY); /* uid 1 over 500 B */
+    CHECK_EQ_INT(pg_tok_put(s, &b, pixels(10, 10, 1), 0, q, &e), PG_E_POLICY); /* uid 1 over its quota */
     CHECK(strstr(e.message, "your spool quota") != NULL);
-    CHECK_EQ_INT(pg_tok_put(s, &c, pixels(10, 10, 1), 0, 500, NULL), PG_OK); /* uid 2 has its own */
+    CHECK(strstr(e.message, "you hold 1 tokens") != NULL); /* how much is held */
+    CHECK(strstr(e.recovery_tip, "pixelgate drop") != NULL); /* and how to free it */
+    CHECK_EQ_INT(pg_tok_put(s, &c, pixels(10, 10, 1), 0, q, NULL), PG_OK); /* uid 2 has its own */
     pg_tok_store_free(s);
     rm_dir(dir);
     free(dir);
@@ -169,6 +172,105 @@ PG_TEST(startup_empties_orphaned_spool_files) {
     pg_tok_store *s;
     REQUIRE(pg_tok_store_new(&s, dir, 1 << 20, 0, 60, NULL) == PG_OK);
     CHECK_EQ_INT(spool_files(dir), 0);
+    pg_tok_store_free(s);
+    rm_dir(dir);
+    free(dir);
+}
+
+PG_TEST(a_user_drops_its_own_tokens_and_nobody_elses) {
+    char *dir = make_spool();
+    pg_tok_store *s;
+    REQUIRE(pg_tok_store_new(&s, dir, 1 << 24, 1 << 20, 60, NULL) == PG_OK);
+    pg_tok_meta a = meta_for(1, 4, 4), b = meta_for(1, 4, 4), c = meta_for(2, 4, 4);
+    REQUIRE(pg_tok_put(s, &a, pixels(4, 4, 1), 0, 0, NULL) == PG_OK);
+    REQUIRE(pg_tok_put(s, &b, pixels(4, 4, 2), 0, 0, NULL) == PG_OK);
+    REQUIRE(pg_tok_put(s, &c, pixels(4, 4, 3), 0, 0, NULL) == PG_OK);
+    uint64_t freed = 0;
+    CHECK(!pg_tok_drop_mine(s, c.token, 1, &freed)); /* another user's: as if unknown */
+    CHECK(!pg_tok_drop_mine(s, "cap:AAAAAAAAAAAAAAAAAAAAAA", 1, &freed));
+    CHECK_EQ_INT(freed, 0);
+    CHECK(pg_tok_drop_mine(s, a.token, 1, &freed));
+    CHECK_EQ_INT(freed, 64 + PG_TOK_OVERHEAD);
+    CHECK(!pg_tok_drop_mine(s, a.token, 1, &freed)); /* gone */
+    pg_tok_meta got;
+    CHECK_EQ_INT(pg_tok_get(s, a.token, 1, &got, NULL), PG_E_NOTFOUND);
+    CHECK_EQ_INT(pg_tok_get(s, c.token, 2, &got, NULL), PG_OK);
+    uint64_t bytes;
+    unsigned n;
+    pg_tok_uid_usage(s, 1, &bytes, &n);
+    CHECK(n == 1 && bytes == 64 + PG_TOK_OVERHEAD);
+    CHECK_EQ_INT(pg_tok_drop_all(s, 1, NULL), 1);
+    pg_tok_uid_usage(s, 1, &bytes, &n);
+    CHECK(n == 0 && bytes == 0);
+    CHECK_EQ_INT(pg_tok_get(s, c.token, 2, &got, NULL), PG_OK); /* uid 2 untouched */
+    pg_tok_store_free(s);
+    rm_dir(dir);
+    free(dir);
+}
+
+PG_TEST(tiny_tokens_count_their_overhead_and_one_user_holds_a_bounded_number) {
+    char *dir = make_spool();
+    pg_tok_store *s;
+    REQUIRE(pg_tok_store_new(&s, dir, 1ull << 32, 1ull << 30, 60, NULL) == PG_OK);
+    pg_tok_store_limits(s, 0, 0, 300);
+    pg_tok_meta m;
+    for (int i = 0; i < 300; i++) {
+        m = meta_for(7, 1, 1);
+        REQUIRE(pg_tok_put(s, &m, pixels(1, 1, 1), 0, 0, NULL) == PG_OK);
+    }
+    pg_error e;
+    m = meta_for(7, 1, 1);
+    CHECK_EQ_INT(pg_tok_put(s, &m, pixels(1, 1, 1), 0, 0, &e), PG_E_POLICY);
+    CHECK(strstr(e.message, "you hold 300 tokens") != NULL);
+    m = meta_for(8, 1, 1);
+    CHECK_EQ_INT(pg_tok_put(s, &m, pixels(1, 1, 1), 0, 0, NULL), PG_OK); /* another user is not stopped */
+    uint64_t bytes, mem;
+    unsigned n;
+    pg_tok_usage(s, &bytes, &mem, &n);
+    CHECK_EQ_INT(bytes, 301ull * (4 + PG_TOK_OVERHEAD)); /* 4 pixel bytes each, and what holding one costs */
+    CHECK_EQ_INT(pg_tok_drop_all(s, 7, NULL), 300);
+    pg_tok_store_free(s);
+    rm_dir(dir);
+    free(dir);
+}
+
+PG_TEST(many_tokens_of_several_users_are_each_found_and_only_the_expired_swept) {
+    char *dir = make_spool();
+    pg_tok_store *s;
+    REQUIRE(pg_tok_store_new(&s, dir, 1ull << 32, 1ull << 30, 60, NULL) == PG_OK);
+    enum { N = 3000 };
+    static pg_tok_meta m[N];
+    for (int i = 0; i < N; i++) { /* every third lives 1 s, the rest 60 s */
+        m[i] = meta_for((uint32_t)(i % 5), 1, 1);
+        REQUIRE(pg_tok_put(s, &m[i], pixels(1, 1, (uint8_t)i), i % 3 == 0 ? 1 : 60, 0, NULL) == PG_OK);
+    }
+    pg_tok_meta got;
+    int found = 0, foreign = 0;
+    for (int i = 0; i < N; i++) {
+        found += pg_tok_get(s, m[i].token, (uint32_t)(i % 5), &got, NULL) == PG_OK && !strcmp(got.token, m[i].token);
+        foreign += pg_tok_get(s, m[i].token, (uint32_t)(i % 5) + 1, &got, NULL) == PG_OK;
+    }
+    CHECK_EQ_INT(found, N);
+    CHECK_EQ_INT(foreign, 0);
+    sleep(2);
+    CHECK_EQ_INT(pg_tok_sweep(s), N / 3);
+    int left = 0;
+    for (int i = 0; i < N; i++) left += pg_tok_get(s, m[i].token, (uint32_t)(i % 5), &got, NULL) == PG_OK;
+    CHECK_EQ_INT(left, N - N / 3);
+    pg_tok_store_free(s);
+    rm_dir(dir);
+    free(dir);
+}
+
+PG_TEST(a_ttl_ceiling_shortens_every_lifetime_asked_for) {
+    char *dir = make_spool();
+    pg_tok_store *s;
+    REQUIRE(pg_tok_store_new(&s, dir, 1 << 24, 1 << 20, 3600, NULL) == PG_OK);
+    pg_tok_store_limits(s, 0, 60, 0);
+    pg_tok_meta m = meta_for(1, 2, 2);
+    REQUIRE(pg_tok_put(s, &m, pixels(2, 2, 1), 3600, 0, NULL) == PG_OK); /* the policy's hour */
+    CHECK_EQ_INT(m.expires_ms - m.created_ms, 60000);
+    CHECK_EQ_INT(pg_tok_effective_ttl(s, 30), 30); /* a shorter one stays */
     pg_tok_store_free(s);
     rm_dir(dir);
     free(dir);

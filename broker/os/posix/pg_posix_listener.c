@@ -9,7 +9,6 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "pg_log.h"
@@ -34,7 +33,7 @@ static pg_err bind_socket(const pg_posix_listener_opts *o, int *out, pg_error *e
     mode_t old = umask(0777 & ~o->socket_mode);
     int rc = bind(fd, (struct sockaddr *)&sa, sizeof sa);
     umask(old);
-    if (rc != 0 || listen(fd, 64) != 0) {
+    if (rc != 0 || listen(fd, 512) != 0) {
         int err = errno;
         close(fd);
         return pg_error_set(e, PG_E_INTERNAL, NULL, "cannot listen on %s: %s", o->socket_path, strerror(err));
@@ -52,17 +51,12 @@ pg_err pg_posix_listener_run(pg_broker *b, const pg_posix_listener_opts *o, vola
     pg_log(PG_LOG_INFO, "listening on %s (mode %04o, at most %u connections)", o->socket_path, o->socket_mode,
            o->max_conns);
     if (on_listening) on_listening();
-    time_t last_sweep = time(NULL);
     while (!*stop) {
         struct pollfd p = {.fd = lfd, .events = POLLIN};
         int r = poll(&p, 1, 250);
         if (*hup) {
             *hup = 0;
             if (on_hup) on_hup(b);
-        }
-        if (time(NULL) - last_sweep >= 10) {
-            pg_tok_sweep(b->tokens);
-            last_sweep = time(NULL);
         }
         if (r <= 0) continue;
         int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);

@@ -4,6 +4,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <locale.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +18,7 @@
 #include "pg_broker.h"
 #include "pg_log.h"
 #include "pg_posix_listener.h"
+#include "pg_server.h"
 
 typedef struct {
     const char *socket_path;
@@ -24,9 +28,15 @@ typedef struct {
     bool allow_root;
     unsigned socket_mode;
     unsigned max_conns;
+    unsigned queue_max;       /* 0: twice max_conns */
+    uint32_t queue_wait_ms;
     uint32_t ttl_s;
+    bool ttl_given, quota_given; /* ceilings over the policy only when given */
     uint64_t quota_bytes;
     uint64_t memory_budget;
+    uint64_t pixel_budget;
+    unsigned tokens_per_user;
+    unsigned display_readers, ocr_engines;
     uint32_t io_timeout_ms;
     bool debug;
     const char *policy_path;
@@ -50,11 +60,18 @@ static void usage(FILE *f) {
             "                       must be owned by root and writable by nobody else; SIGHUP reloads it\n"
             "  --foreground         stay in the foreground (systemd); otherwise detach once listening\n"
             "  --socket-mode OCTAL  socket permissions (default 0666; admission is policy's job)\n"
-            "  --token-ttl SECONDS  token lifetime (default 3600)\n"
-            "  --spool-quota MIB    limit on all held captures, memory + spool (default 1024)\n"
+            "  --token-ttl SECONDS  a ceiling on token lifetimes (the policy's tokens.ttl_s, default 3600)\n"
+            "  --spool-quota MIB    a ceiling on all held captures, memory + spool (the policy's, default 1024)\n"
+            "                       A limit set both here and in the policy takes the tighter; logged at start.\n"
+            "  --tokens-per-user N  tokens one user may hold at once (default 10000)\n"
             "  --memory-budget MIB  captures kept in memory before spilling to the spool (default 256)\n"
-            "  --max-conns N        concurrent connections (default 32)\n"
-            "  --io-timeout MS      a whole request frame must arrive within it (default 30000)\n"
+            "  --pixel-budget MIB   decoded pixels of all requests at once: images sent, tokens loaded (default 1024)\n"
+            "  --display-readers N  extra display connections that capture and list beside input (default 2)\n"
+            "  --ocr-engines N      OCR engines reading at once, ~20 MB each (default 2)\n"
+            "  --max-conns N        connections served at once, each by a thread, idle ones too (default 128)\n"
+            "  --queue N            connections that wait for a worker when all are busy (default 2 x max-conns)\n"
+            "  --queue-wait MS      how long one waits before it is answered BUSY (default 15000)\n"
+            "  --io-timeout MS      the wait for a request, and for the whole of one request (default 30000)\n"
             "  --debug              log every request\n"
             "  --journal-socket PATH  where audit copies go under the policy's audit.journal\n"
             "                       (default /run/systemd/journal/socket)\n"
@@ -104,10 +121,16 @@ static int parse_args(int argc, char **argv, options *o) {
         else if (!strcmp(a, "--allow-root")) o->allow_root = true;
         else if (!strcmp(a, "--debug")) o->debug = true;
         else if (!strcmp(a, "--socket-mode")) NUMBER(8, 0777, o->socket_mode);
-        else if (!strcmp(a, "--token-ttl")) NUMBER(10, 30 * 86400, o->ttl_s);
-        else if (!strcmp(a, "--spool-quota")) { NUMBER(10, 1 << 20, o->quota_bytes); o->quota_bytes <<= 20; }
+        else if (!strcmp(a, "--token-ttl")) { NUMBER(10, 30 * 86400, o->ttl_s); o->ttl_given = true; }
+        else if (!strcmp(a, "--spool-quota")) { NUMBER(10, 1 << 20, o->quota_bytes); o->quota_bytes <<= 20; o->quota_given = true; }
+        else if (!strcmp(a, "--tokens-per-user")) NUMBER(10, 10000000, o->tokens_per_user);
+        else if (!strcmp(a, "--display-readers")) NUMBER(10, PG_PLAT_READERS_MAX, o->display_readers);
+        else if (!strcmp(a, "--ocr-engines")) NUMBER(10, PG_OCR_ENGINES_MAX, o->ocr_engines);
+        else if (!strcmp(a, "--pixel-budget")) { NUMBER(10, 1 << 20, o->pixel_budget); o->pixel_budget <<= 20; }
         else if (!strcmp(a, "--memory-budget")) { NUMBER(10, 1 << 20, o->memory_budget); o->memory_budget <<= 20; }
         else if (!strcmp(a, "--max-conns")) NUMBER(10, 4096, o->max_conns);
+        else if (!strcmp(a, "--queue")) NUMBER(10, 65536, o->queue_max);
+        else if (!strcmp(a, "--queue-wait")) NUMBER(10, 3600000, o->queue_wait_ms);
         else if (!strcmp(a, "--io-timeout")) NUMBER(10, 3600000, o->io_timeout_ms);
         else if (!strcmp(a, "--verify-audit")) { NEED_VALUE(); o->verify_audit = v; }
         else if (!strcmp(a, "--journal-socket")) { NEED_VALUE(); o->journal_socket = v; }
@@ -189,9 +212,23 @@ static void signal_ready(void) {
     }
 }
 
+/* Captures are large, short-lived buffers made by many threads. glibc's
+ * malloc would keep them in per-thread arenas (8 per core) and raise its
+ * mmap threshold after the first big free, so freed captures stayed in the
+ * process (RSS grew under token churn). A fixed threshold serves every
+ * buffer of 128 KiB or more from its own mapping, given back at free; few
+ * arenas keep the rest compact. The watcher trims what is left
+ * (pg_broker.c). */
+static void memory_returns(void) {
+#ifdef __GLIBC__
+    mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+    mallopt(M_ARENA_MAX, 4);
+#endif
+}
+
 int main(int argc, char **argv) {
     options o = {.socket_path = "/run/pixelgate/broker.sock", .state_dir = "/var/lib/pixelgate",
-                 .display = getenv("DISPLAY"), .socket_mode = 0666, .max_conns = 32, .ttl_s = 3600,
+                 .display = getenv("DISPLAY"), .socket_mode = 0666, .max_conns = 128, .queue_wait_ms = 15000, .ttl_s = 3600, .display_readers = 2, .ocr_engines = 2,
                  .quota_bytes = 1024ull << 20, .memory_budget = 256ull << 20, .io_timeout_ms = 30000};
     int pr = parse_args(argc, argv, &o);
     if (pr) return pr == 1 ? 0 : PG_E_USAGE;
@@ -201,6 +238,7 @@ int main(int argc, char **argv) {
     pg_error oe;
     if (pg_ocr_ensure_single_thread(argv, &oe) != PG_OK) fprintf(stderr, "pixelgated: warning: %s\n", oe.message);
     setlocale(LC_ALL, "C.UTF-8"); /* regexes over UTF-8 titles */
+    memory_returns();
     umask(0077);
     pg_log_set_level(o.debug ? PG_LOG_DEBUG : PG_LOG_INFO);
     if (geteuid() == 0 && !o.allow_root) {
@@ -239,7 +277,10 @@ int main(int argc, char **argv) {
     pg_broker_config bc = {.policy = policy, .policy_path = policy_path, .state_dir = o.state_dir,
                            .spool_dir = spool, .display = o.display, .journal_socket = o.journal_socket,
                            .plat_ops = pg_platform_default(),
-                           .quota_cap_bytes = o.quota_bytes, .memory_budget = o.memory_budget, .ttl_s = o.ttl_s,
+                           .quota_cap_bytes = o.quota_given ? o.quota_bytes : 0, .memory_budget = o.memory_budget,
+                           .ttl_s = o.ttl_s, .ttl_cap_s = o.ttl_given ? o.ttl_s : 0,
+                           .uid_max_tokens = o.tokens_per_user, .pixel_budget = o.pixel_budget,
+                           .display_readers = o.display_readers, .ocr_engines = o.ocr_engines,
                            .self_uid = (uint32_t)geteuid(), .self_pid = getpid()};
     if (pg_broker_init(&b, &bc, &e)) {
         fprintf(stderr, "pixelgated: %s\n", e.message);
@@ -247,6 +288,16 @@ int main(int argc, char **argv) {
         return e.code;
     }
     pg_broker_open_platform(&b);
+    pg_broker_watch_start(&b); /* a lost display is noticed and brought back; expired tokens go */
+    pg_server_limits sl;
+    pg_server_limits_default(&sl, o.max_conns);
+    if (o.queue_max) sl.queue_max = o.queue_max, sl.uid_max = sl.uid_served_max + o.queue_max - o.queue_max / 4;
+    sl.queue_wait_ms = o.queue_wait_ms;
+    sl.io_timeout_ms = o.io_timeout_ms;
+    pg_server_configure(&sl);
+    pg_log(PG_LOG_INFO, "serving %u connections at once (%u per user), %u waiting at most %u ms; %u for users the "
+           "policy does not admit", sl.max_conns, sl.uid_served_max, sl.queue_max, (unsigned)sl.queue_wait_ms,
+           sl.outsider_max);
     pg_posix_listener_opts so = {o.socket_path, o.socket_mode, o.max_conns, o.io_timeout_ms};
     pg_log(PG_LOG_INFO, "pixelgated %s uid=%u display=%s backend=%s state=%s", PG_VERSION, (unsigned)geteuid(),
            b.display, b.plat_ops->name, o.state_dir);

@@ -400,3 +400,38 @@ pg_err pg_broker_process_owner(int64_t pid, char user[64], bool *admin, pg_error
     *admin = u[0] == 0;
     return PG_OK;
 }
+
+/* Clock ticks since boot at which the process started (field 22 of
+ * /proc/PID/stat, after the parenthesised comm, which may hold spaces). */
+static bool start_ticks(int64_t pid, unsigned long long *ticks) {
+    char path[64], buf[1024];
+    snprintf(path, sizeof path, "/proc/%lld/stat", (long long)pid);
+    FILE *f = fopen(path, "re");
+    if (!f) return false;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    char *p = strrchr(buf, ')');
+    if (!p) return false;
+    /* after ") ": state is field 3; starttime is field 22, 19 further on */
+    return sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu", ticks) == 1;
+}
+
+static long long boot_time_s(void) {
+    FILE *f = fopen("/proc/stat", "re");
+    if (!f) return -1;
+    char line[256];
+    long long bt = -1;
+    while (bt < 0 && fgets(line, sizeof line, f))
+        if (sscanf(line, "btime %lld", &bt) != 1) bt = -1;
+    fclose(f);
+    return bt;
+}
+
+int64_t pg_broker_process_started_ms(int64_t pid) {
+    unsigned long long ticks;
+    long hz = sysconf(_SC_CLK_TCK);
+    long long bt = boot_time_s();
+    if (pid <= 0 || hz <= 0 || bt < 0 || !start_ticks(pid, &ticks)) return 0;
+    return (int64_t)bt * 1000 + (int64_t)(ticks * 1000 / (unsigned long long)hz);
+}

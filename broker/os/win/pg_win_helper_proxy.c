@@ -269,6 +269,18 @@ static pg_err dec_none(proxy *x, const cJSON *result, pg_msg *m, void *out, pg_e
     return rc;
 }
 
+static pg_err dec_responding(proxy *x, const cJSON *result, pg_msg *m, void *out, pg_error *e) {
+    (void)x;
+    static const pg_arg_spec spec[] = {{"responding", PG_ARG_INT, true}};
+    pg_err rc = check_fields(result, spec, 1, "responding", e);
+    if (rc) return rc;
+    if (m->n_att) return bad_reply(e, "unexpected attachment");
+    int64_t v;
+    if (!int_in(result, "responding", PG_RESPONDING_UNKNOWN, PG_RESPONDING_SILENT, &v)) return bad_reply(e, "responding out of range");
+    *(pg_responding *)out = (pg_responding)v;
+    return PG_OK;
+}
+
 /* Keeps whole UTF-8 sequences when cutting s to fit cap bytes. */
 static void fit_utf8(char *s, size_t cap) {
     size_t n = strlen(s);
@@ -608,6 +620,27 @@ static pg_err proxy_settle(pg_platform *p, uint64_t id, uint32_t quiet_ms, uint3
     return call(p, "settle", built(a, ok), timeout_ms, dec_none, NULL, e);
 }
 
+/* The helper this proxy started is gone (its pipe closed, or its process
+ * ended): the broker reports the display lost, closes the proxy and opens a
+ * new one (a new helper) when its backoff allows, so ping tells a health
+ * check while no helper runs. Never waits: a proxy in a call is not looked
+ * at. A proxy over a given connection (tests) is never lost. */
+static bool proxy_lost(pg_platform *p, char *why, size_t n) {
+    proxy *x = px(p);
+    if (!TryEnterCriticalSection(&x->lock)) return false;
+    bool gone = x->launches > 0 && (!x->child.conn || (x->child.process && !pg_win_session_alive(&x->child)));
+    if (gone) snprintf(why, n, "the session helper is gone (pid %lu, launch %u)", (unsigned long)x->child.pid, x->launches);
+    LeaveCriticalSection(&x->lock);
+    return gone;
+}
+
+static pg_err proxy_responding(pg_platform *p, uint64_t id, uint32_t max_ms, pg_responding *out, pg_error *e) {
+    *out = PG_RESPONDING_UNKNOWN;
+    if (id > (uint64_t)MAX_ID) return id_unknown(id, e);
+    cJSON *a = args_for(id);
+    return call(p, "responding", built(a, add_num(a, "max_ms", max_ms)), max_ms, dec_responding, out, e);
+}
+
 static const pg_platform_ops helper_ops = {
     .name = "win32-helper",
     .open = proxy_ops_open,
@@ -623,6 +656,8 @@ static const pg_platform_ops helper_ops = {
     .key = proxy_key,
     .type_text = proxy_type_text,
     .settle = proxy_settle,
+    .lost = proxy_lost,
+    .responding = proxy_responding,
 };
 
 const pg_platform_ops *pg_win_helper_ops(void) { return &helper_ops; }

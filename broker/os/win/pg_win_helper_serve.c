@@ -285,6 +285,21 @@ static pg_err h_settle(helper *h, const cJSON *args, cJSON **result, pg_blob *at
     return rc ? rc : h->ops->settle(h->p, id, (uint32_t)quiet, (uint32_t)timeout, e);
 }
 
+static pg_err h_responding(helper *h, const cJSON *args, cJSON **result, pg_blob *att, pg_error *e) {
+    static const pg_arg_spec spec[] = {{"id", PG_ARG_INT, true}, {"max_ms", PG_ARG_INT, true}};
+    (void)att;
+    uint64_t id;
+    int64_t max_ms = 0;
+    pg_err rc = id_args(args, spec, 2, &id, e);
+    if (!rc && !arg_in(args, "max_ms", 0, 60000, &max_ms)) rc = out_of_range("max_ms", e);
+    pg_responding r = PG_RESPONDING_UNKNOWN;
+    if (!rc && h->ops->responding) rc = h->ops->responding(h->p, id, (uint32_t)max_ms, &r, e);
+    if (rc) return rc;
+    *result = cJSON_CreateObject();
+    if (*result) cJSON_AddNumberToObject(*result, "responding", (int)r);
+    return *result ? PG_OK : pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory");
+}
+
 static const struct {
     const char *op;
     handler_fn fn;
@@ -292,7 +307,7 @@ static const struct {
     {"caps", h_caps},   {"list", h_list},           {"list_all", h_list_all},           {"capture_window", h_capture_window},
     {"capture_screen", h_capture_screen}, {"focus", h_focus}, {"pointer_move", h_pointer_move},
     {"click", h_click}, {"key", h_key},             {"type_text", h_type_text},
-    {"settle", h_settle},
+    {"settle", h_settle}, {"responding", h_responding},
 };
 
 /* ------------------------------------------------------------- serving */

@@ -25,6 +25,7 @@
 
 #include "pg_utf8.h"
 #include "pg_broker.h"
+#include "pg_server.h"
 #include "pg_log.h"
 #include "pg_win_helper.h"
 #include "pg_win_listener.h"
@@ -171,6 +172,11 @@ static pg_err broker_start(broker_run *r, pg_error *e) {
         return rc;
     }
     ocr_datapath(r->b.ocr_datapath, sizeof r->b.ocr_datapath);
+    pg_broker_watch_start(&r->b); /* a helper that died is noticed, and a new one started with backoff */
+    pg_server_limits sl;
+    pg_server_limits_default(&sl, opts.max_conns);
+    sl.io_timeout_ms = opts.io_timeout_ms;
+    pg_server_configure(&sl);
     pg_log(PG_LOG_INFO, "pixelgated %s pid=%lu backend=%s state=%s", PG_VERSION, (unsigned long)GetCurrentProcessId(),
            r->b.plat_ops->name, opts.state_dir);
     return PG_OK;

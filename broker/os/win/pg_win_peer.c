@@ -205,3 +205,15 @@ pg_err pg_broker_process_owner(int64_t pid, char user[64], bool *admin, pg_error
     *admin = rid >= SECURITY_MANDATORY_HIGH_RID;
     return PG_OK;
 }
+
+int64_t pg_broker_process_started_ms(int64_t pid) {
+    if (pid <= 0) return 0;
+    HANDLE h = OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION, FALSE, (DWORD)pid);
+    if (!h) return 0;
+    FILETIME created, exited, kernel, user;
+    BOOL ok = GetProcessTimes(h, &created, &exited, &kernel, &user);
+    CloseHandle(h);
+    if (!ok) return 0;
+    ULARGE_INTEGER t = {.LowPart = created.dwLowDateTime, .HighPart = created.dwHighDateTime};
+    return (int64_t)(t.QuadPart / 10000ULL) - 11644473600000LL; /* 100 ns since 1601 -> ms since 1970 */
+}

@@ -17,6 +17,8 @@ typedef struct {
     uint8_t *frames[FAKE_MAX_FRAMES]; /* frame 0 is the window's pixels */
     size_t n_frames, next_frame;
     bool loop;
+    bool frozen; /* its program does not answer (responding() says NO, or SILENT) */
+    bool silent; /* it never promised to answer: frozen is SILENT */
 } fake_window;
 
 typedef struct {
@@ -41,7 +43,11 @@ struct pg_platform {
     void (*after_capture)(pg_fake *f, void *ctx);
     void *after_capture_ctx;
     size_t list_limit; /* list_all stops after this many windows (0: no limit) */
+    char lost[128]; /* the display went away: every call fails, lost() says why */
+    bool no_wm;     /* responding() cannot ask: UNKNOWN */
 };
+
+static bool display_down; /* opening fails while set: the display is gone (pg_fake_display_down) */
 
 /* ---- helpers ---- */
 
@@ -85,6 +91,7 @@ static void set_title(pg_window *w, const char *title) {
 
 /* PG_OK, or the injected failure of op. */
 static pg_err injected(pg_fake *f, const char *op, pg_error *e) {
+    if (f->lost[0]) return pg_error_set(e, PG_E_UNREACHABLE, NULL, "%s", f->lost);
     for (size_t i = 0; i < f->n_fail; i++) {
         fake_failure *x = &f->fail[i];
         if (strcmp(x->op, op) || x->code == PG_OK) continue;
@@ -133,6 +140,7 @@ static pg_err copy_out(const uint8_t *src, uint32_t src_w, const pg_rect *r, pg_
 
 static pg_err fake_open(pg_platform **out, const char *display, pg_error *e) {
     (void)display;
+    if (display_down) return pg_error_set(e, PG_E_UNREACHABLE, NULL, "fake display is down");
     pg_fake *f = calloc(1, sizeof *f);
     if (!f) return pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory");
     f->sw = 1280, f->sh = 800;
@@ -341,6 +349,25 @@ static pg_err fake_settle(pg_platform *f, uint64_t id, uint32_t quiet_ms, uint32
     return rc ? rc : resolve(f, id, &fw, e);
 }
 
+static pg_err fake_responding(pg_platform *f, uint64_t id, uint32_t max_ms, pg_responding *out, pg_error *e) {
+    (void)max_ms;
+    fake_window *fw;
+    pg_err rc = injected(f, "responding", e);
+    if (!rc) rc = resolve(f, id, &fw, e);
+    if (rc) return rc;
+    *out = f->no_wm    ? PG_RESPONDING_UNKNOWN
+           : !fw->frozen ? PG_RESPONDING_YES
+           : fw->silent  ? PG_RESPONDING_SILENT
+                         : PG_RESPONDING_NO;
+    return PG_OK;
+}
+
+static bool fake_lost(pg_platform *f, char *why, size_t n) {
+    if (!f->lost[0]) return false;
+    snprintf(why, n, "%s", f->lost);
+    return true;
+}
+
 const pg_platform_ops pg_fake_ops = {
     .name = "fake",
     .open = fake_open,
@@ -356,7 +383,29 @@ const pg_platform_ops pg_fake_ops = {
     .key = fake_key,
     .type_text = fake_type,
     .settle = fake_settle,
+    .lost = fake_lost,
+    .responding = fake_responding,
 };
+
+void pg_fake_freeze(pg_fake *f, uint64_t id, bool frozen) {
+    fake_window *w = find(f, id);
+    if (w) w->frozen = frozen;
+}
+
+void pg_fake_set_wm(pg_fake *f, bool running) { f->no_wm = !running; }
+
+void pg_fake_set_silent(pg_fake *f, uint64_t id, bool silent) {
+    fake_window *w = find(f, id);
+    if (w) w->silent = silent;
+}
+
+void pg_fake_set_pid(pg_fake *f, uint64_t id, int64_t pid) {
+    fake_window *w = find(f, id);
+    if (w) w->w.pid = pid;
+}
+
+void pg_fake_lose_display(pg_fake *f, const char *why) { snprintf(f->lost, sizeof f->lost, "%s", why); }
+void pg_fake_display_down(bool down) { display_down = down; }
 
 /* ---- scripting ---- */
 

@@ -79,6 +79,21 @@ void pg_fake_after_capture(pg_fake *f, void (*fn)(pg_fake *f, void *ctx), void *
  * "key", "type_text", "focus", "settle") fail with code. */
 void pg_fake_fail(pg_fake *f, const char *op, pg_err code, unsigned times);
 
+/* The display goes away: every later call on this handle fails
+ * BROKER_UNREACHABLE with why, and lost() says so. While down (for every
+ * handle of the process), opening fails: the display has not come back. */
+void pg_fake_lose_display(pg_fake *f, const char *why);
+/* The window's program stops answering (responding() says NO) or answers
+ * again; without a window manager responding() says UNKNOWN. */
+void pg_fake_freeze(pg_fake *f, uint64_t id, bool frozen);
+void pg_fake_set_wm(pg_fake *f, bool running);
+/* The window's program never promised to answer pings (Tk): frozen, it is
+ * SILENT rather than NO. */
+void pg_fake_set_silent(pg_fake *f, uint64_t id, bool silent);
+/* Another process owns the window now (an app restarted under the same id). */
+void pg_fake_set_pid(pg_fake *f, uint64_t id, int64_t pid);
+void pg_fake_display_down(bool down);
+
 /* The input recorded so far, one line per event. */
 size_t pg_fake_input_count(const pg_fake *f);
 const char *pg_fake_input(const pg_fake *f, size_t i);

@@ -210,6 +210,7 @@ static const pg_platform_ops win_ops = {
     .key = win_key,
     .type_text = win_type_text,
     .settle = win_settle,
+    .responding = win_responding,
 };
 
 const pg_platform_ops *pg_platform_default(void) { return &win_ops; }

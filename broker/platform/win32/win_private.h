@@ -122,5 +122,7 @@ pg_err win_key(pg_platform *p, uint64_t id, const char *chord, pg_error *e);
 /* ---- win_settle.c ---- */
 pg_err win_settle(pg_platform *p, uint64_t id, uint32_t quiet_ms, uint32_t timeout_ms,
                   pg_error *e);
+/* pg_platform_ops.responding: IsHungAppWindow (no message handled for 5 s). */
+pg_err win_responding(pg_platform *p, uint64_t id, uint32_t max_ms, pg_responding *out, pg_error *e);
 
 #endif

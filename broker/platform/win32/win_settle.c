@@ -51,3 +51,13 @@ pg_err win_settle(pg_platform *p, uint64_t id, uint32_t quiet_ms, uint32_t timeo
     free(prev.rgba);
     return PG_OK;
 }
+
+pg_err win_responding(pg_platform *p, uint64_t id, uint32_t max_ms, pg_responding *out, pg_error *e) {
+    (void)p;
+    (void)max_ms; /* Windows itself decides: no message handled for 5 s is hung */
+    HWND h;
+    pg_err rc = win_resolve(id, &h, e);
+    if (rc) return rc;
+    *out = IsHungAppWindow(h) ? PG_RESPONDING_NO : PG_RESPONDING_YES;
+    return PG_OK;
+}

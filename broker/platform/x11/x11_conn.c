@@ -358,6 +358,15 @@ static pg_err x11_caps(pg_platform *p, pg_caps *out, pg_error *e) {
     return PG_OK;
 }
 
+/* Reading what waits on the socket (no wait) is what notices a server that
+ * went away: xcb marks the connection broken at end of stream. */
+static bool x11_lost(pg_platform *p, char *why, size_t n) {
+    pg_error e;
+    if (x11_alive(p, &e) == PG_OK) return false;
+    snprintf(why, n, "%s", e.message);
+    return true;
+}
+
 static const pg_platform_ops x11_ops = {
     .name = "x11",
     .open = x11_open,
@@ -373,6 +382,8 @@ static const pg_platform_ops x11_ops = {
     .key = x11_key,
     .type_text = x11_type_text,
     .settle = x11_settle,
+    .lost = x11_lost,
+    .responding = x11_responding,
 };
 
 const pg_platform_ops *pg_platform_default(void) { return &x11_ops; }

@@ -203,5 +203,7 @@ pg_err x11_settle(pg_platform *p, uint64_t id, uint32_t quiet_ms, uint32_t timeo
  * whether it came (many toolkits answer even without advertising it). */
 pg_err x11_wait_client(pg_platform *p, xcb_window_t w, uint32_t max_ms, bool *answered,
                        pg_error *e);
+/* pg_platform_ops.responding. */
+pg_err x11_responding(pg_platform *p, uint64_t id, uint32_t max_ms, pg_responding *out, pg_error *e);
 
 #endif

@@ -158,6 +158,35 @@ pg_err x11_wait_client(pg_platform *p, xcb_window_t w, uint32_t max_ms, bool *an
     return x11_alive(p, e);
 }
 
+/* Does w list _NET_WM_PING in WM_PROTOCOLS (it promises to answer)? */
+static bool takes_ping(pg_platform *p, xcb_window_t w, pg_error *e) {
+    void *r;
+    xcb_generic_error_t *xe;
+    xcb_get_property_cookie_t ck = xcb_get_property(p->c, 0, w, p->atom.wm_protocols, XCB_ATOM_ATOM, 0, 64);
+    if (x11_wait(p, ck.sequence, &r, &xe, e) != PG_OK || !r) {
+        free(xe);
+        return false;
+    }
+    bool yes = false;
+    const xcb_atom_t *a = xcb_get_property_value(r);
+    for (int i = 0, n = xcb_get_property_value_length(r) / 4; i < n; i++) yes |= a[i] == p->atom.net_wm_ping;
+    free(r);
+    return yes;
+}
+
+pg_err x11_responding(pg_platform *p, uint64_t id, uint32_t max_ms, pg_responding *out, pg_error *e) {
+    *out = PG_RESPONDING_UNKNOWN;
+    x11_win w;
+    pg_err rc = x11_resolve(p, id, &w, e);
+    if (rc != PG_OK) return rc;
+    if (!x11_wm_running(p, NULL, 0, NULL)) return PG_OK;
+    bool answered = false;
+    rc = x11_wait_client(p, w.id, max_ms, &answered, e);
+    if (rc == PG_OK)
+        *out = answered ? PG_RESPONDING_YES : takes_ping(p, w.id, NULL) ? PG_RESPONDING_NO : PG_RESPONDING_SILENT;
+    return rc;
+}
+
 pg_err x11_settle(pg_platform *p, uint64_t id, uint32_t quiet_ms, uint32_t timeout_ms,
                   pg_error *e) {
     x11_win w;
