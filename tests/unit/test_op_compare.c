@@ -232,6 +232,7 @@ PG_TEST(a_failed_check_of_protected_pixels_repeats_only_the_coarse_figure_in_its
     CHECK_EQ_INT(call2(&fx, "diff", a, b, "\"max_ratio\":0.01", &r), PG_E_ASSERT);
     CHECK(strstr(r.e.message, "0.025000") == NULL);
     pg_fx_reply_fini(&r);
+    pg_fx_fini(&fx);
 }
 
 PG_TEST(decoded_pixels_share_one_budget_across_requests) {

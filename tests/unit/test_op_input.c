@@ -237,6 +237,7 @@ PG_TEST(a_denied_applications_dialog_is_private_and_takes_no_input) {
     CHECK_EQ_INT(pg_fx_call(&fx, "type", args, NULL, 0, &r), PG_E_POLICY);
     pg_fx_reply_fini(&r);
     CHECK_EQ_INT(pg_fake_input_count(fx.fake), 0);
+    pg_fx_fini(&fx);
 }
 
 PG_TEST(input_to_a_frozen_program_says_so_and_nothing_is_sent) {
