@@ -13,7 +13,7 @@
 /* Captures under the platform lock; fills cap, w (window case), settled and
  * the number of denied windows blacked out of a screen capture. */
 static pg_err capture(pg_call *c, const pg_args_snapshot *a, pg_capture *cap, pg_window *w, cJSON **settled,
-                      unsigned *redacted, pg_error *e) {
+                      double *settle_ms, unsigned *redacted, pg_error *e) {
     pg_err rc = pg_call_plat_read(c, e);
     if (rc) return rc;
     const pg_platform_ops *ops = c->b->plat_ops;
@@ -28,7 +28,9 @@ static pg_err capture(pg_call *c, const pg_args_snapshot *a, pg_capture *cap, pg
         if (!rc && a->settle) {
             /* Repaint lag after input: wait for quiet, but a busy window still gets captured. */
             pg_error se;
+            double t0 = pg_mono_ms();
             pg_err sr = ops->settle(c->plat, w->id, c->b->settle_quiet_ms, c->b->settle_timeout_ms, &se);
+            *settle_ms = pg_mono_ms() - t0; /* 0 for a window the backend saw quiet for the interval already */
             *settled = sr == PG_OK ? cJSON_CreateTrue() : sr == PG_E_TIMEOUT ? cJSON_CreateFalse() : cJSON_CreateNull();
         }
         if (!rc) rc = pg_capture_checked(c, w, region, cap, e); /* the deny rules again, after the settle */
@@ -82,8 +84,9 @@ pg_err pg_op_snapshot(pg_call *c, const pg_args_snapshot *a, pg_error *e) {
     pg_capture cap = {0};
     pg_window w = {0};
     cJSON *settled = NULL;
+    double settle_ms = -1;
     unsigned redacted = 0;
-    pg_err rc = capture(c, a, &cap, &w, &settled, &redacted, e);
+    pg_err rc = capture(c, a, &cap, &w, &settled, &settle_ms, &redacted, e);
     double t1 = pg_mono_ms();
     pg_img *img = NULL;
     if (!rc) rc = to_image(a, &cap, &img, e);
@@ -111,6 +114,7 @@ pg_err pg_op_snapshot(pg_call *c, const pg_args_snapshot *a, pg_error *e) {
     cJSON *r = pg_tok_meta_json(c, &m);
     if (!a->screen) cJSON_ReplaceItemInObject(r, "window", pg_call_window_json(&w));
     cJSON_AddItemToObject(r, "settled", settled ? settled : cJSON_CreateNull());
+    if (settle_ms >= 0) cJSON_AddNumberToObject(r, "settle_ms", (double)(int64_t)(settle_ms * 10 + 0.5) / 10);
     if (a->screen) cJSON_AddNumberToObject(r, "redacted_windows", redacted);
     c->result = r;
     return PG_OK;

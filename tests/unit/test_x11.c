@@ -1018,6 +1018,48 @@ static void t_focus_and_settle(int *pg_failed_, int mode) {
     (void)mode;
 }
 
+/* The broker keeps watching the windows it settled: a window quiet for the
+ * interval is captured at once, one first seen waits the interval, and a
+ * repaint or input since resets the wait. (Margins are wide: the watcher
+ * stamps a repaint when its thread reads it, a few ms late under load.) */
+static double settle_took(xcb_window_t w, uint32_t quiet_ms) {
+    pg_error e;
+    double t0 = pg_mono_ms();
+    pg_err rc = env.ops->settle(env.p, w, quiet_ms, 3000, &e);
+    double took = pg_mono_ms() - t0;
+    if (rc != PG_OK) fprintf(stderr, "  settle: %s\n", e.message);
+    return rc == PG_OK ? took : -1;
+}
+
+static void t_settle_remembers(int *pg_failed_, int mode) {
+    xcb_window_t w = make_titled("pg quiet", false, 900);
+    pg_window got;
+    REQUIRE(listed_title(w, &got));
+    pg_sleep_ms(150); /* the map's own exposure is over */
+    double first = settle_took(w, 100);
+    CHECK(first >= 95); /* first seen: no history, so the whole interval */
+    pg_sleep_ms(150);
+    double again = settle_took(w, 100);
+    if (again < 0 || again >= 40) fprintf(stderr, "  quiet window waited %.1f ms\n", again);
+    CHECK(again >= 0 && again < 40); /* watched and quiet for 150 ms: no wait */
+    xcb_clear_area(env.c, 0, w, 0, 0, 0, 0); /* a repaint of its background */
+    free(xcb_get_input_focus_reply(env.c, xcb_get_input_focus(env.c), NULL));
+    pg_sleep_ms(20);
+    double repainted = settle_took(w, 100);
+    if (repainted < 60) fprintf(stderr, "  after a repaint it waited only %.1f ms\n", repainted);
+    CHECK(repainted >= 60); /* 100 ms from the repaint, 20 of them slept already */
+    pg_sleep_ms(150);
+    pg_error e;
+    REQUIRE(env.ops->pointer_move(env.p, w, 10, 10, &e) == PG_OK);
+    double after_input = settle_took(w, 100);
+    if (after_input < 90) fprintf(stderr, "  after input it waited only %.1f ms\n", after_input);
+    CHECK(after_input >= 90); /* input counts: its repaint is still to come */
+    xcb_destroy_window(env.c, w);
+    free(xcb_get_input_focus_reply(env.c, xcb_get_input_focus(env.c), NULL));
+    CHECK_EQ_INT(env.ops->settle(env.p, w, 10, 100, &e), PG_E_NOTFOUND);
+    (void)mode;
+}
+
 /* Without Composite a window capture reads the screen: it must never copy
  * another window that covers the target. */
 static void t_no_composite(int *pg_failed_, int mode) {
@@ -1091,7 +1133,8 @@ static void t_no_composite(int *pg_failed_, int mode) {
     PG_TEST(prefix##_chords_that_switch_terminals_kill_the_server_or_reach_the_desktop_are_refused) { SETUP(mode); t_refused_chords(pg_failed_, mode); } \
     PG_TEST(prefix##_bad_chords_and_text_are_badinput) { SETUP(mode); t_bad_input(pg_failed_, mode); } \
     PG_TEST(prefix##_vanished_root_and_frame_ids_are_notfound) { SETUP(mode); t_not_found(pg_failed_, mode); } \
-    PG_TEST(prefix##_focus_and_settle_see_repaints) { SETUP(mode); t_focus_and_settle(pg_failed_, mode); }
+    PG_TEST(prefix##_focus_and_settle_see_repaints) { SETUP(mode); t_focus_and_settle(pg_failed_, mode); } \
+    PG_TEST(prefix##_settle_remembers_quiet_windows_and_waits_after_repaints_and_input) { SETUP(mode); t_settle_remembers(pg_failed_, mode); }
 
 MODE_TESTS(nowm, MODE_NOWM)
 MODE_TESTS(openbox, MODE_OPENBOX)

@@ -249,6 +249,8 @@ static void redirect_once(pg_platform *p) {
 
 static void x11_close(pg_platform *p) {
     if (!p) return;
+    x11_watch_stop(p->watch);
+    free(p->display);
     x11_shm_release(p);
     if (p->xkb_ctx) xkb_context_unref(p->xkb_ctx);
     if (p->c) xcb_disconnect(p->c);
@@ -260,6 +262,10 @@ static pg_err x11_open(pg_platform **out, const char *display, pg_error *e) {
     pg_platform *p = calloc(1, sizeof *p);
     if (!p) return pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory");
     int scr = 0;
+    if (display && !(p->display = strdup(display))) {
+        free(p);
+        return pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory");
+    }
     p->c = xcb_connect(display, &scr);
     if (xcb_connection_has_error(p->c)) {
         const char *d = display ? display : getenv("DISPLAY");

@@ -28,11 +28,13 @@
 void x11_fake_key(pg_platform *p, uint8_t keycode, bool press) {
     xcb_test_fake_input(p->c, press ? XCB_KEY_PRESS : XCB_KEY_RELEASE, keycode, XCB_CURRENT_TIME,
                         XCB_NONE, 0, 0, 0);
+    x11_watch_input_sent();
 }
 
 static void fake_motion(pg_platform *p, int32_t x, int32_t y) {
     xcb_test_fake_input(p->c, XCB_MOTION_NOTIFY, 0 /* absolute */, XCB_CURRENT_TIME, p->root,
                         (int16_t)x, (int16_t)y, 0);
+    x11_watch_input_sent();
 }
 
 static pg_err need_xtest(pg_platform *p, pg_error *e) {
@@ -143,7 +145,9 @@ static pg_err focus_win(pg_platform *p, const x11_win *w, bool lazy, pg_error *e
 pg_err x11_focus(pg_platform *p, uint64_t id, pg_error *e) {
     x11_win w;
     pg_err rc = x11_resolve(p, id, &w, e);
-    return rc != PG_OK ? rc : focus_win(p, &w, false, e);
+    if (rc == PG_OK) rc = focus_win(p, &w, false, e);
+    x11_watch_input_sent(); /* a focus change repaints (highlight, caret) */
+    return rc;
 }
 
 /* ---------------------------------------------------------------- pointer */
@@ -206,7 +210,9 @@ pg_err x11_click(pg_platform *p, uint64_t id, int32_t x, int32_t y, pg_button b,
         xcb_test_fake_input(p->c, XCB_BUTTON_PRESS, (uint8_t)b, XCB_CURRENT_TIME, XCB_NONE, 0, 0, 0);
         xcb_test_fake_input(p->c, XCB_BUTTON_RELEASE, (uint8_t)b, XCB_CURRENT_TIME, XCB_NONE, 0, 0, 0);
     }
-    return x11_sync(p, e);
+    rc = x11_sync(p, e);
+    x11_watch_input_sent(); /* delivered now: the app's repaint is still to come */
+    return rc;
 }
 
 /* ---------------------------------------------------------------- keys */

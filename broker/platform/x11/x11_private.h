@@ -2,8 +2,9 @@
  *
  * Contract: one pg_platform handle owns one XCB connection and everything hung
  * on it (the Composite redirection, the MIT-SHM segment, the xkbcommon
- * context). Nothing here is global or mutable outside a handle, so separate
- * handles may live on separate threads; one handle is used by one thread at a
+ * context). Nothing here is global or mutable outside a handle (but the
+ * time of the last input sent, x11_watch.c, which every handle's settle must
+ * see), so separate handles may live on separate threads; one handle is used by one thread at a
  * time (the broker serialises calls).
  * Every wait on the X server goes through x11_wait() and is bounded by
  * X11_REPLY_TIMEOUT_MS; an X error is a reply like any other and is turned
@@ -77,6 +78,9 @@ struct pg_platform {
     struct xkb_context *xkb_ctx;
     int32_t kbd_device; /* XKB core keyboard device id, -1 if no XKB */
     uint32_t ping_serial; /* tells our _NET_WM_PING answers apart */
+    char *display;        /* as opened (NULL: $DISPLAY), for the repaint watcher's connection */
+    struct x11_watch *watch; /* started at the first settle; NULL before, or when it cannot run */
+    bool watch_failed;    /* it could not start: settle per request */
 };
 
 /* ---- x11_conn.c: replies, errors, atoms ---- */
@@ -194,6 +198,23 @@ pg_err x11_keymap_chord(pg_platform *p, x11_keymap *k, xcb_window_t target, cons
  * PG_E_POLICY saying how many characters (code points) were typed. */
 pg_err x11_keymap_type(pg_platform *p, x11_keymap *k, xcb_window_t target, const char *utf8,
                        pg_error *e);
+
+/* ---- x11_watch.c: repaint history kept between requests ---- */
+typedef struct x11_watch x11_watch;
+/* A watcher on its own connection to display (NULL: $DISPLAY) and its own
+ * thread; NULL when the display or its DAMAGE cannot be reached. */
+x11_watch *x11_watch_start(const char *display);
+/* Ends the thread, closes the connection (the server drops our damage objects). */
+void x11_watch_stop(x11_watch *w);
+/* PG_OK once win has had no repaint for quiet_ms: at once when the watcher
+ * has seen none for that long; a window first seen waits quiet_ms.
+ * PG_E_TIMEOUT after timeout_ms of repaints, PG_E_NOTFOUND when the window
+ * went away, PG_E_UNREACHABLE when the watcher's connection broke. */
+pg_err x11_watch_settle(x11_watch *w, xcb_window_t win, uint32_t quiet_ms, uint32_t timeout_ms,
+                        pg_error *e);
+/* Input went out (any handle of this process): every window counts as active
+ * from now, its repaint still to come. */
+void x11_watch_input_sent(void);
 
 /* ---- x11_settle.c ---- */
 pg_err x11_settle(pg_platform *p, uint64_t id, uint32_t quiet_ms, uint32_t timeout_ms,

@@ -4,10 +4,14 @@
  * Contract: settle() returns PG_OK once the client window (and everything
  * drawn inside it) has had no repaint for quiet_ms, PG_E_TIMEOUT if that did
  * not happen within timeout_ms, PG_E_NOTFOUND if the window went away.
- * With DAMAGE it creates a damage object on the client window
- * (ReportNonEmpty, re-armed with DamageSubtract after each notify) and waits
- * on the connection with poll(), never longer than the remaining time; WM
- * decoration changes on the frame do not count.
+ * With DAMAGE the handle's repaint watcher (x11_watch.c) keeps a damage
+ * object on each client window it settled, between requests, so a window
+ * quiet for quiet_ms already returns at once; a window first seen waits
+ * quiet_ms. Without a watcher (it could not start, or its connection broke)
+ * it creates a damage object for this request (ReportNonEmpty, re-armed with
+ * DamageSubtract after each notify) and waits on the connection with poll(),
+ * never longer than the remaining time. WM decoration changes on the frame
+ * do not count.
  * Without DAMAGE it compares captures taken every min(quiet_ms/4, 50) ms and
  * calls the window quiet when they stayed byte-identical for quiet_ms; a
  * change that reverts between two samples goes unseen (sampling, not events).
@@ -193,7 +197,10 @@ pg_err x11_settle(pg_platform *p, uint64_t id, uint32_t quiet_ms, uint32_t timeo
     pg_err rc = x11_resolve(p, id, &w, e);
     if (rc != PG_OK) return rc;
     if (!p->damage.present) return settle_compare(p, id, quiet_ms, timeout_ms, e);
-    rc = settle_damage(p, &w, quiet_ms, timeout_ms, e);
+    if (!p->watch && !p->watch_failed) p->watch_failed = !(p->watch = x11_watch_start(p->display));
+    rc = p->watch ? x11_watch_settle(p->watch, w.id, quiet_ms, timeout_ms, e) : PG_E_UNREACHABLE;
+    if (rc == PG_E_UNREACHABLE) /* no watcher, or its connection broke: watch for this request only */
+        rc = settle_damage(p, &w, quiet_ms, timeout_ms, e);
     if (rc != PG_OK) return rc;
     /* A destroyed window stops reporting damage; make sure it is still there. */
     x11_win again;
