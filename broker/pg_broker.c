@@ -25,10 +25,17 @@ static pg_err open_audit(pg_broker *b, const char *state_dir, pg_error *e) {
     return pg_audit_open(&b->audit, path, ps->audit_rotate_bytes, e);
 }
 
-/* audit.journal as the policy p says (at start, and at every reload). */
-static pg_err apply_journal(pg_broker *b, const pg_policy *p, pg_error *e) {
+/* audit.journal and audit.flush_ms as the policy p says (at start, and at every reload). */
+static pg_err apply_audit_settings(pg_broker *b, const pg_policy *p, pg_error *e) {
     const pg_policy_settings *ps = pg_policy_settings_get(p);
-    pg_err rc = pg_audit_set_journal(b->audit, ps->audit_journal, b->journal_socket[0] ? b->journal_socket : NULL,
+    pg_err rc = pg_audit_set_flush(b->audit, ps->audit_flush_ms, e);
+    if (rc) return rc;
+    if (ps->audit_flush_ms)
+        pg_log(PG_LOG_INFO, "audit: records of intent are synced before their effect, the others within %u ms "
+               "(audit.flush_ms)", (unsigned)ps->audit_flush_ms);
+    else
+        pg_log(PG_LOG_INFO, "audit: every record is synced before the reply (audit.flush_ms 0)");
+    rc = pg_audit_set_journal(b->audit, ps->audit_journal, b->journal_socket[0] ? b->journal_socket : NULL,
                                      ps->audit_journal_titles, e);
     if (!rc && ps->audit_journal)
         pg_log(PG_LOG_INFO, "audit records also go to the journal%s", ps->audit_journal_titles ? ", with window titles" : "");
@@ -110,7 +117,7 @@ pg_err pg_broker_init(pg_broker *b, const pg_broker_config *cfg, pg_error *e) {
         rc = pg_baseline_open(&b->baselines, dir, e);
     }
     if (!rc) rc = open_audit(b, cfg->state_dir, e);
-    if (!rc) rc = apply_journal(b, b->policy, e); /* asked for and impossible: refuse to start */
+    if (!rc) rc = apply_audit_settings(b, b->policy, e); /* asked for and impossible: refuse to start */
     if (!rc) rc = pg_relay_global_init(e);
     if (!rc) rc = pg_judge_cache_new(&b->judge_cache, 1024, e);
     if (!rc) rc = pg_disclose_new(&b->disclose, e);
@@ -186,7 +193,7 @@ void pg_broker_reload(pg_broker *b) {
     if (b->quota_cap_bytes && quota > b->quota_cap_bytes) quota = b->quota_cap_bytes;
     pg_tok_store_limits(b->tokens, quota, b->ttl_cap_s, 0);
     log_policy(p);
-    if (apply_journal(b, p, &e) != PG_OK) pg_log(PG_LOG_ERROR, "audit journal copies: %s", e.message);
+    if (apply_audit_settings(b, p, &e) != PG_OK) pg_log(PG_LOG_ERROR, "audit journal copies: %s", e.message);
     char detail[128];
     snprintf(detail, sizeof detail, "sha256 %s", pg_policy_settings_get(p)->sha256);
     audit_self(b, "policy.reload", PG_OK, detail, NULL);

@@ -147,6 +147,7 @@ typedef struct {
 typedef struct {
     const char *audit_path;      /* NULL: <state-dir>/audit.jsonl */
     uint64_t audit_rotate_bytes;
+    uint32_t audit_flush_ms;   /* group commit of records other than intent; 0: every record synced */
     bool audit_journal;          /* audit.journal: each record also to the systemd journal (off) */
     bool audit_journal_titles;   /* audit.journal_window_titles: with titles and free text (off) */
     uint64_t spool_quota_bytes;  /* the whole spool */

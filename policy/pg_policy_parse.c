@@ -28,6 +28,7 @@
 #define DEF_TIMEOUT_S 30u
 #define DEF_MAX_RESPONSE 65536u
 #define DEF_ROTATE_MB 64u
+#define DEF_AUDIT_FLUSH_MS 20u /* group commit: docs/audit.md "Durability" */
 #define DEF_BITS_PER_SOURCE_HOUR 8192u /* 1 KiB: see docs/threat-model.md */
 #define DEF_BITS_PER_USER_HOUR 16384u
 #define DEF_MIN_AREA 1024u             /* 32 x 32 */
@@ -601,7 +602,7 @@ static const char *const tokens_keys[] = {"ttl_s", "spool_quota_mb", NULL};
 static const char *const images_keys[] = {"max_input_bytes", "max_pixels", NULL};
 static const char *const disclosure_keys[] = {"bits_per_source_hour", "bits_per_user_hour", "min_area", NULL};
 static const char *const clients_keys[] = {"users", "groups", "remote", NULL};
-static const char *const audit_keys[] = {"path", "rotate_mb", "journal", "journal_window_titles", NULL};
+static const char *const audit_keys[] = {"path", "rotate_mb", "flush_ms", "journal", "journal_window_titles", NULL};
 
 static const char *const expose_names[] = {"never", "analyze-only", "allow"};
 static const char *const mode_names[] = {"local-only", "allowlist"};
@@ -982,6 +983,11 @@ static pg_err parse_audit(pc *c, const cJSON *x, pg_policy *p) {
         if ((rc = read_uint(c, y, "$.audit.rotate_mb", 1, 1048576, &u)) != PG_OK) return rc;
         p->settings.audit_rotate_bytes = u * MIB;
     }
+    if ((y = get(x, "flush_ms"))) {
+        uint64_t u = 0;
+        if ((rc = read_uint(c, y, "$.audit.flush_ms", 0, 1000, &u)) != PG_OK) return rc;
+        p->settings.audit_flush_ms = (uint32_t)u;
+    }
     if ((y = get(x, "journal")) && (rc = read_bool(c, y, "$.audit.journal", &p->settings.audit_journal)) != PG_OK)
         return rc;
     if ((y = get(x, "journal_window_titles")) &&
@@ -1045,6 +1051,7 @@ static pg_err parse_root(pc *c, const cJSON *root) {
     g->bits_per_user_hour = DEF_BITS_PER_USER_HOUR;
     g->min_area = DEF_MIN_AREA;
     p->settings.audit_rotate_bytes = DEF_ROTATE_MB * MIB;
+    p->settings.audit_flush_ms = DEF_AUDIT_FLUSH_MS;
     if ((rc = parse_section(c, root, "$", NULL, g)) != PG_OK) return rc;
     p->settings.spool_quota_bytes = g->spool_quota_bytes;
     if (!g->endpoints) g->endpoints = p->eps;

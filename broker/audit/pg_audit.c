@@ -15,6 +15,7 @@
 #include "pg_audit_fs.h" /* every file operation, per platform */
 #include "pg_audit_journal.h"
 #include "pg_crypto.h"
+#include "pg_time.h"
 
 #define NAME_LEN 256   /* file names inside the log's directory */
 #define PATH_LEN 4096  /* paths as given (Windows' MAX_PATH is too short) */
@@ -45,6 +46,16 @@ struct pg_audit {
     bool journal_titles;    /* ...with window titles and free text */
     uint64_t journal_failures;
     int journal_errno;      /* of the last failed send */
+    /* Group commit (pg_audit_set_flush): records that may wait are written
+     * at once and fdatasync'd by the flusher within flush_ms. */
+    uint32_t flush_ms;      /* 0: every record is fdatasync'd before append returns */
+    bool dirty;             /* written since the last fdatasync */
+    double dirty_since;     /* pg_mono_ms of the oldest record not yet synced */
+    int flush_errno;        /* the flusher's fdatasync failed: appends are refused until one succeeds */
+    uint64_t syncs;         /* fdatasyncs of appended records so far (pg_audit_sync_count) */
+    bool flusher_on, flusher_stop;
+    pthread_t flusher;
+    pthread_cond_t flush_cv; /* dirty became true, or stop */
 };
 
 /* ---- small helpers ---------------------------------------------------- */
@@ -311,9 +322,19 @@ static void cut_back(pg_audit *a) {
     if (pg_audit_fs_truncate(a->fd, a->size) != 0 || pg_audit_fs_sync(a->fd) != 0) a->broken = true;
 }
 
+/* fdatasync of everything written so far; lock held. */
+static int sync_locked(pg_audit *a) {
+    int err = pg_audit_fs_sync(a->fd);
+    a->syncs++;
+    if (!err) a->dirty = false;
+    a->flush_errno = err;
+    return err;
+}
+
 /* One write of the whole line (with its newline) at the end of the file,
- * then fdatasync (Windows: FlushFileBuffers). */
-static pg_err write_line(pg_audit *a, const char *line, size_t len, pg_error *e) {
+ * then fdatasync (Windows: FlushFileBuffers), unless may_wait and group
+ * commit is on: then the flusher syncs it within flush_ms. */
+static pg_err write_line(pg_audit *a, const char *line, size_t len, bool may_wait, pg_error *e) {
     size_t n = 0;
     int err = pg_audit_fs_append(a->fd, line, len, &n);
     if (err || n != len) {
@@ -321,7 +342,13 @@ static pg_err write_line(pg_audit *a, const char *line, size_t len, pg_error *e)
         return pg_error_set(e, PG_E_INTERNAL, "free space on the broker's state filesystem; the operation was refused",
                             "audit log %s: write failed: %s", a->path, err ? strerror(err) : "short write (disk full?)");
     }
-    if ((err = pg_audit_fs_sync(a->fd)) != 0) {
+    if (may_wait && a->flusher_on) {
+        if (!a->dirty) {
+            a->dirty = true;
+            a->dirty_since = pg_mono_ms();
+            pthread_cond_signal(&a->flush_cv);
+        }
+    } else if ((err = sync_locked(a)) != 0) {
         cut_back(a);
         return pg_error_set(e, PG_E_INTERNAL, "check the broker's state filesystem; the operation was refused",
                             "audit log %s: fdatasync failed: %s", a->path, strerror(err));
@@ -399,13 +426,13 @@ static cJSON *self_principal(const pg_audit *a) {
     return NULL;
 }
 
-static pg_err write_obj_locked(pg_audit *a, cJSON *obj, bool may_rotate, pg_error *e);
+static pg_err write_obj_locked(pg_audit *a, cJSON *obj, bool may_rotate, bool may_wait, pg_error *e);
 
 /* Writes an audit.* record of the broker itself; takes disposition. */
 static pg_err write_internal(pg_audit *a, const char *op, cJSON *disposition, pg_error *e) {
     cJSON *obj = record_obj(self_principal(a), op, NULL, NULL, disposition, "OK");
     if (!obj) return pg_error_set(e, PG_E_INTERNAL, NULL, "audit log: out of memory");
-    pg_err rc = write_obj_locked(a, obj, false, e);
+    pg_err rc = write_obj_locked(a, obj, false, false, e);
     cJSON_Delete(obj);
     return rc;
 }
@@ -511,6 +538,9 @@ static pg_err open_live(pg_audit *a, bool exclusive, pg_error *e) {
 static pg_err rotate_locked(pg_audit *a, pg_error *e) {
     char from[NAME_LEN + 8], to[NAME_LEN + 8];
     if (!a->pending_create) {
+        if (a->dirty && sync_locked(a) != 0)
+            return pg_error_set(e, PG_E_INTERNAL, "check the broker's state filesystem",
+                                "audit log %s: fdatasync before rotation failed: %s", a->path, strerror(a->flush_errno));
         if (a->reserved_to) pg_audit_fs_truncate(a->fd, a->size); /* hand back the blocks reserved past its end */
         rotated_name(to, sizeof to, a->base, PG_AUDIT_KEEP);
         if (pg_audit_fs_exists(a->dir, to)) {
@@ -544,6 +574,9 @@ static pg_err rotate_locked(pg_audit *a, pg_error *e) {
 
 /* Brings the log to a writable state after an earlier failure. */
 static pg_err ready_locked(pg_audit *a, pg_error *e) {
+    if (a->flush_errno && sync_locked(a) != 0) /* records already answered may not be on disk: stop here */
+        return pg_error_set(e, PG_E_INTERNAL, "check the broker's state filesystem; the operation was refused",
+                            "audit log %s: fdatasync failed: %s", a->path, strerror(a->flush_errno));
     if (a->broken) {
         int err = pg_audit_fs_truncate(a->fd, a->size);
         if (!err) err = pg_audit_fs_sync(a->fd);
@@ -573,7 +606,7 @@ static void copy_to_journal(pg_audit *a, const cJSON *obj) {
     }
 }
 
-static pg_err write_obj_locked(pg_audit *a, cJSON *obj, bool may_rotate, pg_error *e) {
+static pg_err write_obj_locked(pg_audit *a, cJSON *obj, bool may_rotate, bool may_wait, pg_error *e) {
     char *line = NULL;
     size_t len = 0;
     pg_err rc = stamp(a, obj, &line, &len, e);
@@ -584,7 +617,7 @@ static pg_err write_obj_locked(pg_audit *a, cJSON *obj, bool may_rotate, pg_erro
         rc = rotate_locked(a, e);
         if (rc == PG_OK) rc = stamp(a, obj, &line, &len, e);
     }
-    if (rc == PG_OK) rc = write_line(a, line, len, e);
+    if (rc == PG_OK) rc = write_line(a, line, len, may_wait, e);
     free(line);
     if (rc == PG_OK && a->journal) copy_to_journal(a, obj);
     return rc;
@@ -699,9 +732,15 @@ pg_err pg_audit_open(pg_audit **out, const char *path, uint64_t rotate_bytes, pg
         rc = pg_error_set(e, PG_E_INTERNAL, NULL, "audit log: cannot create its mutex");
         goto fail;
     }
+    if (pthread_cond_init(&a->flush_cv, NULL) != 0) {
+        pthread_mutex_destroy(&a->mu);
+        rc = pg_error_set(e, PG_E_INTERNAL, NULL, "audit log: cannot create its condition variable");
+        goto fail;
+    }
     if (t.good < t.size) rc = repair_locked(a, &t, e);
     else if (a->need_header) rc = write_header(a, e);
     if (rc) {
+        pthread_cond_destroy(&a->flush_cv);
         pthread_mutex_destroy(&a->mu);
         goto fail;
     }
@@ -767,7 +806,7 @@ pg_err pg_audit_append_at(pg_audit *a, const pg_audit_event *ev, char at[PG_AUDI
     if (rc) return rc;
     pthread_mutex_lock(&a->mu);
     rc = ready_locked(a, e);
-    if (rc == PG_OK) rc = write_obj_locked(a, obj, true, e);
+    if (rc == PG_OK) rc = write_obj_locked(a, obj, true, !ev->intent, e); /* intent: on disk before the effect */
     if (rc == PG_OK && at) anchor_locked(a, at);
     pthread_mutex_unlock(&a->mu);
     cJSON_Delete(obj);
@@ -828,8 +867,72 @@ uint64_t pg_audit_journal_failures(pg_audit *a, int *last_errno) {
     return n;
 }
 
+/* The flusher: syncs the records that may wait, flush_ms after the oldest
+ * of them was written (group commit: one fdatasync for all that came since). */
+static void *flusher_main(void *arg) {
+    pg_audit *a = arg;
+    pthread_mutex_lock(&a->mu);
+    while (!a->flusher_stop) {
+        if (!a->dirty) {
+            pthread_cond_wait(&a->flush_cv, &a->mu);
+            continue;
+        }
+        double left = a->dirty_since + a->flush_ms - pg_mono_ms();
+        if (left > 0) { /* a plain sleep: portable, and appends go on meanwhile */
+            pthread_mutex_unlock(&a->mu);
+            pg_sleep_ms(left);
+            pthread_mutex_lock(&a->mu);
+            continue;
+        }
+        if (sync_locked(a) != 0) a->dirty = false; /* flush_errno refuses the next append, which retries */
+    }
+    if (a->dirty) (void)sync_locked(a);
+    pthread_mutex_unlock(&a->mu);
+    return NULL;
+}
+
+static void stop_flusher(pg_audit *a) {
+    pthread_mutex_lock(&a->mu);
+    bool on = a->flusher_on;
+    a->flusher_stop = true;
+    pthread_cond_signal(&a->flush_cv);
+    pthread_mutex_unlock(&a->mu);
+    if (on) pthread_join(a->flusher, NULL);
+    pthread_mutex_lock(&a->mu);
+    a->flusher_on = false;
+    a->flusher_stop = false;
+    if (a->dirty) (void)sync_locked(a);
+    pthread_mutex_unlock(&a->mu);
+}
+
+pg_err pg_audit_set_flush(pg_audit *a, uint32_t group_ms, pg_error *e) {
+    if (!a) return pg_error_set(e, PG_E_INTERNAL, NULL, "audit log is not open");
+    if (group_ms > PG_AUDIT_FLUSH_MAX_MS)
+        return pg_error_set(e, PG_E_USAGE, NULL, "audit flush interval %u ms is above %u", (unsigned)group_ms,
+                            (unsigned)PG_AUDIT_FLUSH_MAX_MS);
+    stop_flusher(a);
+    pthread_mutex_lock(&a->mu);
+    a->flush_ms = group_ms;
+    pg_err rc = PG_OK;
+    if (group_ms) {
+        if (pthread_create(&a->flusher, NULL, flusher_main, a) == 0) a->flusher_on = true;
+        else rc = pg_error_set(e, PG_E_INTERNAL, NULL, "audit log: cannot start its flusher thread");
+    }
+    pthread_mutex_unlock(&a->mu);
+    return rc;
+}
+
+uint64_t pg_audit_sync_count(pg_audit *a) {
+    pthread_mutex_lock(&a->mu);
+    uint64_t n = a->syncs;
+    pthread_mutex_unlock(&a->mu);
+    return n;
+}
+
 void pg_audit_close(pg_audit *a) {
     if (!a) return;
+    stop_flusher(a);
+    pthread_cond_destroy(&a->flush_cv);
     pg_journal_free(a->journal);
     pthread_mutex_destroy(&a->mu);
     pg_audit_fs_close(&a->fd);

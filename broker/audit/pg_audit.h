@@ -28,7 +28,13 @@
  * Contract: pg_audit_append returns only after the record is written with one
  * write(2) and fdatasync'd; on any failure it returns an error (PG_E_INTERNAL,
  * e.g. disk full), the file is cut back to its last whole record, and the
- * broker must refuse the operation. Thread-safe (one mutex per log; appends
+ * broker must refuse the operation. With group commit (pg_audit_set_flush)
+ * a record that is not a record of intent returns once written (in the
+ * file, safe from a crash of the broker) and is fdatasync'd by a flusher
+ * thread within the interval, together with every record written since;
+ * records of intent, audit.* records and rotation still sync before they
+ * return, and so make every earlier record durable too. A failed deferred
+ * fdatasync refuses every later append until one succeeds. Thread-safe (one mutex per log; appends
  * are serialised, fsync included). One process per log (flock).
  * Files are created 0600 and never through a symlink (O_NOFOLLOW, openat on
  * the directory); the directory must be owned by the broker and not writable
@@ -45,7 +51,8 @@
  * module does not check it. The log's own records carry uid 0 and the
  * broker's SID ("sid"); the broker passes each client's principal in.
  * Never: records a whole token, follows a symlink, rewrites a record, or
- * reports success for a record that is not on disk.
+ * reports success for a record that is not in the file (not on disk, unless
+ * group commit was asked for, and never for a record of intent).
  */
 #ifndef PG_AUDIT_H
 #define PG_AUDIT_H
@@ -119,6 +126,15 @@ typedef struct {
  * PG_E_NOTFOUND (directory missing), PG_E_INTERNAL (I/O). */
 pg_err pg_audit_open(pg_audit **out, const char *path, uint64_t rotate_bytes, pg_error *e);
 
+/* Group commit: 0 (the default) syncs every record before append returns;
+ * N in 1..PG_AUDIT_FLUSH_MAX_MS lets records other than intent be synced by
+ * a flusher thread within N ms (auditd's incremental_async, with the records
+ * of effects kept synchronous). May be called again to change it. */
+#define PG_AUDIT_FLUSH_MAX_MS 1000u
+pg_err pg_audit_set_flush(pg_audit *a, uint32_t group_ms, pg_error *e);
+/* fdatasyncs of appended records so far (the cost group commit saves). */
+uint64_t pg_audit_sync_count(pg_audit *a);
+
 /* Appends one record; see the contract above. PG_E_USAGE: event misses op or
  * kind, uses an "audit." op, or has a malformed image_sha256 (a caller bug). */
 pg_err pg_audit_append(pg_audit *a, const pg_audit_event *ev, pg_error *e);
@@ -144,7 +160,7 @@ pg_err pg_audit_reserve(pg_audit *a, uint64_t bytes, pg_error *e);
  * from the end, which the chain alone cannot. */
 void pg_audit_anchor(pg_audit *a, char out[PG_AUDIT_ANCHOR_MAX]);
 
-/* Also send every record, once it is on disk, to the systemd journal as
+/* Also send every record, once it is in the log file, to the systemd journal as
  * structured fields (journald's native protocol on socket_path; NULL: the
  * system's /run/systemd/journal/socket), so a fleet's log shipping carries
  * it (docs/audit.md "Copies in the journal"). Fields: seq, the record's hash

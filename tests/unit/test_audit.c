@@ -25,6 +25,7 @@
 #include "pg_audit.h"
 #include "pg_crypto.h"
 #include "pg_test.h"
+#include "pg_time.h"
 
 #define TOKEN "cap:AbCdEfGhIjKlMnOpQrStUv"
 #define IMG "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
@@ -917,6 +918,50 @@ PG_TEST(a_record_of_intent_says_so_and_its_outcome_names_it) {
     snprintf(want, sizeof want, "\"intent\":\"1:%s\"", hex);
     CHECK(strstr(L.l[1], want) != NULL);
     free(L.buf);
+    rm_tree(dir);
+}
+
+
+/* Group commit: the other records are in the file at once and synced
+ * together by the flusher; a record of intent is synced before it returns
+ * (and with it every record before it); 0 syncs each record. */
+PG_TEST(group_commit_syncs_intent_at_once_and_the_rest_together) {
+    char dir[64], path[128];
+    tmp_dir(dir);
+    snprintf(path, sizeof path, "%s/audit.jsonl", dir);
+    pg_audit *a;
+    pg_error e;
+    REQUIRE(pg_audit_open(&a, path, 0, NULL) == PG_OK);
+    uint64_t s0 = pg_audit_sync_count(a);
+    REQUIRE(append_n(a, 0, 3) == PG_OK);
+    CHECK_EQ_INT((int)(pg_audit_sync_count(a) - s0), 3); /* the default: one each */
+    CHECK_EQ_INT(pg_audit_set_flush(a, PG_AUDIT_FLUSH_MAX_MS + 1, &e), PG_E_USAGE);
+    REQUIRE(pg_audit_set_flush(a, 300, &e) == PG_OK);
+    s0 = pg_audit_sync_count(a);
+    REQUIRE(append_n(a, 0, 4) == PG_OK);
+    CHECK_EQ_INT((int)(pg_audit_sync_count(a) - s0), 0); /* written, not yet synced */
+    lines_t L;
+    read_lines(path, &L);
+    CHECK_EQ_INT((int)L.count, 7); /* ...but in the file before append returned */
+    free(L.buf);
+    pg_audit_event ev = sample(3);
+    ev.intent = true;
+    REQUIRE(pg_audit_append(a, &ev, NULL) == PG_OK);
+    CHECK_EQ_INT((int)(pg_audit_sync_count(a) - s0), 1); /* intent: on disk now, the 4 before with it */
+    s0 = pg_audit_sync_count(a);
+    REQUIRE(append_n(a, 0, 5) == PG_OK);
+    for (double t0 = pg_mono_ms(); pg_audit_sync_count(a) == s0 && pg_mono_ms() - t0 < 5000;) pg_sleep_ms(10);
+    CHECK_EQ_INT((int)(pg_audit_sync_count(a) - s0), 1); /* five records, one fdatasync */
+    REQUIRE(pg_audit_set_flush(a, 0, &e) == PG_OK);
+    s0 = pg_audit_sync_count(a);
+    REQUIRE(append_n(a, 0, 2) == PG_OK);
+    CHECK_EQ_INT((int)(pg_audit_sync_count(a) - s0), 2);
+    REQUIRE(pg_audit_set_flush(a, 1000, &e) == PG_OK);
+    REQUIRE(append_n(a, 0, 2) == PG_OK);
+    pg_audit_close(a); /* syncs what is left */
+    pg_audit_report r;
+    REQUIRE(pg_audit_verify_file(path, &r, &e) == PG_OK);
+    CHECK_EQ_INT((int)r.last_seq, 17);
     rm_tree(dir);
 }
 
