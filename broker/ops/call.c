@@ -281,9 +281,11 @@ cJSON *pg_call_window_json(const pg_window *w) {
 /* ---- images ---- */
 
 /* Decoded pixels a request holds count against the broker's one budget. */
-static pg_err take_pixels(pg_call *c, uint64_t bytes, const char *what, pg_error *e) {
+/* held: what the request holds (c->pixels_held; a decode thread counts in
+ * its own and adds it after the join, so two threads never race on it). */
+static pg_err take_pixels(pg_call *c, uint64_t bytes, const char *what, uint64_t *held, pg_error *e) {
     pg_err rc = pg_broker_pixels_take(c->b, bytes, c->b->pixels_wait_ms, what, e);
-    if (!rc) c->pixels_held += bytes;
+    if (!rc) *held += bytes;
     return rc;
 }
 
@@ -292,7 +294,7 @@ pg_err pg_call_token_image(pg_call *c, const char *token, pg_img **out, char lab
     pg_tok_meta m;
     uint8_t *px = NULL;
     pg_err rc = pg_tok_get(c->b->tokens, token, (uint32_t)c->peer->uid, &m, e); /* its size, before its pixels */
-    if (!rc) rc = take_pixels(c, (uint64_t)m.width * m.height * 4, "a token", e);
+    if (!rc) rc = take_pixels(c, (uint64_t)m.width * m.height * 4, "a token", &c->pixels_held, e);
     if (!rc) rc = pg_tok_load(c->b->tokens, token, (uint32_t)c->peer->uid, &m, &px, e);
     if (rc) return rc;
     rc = pg_img_wrap(out, px, m.width, m.height, (size_t)m.width * 4, e);
@@ -305,7 +307,7 @@ pg_err pg_call_token_image(pg_call *c, const char *token, pg_img **out, char lab
     return rc;
 }
 
-static pg_err from_attachment(pg_call *c, int64_t idx, pg_img **out, char label[64], pg_error *e) {
+static pg_err from_attachment(pg_call *c, int64_t idx, pg_img **out, char label[64], uint64_t *held, pg_error *e) {
     if (idx < 0 || (size_t)idx >= c->msg->n_att)
         return pg_error_set(e, PG_E_USAGE, NULL, "image refers to attachment %lld, the request has %zu", (long long)idx,
                             c->msg->n_att);
@@ -320,7 +322,7 @@ static pg_err from_attachment(pg_call *c, int64_t idx, pg_img **out, char label[
     pg_err rc = pg_img_probe(b->data, b->len, &fmt, &w, &h, e);
     /* RGBA out, and for JPEG libjpeg's coefficients of a progressive file (6 bytes a pixel) besides. */
     if (!rc) rc = pg_img_limits_check(&lim, w, h, e);
-    if (!rc) rc = take_pixels(c, (uint64_t)w * h * (fmt == PG_IMG_FMT_JPEG ? 10 : 4), label, e);
+    if (!rc) rc = take_pixels(c, (uint64_t)w * h * (fmt == PG_IMG_FMT_JPEG ? 10 : 4), label, held, e);
     return rc ? rc : pg_img_decode(b->data, b->len, &lim, out, e);
 }
 
@@ -328,7 +330,7 @@ pg_err pg_call_image(pg_call *c, const pg_image_ref *ref, pg_img **out, char lab
                      bool *is_token, pg_error *e) {
     if (is_token) *is_token = ref->token != NULL;
     if (ref->token) return pg_call_token_image(c, ref->token, out, label, meta, e);
-    return from_attachment(c, ref->attachment, out, label, e);
+    return from_attachment(c, ref->attachment, out, label, &c->pixels_held, e);
 }
 
 /* A file decoded on a thread of its own (the request's attachments outlive it). */
@@ -337,13 +339,14 @@ typedef struct {
     int64_t idx;
     pg_img *img;
     char label[64];
+    uint64_t held; /* pixel budget it took, added to the request's after the join */
     pg_error e;
     pg_err rc;
 } decode_job;
 
 static void *decode_main(void *arg) {
     decode_job *j = arg;
-    j->rc = from_attachment(j->c, j->idx, &j->img, j->label, &j->e);
+    j->rc = from_attachment(j->c, j->idx, &j->img, j->label, &j->held, &j->e);
     return NULL;
 }
 
@@ -356,6 +359,7 @@ pg_err pg_call_image_pair(pg_call *c, const pg_image_ref *ra, const pg_image_ref
     pg_err rc = pg_call_image(c, ra, &img[0], label[0], &meta[0], &is_token[0], e);
     if (threaded) {
         pthread_join(th, NULL);
+        c->pixels_held += job.held;
         is_token[1] = false;
         memcpy(label[1], job.label, 64);
         img[1] = job.img;

@@ -106,13 +106,14 @@ static pg_err run_diff(pg_call *c, const diff_in *in, bool regions, pg_diff_resu
     for (size_t i = 0; i < in->masks->n; i++) masks[i] = pg_call_img_rect(&in->masks->v[i]);
     o.masks = masks;
     o.n_masks = in->masks->n;
-    pg_img *a = NULL, *b = NULL, *heat = NULL;
-    char la[64] = "", lb[64] = "";
-    pg_err rc = pg_call_image(c, in->a, &a, la, NULL, NULL, e);
-    if (!rc) rc = pg_call_image(c, in->b, &b, lb, NULL, NULL, e);
-    if (!rc) rc = pg_diff(a, b, &o, res, &heat, e);
-    pg_img_free(a);
-    pg_img_free(b);
+    pg_img *img[2] = {NULL, NULL}, *heat = NULL;
+    char label[2][64] = {"", ""};
+    pg_tok_meta meta[2];
+    bool is_token[2];
+    pg_err rc = pg_call_image_pair(c, in->a, in->b, img, label, meta, is_token, e); /* two files: decoded in parallel */
+    if (!rc) rc = pg_diff(img[0], img[1], &o, res, &heat, e);
+    pg_img_free(img[0]);
+    pg_img_free(img[1]);
     shown sh = {.coarse = pg_call_protected(c), .regions = regions};
     if (!rc) {
         sh.w = res->width_a; /* boxes are in whole-image coordinates */
@@ -132,8 +133,8 @@ static pg_err run_diff(pg_call *c, const diff_in *in, bool regions, pg_diff_resu
         return dr;
     }
     cJSON *ev = cJSON_CreateObject();
-    cJSON_AddStringToObject(ev, "a", la);
-    cJSON_AddStringToObject(ev, "b", lb);
+    cJSON_AddStringToObject(ev, "a", label[0]);
+    cJSON_AddStringToObject(ev, "b", label[1]);
     if (heat) {
         pg_error de;
         if (pg_call_derived_token(c, heat, "diff", j, "diff_token", &de) == PG_OK)
