@@ -209,8 +209,9 @@ void x11_watch_stop(x11_watch *w);
 /* PG_OK once win has had no repaint for quiet_ms: at once when the watcher
  * has seen none for that long; a window first seen waits quiet_ms.
  * PG_E_TIMEOUT after timeout_ms of repaints, PG_E_NOTFOUND when the window
- * went away, PG_E_UNREACHABLE when the watcher's connection broke. */
-pg_err x11_watch_settle(x11_watch *w, xcb_window_t win, uint32_t quiet_ms, uint32_t timeout_ms,
+ * went away, PG_E_UNREACHABLE when the watcher's connection broke.
+ * *waited: it had to wait (false: the window was quiet already). */
+pg_err x11_watch_settle(x11_watch *w, xcb_window_t win, uint32_t quiet_ms, uint32_t timeout_ms, bool *waited,
                         pg_error *e);
 /* Input went out (any handle of this process): every window counts as active
  * from now, its repaint still to come. */

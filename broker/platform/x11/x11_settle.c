@@ -198,10 +198,11 @@ pg_err x11_settle(pg_platform *p, uint64_t id, uint32_t quiet_ms, uint32_t timeo
     if (rc != PG_OK) return rc;
     if (!p->damage.present) return settle_compare(p, id, quiet_ms, timeout_ms, e);
     if (!p->watch && !p->watch_failed) p->watch_failed = !(p->watch = x11_watch_start(p->display));
-    rc = p->watch ? x11_watch_settle(p->watch, w.id, quiet_ms, timeout_ms, e) : PG_E_UNREACHABLE;
+    bool waited = true;
+    rc = p->watch ? x11_watch_settle(p->watch, w.id, quiet_ms, timeout_ms, &waited, e) : PG_E_UNREACHABLE;
     if (rc == PG_E_UNREACHABLE) /* no watcher, or its connection broke: watch for this request only */
-        rc = settle_damage(p, &w, quiet_ms, timeout_ms, e);
-    if (rc != PG_OK) return rc;
+        waited = true, rc = settle_damage(p, &w, quiet_ms, timeout_ms, e);
+    if (rc != PG_OK || !waited) return rc; /* quiet already: resolved a moment ago, under the same lock */
     /* A destroyed window stops reporting damage; make sure it is still there. */
     x11_win again;
     return x11_resolve(p, id, &again, e);

@@ -222,8 +222,9 @@ static struct timespec mono_at(double ms) {
     return t;
 }
 
-pg_err x11_watch_settle(x11_watch *w, xcb_window_t win, uint32_t quiet_ms, uint32_t timeout_ms,
+pg_err x11_watch_settle(x11_watch *w, xcb_window_t win, uint32_t quiet_ms, uint32_t timeout_ms, bool *waited,
                         pg_error *e) {
+    *waited = false;
     pthread_mutex_lock(&w->lock);
     double start = pg_mono_ms();
     watch_slot *s = w->broken ? NULL : slot_for(w, win, start);
@@ -249,6 +250,7 @@ pg_err x11_watch_settle(x11_watch *w, xcb_window_t win, uint32_t quiet_ms, uint3
         }
         double until = active + quiet_ms < start + timeout_ms ? active + quiet_ms : start + timeout_ms;
         struct timespec at = mono_at(until); /* the condition runs on CLOCK_MONOTONIC, pg_mono_ms's clock */
+        *waited = true;
         int r = pthread_cond_timedwait(&w->changed, &w->lock, &at);
         (void)r; /* woken or timed out: the loop looks again either way */
     }
