@@ -51,7 +51,7 @@ A snapshot --window "$W" --max-size 320x200
 A info "$T1"
 ex "$PG_OTHER" info "$T1"
 A snapshot --window "$W" --max-size 160x100
-A drop "$(jq -r .token <<<"$LAST")" "$T1x"
+A drop "$(jq -r .token <<<"$LAST")" cap:AAAAAAAAAAAAAAAAAAAAAA
 A ocr "$T1" --region 0,0,480,120
 A click --window "$W" --text 'Press me'
 A wait-stable --window "$W" --interval 0.2

@@ -40,6 +40,7 @@ errors as tool errors with the same code, message and recovery tip.
 | 9 | INTERNAL | a pixelgate bug or resource failure (e.g. disk full, audit log unwritable) | report it with the broker log |
 | 10 | BLOCKED | a check could not decide: the screen never settled, the baseline is for another environment, a mask covers everything or nothing; the outcome is on stdout | not a defect of the app: fix the environment or ask for new rules; do not loosen thresholds |
 | 11 | NEEDS_APPROVAL | no approved baseline for the case: a candidate was prepared; the outcome is on stdout | ask an approver to review and approve the candidate |
+| 12 | BUSY | the broker is at capacity (every worker busy and the wait queue full or its deadline passed, your connection limit, or the pixel budget): nothing was done | retry in a few seconds; run fewer clients in parallel |
 
 ## Finding the broker and naming windows
 
@@ -80,7 +81,7 @@ SECTIONS = [
     ("info", "A token's metadata. Another user's token answers exactly like an unknown one."),
     ("drop", "Frees tokens before they expire, so they stop counting against your spool quota and your token "
              "limit: name them, or `--all`. A token that is unknown, expired or another user's is just "
-             "`not_found`; `held` is what you still have."),
+             "`not_found`; `held` is what you still have. When your quota is reached a snapshot is refused (exit 3) with a message saying how many tokens and MiB you hold and what the capture needs, and a recovery tip naming `pixelgate drop TOKEN...` and `pixelgate drop --all`."),
     ("ocr", "Text and word boxes, read inside the broker (Tesseract). `--lang` picks the language model (one "
             "of the policy's `analysis.ocr_languages`; `caps` lists them); `--field` reads a region as one "
             "field: one line, the text caret removed, small text upscaled, light-on-dark read inverted."),
