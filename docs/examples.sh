@@ -101,6 +101,19 @@ A ocr "$TF2" --region "$RX,$RY,$RW,$RH" --field --lang Latin
 read -r EX2 EY2 < <(jq -r '.widgets[] | select(.error == true) | "\(.x) \(.y - 6)"' "$PG_TMP/app/form.json")
 A color "$TF2" --region "$EX2,$EY2,128,32"
 A color "$TF2" --at 20,170
+# The pointer vocabulary on the same form: the wheel over the city list, the
+# discount slider dragged, a hover over Submit, a triple click that selects
+# a field's text so that typing replaces it.
+box() { jq -r --arg w "$1" '.widgets[] | select(.widget == $w) | "\(.x) \(.y) \(.w) \(.h)"' "$PG_TMP/app/form.json"; }
+read -r LX LY LW LH < <(box .f.city)
+A scroll --window "$F" down --notches 2 --at "$((LX + LW / 2)),$((LY + LH / 2))"
+read -r SX SY SW SH < <(box .f.disc)
+A drag --window "$F" --from "$((SX + 6)),$((SY + SH / 2))" --to "$((SX + SW - 6)),$((SY + SH / 2))" --steps 12
+read -r BX2 BY2 BW2 BH2 < <(box .f.submit)
+A move --window "$F" --at "$((BX2 + BW2 / 2)),$((BY2 + BH2 / 2))"
+A click --window "$F" --at "$((RX + 20)),$((RY + RH / 2))" --count 3
+A type --window "$F" 'Bob'
+A drag --window "$F" --from "$((SX + 6)),$((SY + SH / 2))" --to 5000,5000
 A analyze "$T2" --endpoint local-vision --prompt 'What colour dominates this window?'
 A analyze "$T2" --endpoint "$FAKE/ok/v1/chat/completions" --prompt x
 A judge "$T2" --endpoint local-judge --expect 'a mostly white window' --samples 3

@@ -89,6 +89,16 @@ SECTIONS = [
               "template (`--template`) found in a fresh capture. A click on a point another window covers is "
               "refused (exit 3), and input goes only to windows of your own programs. `--control N --in TOKEN` "
               "clicks the centre of control N of `layout TOKEN`, in that token's window."),
+    ("move", "The pointer to a point, or over text or a template found (`--text`, `--template`, `--offset`), "
+             "and left there: hover effects (tooltips, highlights, menus that open on hover). Checked like a "
+             "click: your own window, the point inside it and not covered."),
+    ("scroll", "The wheel, N `--notches` `up`, `down`, `left` or `right`, over a point, text or a template, or "
+               "the window's centre. How far a notch goes is the application's: a Tk list moves 5 rows. "
+               "To reach row 47 of a long list, scroll, then `layout` or `ocr` to see where you are."),
+    ("drag", "Button down at `--from`, `--steps` moves to `--to` (`--step-ms` apart, after `--hold-ms`), button "
+             "up: sliders, scroll bars, text selections. The whole path is checked before the press, and the "
+             "button is released whatever happens; a path that leaves the window is exit 8 and nothing is sent. "
+             "`click --count 3` (a triple click) selects a Tk entry's whole line, so the next `type` replaces it."),
     ("wait-stable", "Captures every `--interval` until `--frames` captures in a row have the same dHash; "
                     "exit 6 with the last frame's token on timeout."),
     ("wait-for", "Captures until the text or template appears; exit 6 with the last frame on timeout."),

@@ -1,5 +1,7 @@
-/* focus, click, key, type: input through the platform backend, always aimed
- * at a window the broker resolved itself and the policy lets input reach. */
+/* focus, click, move, scroll, drag, key, type: input through the platform
+ * backend, always aimed at a window the broker resolved itself and the
+ * policy lets input reach. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,15 +99,23 @@ static pg_err do_focus(pg_call *c, const void *args, const pg_window *w, cJSON *
     return rc;
 }
 
+/* What a pointer verb aims at when it is not a plain point: text or a
+ * template, found in a fresh capture, plus an offset from its centre. */
+typedef struct {
+    const char *text;             /* or NULL: the template */
+    const pg_image_ref *template;
+    pg_point offset;
+} aim_spec;
+
 /* Finds the text or template in a fresh capture of w (platform lock held);
- * the click goes to the centre of what was found, plus the offset. */
-static pg_err locate(pg_call *c, const pg_args_click *a, const pg_window *w, cJSON *r, int64_t *x, int64_t *y,
+ * the pointer goes to the centre of what was found, plus the offset. */
+static pg_err locate(pg_call *c, const aim_spec *a, const pg_window *w, cJSON *r, int64_t *x, int64_t *y,
                      pg_error *e) {
     pg_img *img = NULL;
     pg_window now = *w;
     pg_err rc = pg_capture_img_locked(c, &now, NULL, &img, NULL, e);
     if (rc) return rc;
-    uint8_t d[PG_SHA256_LEN]; /* the capture the click was aimed by is on record, like any capture */
+    uint8_t d[PG_SHA256_LEN]; /* the capture the input was aimed by is on record, like any capture */
     if (pg_fingerprint_sha256(img, NULL, d, e) == PG_OK) pg_hex(d, sizeof d, c->audit.image_sha256);
     cJSON *found = NULL;
     pg_img_rect box = {0};
@@ -115,7 +125,7 @@ static pg_err locate(pg_call *c, const pg_args_click *a, const pg_window *w, cJS
         ok = !rc && cJSON_IsTrue(cJSON_GetObjectItem(found, "found"));
     } else {
         pg_template_result res;
-        rc = pg_find_template(c, img, &a->template, 0.8, false, NULL, &res, &found, e);
+        rc = pg_find_template(c, img, a->template, 0.8, false, NULL, &res, &found, e);
         ok = !rc && res.found;
         box = res.best.box;
     }
@@ -132,6 +142,30 @@ static pg_err locate(pg_call *c, const pg_args_click *a, const pg_window *w, cJS
     return PG_OK;
 }
 
+static pg_err outside(int64_t x, int64_t y, const pg_window *w, pg_error *e) {
+    if (x >= 0 && y >= 0 && x < w->width && y < w->height) return PG_OK;
+    return pg_error_set(e, PG_E_BADINPUT, "points are relative to the window's top-left; see its width and height",
+                        "point %lld,%lld is outside the %ux%u window", (long long)x, (long long)y, w->width,
+                        w->height);
+}
+
+/* Where a point found from pixels (text, template, control) is reported:
+ * on the disclosure grid for a protected window, like "found". */
+static void report_point(pg_call *c, const pg_window *w, bool found, int64_t x, int64_t y, cJSON *o) {
+    if (found && pg_call_protected(c)) {
+        double bits = 0;
+        uint32_t qx = (uint32_t)x, qy = (uint32_t)y;
+        pg_disclose_point(&qx, &qy, w->width, w->height, &bits);
+        x = qx, y = qy;
+    }
+    cJSON_AddNumberToObject(o, "x", (double)x);
+    cJSON_AddNumberToObject(o, "y", (double)y);
+}
+
+static const char *how_located(const aim_spec *a) {
+    return a->text ? ", located by OCR" : ", located by template";
+}
+
 static const pg_button buttons[] = {PG_BTN_LEFT, PG_BTN_MIDDLE, PG_BTN_RIGHT}; /* the order of "button"'s values */
 
 static pg_err do_click(pg_call *c, const void *args, const pg_window *w, cJSON *r, pg_error *e) {
@@ -142,29 +176,113 @@ static pg_err do_click(pg_call *c, const void *args, const pg_window *w, cJSON *
         return pg_error_set(e, PG_E_USAGE, "--offset moves from the centre of --text or --template",
                             "click takes --offset only with --text or --template");
     int64_t x = a->at.x, y = a->at.y;
+    aim_spec aim = {a->text, &a->template, a->offset};
     pg_err rc = PG_OK;
-    if (!a->has_at && !a->has_control && (rc = locate(c, a, w, r, &x, &y, e))) return rc;
-    if (x < 0 || y < 0 || x >= w->width || y >= w->height)
-        return pg_error_set(e, PG_E_BADINPUT, "--at is relative to the window's top-left; see its width and height",
-                            "point %lld,%lld is outside the %ux%u window", (long long)x, (long long)y, w->width,
-                            w->height);
+    if (!a->has_at && !a->has_control && (rc = locate(c, &aim, w, r, &x, &y, e))) return rc;
+    if ((rc = outside(x, y, w, e))) return rc;
     int count = (int)a->count;
     snprintf(c->audit.detail, sizeof c->audit.detail, "click %lld,%lld %s x%d%s", (long long)x, (long long)y, bname,
-             count, a->has_at ? "" : a->has_control ? ", a layout control" : a->text ? ", located by OCR" : ", located by template");
+             count, a->has_at ? "" : a->has_control ? ", a layout control" : how_located(&aim));
     rc = pg_call_intent(c, e);
     if (!rc) rc = c->b->plat_ops->click(c->plat, w->id, (int32_t)x, (int32_t)y, buttons[a->button], count, e);
     if (rc) return rc;
     cJSON *k = cJSON_AddObjectToObject(r, "clicked");
-    if ((!a->has_at || a->has_control) && pg_call_protected(c)) { /* where a template, text or control was found is on the grid, like "found" */
-        double bits = 0;
-        uint32_t qx = (uint32_t)x, qy = (uint32_t)y;
-        pg_disclose_point(&qx, &qy, w->width, w->height, &bits);
-        x = qx, y = qy;
-    }
-    cJSON_AddNumberToObject(k, "x", (double)x);
-    cJSON_AddNumberToObject(k, "y", (double)y);
+    report_point(c, w, !a->has_at || a->has_control, x, y, k);
     cJSON_AddStringToObject(k, "button", bname);
     cJSON_AddNumberToObject(k, "count", count);
+    return PG_OK;
+}
+
+static pg_err do_move(pg_call *c, const void *args, const pg_window *w, cJSON *r, pg_error *e) {
+    const pg_args_move *a = args;
+    if (a->has_offset && a->has_at)
+        return pg_error_set(e, PG_E_USAGE, "--offset moves from the centre of --text or --template",
+                            "move takes --offset only with --text or --template");
+    int64_t x = a->at.x, y = a->at.y;
+    aim_spec aim = {a->text, &a->template, a->offset};
+    pg_err rc = PG_OK;
+    if (!a->has_at && (rc = locate(c, &aim, w, r, &x, &y, e))) return rc;
+    if ((rc = outside(x, y, w, e))) return rc;
+    snprintf(c->audit.detail, sizeof c->audit.detail, "move %lld,%lld%s", (long long)x, (long long)y,
+             a->has_at ? "" : how_located(&aim));
+    rc = pg_call_intent(c, e);
+    if (!rc) rc = c->b->plat_ops->pointer_move(c->plat, w->id, (int32_t)x, (int32_t)y, e);
+    if (rc) return rc;
+    report_point(c, w, !a->has_at, x, y, cJSON_AddObjectToObject(r, "moved"));
+    return PG_OK;
+}
+
+static pg_err do_scroll(pg_call *c, const void *args, const pg_window *w, cJSON *r, pg_error *e) {
+    const pg_args_scroll *a = args;
+    if (a->has_at + a->has_text + a->has_template > 1)
+        return pg_error_set(e, PG_E_USAGE, "give one of --at, --text, --template, or none (the window's centre)",
+                            "scroll takes at most one of --at, --text and --template");
+    if (a->has_offset && !a->has_text && !a->has_template)
+        return pg_error_set(e, PG_E_USAGE, "--offset moves from the centre of --text or --template",
+                            "scroll takes --offset only with --text or --template");
+    bool located = a->has_text || a->has_template;
+    int64_t x = a->has_at ? (int64_t)a->at.x : (int64_t)(w->width / 2);
+    int64_t y = a->has_at ? (int64_t)a->at.y : (int64_t)(w->height / 2);
+    aim_spec aim = {a->text, &a->template, a->offset};
+    pg_err rc = PG_OK;
+    if (located && (rc = locate(c, &aim, w, r, &x, &y, e))) return rc;
+    if ((rc = outside(x, y, w, e))) return rc;
+    char dname[16];
+    pg_enum_name(pg_opdecl_arg(&pg_opdecls[PG_OPI_scroll], "direction")->values, a->direction, dname, sizeof dname);
+    int32_t n = (int32_t)a->notches;
+    int32_t dx = a->direction == 2 ? -n : a->direction == 3 ? n : 0; /* up|down|left|right */
+    int32_t dy = a->direction == 0 ? -n : a->direction == 1 ? n : 0;
+    snprintf(c->audit.detail, sizeof c->audit.detail, "scroll %s %d at %lld,%lld%s", dname, n, (long long)x,
+             (long long)y, located ? how_located(&aim) : a->has_at ? "" : ", the window's centre");
+    rc = pg_call_intent(c, e);
+    if (!rc) rc = c->b->plat_ops->scroll(c->plat, w->id, (int32_t)x, (int32_t)y, dx, dy, e);
+    if (rc) return rc;
+    cJSON *k = cJSON_AddObjectToObject(r, "scrolled");
+    report_point(c, w, located, x, y, k);
+    cJSON_AddStringToObject(k, "direction", dname);
+    cJSON_AddNumberToObject(k, "notches", n);
+    return PG_OK;
+}
+
+/* The drag's path: the press point, then steps points evenly to the end
+ * (rounded to the nearest pixel; the last is exactly --to). */
+static void drag_path(pg_point from, pg_point to, int64_t steps, pg_point *path) {
+    path[0] = from;
+    for (int64_t i = 1; i <= steps; i++) {
+        double t = (double)i / (double)steps;
+        path[i].x = (int32_t)lround(from.x + t * (to.x - from.x));
+        path[i].y = (int32_t)lround(from.y + t * (to.y - from.y));
+    }
+}
+
+static pg_err do_drag(pg_call *c, const void *args, const pg_window *w, cJSON *r, pg_error *e) {
+    const pg_args_drag *a = args;
+    pg_err rc = outside(a->from.x, a->from.y, w, e);
+    if (!rc) rc = outside(a->to.x, a->to.y, w, e);
+    if (rc) return rc;
+    pg_point path[PG_DRAG_MAX_POINTS];
+    size_t n = (size_t)a->steps + 1;
+    drag_path(a->from, a->to, a->steps, path);
+    uint32_t hold = (uint32_t)a->hold_ms, step = (uint32_t)a->step_ms;
+    if (!pg_drag_shape_ok(n, hold, step))
+        return pg_error_set(e, PG_E_USAGE, "fewer --steps or a shorter --step-ms",
+                            "a drag takes at most %d ms: --hold-ms %u plus %zu steps of %u ms is more",
+                            PG_DRAG_MAX_MS, hold, n - 2, step);
+    char bname[16];
+    pg_enum_name(pg_opdecl_arg(&pg_opdecls[PG_OPI_drag], "button")->values, a->button, bname, sizeof bname);
+    snprintf(c->audit.detail, sizeof c->audit.detail, "drag %d,%d -> %d,%d %s in %lld steps", a->from.x, a->from.y,
+             a->to.x, a->to.y, bname, (long long)a->steps);
+    rc = pg_call_intent(c, e);
+    if (!rc) rc = c->b->plat_ops->drag(c->plat, w->id, path, n, buttons[a->button], hold, step, e);
+    if (rc) return rc;
+    cJSON *k = cJSON_AddObjectToObject(r, "dragged");
+    cJSON *f = cJSON_AddObjectToObject(k, "from"), *t = cJSON_AddObjectToObject(k, "to");
+    cJSON_AddNumberToObject(f, "x", a->from.x);
+    cJSON_AddNumberToObject(f, "y", a->from.y);
+    cJSON_AddNumberToObject(t, "x", a->to.x);
+    cJSON_AddNumberToObject(t, "y", a->to.y);
+    cJSON_AddStringToObject(k, "button", bname);
+    cJSON_AddNumberToObject(k, "steps", (double)a->steps);
     return PG_OK;
 }
 
@@ -212,6 +330,9 @@ static pg_err do_type(pg_call *c, const void *args, const pg_window *w, cJSON *r
     }
 TARGETED(focus, do_focus)
 TARGETED(key, do_key)
+TARGETED(move, do_move)
+TARGETED(scroll, do_scroll)
+TARGETED(drag, do_drag)
 
 /* --control N --in TOKEN: the target is the token's window, the point the
  * control's centre in it (broker/ops/layout.c). */

@@ -67,6 +67,15 @@ typedef struct {
 
 typedef enum { PG_BTN_LEFT = 1, PG_BTN_MIDDLE = 2, PG_BTN_RIGHT = 3 } pg_button;
 
+#define PG_SCROLL_MAX 100      /* notches in one scroll call, per axis */
+#define PG_DRAG_MAX_POINTS 201 /* the press, up to 199 steps, the release */
+#define PG_DRAG_MAX_MS 10000   /* a drag's hold plus its steps' waits */
+
+/* 2 <= n <= PG_DRAG_MAX_POINTS and hold_ms + (n - 2) * step_ms <= PG_DRAG_MAX_MS. */
+static inline bool pg_drag_shape_ok(size_t n, uint32_t hold_ms, uint32_t step_ms) {
+    return n >= 2 && n <= PG_DRAG_MAX_POINTS && (uint64_t)hold_ms + (uint64_t)(n - 2) * step_ms <= PG_DRAG_MAX_MS;
+}
+
 /* Does a window's program handle its events? */
 typedef enum {
     PG_RESPONDING_UNKNOWN = 0, /* cannot be asked: no window manager */
@@ -122,14 +131,29 @@ typedef struct {
      * out->origin_x/y say where the clipped capture starts. */
     pg_err (*capture_screen)(pg_platform *p, const pg_rect *region, pg_capture *out, pg_error *e);
     pg_err (*focus)(pg_platform *p, uint64_t id, pg_error *e);
+    /* Move the pointer to window-relative (x,y) (hover). Checked like a
+     * click: inside the window, and not covered (the hover would reach the
+     * cover). */
     pg_err (*pointer_move)(pg_platform *p, uint64_t id, int32_t x, int32_t y, pg_error *e);
     /* Click at window-relative (x,y). A point outside the window is
      * PG_E_BADINPUT. When another top-level window is on top at that point the
      * click is refused with PG_E_POLICY and the message names the covering
      * window by its decimal id (a click lands on whatever is on top; never by
-     * title: it may be another user's). count: 1, or 2 = double. */
+     * title: it may be another user's). count: 1, 2 = double, 3 = triple. */
     pg_err (*click)(pg_platform *p, uint64_t id, int32_t x, int32_t y, pg_button b, int count,
                     pg_error *e);
+    /* Scroll at window-relative (x,y), checked like a click: dy notches down
+     * (> 0) or up (< 0), dx right (> 0) or left (< 0); |dx|, |dy| <= PG_SCROLL_MAX.
+     * The pointer moves to the point first (X11 and Windows scroll what is
+     * under the pointer). */
+    pg_err (*scroll)(pg_platform *p, uint64_t id, int32_t x, int32_t y, int32_t dx, int32_t dy, pg_error *e);
+    /* Press button b at path[0], move through path[1..n-1] (step_ms between
+     * moves, hold_ms after the press), release at path[n-1], its shape as
+     * pg_drag_shape_ok allows. Every point is checked like a click's before
+     * anything is sent, and the release is sent whatever fails after the
+     * press: a drag never leaves a button down. */
+    pg_err (*drag)(pg_platform *p, uint64_t id, const pg_point *path, size_t n, pg_button b, uint32_t hold_ms,
+                   uint32_t step_ms, pg_error *e);
     /* chord: "ctrl+a", "Return", "shift+Tab", "alt+F4", "a". Focuses first. */
     pg_err (*key)(pg_platform *p, uint64_t id, const char *chord, pg_error *e);
     /* UTF-8 text, any Unicode; focuses first. */

@@ -12,7 +12,8 @@
 # states) deterministically. -empty 1 leaves the entries empty and every
 # check box off, for a test that fills the form itself. -log FILE: every
 # change is appended as one JSON line (what the app saw), and the truth file
-# is rewritten. "READY" goes to stdout when the truth is written.
+# is rewritten (also when the city list scrolls). The pointer entering Submit
+# is logged as "hover". "READY" goes to stdout when the truth is written.
 package require Tk
 
 array set opt {-truth "" -theme tk -family "DejaVu Sans" -px 13 -variant 0 -title "Order entry"
@@ -112,7 +113,7 @@ W label $f.l_city -text "City:"
 if {$classic} { $f.l_city configure -background $bg }
 grid $f.l_city -row $r -column 0 -sticky nw -padx {0 8} -pady 3
 frame $f.lf -borderwidth 0 -background $bg
-listbox $f.city -height 4 -width 18 -exportselection 0 -activestyle none -yscrollcommand "$f.sb set"
+listbox $f.city -height 4 -width 18 -exportselection 0 -activestyle none -yscrollcommand list_scrolled
 W scrollbar $f.sb -orient vertical -command "$f.city yview"
 if {!$classic} {
     # the theme's own selection colours, as a ttk app would set them
@@ -237,6 +238,15 @@ proc log_change {{what change}} {
 foreach key {customer email street quantity code} {
     bind $f.e_$key <KeyRelease> {log_change type}
 }
+# The list scrolled (wheel, scroll bar, keys): the scroll bar follows, and
+# the truth says where it is now ("first" of the scrollbar item).
+proc list_scrolled {first last} {
+    global f
+    $f.sb set $first $last
+    if {[winfo ismapped .]} { write_truth }
+}
+# The pointer came over Submit: a hover, logged as what the app saw.
+bind $f.submit <Enter> {log_change hover}
 update
 after 200 {
     update

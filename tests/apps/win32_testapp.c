@@ -8,8 +8,12 @@
  * every change:
  *   ready pid=P button=X,Y,W,H edit=X,Y,W,H      (client coordinates)
  *   state clicks=N edit=TEXT                      (TEXT: the edit's exact text)
+ *   pointer wheel=N hwheel=N down=X,Y up=X,Y held_moves=N
  * so a test can aim at the controls and read back what arrived. The last
- * "state" line is the current state. Exits on WM_CLOSE.
+ * "state" line is the current state. "pointer" lines say what the window's
+ * own client area got: wheel notches (down positive, right positive, in
+ * WHEEL_DELTA units), the last left press and release (client coordinates)
+ * and the moves with the left button held in between. Exits on WM_CLOSE.
  * Never: reads anything but its command line, writes anything but STATE_FILE.
  */
 #include <windows.h>
@@ -26,6 +30,10 @@
 static wchar_t *state_path;
 static HWND button, edit;
 static int clicks;
+static struct {
+    int wheel, hwheel, held_moves;
+    POINT down, up;
+} ptr = {0, 0, 0, {-1, -1}, {-1, -1}};
 
 static void append_line(const char *line) {
     FILE *f = _wfopen(state_path, L"ab");
@@ -62,6 +70,18 @@ static void write_state(void) {
     append_line(line);
 }
 
+static void write_pointer(void) {
+    char line[200];
+    snprintf(line, sizeof line, "pointer wheel=%d hwheel=%d down=%ld,%ld up=%ld,%ld held_moves=%d\n", ptr.wheel,
+             ptr.hwheel, ptr.down.x, ptr.down.y, ptr.up.x, ptr.up.y, ptr.held_moves);
+    append_line(line);
+}
+
+static POINT client_point(LPARAM lp) {
+    POINT p = {(short)LOWORD(lp), (short)HIWORD(lp)};
+    return p;
+}
+
 static void create_controls(HWND w) {
     HINSTANCE inst = GetModuleHandleW(NULL);
     button = CreateWindowExW(0, L"BUTTON", L"Press me", WS_CHILD | WS_VISIBLE | BS_PUSHBUTTON, 20,
@@ -82,6 +102,28 @@ static LRESULT CALLBACK wndproc(HWND w, UINT msg, WPARAM wp, LPARAM lp) {
         } else if (LOWORD(wp) == ID_EDIT && HIWORD(wp) == EN_CHANGE) {
             write_state();
         }
+        return 0;
+    case WM_MOUSEWHEEL: /* the focus window's, passed up by the controls' DefWindowProc */
+        ptr.wheel -= GET_WHEEL_DELTA_WPARAM(wp) / WHEEL_DELTA;
+        write_pointer();
+        return 0;
+    case WM_MOUSEHWHEEL:
+        ptr.hwheel += GET_WHEEL_DELTA_WPARAM(wp) / WHEEL_DELTA;
+        write_pointer();
+        return 0;
+    case WM_LBUTTONDOWN:
+        SetCapture(w);
+        ptr.down = client_point(lp);
+        ptr.held_moves = 0;
+        write_pointer();
+        return 0;
+    case WM_MOUSEMOVE:
+        if (wp & MK_LBUTTON) ptr.held_moves++;
+        return 0;
+    case WM_LBUTTONUP:
+        ReleaseCapture();
+        ptr.up = client_point(lp);
+        write_pointer();
         return 0;
     case WM_DESTROY:
         PostQuitMessage(0);

@@ -71,7 +71,7 @@ gain() { jq -r --arg p "$2" 'select(.patch == $p) | .gain_db' "$PG_TMP/score.$1"
 small() { awk -v g="$1" -v m="$MAX_GAIN_DB" 'BEGIN { exit !(g < m) }'; }
 refused() { jq -e '.reasons | map(test("budget")) | any' "$WORK/$1.json" >/dev/null; }
 
-for attack in hash_region snapshot_digest dhash diff_threshold assert_bisect template derived fresh_snapshots; do
+for attack in hash_region snapshot_digest dhash diff_threshold assert_bisect template pointer_template derived fresh_snapshots; do
     run_attack "$attack"
     check "$attack: the noise patch gains under $MAX_GAIN_DB dB over a guess with no queries ($(gain "$attack" noise) dB)" \
         small "$(gain "$attack" noise)"
@@ -80,7 +80,7 @@ done
 check "hash_region: every 1x1 sha256 was refused" test "$(jq .answered "$WORK/hash_region.json")" = 0
 check "snapshot_digest: 1x1 captures are made but show no digest (withheld)" \
     test "$(jq '.answered' "$WORK/snapshot_digest.json")" -gt 0 -a "$(jq '.digests_seen // 0' "$WORK/snapshot_digest.json")" = 0
-for attack in dhash diff_threshold assert_bisect template derived fresh_snapshots; do
+for attack in dhash diff_threshold assert_bisect template pointer_template derived fresh_snapshots; do
     check "$attack: the disclosure budget refused it before its query cap" refused "$attack"
 done
 

@@ -260,6 +260,44 @@ def template(a):
     return {p: [tuple(c) for c in v] for p, v in recon.items()}
 
 
+def pointer_template(a):
+    """The template attack through the pointer verbs: move --template over the
+    live window (no region: the whole window is searched) answers where the
+    pointer went, and a miss (NOT_FOUND) carries the best match in its details.
+    Each answer is credited to the patch that holds the match."""
+    recon = {p: [list((128.0, 128.0, 128.0)) for _ in range(P * P)] for p in PATCHES}
+    import random
+    rnd = random.Random(11)
+    for n in range(CAP):
+        if a.budget_gone() or a.stats["queries"] >= CAP:
+            break
+        k = n % 16
+        shade = rnd.randrange(256)
+        tmpl = png(4, 4, lambda x, y: (shade, 255 - shade, shade, 255) if y * 4 + x == k
+                   else (255 - shade, shade, 255 - shade, 255))
+        a.stats["queries"] += 1
+        ok, r, _ = a.b.call("move" if n % 2 else "scroll",
+                            {"window": TITLE, "template": {"attachment": 0}, "direction": "down"} if n % 2 == 0
+                            else {"window": TITLE, "template": {"attachment": 0}}, [tmpl])
+        found = r.get("found") if ok else r.get("_details", {}) if r.get("code") == "NOT_FOUND" else None
+        if found is None:
+            a.stats["refused"] += 1
+            if len(a.stats["reasons"]) < 5 and r.get("message") not in a.stats["reasons"]:
+                a.stats["reasons"].append(r.get("message"))
+            continue
+        a.stats["answered"] += 1
+        best = found.get("best", {})
+        for patch, (px, py) in PATCHES.items():
+            bx, by, s = best.get("x", -99) - px, best.get("y", -99) - py, best.get("score", 0)
+            for y in range(4):
+                for x in range(4):
+                    if 0 <= bx + x < P and 0 <= by + y < P:
+                        v = (shade, 255 - shade, shade) if y * 4 + x == k else (255 - shade, shade, 255 - shade)
+                        cell = recon[patch][(by + y) * P + bx + x]
+                        cell[:] = [c + max(0, s) * (vc - c) / 8 for c, vc in zip(cell, v)]
+    return {p: [tuple(c) for c in v] for p, v in recon.items()}
+
+
 def ocr(a):
     """Read each patch, then draw what was read the way a UI draws text."""
     recon = {}
@@ -359,7 +397,7 @@ def accept_zones(a):
 
 
 ATTACKS = {f.__name__: f for f in (hash_region, snapshot_digest, dhash, diff_threshold, assert_bisect, template,
-                                   ocr, derived, fresh_snapshots, accept_zones_prepare, accept_zones)}
+                                   pointer_template, ocr, derived, fresh_snapshots, accept_zones_prepare, accept_zones)}
 
 if __name__ == "__main__":
     name, out = sys.argv[1], sys.argv[2]

@@ -222,7 +222,7 @@ PG_TEST(every_operation_with_an_effect_writes_its_intent_first) {
     uint64_t id = pg_fake_add_window(fx.fake, "demo", "Demo", getpid(), 10, 10, 64, 48, 0xffffffff);
     char tok[32], args[256];
     REQUIRE(pg_fx_snapshot(&fx, id, tok) == 0);
-    static const char *const ops[] = {"focus", "click", "key", "type", "analyze", "judge", "release"};
+    static const char *const ops[] = {"focus", "click", "move", "scroll", "drag", "key", "type", "analyze", "judge", "release"};
     for (size_t i = 0; i < PG_OPI_COUNT; i++) {
         if (!(pg_opdecls[i].flags & PG_OPF_EFFECT)) continue;
         const char *op = pg_opdecls[i].id;
@@ -231,6 +231,11 @@ PG_TEST(every_operation_with_an_effect_writes_its_intent_first) {
         CHECK(known); /* a new operation with an effect: add it here */
         if (!strcmp(op, "focus")) snprintf(args, sizeof args, "{\"id\":%llu}", (unsigned long long)id);
         else if (!strcmp(op, "click")) snprintf(args, sizeof args, "{\"id\":%llu,\"at\":{\"x\":1,\"y\":1}}", (unsigned long long)id);
+        else if (!strcmp(op, "move")) snprintf(args, sizeof args, "{\"id\":%llu,\"at\":{\"x\":1,\"y\":1}}", (unsigned long long)id);
+        else if (!strcmp(op, "scroll")) snprintf(args, sizeof args, "{\"id\":%llu,\"direction\":\"down\"}", (unsigned long long)id);
+        else if (!strcmp(op, "drag"))
+            snprintf(args, sizeof args, "{\"id\":%llu,\"from\":{\"x\":1,\"y\":1},\"to\":{\"x\":9,\"y\":9},\"hold_ms\":0,\"step_ms\":0}",
+                     (unsigned long long)id);
         else if (!strcmp(op, "key")) snprintf(args, sizeof args, "{\"id\":%llu,\"chord\":\"a\"}", (unsigned long long)id);
         else if (!strcmp(op, "type")) snprintf(args, sizeof args, "{\"id\":%llu,\"text\":\"hi\"}", (unsigned long long)id);
         else if (!strcmp(op, "analyze")) snprintf(args, sizeof args, "{\"token\":\"%s\",\"prompt\":\"p\",\"endpoint\":\"cmd\"}", tok);
@@ -244,7 +249,7 @@ PG_TEST(every_operation_with_an_effect_writes_its_intent_first) {
         pg_fx_reply_fini(&r);
         CHECK_EQ_INT(intent_records(&fx, op), 1);
     }
-    CHECK_EQ_INT(pg_fake_input_count(fx.fake), 4);
+    CHECK_EQ_INT(pg_fake_input_count(fx.fake), 7);
     FILE *f = fopen(effects, "r");
     int lines = 0;
     for (int ch; f && (ch = fgetc(f)) != EOF;) lines += ch == '\n';

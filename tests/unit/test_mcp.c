@@ -150,7 +150,9 @@ static void check_arg_schema(int *pg_failed_, const pg_opdecl *d, const pg_argde
         CHECK_EQ_INT(cJSON_GetArraySize(e), pg_enum_count(a->values));
         char first[64];
         REQUIRE(pg_enum_name(a->values, (int)a->def, first, sizeof first));
-        CHECK_STR(cJSON_GetObjectItem(p, "default")->valuestring, first);
+        const cJSON *def = cJSON_GetObjectItem(p, "default");
+        if (a->flags & PG_AF_REQUIRED) CHECK(def == NULL); /* a required choice has no default */
+        else CHECK(def && cJSON_IsString(def) && !strcmp(def->valuestring, first));
         break;
     }
     case PG_T_STRING:
@@ -366,7 +368,7 @@ static cJSON *serve(const char *address, const char *input) {
     int rc = pg_mcp_serve(&cfg, in, out);
     rewind(out);
     cJSON *all = cJSON_CreateArray();
-    char line[1 << 16];
+    static char line[1 << 20]; /* tools/list is one line of more than 64 KiB */
     while (fgets(line, sizeof line, out)) cJSON_AddItemToArray(all, cJSON_Parse(line));
     fclose(in);
     fclose(out);

@@ -310,3 +310,139 @@ PG_TEST(a_program_that_answered_before_and_stops_is_not_responding_though_it_nev
     CHECK_EQ_INT(pg_fake_input_count(fx.fake), 2);
     pg_fx_fini(&fx);
 }
+
+/* move, scroll and drag land where asked, are recorded and audited with
+ * what they did, and answer what they did. */
+PG_TEST(move_scroll_and_drag_reach_the_window_and_say_what_they_did) {
+    FX(fx, NULL);
+    uint64_t id = own_window(&fx);
+    pg_fx_reply r;
+    REQUIRE(pg_fx_call(&fx, "move", "{\"window\":\"demo\",\"at\":{\"x\":30,\"y\":40}}", NULL, 0, &r) == PG_OK);
+    const cJSON *m = cJSON_GetObjectItem(r.result, "moved");
+    CHECK_EQ_INT(cJSON_GetObjectItem(m, "x")->valueint, 30);
+    CHECK_EQ_INT(cJSON_GetObjectItem(m, "y")->valueint, 40);
+    pg_fx_reply_fini(&r);
+    REQUIRE(pg_fx_call(&fx, "scroll", "{\"window\":\"demo\",\"direction\":\"down\",\"notches\":5,\"at\":{\"x\":7,\"y\":9}}",
+                       NULL, 0, &r) == PG_OK);
+    const cJSON *s = cJSON_GetObjectItem(r.result, "scrolled");
+    CHECK_STR(cJSON_GetObjectItem(s, "direction")->valuestring, "down");
+    CHECK_EQ_INT(cJSON_GetObjectItem(s, "notches")->valueint, 5);
+    pg_fx_reply_fini(&r);
+    /* no point: the window's centre; up and left are negative */
+    REQUIRE(pg_fx_call(&fx, "scroll", "{\"window\":\"demo\",\"direction\":\"up\"}", NULL, 0, &r) == PG_OK);
+    pg_fx_reply_fini(&r);
+    REQUIRE(pg_fx_call(&fx, "scroll", "{\"window\":\"demo\",\"direction\":\"left\",\"notches\":2}", NULL, 0, &r) == PG_OK);
+    pg_fx_reply_fini(&r);
+    REQUIRE(pg_fx_call(&fx, "drag",
+                       "{\"window\":\"demo\",\"from\":{\"x\":10,\"y\":20},\"to\":{\"x\":90,\"y\":25},\"steps\":8,"
+                       "\"hold_ms\":0,\"step_ms\":0}",
+                       NULL, 0, &r) == PG_OK);
+    const cJSON *d = cJSON_GetObjectItem(r.result, "dragged");
+    CHECK_EQ_INT(cJSON_GetObjectItem(cJSON_GetObjectItem(d, "to"), "x")->valueint, 90);
+    CHECK_EQ_INT(cJSON_GetObjectItem(d, "steps")->valueint, 8);
+    CHECK_STR(cJSON_GetObjectItem(d, "button")->valuestring, "left");
+    pg_fx_reply_fini(&r);
+    REQUIRE(pg_fake_input_count(fx.fake) == 5);
+    char want[5][96];
+    snprintf(want[0], sizeof want[0], "move %llu 30,40", (unsigned long long)id);
+    snprintf(want[1], sizeof want[1], "scroll %llu 7,9 by 0,5", (unsigned long long)id);
+    snprintf(want[2], sizeof want[2], "scroll %llu 150,100 by 0,-3", (unsigned long long)id);
+    snprintf(want[3], sizeof want[3], "scroll %llu 150,100 by -2,0", (unsigned long long)id);
+    snprintf(want[4], sizeof want[4], "drag %llu 10,20 -> 90,25 left 9 points hold 0 step 0", (unsigned long long)id);
+    for (int i = 0; i < 5; i++) CHECK_STR(pg_fake_input(fx.fake, (size_t)i), want[i]);
+    CHECK_EQ_INT(pg_fx_audit_count(&fx, "move", "OK"), 1);
+    CHECK_EQ_INT(pg_fx_audit_count(&fx, "scroll", "OK"), 3);
+    CHECK_EQ_INT(pg_fx_audit_count(&fx, "drag", "OK"), 1);
+    cJSON *all = pg_fx_audit(&fx);
+    char *text = cJSON_PrintUnformatted(all);
+    CHECK(strstr(text, "drag 10,20 -> 90,25 left in 8 steps") != NULL);
+    CHECK(strstr(text, "scroll up 3 at 150,100, the window's centre") != NULL);
+    free(text);
+    cJSON_Delete(all);
+    pg_fx_fini(&fx);
+}
+
+/* The click's refusals hold for every point a pointer verb touches: a drag
+ * whose path crosses a cover sends nothing at all, not half a drag. */
+PG_TEST(pointer_verbs_refuse_covered_and_outside_points_and_send_nothing) {
+    FX(fx, NULL);
+    own_window(&fx);
+    pg_fake_add_window(fx.fake, "popup", "Pop", getpid(), 150, 150, 50, 50, 0xffffffff); /* demo's 50..99 */
+    pg_fx_reply r;
+    static const char *const refused[][2] = {
+        {"move", "{\"window\":\"^demo$\",\"at\":{\"x\":60,\"y\":60}}"},
+        {"scroll", "{\"window\":\"^demo$\",\"direction\":\"down\",\"at\":{\"x\":60,\"y\":60}}"},
+        {"drag", "{\"window\":\"^demo$\",\"from\":{\"x\":10,\"y\":75},\"to\":{\"x\":200,\"y\":75},\"hold_ms\":0,"
+                 "\"step_ms\":0}"},
+    };
+    for (size_t i = 0; i < 3; i++) {
+        CHECK_EQ_INT(pg_fx_call(&fx, refused[i][0], refused[i][1], NULL, 0, &r), PG_E_POLICY);
+        pg_fx_reply_fini(&r);
+    }
+    static const char *const outside[][2] = {
+        {"move", "{\"window\":\"^demo$\",\"at\":{\"x\":300,\"y\":5}}"},
+        {"scroll", "{\"window\":\"^demo$\",\"direction\":\"up\",\"at\":{\"x\":-1,\"y\":5}}"},
+        {"drag", "{\"window\":\"^demo$\",\"from\":{\"x\":10,\"y\":10},\"to\":{\"x\":10,\"y\":200}}"},
+    };
+    for (size_t i = 0; i < 3; i++) {
+        CHECK_EQ_INT(pg_fx_call(&fx, outside[i][0], outside[i][1], NULL, 0, &r), PG_E_BADINPUT);
+        pg_fx_reply_fini(&r);
+    }
+    CHECK_EQ_INT(pg_fake_input_count(fx.fake), 0);
+    CHECK_EQ_INT(pg_fx_audit_count(&fx, "drag", "POLICY_REFUSED"), 1);
+    pg_fx_fini(&fx);
+}
+
+/* Usage: scroll takes at most one point; --offset only with text or a
+ * template; a drag longer than 10 s is refused before anything is sent. */
+PG_TEST(pointer_verbs_reject_contradictory_or_overlong_requests) {
+    FX(fx, NULL);
+    own_window(&fx);
+    pg_fx_reply r;
+    static const char *const usage[][2] = {
+        {"scroll", "{\"window\":\"demo\",\"direction\":\"down\",\"at\":{\"x\":1,\"y\":1},\"text\":\"OK\"}"},
+        {"scroll", "{\"window\":\"demo\",\"direction\":\"down\",\"offset\":{\"x\":1,\"y\":1}}"},
+        {"move", "{\"window\":\"demo\",\"at\":{\"x\":1,\"y\":1},\"offset\":{\"x\":1,\"y\":1}}"},
+        {"drag", "{\"window\":\"demo\",\"from\":{\"x\":1,\"y\":1},\"to\":{\"x\":2,\"y\":2},\"steps\":199,"
+                 "\"step_ms\":500}"},
+        {"scroll", "{\"window\":\"demo\",\"direction\":\"sideways\"}"},
+        {"drag", "{\"window\":\"demo\",\"from\":{\"x\":1,\"y\":1}}"},
+    };
+    for (size_t i = 0; i < sizeof usage / sizeof usage[0]; i++) {
+        CHECK_EQ_INT(pg_fx_call(&fx, usage[i][0], usage[i][1], NULL, 0, &r), PG_E_USAGE);
+        pg_fx_reply_fini(&r);
+    }
+    CHECK_EQ_INT(pg_fake_input_count(fx.fake), 0);
+    pg_fx_fini(&fx);
+}
+
+/* scroll --template scrolls over what it found, told on the grid like a
+ * click's point under analyze-only. */
+PG_TEST(scroll_and_move_over_a_template_aim_at_its_centre) {
+    FX(fx, NULL);
+    uint64_t id = own_window(&fx);
+    pg_fake_fill(fx.fake, id, 200, 50, 40, 20, 0x2e7d32ff);
+    pg_fake_fill(fx.fake, id, 210, 55, 20, 10, 0xffffffff);
+    FILE *p = popen("convert -size 40x20 xc:'#2e7d32' -fill white -draw 'rectangle 10,5 29,14' png:-", "r");
+    REQUIRE(p);
+    uint8_t buf[4096];
+    size_t n = fread(buf, 1, sizeof buf, p);
+    REQUIRE(pclose(p) == 0 && n > 0);
+    pg_blob att = {buf, n};
+    pg_fx_reply r;
+    REQUIRE(pg_fx_call(&fx, "scroll", "{\"window\":\"demo\",\"direction\":\"right\",\"template\":{\"attachment\":0}}",
+                       &att, 1, &r) == PG_OK);
+    CHECK(cJSON_GetObjectItem(r.result, "found") != NULL);
+    pg_fx_reply_fini(&r);
+    REQUIRE(pg_fx_call(&fx, "move", "{\"window\":\"demo\",\"template\":{\"attachment\":0},\"offset\":{\"x\":3,\"y\":0}}",
+                       &att, 1, &r) == PG_OK);
+    const cJSON *m = cJSON_GetObjectItem(r.result, "moved");
+    CHECK_EQ_INT(cJSON_GetObjectItem(m, "x")->valueint, 224); /* 223, told on the disclosure grid */
+    pg_fx_reply_fini(&r);
+    char want[64];
+    snprintf(want, sizeof want, "scroll %llu 220,60 by 3,0", (unsigned long long)id);
+    CHECK_STR(pg_fake_input(fx.fake, 0), want);
+    snprintf(want, sizeof want, "move %llu 223,60", (unsigned long long)id);
+    CHECK_STR(pg_fake_input(fx.fake, 1), want);
+    pg_fx_fini(&fx);
+}

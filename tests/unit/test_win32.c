@@ -414,6 +414,38 @@ PG_TEST(pointer_lands_on_the_pixel_and_clicks_reach_the_button) {
     CHECK_EQ_INT(env.ops->pointer_move(env.p, env.app, 10, APP_H, &e), PG_E_BADINPUT);
 }
 
+/* The wheel is one WHEEL_DELTA event per notch, down and right positive in
+ * the app's count; a drag presses at its start, moves with the button
+ * held, releases at its end (the app's client area, below the controls). */
+static bool wait_pointer(bool (*done)(const pg_testapp_pointer *), pg_testapp_pointer *p) {
+    for (double t0 = pg_mono_ms(); pg_mono_ms() - t0 < 3000; Sleep(20))
+        if (pg_testapp_read_pointer(&env.ta, p) && done(p)) return true;
+    fprintf(stderr, "pointer: wheel %d hwheel %d down %ld,%ld up %ld,%ld held_moves %d\n", p->wheel, p->hwheel,
+            p->down_x, p->down_y, p->up_x, p->up_y, p->held_moves);
+    return false;
+}
+static bool scrolled(const pg_testapp_pointer *p) { return p->wheel == 3 && p->hwheel == -2; }
+static bool dragged(const pg_testapp_pointer *p) { return p->up_x == 400 && p->up_y == 220; }
+
+PG_TEST(wheel_and_drag_arrive_as_sent) {
+    SETUP();
+    pg_error e;
+    pg_testapp_pointer p = {0};
+    REQUIRE(env.ops->scroll(env.p, env.app, 300, 180, 0, 3, &e) == PG_OK);
+    REQUIRE(env.ops->scroll(env.p, env.app, 300, 180, -2, 0, &e) == PG_OK);
+    CHECK(wait_pointer(scrolled, &p));
+    pg_point path[6] = {{250, 170}, {280, 180}, {310, 190}, {340, 200}, {370, 210}, {400, 220}};
+    REQUIRE(env.ops->drag(env.p, env.app, path, 6, PG_BTN_LEFT, 20, 10, &e) == PG_OK);
+    CHECK(wait_pointer(dragged, &p));
+    CHECK(p.down_x == 250 && p.down_y == 170);
+    CHECK(p.held_moves >= 4);
+    CHECK(GetAsyncKeyState(VK_LBUTTON) >= 0); /* released */
+    pg_point outside[2] = {{250, 170}, {APP_W + 5, 170}};
+    CHECK_EQ_INT(env.ops->drag(env.p, env.app, outside, 2, PG_BTN_LEFT, 0, 0, &e), PG_E_BADINPUT);
+    CHECK_EQ_INT(env.ops->scroll(env.p, env.app, 300, 180, 0, PG_SCROLL_MAX + 1, &e), PG_E_BADINPUT);
+    REQUIRE(env.ops->click(env.p, env.app, 300, 200, PG_BTN_LEFT, 3, &e) == PG_OK); /* three presses, one batch */
+}
+
 PG_TEST(utf8_text_with_surrogate_pair_arrives_exactly) {
     SETUP();
     pg_error e;

@@ -235,6 +235,27 @@ PG_TEST(click_and_unicode_text_through_the_helper_reach_the_app) {
     CHECK_EQ_INT(env.ops->settle(env.p, env.app, 50, 2000, &e), PG_OK);
 }
 
+static bool dragged_to(const pg_testapp_pointer *p, long x, long y) { return p->up_x == x && p->up_y == y; }
+
+/* scroll and drag cross the helper protocol (the path as [[x,y],...]) and
+ * arrive as the in-process backend sends them. */
+PG_TEST(wheel_and_drag_through_the_helper_reach_the_app) {
+    SETUP();
+    pg_error e;
+    pg_testapp_pointer p0 = {0}, p = {0};
+    pg_testapp_read_pointer(&env.ta, &p0); /* none yet, or what an earlier test left */
+    REQUIRE(env.ops->scroll(env.p, env.app, 300, 180, 0, 2, &e) == PG_OK);
+    pg_point path[4] = {{260, 170}, {300, 190}, {340, 200}, {380, 210}};
+    REQUIRE(env.ops->drag(env.p, env.app, path, 4, PG_BTN_LEFT, 10, 10, &e) == PG_OK);
+    bool ok = false;
+    for (double t0 = pg_mono_ms(); !ok && pg_mono_ms() - t0 < 3000; Sleep(20))
+        ok = pg_testapp_read_pointer(&env.ta, &p) && dragged_to(&p, 380, 210) && p.wheel == p0.wheel + 2;
+    CHECK(ok);
+    CHECK(p.down_x == 260 && p.down_y == 170);
+    pg_point one[1] = {{260, 170}};
+    CHECK_EQ_INT(env.ops->drag(env.p, env.app, one, 1, PG_BTN_LEFT, 0, 0, &e), PG_E_BADINPUT);
+}
+
 PG_TEST(unknown_window_is_notfound_with_the_backends_own_message) {
     SETUP();
     pg_error via, direct;

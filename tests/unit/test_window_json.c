@@ -1,8 +1,10 @@
 /* pg_window_json.h: the one JSON form of a window, what agents read and what
  * the Windows session helper sends the service; the decoder is strict. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "pg_path_json.h"
 #include "pg_test.h"
 #include "pg_window_json.h"
 
@@ -183,4 +185,32 @@ PG_TEST(a_string_that_does_not_fit_its_field_is_refused_not_cut) {
     CHECK_EQ_INT(decode_text(json, &w, &e), PG_OK);
     CHECK_EQ_INT(strlen(w.title), 511);
     CHECK_EQ_INT(w.pid, -1);
+}
+
+/* The drag path the Windows service sends its helper: [[x, y], ...] both
+ * ways, strict on the way in. */
+PG_TEST(a_pointer_path_round_trips_and_anything_else_is_badinput_naming_the_point) {
+    pg_point path[3] = {{-5, INT32_MIN}, {INT32_MAX, 0}, {1, 1}}, back[3];
+    cJSON *j = pg_path_json(path, 3);
+    REQUIRE(j != NULL);
+    char *text = cJSON_PrintUnformatted(j);
+    CHECK_STR(text, "[[-5,-2147483648],[2147483647,0],[1,1]]");
+    free(text);
+    size_t n = 0;
+    pg_error e;
+    REQUIRE(pg_path_json_decode(j, back, 3, &n, &e) == PG_OK);
+    CHECK_EQ_INT((int)n, 3);
+    CHECK(memcmp(path, back, sizeof path) == 0);
+    CHECK_EQ_INT(pg_path_json_decode(j, back, 2, &n, &e), PG_E_BADINPUT); /* more than the room given */
+    CHECK(strstr(e.message, "more than 2") != NULL);
+    cJSON_Delete(j);
+    static const char *const bad[] = {"[[1,2]]", "[[1.5,2],[3,4]]", "[[1,2,3],[4,5]]", "[[1,2],[3]]",
+                                      "[[1,2],[3,2147483648]]", "[[1,2],\"3,4\"]", "{\"x\":1}", "[]"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        cJSON *b = cJSON_Parse(bad[i]);
+        REQUIRE(b != NULL);
+        CHECK_EQ_INT(pg_path_json_decode(b, back, 3, &n, &e), PG_E_BADINPUT);
+        CHECK(n == 0 && e.message[0]);
+        cJSON_Delete(b);
+    }
 }

@@ -783,6 +783,126 @@ static void t_pointer_and_click(int *pg_failed_, int mode) {
     (void)mode;
 }
 
+/* A bare window that asks for its own button and motion events: what the
+ * server delivered is read from env.c's event queue, nothing guessed. */
+static xcb_window_t make_pad(void) {
+    xcb_window_t w = xcb_generate_id(env.c);
+    uint32_t vals[] = {0x406080, XCB_EVENT_MASK_BUTTON_PRESS | XCB_EVENT_MASK_BUTTON_RELEASE |
+                                     XCB_EVENT_MASK_POINTER_MOTION};
+    xcb_create_window(env.c, XCB_COPY_FROM_PARENT, w, env.root, 1000, 500, 200, 100, 0, XCB_WINDOW_CLASS_INPUT_OUTPUT,
+                      XCB_COPY_FROM_PARENT, XCB_CW_BACK_PIXEL | XCB_CW_EVENT_MASK, vals);
+    const char *title = "pixelgate pad";
+    xcb_change_property(env.c, XCB_PROP_MODE_REPLACE, w, XCB_ATOM_WM_NAME, XCB_ATOM_STRING, 8,
+                        (uint32_t)strlen(title), title);
+    xcb_change_property(env.c, XCB_PROP_MODE_REPLACE, w, XCB_ATOM_WM_CLASS, XCB_ATOM_STRING, 8, 8, "pgpad\0P\0");
+    xcb_map_window(env.c, w);
+    uint32_t above = XCB_STACK_MODE_ABOVE;
+    xcb_configure_window(env.c, w, XCB_CONFIG_WINDOW_STACK_MODE, &above);
+    free(xcb_get_input_focus_reply(env.c, xcb_get_input_focus(env.c), NULL));
+    return w;
+}
+
+typedef struct {
+    int press[8], release[8]; /* by button number */
+    int motions, motions_held; /* motion events; those with button 1 down */
+    int first_press_x, first_press_y, last_release_x, last_release_y;
+} pad_events;
+
+/* Everything the pad got until 300 ms pass with nothing new. */
+static void read_pad(xcb_window_t pad, pad_events *ev) {
+    memset(ev, 0, sizeof *ev);
+    ev->first_press_x = -1;
+    double quiet_since = pg_mono_ms();
+    while (pg_mono_ms() - quiet_since < 300) {
+        xcb_generic_event_t *g = xcb_poll_for_event(env.c);
+        if (!g) {
+            pg_sleep_ms(5);
+            continue;
+        }
+        quiet_since = pg_mono_ms();
+        uint8_t type = g->response_type & 0x7f;
+        if (type == XCB_BUTTON_PRESS || type == XCB_BUTTON_RELEASE) {
+            xcb_button_press_event_t *b = (xcb_button_press_event_t *)g;
+            if (b->event == pad && b->detail < 8) {
+                if (type == XCB_BUTTON_PRESS) {
+                    ev->press[b->detail]++;
+                    if (ev->first_press_x < 0) ev->first_press_x = b->event_x, ev->first_press_y = b->event_y;
+                } else {
+                    ev->release[b->detail]++;
+                    ev->last_release_x = b->event_x, ev->last_release_y = b->event_y;
+                }
+            }
+        } else if (type == XCB_MOTION_NOTIFY) {
+            xcb_motion_notify_event_t *m = (xcb_motion_notify_event_t *)g;
+            if (m->event == pad) {
+                ev->motions++;
+                ev->motions_held += (m->state & XCB_BUTTON_MASK_1) != 0;
+            }
+        }
+        free(g);
+    }
+}
+
+/* Scroll is buttons 4-7, one press and release per notch; a drag presses
+ * at its start, moves with the button held, releases at its end; a hover
+ * moves without pressing; a triple click is three of each. */
+static void t_wheel_and_drag(int *pg_failed_, int mode) {
+    pg_error e;
+    xcb_window_t pad = make_pad();
+    pg_window lw;
+    REQUIRE(listed_title(pad, &lw));
+    pg_sleep_ms(100); /* a WM maps and raises it */
+    pad_events ev;
+    read_pad(pad, &ev); /* drop what mapping sent */
+    REQUIRE(env.ops->scroll(env.p, pad, 50, 50, 0, 3, &e) == PG_OK);
+    REQUIRE(env.ops->scroll(env.p, pad, 50, 50, -2, 0, &e) == PG_OK);
+    REQUIRE(env.ops->scroll(env.p, pad, 50, 50, 1, -1, &e) == PG_OK);
+    read_pad(pad, &ev);
+    CHECK_EQ_INT(ev.press[5], 3);
+    CHECK_EQ_INT(ev.release[5], 3);
+    CHECK_EQ_INT(ev.press[6], 2);
+    CHECK_EQ_INT(ev.press[4], 1);
+    CHECK_EQ_INT(ev.press[7], 1);
+    CHECK_EQ_INT(ev.press[1], 0);
+    pg_point path[6] = {{10, 10}, {30, 16}, {50, 22}, {70, 28}, {90, 34}, {110, 40}};
+    REQUIRE(env.ops->drag(env.p, pad, path, 6, PG_BTN_LEFT, 20, 10, &e) == PG_OK);
+    read_pad(pad, &ev);
+    CHECK_EQ_INT(ev.press[1], 1);
+    CHECK_EQ_INT(ev.release[1], 1);
+    CHECK_EQ_INT(ev.first_press_x, 10);
+    CHECK_EQ_INT(ev.first_press_y, 10);
+    CHECK_EQ_INT(ev.last_release_x, 110);
+    CHECK_EQ_INT(ev.last_release_y, 40);
+    CHECK(ev.motions_held >= 5);
+    REQUIRE(env.ops->pointer_move(env.p, pad, 150, 60, &e) == PG_OK);
+    REQUIRE(env.ops->click(env.p, pad, 150, 60, PG_BTN_LEFT, 3, &e) == PG_OK);
+    read_pad(pad, &ev);
+    CHECK(ev.motions >= 1);
+    CHECK_EQ_INT(ev.press[1], 3);
+    CHECK_EQ_INT(ev.release[1], 3);
+    /* refusals: outside, covered (the demo's cover), a bad shape - nothing sent */
+    CHECK_EQ_INT(env.ops->scroll(env.p, pad, 200, 5, 0, 1, &e), PG_E_BADINPUT);
+    CHECK_EQ_INT(env.ops->scroll(env.p, pad, 5, 5, 0, PG_SCROLL_MAX + 1, &e), PG_E_BADINPUT);
+    pg_point off[2] = {{10, 10}, {10, 100}};
+    CHECK_EQ_INT(env.ops->drag(env.p, pad, off, 2, PG_BTN_LEFT, 0, 0, &e), PG_E_BADINPUT);
+    CHECK_EQ_INT(env.ops->drag(env.p, pad, path, 1, PG_BTN_LEFT, 0, 0, &e), PG_E_BADINPUT);
+    xcb_window_t cover = xcb_generate_id(env.c);
+    uint32_t vals[] = {0xff0000, 1};
+    xcb_create_window(env.c, XCB_COPY_FROM_PARENT, cover, env.root, (int16_t)(lw.x + 60), (int16_t)(lw.y + 20), 20, 20,
+                      0, XCB_WINDOW_CLASS_INPUT_OUTPUT, XCB_COPY_FROM_PARENT,
+                      XCB_CW_BACK_PIXEL | XCB_CW_OVERRIDE_REDIRECT, vals);
+    xcb_map_window(env.c, cover);
+    free(xcb_get_input_focus_reply(env.c, xcb_get_input_focus(env.c), NULL));
+    CHECK_EQ_INT(env.ops->drag(env.p, pad, path, 6, PG_BTN_LEFT, 0, 0, &e), PG_E_POLICY); /* (70,28) is covered */
+    CHECK_EQ_INT(env.ops->pointer_move(env.p, pad, 65, 25, &e), PG_E_POLICY);
+    read_pad(pad, &ev);
+    CHECK_EQ_INT(ev.press[1] + ev.release[1] + ev.motions, 0);
+    xcb_destroy_window(env.c, cover);
+    xcb_destroy_window(env.c, pad);
+    free(xcb_get_input_focus_reply(env.c, xcb_get_input_focus(env.c), NULL));
+    (void)mode;
+}
+
 static void t_type(int *pg_failed_, int mode) {
     pg_error e;
     app_state st = {0};
@@ -1127,6 +1247,7 @@ static void t_no_composite(int *pg_failed_, int mode) {
     PG_TEST(prefix##_a_popup_of_a_client_without_windows_has_no_parent) { SETUP(mode); t_unattributed_popup(pg_failed_, mode); } \
     PG_TEST(prefix##_a_title_longer_than_the_field_is_marked_cut) { SETUP(mode); t_long_titles(pg_failed_, mode); } \
     PG_TEST(prefix##_pointer_moves_and_clicks_reach_the_button) { SETUP(mode); t_pointer_and_click(pg_failed_, mode); } \
+    PG_TEST(prefix##_wheel_drag_hover_and_triple_click_arrive_as_sent) { SETUP(mode); t_wheel_and_drag(pg_failed_, mode); } \
     PG_TEST(prefix##_utf8_text_arrives_exactly) { SETUP(mode); t_type(pg_failed_, mode); } \
     PG_TEST(prefix##_chords_select_move_and_edit) { SETUP(mode); t_chords(pg_failed_, mode); } \
     PG_TEST(prefix##_typing_stops_when_the_focus_leaves_the_target) { SETUP(mode); t_focus_moves_while_typing(pg_failed_, mode); } \

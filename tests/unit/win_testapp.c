@@ -33,6 +33,16 @@ bool pg_testapp_read(const pg_testapp *a, pg_testapp_state *s) {
     return last != NULL;
 }
 
+bool pg_testapp_read_pointer(const pg_testapp *a, pg_testapp_pointer *p) {
+    char *buf = read_file(a->state), *last = NULL;
+    for (char *l = buf; l && (l = strstr(l, "pointer wheel=")) != NULL; l++)
+        if (strchr(l, '\n')) last = l;
+    bool ok = last && sscanf(last, "pointer wheel=%d hwheel=%d down=%ld,%ld up=%ld,%ld held_moves=%d", &p->wheel,
+                             &p->hwheel, &p->down_x, &p->down_y, &p->up_x, &p->up_y, &p->held_moves) == 7;
+    free(buf);
+    return ok;
+}
+
 /* The controls' rectangles from a complete "ready" line. */
 static bool parse_ready(pg_testapp *a) {
     char *buf = read_file(a->state);

@@ -40,9 +40,17 @@ typedef struct {
     char edit[1024];
 } pg_testapp_state;
 
+/* The last "pointer" line: what the app's own client area got. */
+typedef struct {
+    int wheel, hwheel, held_moves; /* notches: down and right positive */
+    long down_x, down_y, up_x, up_y; /* -1: none yet */
+} pg_testapp_pointer;
+
 /* false with the reason in why[0..n) if the app could not start or get ready. */
 bool pg_testapp_start(pg_testapp *a, const wchar_t *tag, char *why, size_t n);
 bool pg_testapp_read(const pg_testapp *a, pg_testapp_state *s);
+/* false until the app has written a complete "pointer" line. */
+bool pg_testapp_read_pointer(const pg_testapp *a, pg_testapp_pointer *p);
 void pg_testapp_stop(pg_testapp *a, uint64_t hwnd);
 
 /* The app's entry in a window list (by title), or NULL. */

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pg_path_json.h"
 #include "pg_proto.h"
 #include "pg_time.h"
 #include "pg_win_helper.h"
@@ -588,6 +589,27 @@ static pg_err proxy_click(pg_platform *p, uint64_t id, int32_t x, int32_t y, pg_
     return call(p, "click", built(a, ok), 0, dec_none, NULL, e);
 }
 
+static pg_err proxy_scroll(pg_platform *p, uint64_t id, int32_t x, int32_t y, int32_t dx, int32_t dy, pg_error *e) {
+    if (id > (uint64_t)MAX_ID) return id_unknown(id, e);
+    cJSON *a = args_for(id);
+    bool ok = add_num(a, "x", x) && add_num(a, "y", y) && add_num(a, "dx", dx) && add_num(a, "dy", dy);
+    return call(p, "scroll", built(a, ok), 0, dec_none, NULL, e);
+}
+
+/* The path goes as [[x,y],...]; the helper's wait is the drag's own. */
+static pg_err proxy_drag(pg_platform *p, uint64_t id, const pg_point *path, size_t n, pg_button b, uint32_t hold_ms,
+                         uint32_t step_ms, pg_error *e) {
+    if (id > (uint64_t)MAX_ID) return id_unknown(id, e);
+    if (!pg_drag_shape_ok(n, hold_ms, step_ms))
+        return pg_error_set(e, PG_E_BADINPUT, NULL, "a drag has 2 to %d points and takes at most %d ms",
+                            PG_DRAG_MAX_POINTS, PG_DRAG_MAX_MS);
+    cJSON *a = args_for(id), *pts = pg_path_json(path, n);
+    bool ok = a && pts && cJSON_AddItemToObject(a, "path", pts);
+    if (!ok) cJSON_Delete(pts);
+    ok = ok && add_num(a, "button", (int)b) && add_num(a, "hold_ms", hold_ms) && add_num(a, "step_ms", step_ms);
+    return call(p, "drag", built(a, ok), hold_ms + (uint32_t)(n - 2) * step_ms, dec_none, NULL, e);
+}
+
 /* Text the helper's request limit can carry even fully escaped. */
 static pg_err text_check(const char *s, const char *what, pg_error *e) {
     if (!s) return pg_error_set(e, PG_E_BADINPUT, NULL, "no %s given", what);
@@ -653,6 +675,8 @@ static const pg_platform_ops helper_ops = {
     .focus = proxy_focus,
     .pointer_move = proxy_pointer_move,
     .click = proxy_click,
+    .scroll = proxy_scroll,
+    .drag = proxy_drag,
     .key = proxy_key,
     .type_text = proxy_type_text,
     .settle = proxy_settle,

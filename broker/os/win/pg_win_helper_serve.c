@@ -19,6 +19,7 @@
 
 #include "pg_proto.h"
 #include "pg_win32.h"
+#include "pg_path_json.h"
 #include "pg_win_helper.h"
 #include "pg_window_json.h"
 
@@ -256,6 +257,36 @@ static pg_err h_click(helper *h, const cJSON *args, cJSON **result, pg_blob *att
     return rc ? rc : h->ops->click(h->p, id, (int32_t)x, (int32_t)y, (pg_button)b, (int)n, e);
 }
 
+static pg_err h_scroll(helper *h, const cJSON *args, cJSON **result, pg_blob *att, pg_error *e) {
+    static const pg_arg_spec spec[] = {{"id", PG_ARG_INT, true}, {"x", PG_ARG_INT, true}, {"y", PG_ARG_INT, true},
+                                       {"dx", PG_ARG_INT, true}, {"dy", PG_ARG_INT, true}};
+    (void)result, (void)att;
+    uint64_t id;
+    int64_t x = 0, y = 0, dx = 0, dy = 0;
+    pg_err rc = id_args(args, spec, 5, &id, e);
+    if (!rc && (!arg_in(args, "x", INT32_MIN, INT32_MAX, &x) || !arg_in(args, "y", INT32_MIN, INT32_MAX, &y) ||
+                !arg_in(args, "dx", INT32_MIN, INT32_MAX, &dx) || !arg_in(args, "dy", INT32_MIN, INT32_MAX, &dy)))
+        rc = out_of_range("x/y/dx/dy", e);
+    return rc ? rc : h->ops->scroll(h->p, id, (int32_t)x, (int32_t)y, (int32_t)dx, (int32_t)dy, e);
+}
+
+static pg_err h_drag(helper *h, const cJSON *args, cJSON **result, pg_blob *att, pg_error *e) {
+    static const pg_arg_spec spec[] = {{"id", PG_ARG_INT, true},      {"path", PG_ARG_ARRAY, true},
+                                       {"button", PG_ARG_INT, true},  {"hold_ms", PG_ARG_INT, true},
+                                       {"step_ms", PG_ARG_INT, true}};
+    (void)result, (void)att;
+    uint64_t id;
+    int64_t b = 0, hold = 0, step = 0;
+    pg_point path[PG_DRAG_MAX_POINTS];
+    size_t n = 0;
+    pg_err rc = id_args(args, spec, 5, &id, e);
+    if (!rc && (!arg_in(args, "button", INT32_MIN, INT32_MAX, &b) || !arg_in(args, "hold_ms", 0, UINT32_MAX, &hold) ||
+                !arg_in(args, "step_ms", 0, UINT32_MAX, &step)))
+        rc = out_of_range("button/hold_ms/step_ms", e);
+    if (!rc) rc = pg_path_json_decode(cJSON_GetObjectItemCaseSensitive(args, "path"), path, PG_DRAG_MAX_POINTS, &n, e);
+    return rc ? rc : h->ops->drag(h->p, id, path, n, (pg_button)b, (uint32_t)hold, (uint32_t)step, e);
+}
+
 static pg_err h_key(helper *h, const cJSON *args, cJSON **result, pg_blob *att, pg_error *e) {
     static const pg_arg_spec spec[] = {{"id", PG_ARG_INT, true}, {"chord", PG_ARG_STRING, true}};
     (void)result, (void)att;
@@ -306,7 +337,7 @@ static const struct {
 } handlers[] = {
     {"caps", h_caps},   {"list", h_list},           {"list_all", h_list_all},           {"capture_window", h_capture_window},
     {"capture_screen", h_capture_screen}, {"focus", h_focus}, {"pointer_move", h_pointer_move},
-    {"click", h_click}, {"key", h_key},             {"type_text", h_type_text},
+    {"click", h_click}, {"scroll", h_scroll}, {"drag", h_drag}, {"key", h_key},             {"type_text", h_type_text},
     {"settle", h_settle}, {"responding", h_responding},
 };
 

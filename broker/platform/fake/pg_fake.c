@@ -291,12 +291,6 @@ static pg_err fake_focus(pg_platform *f, uint64_t id, pg_error *e) {
     return PG_OK;
 }
 
-static pg_err fake_pointer_move(pg_platform *f, uint64_t id, int32_t x, int32_t y, pg_error *e) {
-    fake_window *fw;
-    pg_err rc = resolve(f, id, &fw, e);
-    if (!rc) record(f, "move %llu %d,%d", (unsigned long long)id, x, y);
-    return rc;
-}
 
 /* The visible window above fw covering window-relative (x, y), or NULL. */
 static const fake_window *cover_at(const pg_fake *f, const fake_window *fw, int32_t x, int32_t y) {
@@ -309,20 +303,57 @@ static const fake_window *cover_at(const pg_fake *f, const fake_window *fw, int3
     return NULL;
 }
 
-static pg_err fake_click(pg_platform *f, uint64_t id, int32_t x, int32_t y, pg_button b, int count, pg_error *e) {
-    fake_window *fw;
-    pg_err rc = injected(f, "click", e);
-    if (!rc) rc = resolve(f, id, &fw, e);
-    if (rc) return rc;
+/* A pointer action's checks, as a real backend makes them: inside, uncovered. */
+static pg_err fake_point_ok(const pg_fake *f, const fake_window *fw, int32_t x, int32_t y, pg_error *e) {
     if (x < 0 || y < 0 || (uint32_t)x >= fw->w.width || (uint32_t)y >= fw->w.height)
         return pg_error_set(e, PG_E_BADINPUT, NULL, "point %d,%d is outside the window", x, y);
     const fake_window *cover = cover_at(f, fw, x, y);
     if (cover)
         return pg_error_set(e, PG_E_POLICY, "bring the window to the front first",
                             "window %llu covers that point", (unsigned long long)cover->w.id);
-    static const char *names[] = {"?", "left", "middle", "right"};
-    record(f, "click %llu %d,%d %s x%d", (unsigned long long)id, x, y, names[b], count);
     return PG_OK;
+}
+
+static pg_err fake_aim(pg_platform *f, const char *op, uint64_t id, int32_t x, int32_t y, pg_error *e) {
+    fake_window *fw;
+    pg_err rc = injected(f, op, e);
+    if (!rc) rc = resolve(f, id, &fw, e);
+    return rc ? rc : fake_point_ok(f, fw, x, y, e);
+}
+
+static const char *const button_names[] = {"?", "left", "middle", "right"};
+
+static pg_err fake_pointer_move(pg_platform *f, uint64_t id, int32_t x, int32_t y, pg_error *e) {
+    pg_err rc = fake_aim(f, "move", id, x, y, e);
+    if (!rc) record(f, "move %llu %d,%d", (unsigned long long)id, x, y);
+    return rc;
+}
+
+static pg_err fake_click(pg_platform *f, uint64_t id, int32_t x, int32_t y, pg_button b, int count, pg_error *e) {
+    pg_err rc = fake_aim(f, "click", id, x, y, e);
+    if (!rc) record(f, "click %llu %d,%d %s x%d", (unsigned long long)id, x, y, button_names[b], count);
+    return rc;
+}
+
+static pg_err fake_scroll(pg_platform *f, uint64_t id, int32_t x, int32_t y, int32_t dx, int32_t dy, pg_error *e) {
+    pg_err rc = fake_aim(f, "scroll", id, x, y, e);
+    if (!rc) record(f, "scroll %llu %d,%d by %d,%d", (unsigned long long)id, x, y, dx, dy);
+    return rc;
+}
+
+/* Recorded as "drag ID X0,Y0 -> XN,YN BUTTON N points hold H step S". */
+static pg_err fake_drag(pg_platform *f, uint64_t id, const pg_point *path, size_t n, pg_button b, uint32_t hold_ms,
+                        uint32_t step_ms, pg_error *e) {
+    fake_window *fw;
+    pg_err rc = injected(f, "drag", e);
+    if (!rc) rc = resolve(f, id, &fw, e);
+    if (!rc && !pg_drag_shape_ok(n, hold_ms, step_ms))
+        rc = pg_error_set(e, PG_E_BADINPUT, NULL, "bad drag shape: %zu points", n);
+    for (size_t i = 0; i < n && !rc; i++) rc = fake_point_ok(f, fw, path[i].x, path[i].y, e);
+    if (!rc)
+        record(f, "drag %llu %d,%d -> %d,%d %s %zu points hold %u step %u", (unsigned long long)id, path[0].x,
+               path[0].y, path[n - 1].x, path[n - 1].y, button_names[b], n, hold_ms, step_ms);
+    return rc;
 }
 
 static pg_err fake_key(pg_platform *f, uint64_t id, const char *chord, pg_error *e) {
@@ -380,6 +411,8 @@ const pg_platform_ops pg_fake_ops = {
     .focus = fake_focus,
     .pointer_move = fake_pointer_move,
     .click = fake_click,
+    .scroll = fake_scroll,
+    .drag = fake_drag,
     .key = fake_key,
     .type_text = fake_type,
     .settle = fake_settle,

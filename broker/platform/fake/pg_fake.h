@@ -11,7 +11,8 @@
  *   compose the visible windows over a grey background in stacking order;
  *   window captures return the window's own pixels (as Composite does).
  *   Input is not delivered anywhere: every focus, click, key and text is
- *   recorded as one line ("click 3 10,20 left x1") that tests read back.
+ *   recorded as one line ("click 3 10,20 left x1", "move 3 5,5", "scroll 3 10,20 by 0,3",
+ *   "drag 3 10,20 -> 90,20 left 9 points hold 50 step 10") that tests read back.
  *   Clicks on a point another window covers are refused like the X11 backend
  *   refuses them. Any operation can be made to fail once or always.
  *
@@ -76,7 +77,7 @@ void pg_fake_after_capture(pg_fake *f, void (*fn)(pg_fake *f, void *ctx), void *
 
 /* Failure injection: the next `times` calls (0 = every call) of the named
  * operation ("list_windows", "list_all", "capture_window", "capture_screen", "click",
- * "key", "type_text", "focus", "settle") fail with code. */
+ * "move", "scroll", "drag", "key", "type_text", "focus", "settle") fail with code. */
 void pg_fake_fail(pg_fake *f, const char *op, pg_err code, unsigned times);
 
 /* The display goes away: every later call on this handle fails

@@ -17,6 +17,9 @@
  * than when the call began (pg_inject.h), else PG_E_POLICY saying how many
  * characters went out: SendInput from the helper is not held back by UIPI
  * when the helper runs above the requester.
+ * Hover, scroll (one WHEEL_DELTA event per notch) and drag take the click's
+ * checks at every point they touch; a drag checks its whole path before it
+ * presses, and releases whatever fails after the press.
  * Never: leaves a thread attached to another's input queue, sends a partial
  * batch without saying so (PG_E_POLICY when UIPI blocked events).
  */
@@ -124,15 +127,6 @@ static INPUT mouse_at(POINT pt, DWORD flags) {
     return in;
 }
 
-pg_err win_pointer_move(pg_platform *p, uint64_t id, int32_t x, int32_t y, pg_error *e) {
-    HWND h;
-    POINT pt;
-    pg_err rc = target_point(id, x, y, &h, &pt, e);
-    if (rc != PG_OK) return rc;
-    INPUT in = mouse_at(pt, 0);
-    return win_send(&in, 1, e);
-}
-
 /* PG_OK when a click at pt would reach top-level window h. */
 static pg_err check_cover(HWND h, POINT pt, pg_error *e) {
     HWND hit = WindowFromPoint(pt);
@@ -145,26 +139,98 @@ static pg_err check_cover(HWND h, POINT pt, pg_error *e) {
                         pt.x, pt.y, who);
 }
 
+/* What every pointer action checks first: inside the client area, on a
+ * monitor, and the target on top there. */
+static pg_err aim(uint64_t id, int32_t x, int32_t y, HWND *h, POINT *pt, pg_error *e) {
+    pg_err rc = target_point(id, x, y, h, pt, e);
+    return rc == PG_OK ? check_cover(*h, *pt, e) : rc;
+}
+
+static const DWORD button_down[] = {0, MOUSEEVENTF_LEFTDOWN, MOUSEEVENTF_MIDDLEDOWN, MOUSEEVENTF_RIGHTDOWN};
+static const DWORD button_up[] = {0, MOUSEEVENTF_LEFTUP, MOUSEEVENTF_MIDDLEUP, MOUSEEVENTF_RIGHTUP};
+
+pg_err win_pointer_move(pg_platform *p, uint64_t id, int32_t x, int32_t y, pg_error *e) {
+    HWND h;
+    POINT pt;
+    pg_err rc = aim(id, x, y, &h, &pt, e);
+    if (rc != PG_OK) return rc;
+    INPUT in = mouse_at(pt, 0);
+    return win_send(&in, 1, e);
+}
+
 pg_err win_click(pg_platform *p, uint64_t id, int32_t x, int32_t y, pg_button b, int count,
                  pg_error *e) {
-    static const DWORD down[] = {0, MOUSEEVENTF_LEFTDOWN, MOUSEEVENTF_MIDDLEDOWN, MOUSEEVENTF_RIGHTDOWN};
-    static const DWORD up[] = {0, MOUSEEVENTF_LEFTUP, MOUSEEVENTF_MIDDLEUP, MOUSEEVENTF_RIGHTUP};
-    if (b < PG_BTN_LEFT || b > PG_BTN_RIGHT || count < 1 || count > 2)
-        return pg_error_set(e, PG_E_BADINPUT, "button 1-3, count 1 or 2",
+    if (b < PG_BTN_LEFT || b > PG_BTN_RIGHT || count < 1 || count > 3)
+        return pg_error_set(e, PG_E_BADINPUT, "button 1-3, count 1 to 3",
                             "bad click: button %d, count %d", (int)b, count);
     HWND h;
     POINT pt;
-    pg_err rc = target_point(id, x, y, &h, &pt, e);
-    if (rc == PG_OK) rc = check_cover(h, pt, e);
+    pg_err rc = aim(id, x, y, &h, &pt, e);
     if (rc != PG_OK) return rc;
-    INPUT in[5];
+    INPUT in[7];
     UINT n = 0;
     in[n++] = mouse_at(pt, 0);
-    for (int i = 0; i < count; i++) { /* one batch: the pair is one double click */
-        in[n++] = mouse_at(pt, down[b]);
-        in[n++] = mouse_at(pt, up[b]);
+    for (int i = 0; i < count; i++) { /* one batch: within the double-click time, one double or triple click */
+        in[n++] = mouse_at(pt, button_down[b]);
+        in[n++] = mouse_at(pt, button_up[b]);
     }
     return win_send(in, n, e);
+}
+
+/* One wheel event per notch (WHEEL_DELTA each): an application that counts
+ * events and one that sums deltas see the same scroll. Positive mouseData
+ * is up (vertical) or right (horizontal). */
+pg_err win_scroll(pg_platform *p, uint64_t id, int32_t x, int32_t y, int32_t dx, int32_t dy, pg_error *e) {
+    if (dx < -PG_SCROLL_MAX || dx > PG_SCROLL_MAX || dy < -PG_SCROLL_MAX || dy > PG_SCROLL_MAX)
+        return pg_error_set(e, PG_E_BADINPUT, NULL, "scroll of %d,%d notches: at most %d each way", dx, dy,
+                            PG_SCROLL_MAX);
+    HWND h;
+    POINT pt;
+    pg_err rc = aim(id, x, y, &h, &pt, e);
+    if (rc != PG_OK) return rc;
+    INPUT in[1 + 2 * PG_SCROLL_MAX];
+    UINT n = 0;
+    in[n++] = mouse_at(pt, 0);
+    for (int32_t i = 0; i < abs(dy); i++) {
+        in[n] = mouse_at(pt, MOUSEEVENTF_WHEEL);
+        in[n++].mi.mouseData = (DWORD)(dy > 0 ? -WHEEL_DELTA : WHEEL_DELTA);
+    }
+    for (int32_t i = 0; i < abs(dx); i++) {
+        in[n] = mouse_at(pt, MOUSEEVENTF_HWHEEL);
+        in[n++].mi.mouseData = (DWORD)(dx > 0 ? WHEEL_DELTA : -WHEEL_DELTA);
+    }
+    return win_send(in, n, e);
+}
+
+pg_err win_drag(pg_platform *p, uint64_t id, const pg_point *path, size_t n, pg_button b, uint32_t hold_ms,
+                uint32_t step_ms, pg_error *e) {
+    if (b < PG_BTN_LEFT || b > PG_BTN_RIGHT)
+        return pg_error_set(e, PG_E_BADINPUT, NULL, "unknown button %d", (int)b);
+    if (!pg_drag_shape_ok(n, hold_ms, step_ms))
+        return pg_error_set(e, PG_E_BADINPUT, NULL, "a drag has 2 to %d points and takes at most %d ms",
+                            PG_DRAG_MAX_POINTS, PG_DRAG_MAX_MS);
+    POINT *pts = malloc(n * sizeof *pts);
+    if (!pts) return pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory");
+    HWND h;
+    pg_err rc = PG_OK;
+    for (size_t i = 0; i < n && rc == PG_OK; i++) /* every point checked before anything is sent */
+        rc = aim(id, path[i].x, path[i].y, &h, &pts[i], e);
+    if (rc == PG_OK) {
+        INPUT press[2] = {mouse_at(pts[0], 0), mouse_at(pts[0], button_down[b])};
+        rc = win_send(press, 2, e);
+        if (rc == PG_OK) Sleep(hold_ms);
+        for (size_t i = 1; i < n && rc == PG_OK; i++) {
+            INPUT move = mouse_at(pts[i], 0);
+            rc = win_send(&move, 1, e);
+            if (rc == PG_OK && i + 1 < n) Sleep(step_ms);
+        }
+        INPUT release = mouse_at(pts[n - 1], button_up[b]); /* whatever failed: never left pressed */
+        pg_error ignore;
+        pg_err done = win_send(&release, 1, rc == PG_OK ? e : &ignore);
+        if (rc == PG_OK) rc = done;
+    }
+    free(pts);
+    return rc;
 }
 
 /* ------------------------------------------------------------------- text */

@@ -15,6 +15,9 @@
  * refuses, before focusing anything, the chords pg_keyguard.h lists.
  * Every injected sequence ends with a round trip, so when a call returns the
  * server has delivered the events.
+ * Hover (pointer_move), scroll (core buttons 4-7) and drag take the same
+ * checks as a click at every point they touch; a drag checks its whole path
+ * before it presses, and releases whatever fails after the press.
  * Never: clicks without the covering check, or leaves a button/key pressed.
  */
 #include <stdio.h>
@@ -152,18 +155,6 @@ pg_err x11_focus(pg_platform *p, uint64_t id, pg_error *e) {
 
 /* ---------------------------------------------------------------- pointer */
 
-pg_err x11_pointer_move(pg_platform *p, uint64_t id, int32_t x, int32_t y, pg_error *e) {
-    x11_win w;
-    int32_t rx, ry;
-    pg_err rc = x11_resolve(p, id, &w, e);
-    if (rc == PG_OK) rc = need_xtest(p, e);
-    if (rc == PG_OK && !w.viewable) rc = not_mapped(e, w.id);
-    if (rc == PG_OK) rc = to_root(p, &w, x, y, &rx, &ry, e);
-    if (rc != PG_OK) return rc;
-    fake_motion(p, rx, ry);
-    return x11_sync(p, e);
-}
-
 /* Walk the stack at (rx, ry) from root down; PG_E_POLICY unless the client
  * is on the path (the deepest window there gets the click). */
 static pg_err check_on_top(pg_platform *p, const x11_win *w, int32_t rx, int32_t ry,
@@ -190,28 +181,113 @@ static pg_err check_on_top(pg_platform *p, const x11_win *w, int32_t rx, int32_t
                         rx - w->root_x, ry - w->root_y, (unsigned)w->id);
 }
 
+/* What every pointer action checks first: the window, XTEST, mapped, the
+ * point inside it and on screen, nothing on top of it there. */
+static pg_err aim_window(pg_platform *p, uint64_t id, x11_win *w, pg_error *e) {
+    pg_err rc = x11_resolve(p, id, w, e);
+    if (rc == PG_OK) rc = need_xtest(p, e);
+    if (rc == PG_OK && !w->viewable) rc = not_mapped(e, w->id);
+    return rc;
+}
+
+static pg_err aim_point(pg_platform *p, const x11_win *w, int32_t x, int32_t y, int32_t *rx, int32_t *ry,
+                        pg_error *e) {
+    pg_err rc = to_root(p, w, x, y, rx, ry, e);
+    return rc == PG_OK ? check_on_top(p, w, *rx, *ry, e) : rc;
+}
+
+static pg_err aim(pg_platform *p, uint64_t id, int32_t x, int32_t y, x11_win *w, int32_t *rx, int32_t *ry,
+                  pg_error *e) {
+    pg_err rc = aim_window(p, id, w, e);
+    return rc == PG_OK ? aim_point(p, w, x, y, rx, ry, e) : rc;
+}
+
+static void fake_button(pg_platform *p, uint8_t button, bool press) {
+    xcb_test_fake_input(p->c, press ? XCB_BUTTON_PRESS : XCB_BUTTON_RELEASE, button, XCB_CURRENT_TIME, XCB_NONE, 0,
+                        0, 0);
+}
+
+/* Delivered when it returns; the app's repaint is still to come. */
+static pg_err sent(pg_platform *p, pg_error *e) {
+    pg_err rc = x11_sync(p, e);
+    x11_watch_input_sent();
+    return rc;
+}
+
+pg_err x11_pointer_move(pg_platform *p, uint64_t id, int32_t x, int32_t y, pg_error *e) {
+    x11_win w;
+    int32_t rx, ry;
+    pg_err rc = aim(p, id, x, y, &w, &rx, &ry, e);
+    if (rc != PG_OK) return rc;
+    fake_motion(p, rx, ry);
+    return sent(p, e);
+}
+
 pg_err x11_click(pg_platform *p, uint64_t id, int32_t x, int32_t y, pg_button b, int count,
                  pg_error *e) {
     if (b != PG_BTN_LEFT && b != PG_BTN_MIDDLE && b != PG_BTN_RIGHT)
         return pg_error_set(e, PG_E_BADINPUT, NULL, "unknown button %d", (int)b);
-    if (count != 1 && count != 2)
-        return pg_error_set(e, PG_E_BADINPUT, NULL, "click count must be 1 or 2, not %d", count);
+    if (count < 1 || count > 3)
+        return pg_error_set(e, PG_E_BADINPUT, NULL, "click count must be 1, 2 or 3, not %d", count);
     x11_win w;
     int32_t rx, ry;
-    pg_err rc = x11_resolve(p, id, &w, e);
-    if (rc == PG_OK) rc = need_xtest(p, e);
-    if (rc == PG_OK && !w.viewable) rc = not_mapped(e, w.id);
-    if (rc == PG_OK) rc = to_root(p, &w, x, y, &rx, &ry, e);
-    if (rc == PG_OK) rc = check_on_top(p, &w, rx, ry, e);
+    pg_err rc = aim(p, id, x, y, &w, &rx, &ry, e);
     if (rc != PG_OK) return rc;
     /* X button numbers: 1 left, 2 middle, 3 right - same as pg_button. */
     fake_motion(p, rx, ry);
     for (int i = 0; i < count; i++) {
-        xcb_test_fake_input(p->c, XCB_BUTTON_PRESS, (uint8_t)b, XCB_CURRENT_TIME, XCB_NONE, 0, 0, 0);
-        xcb_test_fake_input(p->c, XCB_BUTTON_RELEASE, (uint8_t)b, XCB_CURRENT_TIME, XCB_NONE, 0, 0, 0);
+        fake_button(p, (uint8_t)b, true);
+        fake_button(p, (uint8_t)b, false);
     }
-    rc = x11_sync(p, e);
-    x11_watch_input_sent(); /* delivered now: the app's repaint is still to come */
+    return sent(p, e);
+}
+
+/* X has no wheel events: the core protocol's buttons 4 and 5 are one notch
+ * up and down, 6 and 7 left and right, each a press and a release. */
+pg_err x11_scroll(pg_platform *p, uint64_t id, int32_t x, int32_t y, int32_t dx, int32_t dy, pg_error *e) {
+    if (dx < -PG_SCROLL_MAX || dx > PG_SCROLL_MAX || dy < -PG_SCROLL_MAX || dy > PG_SCROLL_MAX)
+        return pg_error_set(e, PG_E_BADINPUT, NULL, "scroll of %d,%d notches: at most %d each way", dx, dy,
+                            PG_SCROLL_MAX);
+    x11_win w;
+    int32_t rx, ry;
+    pg_err rc = aim(p, id, x, y, &w, &rx, &ry, e);
+    if (rc != PG_OK) return rc;
+    fake_motion(p, rx, ry);
+    uint8_t vertical = dy < 0 ? 4 : 5, horizontal = dx < 0 ? 6 : 7;
+    for (int32_t i = 0; i < abs(dy); i++) fake_button(p, vertical, true), fake_button(p, vertical, false);
+    for (int32_t i = 0; i < abs(dx); i++) fake_button(p, horizontal, true), fake_button(p, horizontal, false);
+    return sent(p, e);
+}
+
+pg_err x11_drag(pg_platform *p, uint64_t id, const pg_point *path, size_t n, pg_button b, uint32_t hold_ms,
+                uint32_t step_ms, pg_error *e) {
+    if (b != PG_BTN_LEFT && b != PG_BTN_MIDDLE && b != PG_BTN_RIGHT)
+        return pg_error_set(e, PG_E_BADINPUT, NULL, "unknown button %d", (int)b);
+    if (!pg_drag_shape_ok(n, hold_ms, step_ms))
+        return pg_error_set(e, PG_E_BADINPUT, NULL, "a drag has 2 to %d points and takes at most %d ms",
+                            PG_DRAG_MAX_POINTS, PG_DRAG_MAX_MS);
+    int32_t *root = malloc(n * 2 * sizeof *root);
+    if (!root) return pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory");
+    x11_win w;
+    pg_err rc = aim_window(p, id, &w, e);
+    for (size_t i = 0; i < n && rc == PG_OK; i++) /* every point checked before anything is sent */
+        rc = aim_point(p, &w, path[i].x, path[i].y, &root[2 * i], &root[2 * i + 1], e);
+    if (rc == PG_OK) {
+        fake_motion(p, root[0], root[1]);
+        fake_button(p, (uint8_t)b, true);
+        rc = x11_sync(p, e);
+        if (rc == PG_OK) pg_sleep_ms(hold_ms);
+        for (size_t i = 1; i < n && rc == PG_OK; i++) {
+            fake_motion(p, root[2 * i], root[2 * i + 1]);
+            rc = x11_sync(p, e);
+            if (rc == PG_OK && i + 1 < n) pg_sleep_ms(step_ms);
+        }
+        fake_button(p, (uint8_t)b, false); /* whatever failed: never left pressed */
+        pg_error ignore;
+        pg_err done = sent(p, rc == PG_OK ? e : &ignore);
+        if (rc == PG_OK) rc = done;
+    }
+    free(root);
     return rc;
 }
 

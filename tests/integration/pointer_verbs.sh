@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# The pointer vocabulary on a real Tk form (tests/apps/pg_form.tcl), through
+# the client only: scroll the city list with the wheel, drag the discount
+# slider, hover Submit, replace a field's contents with a triple click and
+# typing, and the refusals (a drag that leaves the window, a scroll over a
+# covering window). The app's own truth and log say what arrived; the audit
+# log holds every verb. PG_WM=openbox runs it under a window manager.
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+PG_AGENT=pgp-agent
+pg_require_root
+pg_require_tools Xvfb xauth xhost xdpyinfo wish jq runuser useradd
+trap pg_cleanup EXIT
+pg_user pixelgate system
+pg_user "$PG_AGENT"
+pg_setup_dirs
+install -m 0644 "$PG_ROOT/tests/apps/pg_form.tcl" "$PG_ROOT/tests/apps/pg_demo.tcl" "$PG_TMP/app/"
+pg_start_xvfb
+[ "${PG_WM:-}" = openbox ] && { pg_require_tools openbox xprop; pg_start_wm; }
+pg_start_broker
+LOG=$PG_TMP/app/form.log
+TRUTH=$PG_TMP/app/form.json
+runuser -u "$PG_AGENT" -- env -i PATH=/usr/bin:/bin DISPLAY="$PG_DISPLAY" LANG=C.UTF-8 \
+    wish "$PG_TMP/app/pg_form.tcl" -truth "$TRUTH" -log "$LOG" -caret 0 -geometry +30+30 >"$PG_TMP/form.out" 2>&1 &
+PG_PIDS+=($!)
+for _ in $(seq 100); do grep -q READY "$PG_TMP/form.out" 2>/dev/null && break; sleep 0.1; done
+grep -q READY "$PG_TMP/form.out" || pg_die "the form did not start: $(cat "$PG_TMP/form.out")"
+AS() { pg_as "$PG_AGENT" pixelgate "$@"; }
+W='^Order entry$'
+widget() { jq -c --arg k "$1" '[.widgets[] | select(.widget | endswith($k))][0]' "$TRUTH"; }
+centre() { jq -r '"\(.x + (.w / 2 | floor)),\(.y + (.h / 2 | floor))"' <<<"$1"; }
+first() { jq -r '[.widgets[] | select(.kind == "scrollbar")][0].first' "$TRUTH"; }
+# Polls the truth or the log (the app writes them when its event loop runs):
+# the condition is a string, evaluated afresh each time.
+until_true() { local i; for i in $(seq 50); do "$@" && return 0; sleep 0.1; done; return 1; }
+
+# --- scroll: the wheel over the list scrolls it, and back
+CITY=$(widget .city)
+check "the form lists 12 cities, 4 at a time (first row at 0)" test "$(first)" = 0
+out=$(AS scroll --window "$W" down --notches 2 --at "$(centre "$CITY")")
+check "scroll down answers what it did" test "$(jq -r '"\(.scrolled.direction) \(.scrolled.notches)"' <<<"$out")" = "down 2"
+check "the list scrolled down (the scroll bar left the top)" until_true eval '[ "$(first)" != 0 ]'
+AS scroll --window "$W" up --notches 5 --at "$(centre "$CITY")" >/dev/null
+check "scroll up brings it back to the top" until_true eval '[ "$(first)" = 0 ]'
+
+# --- drag: the slider's handle from the left end to the right end
+DISC=$(widget .disc)
+read -r DX DY DW DH < <(jq -r '"\(.x) \(.y) \(.w) \(.h)"' <<<"$DISC")
+VAL0=$(jq -r '[.widgets[] | select(.kind == "slider")][0].value' "$TRUTH")
+# Tk's classic scale: a 30-pixel handle at the value's place; grab its middle.
+FROM_X=$((DX + 2 + 15 + (DW - 34) * VAL0 / 50)); MID_Y=$((DY + DH / 2))
+out=$(AS drag --window "$W" --from "$FROM_X,$MID_Y" --to "$((DX + DW - 3)),$MID_Y" --steps 12)
+check "drag answers its path and button" \
+    test "$(jq -r '"\(.dragged.to.x) \(.dragged.button) \(.dragged.steps)"' <<<"$out")" = "$((DX + DW - 3)) left 12"
+slider() { jq -r '[.widgets[] | select(.kind == "slider")][0].value' "$TRUTH"; }
+check "the slider went from $VAL0 to the top of its range (45 or more)" until_true eval '[ "$(slider)" -ge 45 ]'
+
+# --- hover: the pointer over Submit, no click
+SUBMIT=$(widget .submit)
+out=$(AS move --window "$W" --at "$(centre "$SUBMIT")")
+check "move answers where the pointer is" test "$(jq -r '"\(.moved.x),\(.moved.y)"' <<<"$out")" = "$(centre "$SUBMIT")"
+check "the app saw the hover on Submit" until_true grep -q '"event": "hover"' "$LOG"
+check "a hover is not a click: nothing was submitted" test "$(grep -c '"event": "submit"' "$LOG")" = 0
+
+# --- replace a field: a triple click selects the line, typing replaces it
+CUST=$(widget .e_customer)
+AS click --window "$W" --at "$(centre "$CUST")" --count 3 >/dev/null
+AS type --window "$W" "Bob" >/dev/null
+customer() { tail -n 1 "$LOG" | jq -r .customer; }
+check "triple click + type replaced the customer's name with 'Bob'" until_true eval '[ "$(customer)" = Bob ]'
+
+# --- refusals: nothing sent, the exit codes documented
+AS drag --window "$W" --from "$FROM_X,$MID_Y" --to "$((DX + DW + 4000)),$MID_Y" >/dev/null 2>&1
+check "a drag that leaves the window is BAD_INPUT (exit 8)" test $? = 8
+runuser -u "$PG_AGENT" -- env -i PATH=/usr/bin:/bin DISPLAY="$PG_DISPLAY" LANG=C.UTF-8 \
+    wish "$PG_TMP/app/pg_demo.tcl" "$PG_TMP/app/cover.json" 300x200+40+60 "cover" >"$PG_TMP/cover.out" 2>&1 &
+PG_PIDS+=($!)
+for _ in $(seq 100); do grep -q READY "$PG_TMP/cover.out" 2>/dev/null && break; sleep 0.1; done
+sleep 0.3
+before=$(first)
+AS scroll --window "$W" down --at "$(centre "$CITY")" >/dev/null 2>&1
+rc=$?
+if [ "$(jq '.x + .w > 10 and .y + .h > 30' <<<"$CITY")" = true ]; then
+    check "a scroll over a point another window covers is refused (exit 3)" test $rc = 3
+fi
+check "and the list did not move" test "$(first)" = "$before"
+
+# --- on record
+AUDIT=$PG_TMP/state/audit.jsonl
+n_op() { jq -s --arg op "$1" --arg o "$2" '[.[] | select(.op == $op and .outcome == $o)] | length' "$AUDIT"; }
+check "every verb is on record: 2 scrolls, a drag, a move (OK)" \
+    test "$(n_op scroll OK) $(n_op drag OK) $(n_op move OK)" = "2 1 1"
+check "the refusals are on record too" test "$(n_op drag BAD_INPUT) $(n_op scroll POLICY_REFUSED)" = "1 1"
+pg_summary
