@@ -1,5 +1,6 @@
 /* wait_stable and wait_for: poll live captures of one window until the
- * condition holds or the timeout passes. The platform lock is held per
+ * condition holds or the timeout passes (wait_for --appear / --gone poll
+ * the window list instead, capturing nothing). The platform lock is held per
  * capture only, never across the sleep, so other clients keep working. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,7 +45,7 @@ pg_err pg_op_wait_stable(pg_call *c, const pg_args_wait_stable *a, pg_error *e) 
     o.frames = a->frames;
     o.interval_s = a->interval;
     o.timeout_s = a->timeout;
-    o.exact = false; /* rendering noise within the dHash distance counts as still */
+    o.exact = a->exact; /* else rendering noise within the dHash distance counts as still */
     pg_stable_result s;
     pg_err rc = pg_stable_capture(c, &t, a->has_region ? &a->region : NULL, &o, &s, e);
     if (rc) return rc;
@@ -60,7 +61,7 @@ pg_err pg_op_wait_stable(pg_call *c, const pg_args_wait_stable *a, pg_error *e) 
     cJSON *r = cJSON_CreateObject();
     cJSON_AddBoolToObject(r, "stable", s.stable);
     cJSON_AddNumberToObject(r, "frames_observed", (double)s.observed);
-    if (!coarse) cJSON_AddStringToObject(r, s.stable ? "final_hash" : "last_hash", hex);
+    if (!coarse && !a->exact) cJSON_AddStringToObject(r, s.stable ? "final_hash" : "last_hash", hex); /* exact: none computed */
     cJSON_AddNumberToObject(r, "elapsed_s", s.elapsed_s);
     keep_frame(c, s.last, s.method, r);
     cJSON_AddItemToObject(r, "window", pg_call_window_json(&s.window));
@@ -91,7 +92,72 @@ static pg_err look(pg_call *c, const pg_args_wait_for *a, const pg_img *img, boo
     return rc;
 }
 
+/* Is the target there now: listed and visible? NOT_FOUND is "not there";
+ * several matches count as there (none of them has closed). */
+static pg_err listed(pg_call *c, const pg_target *t, pg_window *w, bool *there, pg_error *e) {
+    pg_err rc = pg_call_plat_read(c, e);
+    if (rc) return rc;
+    pg_error why;
+    rc = pg_call_resolve_window(c, t, w, &why);
+    pg_call_plat_done(c);
+    bool several = rc == PG_E_USAGE && strstr(why.message, "windows match");
+    if (several) { /* the candidates are not this answer's */
+        cJSON_Delete(c->details);
+        c->details = NULL;
+        memset(w, 0, sizeof *w);
+    }
+    *there = (rc == PG_OK && w->visible) || several;
+    if (rc == PG_OK || rc == PG_E_NOTFOUND || several) return PG_OK;
+    *e = why;
+    return rc;
+}
+
+/* --appear / --gone: poll the window list until the window is there (or
+ * not), without capturing anything. */
+static pg_err wait_presence(pg_call *c, const pg_args_wait_for *a, pg_error *e) {
+    pg_target t = PG_TARGET_OF(a);
+    double t0 = now_s();
+    bool there = false;
+    pg_window w;
+    pg_err rc;
+    c->audit.kind = "input"; /* no token: the window's metadata only */
+    for (;;) {
+        if ((rc = listed(c, &t, &w, &there, e))) return rc;
+        if (there == a->appear || now_s() - t0 + a->interval > a->timeout) break;
+        pg_sleep_ms(a->interval * 1000);
+        if ((rc = pg_call_client_gone(c, e)) != PG_OK) return rc;
+    }
+    bool done = there == a->appear;
+    if (there && w.id) pg_call_audit_window(c, &w);
+    cJSON *r = cJSON_CreateObject();
+    cJSON_AddBoolToObject(r, a->appear ? "appeared" : "gone", done);
+    cJSON_AddNumberToObject(r, "elapsed_s", (int)((now_s() - t0) * 1000) / 1000.0);
+    if (there && w.id && a->appear) cJSON_AddItemToObject(r, "window", pg_call_window_json(&w));
+    snprintf(c->audit.detail, sizeof c->audit.detail, "wait_for %s %s", a->appear ? "appear" : "gone",
+             done ? "done" : "timed out");
+    if (done) {
+        c->result = r;
+        return PG_OK;
+    }
+    c->details = r;
+    return pg_error_set(e, PG_E_TIMEOUT, "raise --timeout, or check the pattern with 'pixelgate windows'",
+                        "the window %s within %.1f s", a->appear ? "did not appear" : "is still there", a->timeout);
+}
+
+/* The first capture, waiting (within the timeout) for a window that is not
+ * listed yet: a dialog that is still being mapped. */
+static pg_err first_frame(pg_call *c, const pg_target *t, const pg_args_wait_for *a, double t0, pg_window *w,
+                          pg_img **img, char method[32], pg_error *e) {
+    for (;;) {
+        pg_err rc = pg_capture_window_img(c, t, w, NULL, img, method, e);
+        if (rc != PG_E_NOTFOUND || now_s() - t0 + a->interval > a->timeout) return rc;
+        pg_sleep_ms(a->interval * 1000);
+        if ((rc = pg_call_client_gone(c, e)) != PG_OK) return rc;
+    }
+}
+
 pg_err pg_op_wait_for(pg_call *c, const pg_args_wait_for *a, pg_error *e) {
+    if (a->appear || a->gone) return wait_presence(c, a, e);
     c->audit.kind = "token";
     pg_target t = PG_TARGET_OF(a);
     double t0 = now_s();
@@ -103,7 +169,8 @@ pg_err pg_op_wait_for(pg_call *c, const pg_args_wait_for *a, pg_error *e) {
     pg_err rc;
     for (int i = 0;; i++) {
         pg_img *img = NULL;
-        rc = pg_capture_window_img(c, i == 0 ? &t : NULL, &w, NULL, &img, method, e);
+        rc = i == 0 ? first_frame(c, &t, a, t0, &w, &img, method, e)
+                    : pg_capture_window_img(c, NULL, &w, NULL, &img, method, e);
         cJSON_Delete(finding);
         finding = NULL;
         if (!rc) rc = look(c, a, img, &found, &finding, e);

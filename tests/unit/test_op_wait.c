@@ -136,3 +136,108 @@ PG_TEST(a_snapshot_of_a_window_that_turned_denied_while_captured_is_discarded) {
     CHECK_EQ_INT(after, before);
     pg_fx_fini(&fx);
 }
+
+/* A dialog that opens at the third look and closes at the sixth. */
+typedef struct {
+    int looks;
+    uint64_t id;
+} comes_and_goes;
+
+static void dialog_comes_and_goes(pg_fake *f, void *ctx) {
+    comes_and_goes *d = ctx;
+    if (++d->looks == 3) {
+        d->id = pg_fake_add_window(f, "Confirm order", "Dlg", getpid(), 20, 20, 120, 60, 0xffffffff);
+        pg_fake_fill(f, d->id, 50, 0, 8, 60, 0x000000ff); /* a black bar across it */
+    }
+    if (d->looks == 6 && d->id) pg_fake_remove(f, d->id);
+}
+
+PG_TEST(wait_for_appear_and_gone_follow_a_dialog_without_capturing_it) {
+    FX(fx);
+    comes_and_goes d = {0, 0};
+    pg_fake_on_list(fx.fake, dialog_comes_and_goes, &d);
+    pg_fx_reply r;
+    REQUIRE(pg_fx_call(&fx, "wait_for", "{\"window\":\"^Confirm\",\"appear\":true,\"interval\":0.01,\"timeout\":5}",
+                       NULL, 0, &r) == PG_OK);
+    CHECK(cJSON_IsTrue(cJSON_GetObjectItem(r.result, "appeared")));
+    CHECK_STR(cJSON_GetObjectItem(cJSON_GetObjectItem(r.result, "window"), "title")->valuestring, "Confirm order");
+    CHECK(cJSON_GetObjectItem(r.result, "token") == NULL); /* nothing captured */
+    pg_fx_reply_fini(&r);
+    CHECK_EQ_INT(d.looks, 3);
+    REQUIRE(pg_fx_call(&fx, "wait_for", "{\"window\":\"^Confirm\",\"gone\":true,\"interval\":0.01,\"timeout\":5}",
+                       NULL, 0, &r) == PG_OK);
+    CHECK(cJSON_IsTrue(cJSON_GetObjectItem(r.result, "gone")));
+    pg_fx_reply_fini(&r);
+    CHECK_EQ_INT(d.looks, 6);
+    /* gone already: at once; appear never: exit 6 saying so, with how long it waited */
+    REQUIRE(pg_fx_call(&fx, "wait_for", "{\"window\":\"^Confirm\",\"gone\":true,\"interval\":0.01,\"timeout\":5}",
+                       NULL, 0, &r) == PG_OK);
+    pg_fx_reply_fini(&r);
+    CHECK_EQ_INT(pg_fx_call(&fx, "wait_for", "{\"window\":\"^Confirm\",\"appear\":true,\"interval\":0.01,\"timeout\":0.2}",
+                            NULL, 0, &r),
+                 PG_E_TIMEOUT);
+    CHECK(cJSON_IsFalse(cJSON_GetObjectItem(r.details, "appeared")));
+    CHECK(cJSON_GetObjectItem(r.details, "elapsed_s") != NULL);
+    pg_fx_reply_fini(&r);
+    CHECK_EQ_INT(pg_fx_audit_count(&fx, "wait_for", "OK"), 3);
+    CHECK_EQ_INT(pg_fx_audit_count(&fx, "wait_for", "TIMEOUT"), 1);
+    pg_fx_fini(&fx);
+}
+
+/* Two windows match: neither has closed, so --gone keeps waiting. */
+PG_TEST(wait_for_gone_waits_while_any_matching_window_is_there) {
+    FX(fx);
+    pg_fake_add_window(fx.fake, "Confirm one", "Dlg", getpid(), 20, 20, 120, 60, 0xe0e0e0ff);
+    pg_fake_add_window(fx.fake, "Confirm two", "Dlg", getpid(), 220, 20, 120, 60, 0xe0e0e0ff);
+    pg_fx_reply r;
+    CHECK_EQ_INT(pg_fx_call(&fx, "wait_for", "{\"window\":\"^Confirm\",\"gone\":true,\"interval\":0.01,\"timeout\":0.1}",
+                            NULL, 0, &r),
+                 PG_E_TIMEOUT);
+    CHECK(cJSON_IsFalse(cJSON_GetObjectItem(r.details, "gone")));
+    CHECK(cJSON_GetObjectItem(r.details, "candidates") == NULL);
+    pg_fx_reply_fini(&r);
+    pg_fx_fini(&fx);
+}
+
+/* wait_for --text on a dialog that is not there yet waits for it, then reads it. */
+PG_TEST(wait_for_a_template_in_a_window_that_opens_later_waits_for_the_window_first) {
+    FX(fx);
+    comes_and_goes d = {0, 0};
+    uint64_t t = pg_fake_add_window(fx.fake, "tmpl", "T", getpid(), 300, 0, 16, 40, 0xffffffff);
+    pg_fake_fill(fx.fake, t, 4, 0, 8, 40, 0x000000ff); /* the dialog's bar with white margins */
+    char tmpl[32];
+    REQUIRE(pg_fx_snapshot(&fx, t, tmpl) == 0);
+    pg_fake_remove(fx.fake, t);
+    pg_fake_on_list(fx.fake, dialog_comes_and_goes, &d);
+    char args[192];
+    snprintf(args, sizeof args, "{\"window\":\"^Confirm\",\"template\":{\"token\":\"%s\"},\"interval\":0.01,\"timeout\":5}",
+             tmpl);
+    pg_fx_reply r;
+    REQUIRE(pg_fx_call(&fx, "wait_for", args, NULL, 0, &r) == PG_OK);
+    CHECK(!strncmp(pg_fx_str(&r, "token"), "cap:", 4));
+    pg_fx_reply_fini(&r);
+    CHECK(d.looks >= 3);
+    pg_fx_fini(&fx);
+}
+
+/* --exact: a one-pixel flicker the dHash tolerates is not stable. */
+PG_TEST(wait_stable_exact_sees_a_one_pixel_change_the_dhash_tolerates) {
+    FX(fx);
+    uint64_t id = pg_fake_add_window(fx.fake, "demo", "Demo", getpid(), 0, 0, 80, 40, 0xffffffff);
+    uint8_t *px = malloc(80 * 40 * 4);
+    REQUIRE(px != NULL);
+    memset(px, 0xff, 80 * 40 * 4);
+    px[(20 * 80 + 40) * 4] = 0xf0; /* one pixel, one channel, a little darker */
+    pg_fake_add_frame(fx.fake, id, px, true); /* white, dotted, white, dotted, ... */
+    free(px);
+    pg_fx_reply r;
+    REQUIRE(pg_fx_call(&fx, "wait_stable", "{\"window\":\"demo\",\"interval\":0.01,\"timeout\":2}", NULL, 0, &r) == PG_OK);
+    CHECK(cJSON_IsTrue(cJSON_GetObjectItem(r.result, "stable"))); /* the dHash cannot see one pixel */
+    pg_fx_reply_fini(&r);
+    CHECK_EQ_INT(pg_fx_call(&fx, "wait_stable", "{\"window\":\"demo\",\"exact\":true,\"interval\":0.01,\"timeout\":0.3}",
+                            NULL, 0, &r),
+                 PG_E_TIMEOUT);
+    CHECK(cJSON_GetObjectItem(r.details, "last_hash") == NULL);
+    pg_fx_reply_fini(&r);
+    pg_fx_fini(&fx);
+}

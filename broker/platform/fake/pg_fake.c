@@ -42,6 +42,8 @@ struct pg_platform {
     void *on_capture_ctx;
     void (*after_capture)(pg_fake *f, void *ctx);
     void *after_capture_ctx;
+    void (*on_list)(pg_fake *f, void *ctx);
+    void *on_list_ctx;
     size_t list_limit; /* list_all stops after this many windows (0: no limit) */
     char lost[128]; /* the display went away: every call fails, lost() says why */
     bool no_wm;     /* responding() cannot ask: UNKNOWN */
@@ -187,6 +189,7 @@ static pg_err list(pg_fake *f, bool popups, size_t max, pg_window **out, size_t 
 
 static pg_err fake_list(pg_platform *f, pg_window **out, size_t *n, pg_error *e) {
     pg_err rc = injected(f, "list_windows", e);
+    if (!rc && f->on_list) f->on_list(f, f->on_list_ctx);
     bool cut;
     return rc ? rc : list(f, false, 0, out, n, &cut, e);
 }
@@ -480,6 +483,11 @@ void pg_fake_set_frame(pg_fake *f, uint64_t id, uint32_t left, uint32_t top, uin
 }
 
 void pg_fake_list_limit(pg_fake *f, size_t max) { f->list_limit = max; }
+
+void pg_fake_on_list(pg_fake *f, void (*fn)(pg_fake *f, void *ctx), void *ctx) {
+    f->on_list = fn;
+    f->on_list_ctx = ctx;
+}
 
 void pg_fake_after_capture(pg_fake *f, void (*fn)(pg_fake *f, void *ctx), void *ctx) {
     f->after_capture = fn;

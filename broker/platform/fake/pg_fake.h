@@ -74,6 +74,8 @@ void pg_fake_on_capture(pg_fake *f, void (*fn)(pg_fake *f, void *ctx), void *ctx
 /* Called right after the pixels of a capture were read: the desktop changes
  * between the capture and whatever the caller lists next. */
 void pg_fake_after_capture(pg_fake *f, void (*fn)(pg_fake *f, void *ctx), void *ctx);
+/* Called before every list_windows: windows come and go between polls. */
+void pg_fake_on_list(pg_fake *f, void (*fn)(pg_fake *f, void *ctx), void *ctx);
 
 /* Failure injection: the next `times` calls (0 = every call) of the named
  * operation ("list_windows", "list_all", "capture_window", "capture_screen", "click",
