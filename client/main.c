@@ -70,8 +70,11 @@ static int cmd_help(int argc, char **argv) {
 
 static int cmd_run(int argc, char **argv, const char *address) {
     pg_error e;
+    bool check = argc == 2 && !strcmp(argv[0], "--check");
+    if (check) argc--, argv++;
     if (argc != 1) {
-        pg_error_set(&e, PG_E_USAGE, "pixelgate run script.txt, or pixelgate run - < script.txt", "run takes one FILE or -");
+        pg_error_set(&e, PG_E_USAGE, "pixelgate run [--check] script.txt, or pixelgate run - < script.txt",
+                     "run takes one FILE or -, after --check if given");
         pg_cli_print_error(&e, NULL, 0, 0);
         return PG_E_USAGE;
     }
@@ -82,7 +85,7 @@ static int cmd_run(int argc, char **argv, const char *address) {
         pg_cli_print_error(&e, NULL, 0, 0);
         return PG_E_NOTFOUND;
     }
-    int rc = pg_script_run(f, address);
+    int rc = pg_script_run(f, address, check);
     if (f != stdin) fclose(f);
     return rc;
 }

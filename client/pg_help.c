@@ -9,10 +9,21 @@
 const char pg_cli_tagline[] = "see and drive GUIs through the pixelgate broker, without the pixels";
 
 const pg_cli_extra pg_cli_extras[] = {
-    {"pixelgate run FILE|-",
-     "Script mode: one command per line, same syntax as above, over one connection; $last is the token of the\n"
-     "last snapshot; stops at the first failure and exits with its code. # starts a comment.\n"
-     "Prints: one {\"step\":N,\"line\":N,\"command\":\"...\",\"result\":{...}} per step."},
+    {"pixelgate run [--check] FILE|-",
+     "Script mode: one command per line, same syntax as above, over one connection. # starts a comment.\n"
+     "  COMMAND ... as NAME      binds the token the step returned to $NAME ($last: the last step's token)\n"
+     "  sleep SECONDS            waits (0 < SECONDS <= 3600)\n"
+     "  repeat N COMMAND ...     N times (1..1000), stopping at the first failure\n"
+     "  expect-fail [--exit N] COMMAND ...\n"
+     "                           passes when the command fails with exit N, or without --exit with a verdict\n"
+     "                           about the screen (1, 3, 4, 6, 8, 10, 11); a success fails the step (exit 1)\n"
+     "  finally                  the lines after it run however the script ended\n"
+     "Stops at the first failure (then runs the finally block) and exits with that failure's code.\n"
+     "--check: parses and builds every step and checks that each --window it names is there now (unless an\n"
+     "earlier step waits for it to appear), runs nothing, prints {\"check\":\"ok\",\"steps\":N}.\n"
+     "Prints: one {\"step\":N,\"line\":N,\"command\":\"...\",\"result\":{...}} per step; a failed step as\n"
+     "{\"step\":N,...,\"error\":{\"code\":...,\"exit\":N,\"message\":...},\"details\":{...}}, an expected\n"
+     "failure with \"expected_failure\" instead; the first failure's error also on stderr."},
     {"pixelgate mcp [--max-image PX]",
      "An MCP server on stdin/stdout (docs/mcp.md): one tool per command above (approve is not one), the same\n"
      "arguments as JSON, the same JSON answers; errors as tool errors with code, message and recovery_tip.\n"

@@ -1,6 +1,8 @@
-/* Script mode: the line splitter (a parser: fuzzed) and the runner. */
+/* Script mode's line splitter and its variables (a parser: fuzzed). The
+ * runner is pg_script_run.c. */
 #include "pg_script.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,7 +17,8 @@ typedef struct {
     const char *in;   /* cursor in the line */
     char *out;        /* cursor in buf */
     char *end;        /* end of buf */
-    const char *last; /* $last, may be NULL */
+    const pg_script_vars *vars; /* may be NULL */
+    bool bare;                  /* no quote, escape or $ in the current word so far */
     pg_error *e;
 } splitter;
 
@@ -42,15 +45,17 @@ static pg_err expand(splitter *s) {
         while (is_ident(p[len])) len++;
         s->in = p + len;
     }
-    if (len == 4 && !strncmp(p, "last", 4)) {
-        if (!s->last)
-            return pg_error_set(s->e, PG_E_USAGE, "take a snapshot first", "$last used before any snapshot in this script");
-        for (const char *q = s->last; *q; q++)
-            if (put(s, *q)) return PG_E_USAGE;
+    if (len == 0) return put(s, '$'); /* a lone $ is literal */
+    const char *v = pg_script_lookup(s->vars, p, len);
+    if (v) {
+        for (; *v; v++)
+            if (put(s, *v)) return PG_E_USAGE;
         return PG_OK;
     }
-    if (len == 0) return put(s, '$'); /* a lone $ is literal */
-    return pg_error_set(s->e, PG_E_USAGE, "only $last is defined; write \\$ for a literal dollar",
+    if (len == 4 && !strncmp(p, "last", 4))
+        return pg_error_set(s->e, PG_E_USAGE, "take a snapshot first",
+                            "$last used before any step of this script returned a token");
+    return pg_error_set(s->e, PG_E_USAGE, "bind it first: COMMAND ... as NAME; write \\$ for a literal dollar",
                         "unknown variable $%.*s", (int)len, p);
 }
 
@@ -84,9 +89,11 @@ static pg_err double_quoted(splitter *s) {
 
 /* Reads one word into buf; returns PG_OK with the word NUL-terminated. */
 static pg_err word(splitter *s) {
+    s->bare = true;
     while (*s->in && !is_blank(*s->in)) {
         pg_err rc;
         char c = *s->in;
+        if (c == '\'' || c == '"' || c == '$' || c == '\\') s->bare = false;
         if (c == '\'') rc = single_quoted(s);
         else if (c == '"') rc = double_quoted(s);
         else if (c == '$') rc = expand(s);
@@ -103,15 +110,16 @@ static pg_err word(splitter *s) {
     return put(s, '\0');
 }
 
-pg_err pg_script_split(const char *line, const char *last, pg_script_line *out, pg_error *e) {
+pg_err pg_script_split(const char *line, const pg_script_vars *vars, pg_script_line *out, pg_error *e) {
     memset(out, 0, sizeof *out);
     size_t len = strlen(line);
     if (len > PG_SCRIPT_MAX_LINE) return pg_error_set(e, PG_E_USAGE, NULL, "script line over %d bytes", PG_SCRIPT_MAX_LINE);
-    /* Room for the line, NULs, and $last expansions (each at most 26 chars for a 5-char "$last"). */
-    size_t cap = len * 6 + 2;
+    /* Room for the line, NULs, and expansions: the shortest reference
+     * ("$a", 2 bytes) grows to at most PG_SCRIPT_MAX_VALUE - 1 bytes. */
+    size_t cap = len * (PG_SCRIPT_MAX_VALUE / 2) + 2;
     out->buf = malloc(cap);
     if (!out->buf) return pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory");
-    splitter s = {line, out->buf, out->buf + cap, last, e};
+    splitter s = {line, out->buf, out->buf + cap, vars, true, e};
     for (;;) {
         while (is_blank(*s.in)) s.in++;
         if (!*s.in || *s.in == '#') break;
@@ -119,80 +127,45 @@ pg_err pg_script_split(const char *line, const char *last, pg_script_line *out, 
             pg_script_line_fini(out);
             return pg_error_set(e, PG_E_USAGE, NULL, "more than %d words on a script line", PG_SCRIPT_MAX_WORDS);
         }
-        out->words[out->n++] = s.out;
+        out->words[out->n] = s.out;
         if (word(&s)) {
             pg_script_line_fini(out);
             return e ? e->code : PG_E_USAGE;
         }
+        out->bare[out->n++] = s.bare;
     }
     return PG_OK;
 }
 
-/* Runs one split line against the session; prints its step object. */
-static pg_err run_step(pg_session *sess, pg_script_line *l, int step, int lineno, char last[64], cJSON **details,
-                       pg_error *e) {
-    int first = (l->n > 0 && !strcmp(l->words[0], "pixelgate")) ? 1 : 0;
-    if (first >= l->n) return pg_error_set(e, PG_E_USAGE, NULL, "empty command");
-    int used;
-    const pg_opdecl *d = pg_cli_find_op(l->n - first, l->words + first, &used);
-    if (!d)
-        return pg_error_set(e, PG_E_USAGE, "see 'pixelgate --help' for commands usable in scripts",
-                            "\"%s\" is not a command scripts can run", l->words[first]);
-    const char *name = d->cli;
-    pg_cli_request req = {0};
-    pg_err rc = pg_cli_build(d, l->n - first - used, l->words + first + used, &req, e);
-    cJSON *result = NULL;
-    if (rc) pg_cli_request_fini(&req);
-    else rc = pg_session_call(sess, &req, &result, details, e);
-    if (rc) return rc;
-    const cJSON *tok = cJSON_GetObjectItemCaseSensitive(result, "token");
-    if (!strcmp(name, "snapshot") && cJSON_IsString(tok)) snprintf(last, 64, "%s", tok->valuestring);
-    cJSON *o = cJSON_CreateObject();
-    cJSON_AddNumberToObject(o, "step", step);
-    cJSON_AddNumberToObject(o, "line", lineno);
-    cJSON_AddStringToObject(o, "command", name);
-    cJSON_AddItemToObject(o, "result", result);
-    pg_cli_print_json(o);
-    cJSON_Delete(o);
+
+static bool valid_name(const char *name) {
+    size_t n = strlen(name);
+    if (n == 0 || n >= PG_SCRIPT_MAX_NAME || (name[0] >= '0' && name[0] <= '9')) return false;
+    for (size_t i = 0; i < n; i++)
+        if (!is_ident(name[i])) return false;
+    return true;
+}
+
+const char *pg_script_lookup(const pg_script_vars *vars, const char *name, size_t len) {
+    for (int i = 0; vars && i < vars->n; i++)
+        if (strlen(vars->v[i].name) == len && !strncmp(vars->v[i].name, name, len)) return vars->v[i].value;
+    return NULL;
+}
+
+pg_err pg_script_bind(pg_script_vars *vars, const char *name, const char *value, pg_error *e) {
+    if (!valid_name(name))
+        return pg_error_set(e, PG_E_USAGE, "a name is letters, digits and _, at most 31, not starting with a digit",
+                            "bad variable name \"%.40s\"", name);
+    if (strlen(value) >= PG_SCRIPT_MAX_VALUE)
+        return pg_error_set(e, PG_E_USAGE, NULL, "value for $%s is too long", name);
+    int i = 0;
+    while (i < vars->n && strcmp(vars->v[i].name, name)) i++;
+    if (i == vars->n) {
+        if (vars->n == PG_SCRIPT_MAX_VARS)
+            return pg_error_set(e, PG_E_USAGE, "reuse names", "more than %d variables in a script", PG_SCRIPT_MAX_VARS);
+        vars->n++;
+    }
+    snprintf(vars->v[i].name, sizeof vars->v[i].name, "%s", name);
+    snprintf(vars->v[i].value, sizeof vars->v[i].value, "%s", value);
     return PG_OK;
-}
-
-/* Reads one line (without its newline) into buf; -1 at EOF, -2 when too long. */
-static int read_line(FILE *f, char *buf, size_t cap) {
-    if (!fgets(buf, (int)cap, f)) return -1;
-    size_t n = strlen(buf);
-    if (n && buf[n - 1] == '\n') {
-        buf[n - 1] = '\0';
-        return 0;
-    }
-    if (!feof(f)) return -2;
-    return 0;
-}
-
-int pg_script_run(FILE *f, const char *address) {
-    pg_session sess = {.address = address, .timeout_ms = 120000};
-    char *buf = malloc(PG_SCRIPT_MAX_LINE + 2);
-    char last[64] = "";
-    int lineno = 0, step = 0, rc = 0;
-    pg_error e;
-    pg_error_clear(&e);
-    cJSON *details = NULL;
-    while (buf && rc == 0) {
-        int r = read_line(f, buf, PG_SCRIPT_MAX_LINE + 2);
-        if (r == -1) break;
-        lineno++;
-        pg_script_line l;
-        if (r == -2) rc = pg_error_set(&e, PG_E_USAGE, NULL, "script line %d over %d bytes", lineno, PG_SCRIPT_MAX_LINE);
-        else rc = pg_script_split(buf, last[0] ? last : NULL, &l, &e);
-        if (rc) break;
-        if (l.n > 0) rc = run_step(&sess, &l, ++step, lineno, last, &details, &e);
-        pg_script_line_fini(&l);
-    }
-    if (!buf) rc = pg_error_set(&e, PG_E_INTERNAL, NULL, "out of memory");
-    if (PG_ERR_IS_VERDICT(rc) && details) pg_cli_print_json(details); /* the measurements, on stdout */
-    if (rc) pg_cli_print_error(&e, details, step > 0 ? step : 1, lineno);
-    cJSON_Delete(details);
-    free(buf);
-    pg_session_close(&sess);
-    return rc;
 }

@@ -67,6 +67,9 @@ BTN=$(jq -r .token <<<"$LAST")
 A assert template "$T2" --template "$BTN"
 A click --window "$W" --template "$BTN"
 A wait-for --window "$W" --text 'Clicked 2' --timeout 5
+A wait-for --window "$W" --appear
+A wait-for --window '^Confirm order$' --gone --timeout 2
+A wait-stable --window "$W" --exact --interval 0.2
 A hash "$T2" --algo dhash
 A diff "$T1" "$T2"
 A compare "$T1" "$T2"
@@ -161,13 +164,34 @@ A spec "$RD/shot.png" --format jpeg --dpi 72 --file-size ..10000
 A spec "$T2" --width 480 --aspect-ratio 1.5..2
 A snapshot --window "$W" --region 2000,2000,10,10
 A snapshot --window 'no such window'
-printf '@@ %s$ pixelgate run - <<END\n' "$PG_AGENT"
-script="snapshot --window '$W'
+# run SCRIPT [--check]: a script as the agent types it, and what it printed.
+run() {
+    printf '@@ %s$ pixelgate run %s- <<END\n' "$PG_AGENT" "${2:+$2 }"
+    sed 's/^/@s /' <<<"$1"
+    pg_as "$PG_AGENT" pixelgate run ${2:-} - <<<"$1" >"$PG_TMP/o" 2>"$PG_TMP/e"; rc=$?
+    sed 's/^/@o /' "$PG_TMP/o"; sed 's/^/@e /' "$PG_TMP/e"; echo "@x $rc"
+}
+run "snapshot --window '$W'
 info \$last
 assert text \$last --expect 'Entered'"
-sed 's/^/@s /' <<<"$script"
-pg_as "$PG_AGENT" pixelgate run - <<<"$script" >"$PG_TMP/o" 2>"$PG_TMP/e"; rc=$?
-sed 's/^/@o /' "$PG_TMP/o"; sed 's/^/@e /' "$PG_TMP/e"; echo "@x $rc"
+script="focus --window '$W'
+snapshot --window '$W' as before
+click --window '$W' --text 'Press me'
+wait-stable --window '$W' --interval 0.2
+snapshot --window '$W' as after
+assert changed \$before \$after --min-pct 0.05
+expect-fail assert unchanged \$before \$after
+repeat 2 key --window '$W' Tab
+sleep 0.2
+finally
+drop \$before \$after"
+run "$script" --check
+run "$script"
+run "snapshot --window '$W' as before
+expect-fail assert changed \$before \$before
+assert text \$before --expect 'Clicked 99'
+finally
+drop \$before"
 printf '@@ root# pixelgated --verify-audit /var/lib/pixelgate/audit.jsonl\n'
 "$PG_TMP/bin/pixelgated" --verify-audit "$PG_TMP/state/audit.jsonl" | sed 's/^/@o /'
 echo "@x $?"

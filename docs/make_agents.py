@@ -99,9 +99,14 @@ SECTIONS = [
              "up: sliders, scroll bars, text selections. The whole path is checked before the press, and the "
              "button is released whatever happens; a path that leaves the window is exit 8 and nothing is sent. "
              "`click --count 3` (a triple click) selects a Tk entry's whole line, so the next `type` replaces it."),
-    ("wait-stable", "Captures every `--interval` until `--frames` captures in a row have the same dHash; "
-                    "exit 6 with the last frame's token on timeout."),
-    ("wait-for", "Captures until the text or template appears; exit 6 with the last frame on timeout."),
+    ("wait-stable", "Captures every `--interval` until `--frames` captures in a row have the same dHash "
+                    "(distance <= 5 of 64 bits: antialiasing noise counts as still, and so may a small or slow "
+                    "animation), or with `--exact` the same pixels, every one; exit 6 with the last frame's "
+                    "token on timeout."),
+    ("wait-for", "Captures until the text or template appears (a window that is not there yet, a dialog "
+                 "still opening, is waited for first); exit 6 with the last frame on timeout. `--appear` waits "
+                 "for the window itself, `--gone` until it is closed or hidden (several matches are still "
+                 "there); neither captures anything."),
     ("assert", "Checks that run in the broker; exit 1 when they say no, with the measurements on stdout and "
                "an evidence bundle. `changed`/`unchanged` use pixelmatch's colour distance (antialiasing "
                "excluded unless `--include-aa`; `--mask R` excludes areas); `text` is a case-insensitive "
@@ -179,8 +184,16 @@ SECTIONS = [
                 "succeeds once. The client writes `--png PATH` itself, as you."),
     ("approve", "Run by an approver, never by the requester. `--show` approves nothing and prints what the "
                 "release would send: the window (or screen), its size, when it was captured and its full SHA-256."),
-    ("run", "A scripted session in one call: one subcommand per line, `$last` is the last snapshot's token, "
-            "stops at the first failure with its code and names the step and line."),
+    ("run", "A scripted session in one call over one connection, one statement per line: a command, "
+            "optionally ending `as NAME` to bind the token it returned to `$NAME` (`$last` is always the last "
+            "token any step returned); `sleep SECONDS`; `repeat N COMMAND`; `expect-fail [--exit N] COMMAND`, "
+            "which passes when the command says no about the screen (exit 1, 3, 4, 6, 8, 10, 11, or exactly N) "
+            "and fails (exit 1) when it succeeds; and `finally`, after which the lines run however the script "
+            "ended - your cleanup. Every step prints one object on stdout, a failed one with its `error` and its "
+            "measurements (`details`); the script stops at the first failure, runs `finally`, and exits with "
+            "that failure's code, also named on stderr with its step and line. `run --check` runs nothing: it "
+            "parses and builds every line and checks that each `--window` named is there now (unless an "
+            "earlier `wait-for --appear` waits for it)."),
     ("root#", "What the administrator sees: the audit log and its verification."),
 ]
 

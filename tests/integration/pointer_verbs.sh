@@ -74,7 +74,8 @@ AS drag --window "$W" --from "$FROM_X,$MID_Y" --to "$((DX + DW + 4000)),$MID_Y" 
 check "a drag that leaves the window is BAD_INPUT (exit 8)" test $? = 8
 runuser -u "$PG_AGENT" -- env -i PATH=/usr/bin:/bin DISPLAY="$PG_DISPLAY" LANG=C.UTF-8 \
     wish "$PG_TMP/app/pg_demo.tcl" "$PG_TMP/app/cover.json" 300x200+40+60 "cover" >"$PG_TMP/cover.out" 2>&1 &
-PG_PIDS+=($!)
+COVER=$!
+PG_PIDS+=("$COVER")
 for _ in $(seq 100); do grep -q READY "$PG_TMP/cover.out" 2>/dev/null && break; sleep 0.1; done
 sleep 0.3
 before=$(first)
@@ -84,11 +85,50 @@ if [ "$(jq '.x + .w > 10 and .y + .h > 30' <<<"$CITY")" = true ]; then
     check "a scroll over a point another window covers is refused (exit 3)" test $rc = 3
 fi
 check "and the list did not move" test "$(first)" = "$before"
+pkill -P "$COVER" 2>/dev/null; kill "$COVER" 2>/dev/null # runuser's child is the app
+for _ in $(seq 50); do AS windows --match '^cover$' | jq -e '.count == 0' >/dev/null && break; sleep 0.1; done
+
+# --- the same verbs in a script: named results, expect-fail, repeat, a
+# failing wait, and a finally block that resets the form however it ended
+CANCEL=$(centre "$(widget .cancel)")
+script="snapshot --window '$W' as before
+scroll --window '$W' down --notches 2 --at $(centre "$CITY")
+snapshot --window '$W' as after
+assert changed \$before \$after --min-pct 0.01
+expect-fail assert unchanged \$before \$after
+repeat 2 scroll --window '$W' up --at $(centre "$CITY")
+wait-for --window '^Confirm order$' --appear --timeout 0.3 --interval 0.1
+snapshot --window '$W'
+finally
+click --window '$W' --at $CANCEL"
+out=$(AS run --check - <<<"$script")
+check "run --check passes the script without running it" test $? = 0 -a "$(jq -r .check <<<"$out")" = ok
+check "...and nothing was sent (no cancel in the app's log)" test "$(grep -c '"event": "cancel"' "$LOG")" = 0
+out=$(AS run - <<<"$script" 2>"$PG_TMP/run.err")
+rc=$?
+check "the script fails at the wait with its code (exit 6)" test $rc = 6
+check "...naming step 8 (repeat ran two), line 7 on stderr" test "$(jq -c '[.error.step, .error.line]' "$PG_TMP/run.err")" = "[8,7]"
+check "\$before and \$after are two different tokens" \
+    test "$(jq -rs '[.[] | select(.as) | .result.token] | unique | length' <<<"$out")" = 2
+check "assert changed \$before \$after passed, expect-fail on unchanged passed" \
+    test "$(jq -rs '[.[] | select(.command == "assert changed") | .result.passed][0], [.[] | select(.command == "assert unchanged") | .expected_failure.code][0]' <<<"$out" | tr '\n' ' ')" = "true ASSERTION_FAILED "
+check "repeat ran its step twice" test "$(jq -s '[.[] | select(.iteration)] | length' <<<"$out")" = 2
+check "the failed wait is on stdout with its measurements (appeared: false)" \
+    test "$(jq -rs '.[] | select(.command == "wait-for") | "\(.error.code) \(.details.appeared)"' <<<"$out")" = "TIMEOUT false"
+check "the step after the failure did not run; finally did (the Cancel click)" \
+    test "$(jq -s '[.[] | select(.line == 8)] | length' <<<"$out") $(jq -rs '.[-1].command' <<<"$out")" = "0 click"
+check "the app saw the reset" until_true grep -q '"event": "cancel"' "$LOG"
+check "the list is back at the top" until_true eval '[ "$(first)" = 0 ]'
+out=$(AS run --check - <<<"snapshot --window '^Confirm order\$'" 2>/dev/null)
+check "run --check refuses a script whose window is not there (exit 4)" test $? = 4
+out=$(AS run --check - <<<"wait-for --window '^Confirm order\$' --appear
+click --window '^Confirm order\$' --at 1,1")
+check "...unless an earlier step waits for it to appear" test $? = 0
 
 # --- on record
 AUDIT=$PG_TMP/state/audit.jsonl
 n_op() { jq -s --arg op "$1" --arg o "$2" '[.[] | select(.op == $op and .outcome == $o)] | length' "$AUDIT"; }
-check "every verb is on record: 2 scrolls, a drag, a move (OK)" \
-    test "$(n_op scroll OK) $(n_op drag OK) $(n_op move OK)" = "2 1 1"
+check "every verb is on record: 5 scrolls, a drag, a move (OK)" \
+    test "$(n_op scroll OK) $(n_op drag OK) $(n_op move OK)" = "5 1 1"
 check "the refusals are on record too" test "$(n_op drag BAD_INPUT) $(n_op scroll POLICY_REFUSED)" = "1 1"
 pg_summary

@@ -141,8 +141,10 @@ check "script runs every step" test "$(wc -l <<<"$out")" = 5
 check "script \$last is the snapshot's token" test "$(sed -n 3p <<<"$out" | jq -r .result.token)" = "$(sed -n 2p <<<"$out" | jq -r .result.token)"
 check "script click arrived (clicks == 2)" pg_state_is .clicks 2
 out=$(printf 'ping\nsnapshot --window "no such window"\nping\n' | pg_as "$PG_AGENT" pixelgate run - 2>"$PG_TMP/e4")
-check "script stops at the first failure with its code" test $? = 4 -a "$(wc -l <<<"$out")" = 1
+check "script stops at the first failure with its code" test $? = 4 -a "$(wc -l <<<"$out")" = 2
 check "...and names the failing step and line" test "$(jq -c '[.error.step, .error.line]' "$PG_TMP/e4")" = "[2,2]"
+check "...and prints the failed step on stdout like the others" \
+    test "$(sed -n 2p <<<"$out" | jq -c '[.step, .line, .command, .error.code]')" = '[2,2,"snapshot","NOT_FOUND"]'
 
 # --- the broker refuses a state dir that others could write
 mkdir -p "$PG_TMP/badstate" && chown pixelgate: "$PG_TMP/badstate" && chmod 0777 "$PG_TMP/badstate"

@@ -134,7 +134,7 @@ pg_start_broker
 printf 'snapshot --window "^oracle target$"\nhash $last --region 40,40,1,1\nhash $last --region 41,40,1,1\n' |
     pg_as "$PG_AGENT" pixelgate run - >"$PG_TMP/run.out" 2>"$PG_TMP/run.err"
 check "script mode: a 1x1 sha256 in a script is refused (exit 3) and the script stops there" \
-    test $? = 3 -a "$(grep -c '"step"' "$PG_TMP/run.out")" = 1
+    test $? = 3 -a "$(grep -c '"result"' "$PG_TMP/run.out")" = 1 -a "$(grep -c '"POLICY_REFUSED"' "$PG_TMP/run.out")" = 1
 
 rm -rf "$WORK"
 pg_summary

@@ -1,11 +1,18 @@
 /* Script mode's line splitter and the client's argument parsers. */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
 #include "pg_cli.h"
 #include "pg_script.h"
 #include "pg_test.h"
 
+/* Splits with $last bound to last (NULL: nothing bound). */
 static int split(const char *line, const char *last, pg_script_line *l) {
     pg_error e;
-    return pg_script_split(line, last, l, &e);
+    pg_script_vars vars = {.n = 0};
+    if (last) pg_script_bind(&vars, "last", last, &e);
+    return pg_script_split(line, last ? &vars : NULL, l, &e);
 }
 
 PG_TEST(split_quotes_escapes_comments) {
@@ -137,4 +144,89 @@ PG_TEST(local_options_stay_in_the_client) {
     pg_cli_request_fini(&r);
     CHECK_EQ_INT(BUILD(&r, &e, "release", "cap:a", "--png", "x", "--base64"), PG_E_USAGE);
     pg_cli_request_fini(&r);
+}
+
+PG_TEST(named_variables_expand_and_bare_words_are_told_from_quoted_ones) {
+    pg_script_vars vars = {.n = 0};
+    pg_error e;
+    REQUIRE(pg_script_bind(&vars, "before", "cap:BBBBBBBBBBBBBBBBBBBBBB", &e) == PG_OK);
+    REQUIRE(pg_script_bind(&vars, "last", "cap:LLLLLLLLLLLLLLLLLLLLLL", &e) == PG_OK);
+    REQUIRE(pg_script_bind(&vars, "before", "cap:CCCCCCCCCCCCCCCCCCCCCC", &e) == PG_OK); /* rebinding replaces */
+    CHECK_EQ_INT(vars.n, 2);
+    pg_script_line l;
+    REQUIRE(pg_script_split("diff $before ${last} as 'as' x", &vars, &l, &e) == PG_OK);
+    CHECK_EQ_INT(l.n, 6);
+    CHECK_STR(l.words[1], "cap:CCCCCCCCCCCCCCCCCCCCCC");
+    CHECK(!l.bare[1]); /* expanded */
+    CHECK(l.bare[0] && l.bare[3] && !l.bare[4] && l.bare[5]);
+    CHECK_STR(l.words[4], "as");
+    pg_script_line_fini(&l);
+    CHECK_EQ_INT(pg_script_split("info $after", &vars, &l, &e), PG_E_USAGE);
+    CHECK(strstr(e.message, "$after") != NULL);
+    static const char *const bad[] = {"", "9lives", "has-dash", "a_name_that_is_much_too_long_for_it"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) CHECK_EQ_INT(pg_script_bind(&vars, bad[i], "x", &e), PG_E_USAGE);
+    for (int i = vars.n; i < PG_SCRIPT_MAX_VARS; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "v%d", i);
+        REQUIRE(pg_script_bind(&vars, name, "x", &e) == PG_OK);
+    }
+    CHECK_EQ_INT(pg_script_bind(&vars, "one_more", "x", &e), PG_E_USAGE);
+}
+
+/* Runs a script against no broker; what it printed on stdout is in out. */
+static int run_script(const char *text, bool check, char *out, size_t cap) {
+    FILE *in = tmpfile(), *capture = tmpfile();
+    if (!in || !capture) return -1;
+    fputs(text, in);
+    rewind(in);
+    fflush(stdout);
+    int saved = dup(fileno(stdout));
+    dup2(fileno(capture), fileno(stdout));
+#ifdef _WIN32
+    int rc = pg_script_run(in, "\\\\.\\pipe\\pixelgate-script-test-nobody", check);
+#else
+    int rc = pg_script_run(in, "/nonexistent/pixelgate.sock", check);
+#endif
+    fflush(stdout);
+    dup2(saved, fileno(stdout));
+    close(saved);
+    rewind(capture);
+    size_t n = fread(out, 1, cap - 1, capture);
+    out[n] = 0;
+    fclose(in);
+    fclose(capture);
+    return rc;
+}
+
+/* --check builds every line and sends nothing: a script without windows
+ * checks without a broker, and a bad line anywhere fails it up front. */
+PG_TEST(check_builds_every_line_and_reports_the_bad_ones_as_steps) {
+    static char out[1 << 16];
+    CHECK_EQ_INT(run_script("sleep 0.01\nping as p\ninfo $p\nrepeat 3 ping\nexpect-fail --exit 4 info $last\nfinally\nping\n",
+                            true, out, sizeof out),
+                 0);
+    CHECK(strstr(out, "\"check\":\"ok\"") != NULL);
+    CHECK(strstr(out, "\"steps\":6") != NULL);
+    CHECK_EQ_INT(run_script("ping\nclick --at 1,1 --window x --button sideways\nping\n", true, out, sizeof out), PG_E_USAGE);
+    CHECK(strstr(out, "\"line\":2") != NULL && strstr(out, "\"error\"") != NULL);
+    CHECK_EQ_INT(run_script("info $nobody\n", true, out, sizeof out), PG_E_USAGE);
+    CHECK_EQ_INT(run_script("sleep forever\n", true, out, sizeof out), PG_E_USAGE);
+    CHECK_EQ_INT(run_script("repeat 0 ping\n", true, out, sizeof out), PG_E_USAGE);
+    CHECK_EQ_INT(run_script("ping\nfinally\nping\nfinally\n", true, out, sizeof out), PG_E_USAGE);
+}
+
+/* Without a broker every command fails UNREACHABLE: the body stops at its
+ * first failure, the finally block still runs, the first code is kept, and
+ * every step is on stdout, failed ones with their error. expect-fail does
+ * not swallow an unreachable broker. */
+PG_TEST(a_failed_body_still_runs_finally_and_keeps_the_first_code) {
+    static char out[1 << 16];
+    int rc = run_script("sleep 0.01\nping\nping\nfinally\nsleep 0.01\nexpect-fail ping\n", false, out, sizeof out);
+    CHECK_EQ_INT(rc, PG_E_UNREACHABLE);
+    int steps = 0;
+    for (const char *p = out; (p = strstr(p, "\"step\":")) != NULL; p++) steps++;
+    CHECK_EQ_INT(steps, 4); /* sleep, the first ping (failed), sleep, expect-fail ping (failed) */
+    CHECK(strstr(out, "\"line\":3") == NULL); /* the body stopped at line 2 */
+    CHECK(strstr(out, "\"line\":5,\"command\":\"sleep\"") != NULL);
+    CHECK(strstr(out, "\"code\":\"BROKER_UNREACHABLE\"") != NULL);
 }
