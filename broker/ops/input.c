@@ -78,6 +78,12 @@ static pg_err with_target(pg_call *c, const pg_target *t, const void *a, input_f
         r = cJSON_CreateObject();
         rc = fn(c, a, &w, r, e);
     }
+    if (!rc) { /* the window as it is after the input: "focused" was read before it */
+        pg_target again = {NULL, true, w.id, false, false, 0};
+        pg_window now;
+        pg_error ignored;
+        if (pg_call_resolve_window(c, &again, &now, &ignored) == PG_OK) w = now;
+    }
     pg_call_plat_done(c);
     if (rc) {
         cJSON_Delete(r);

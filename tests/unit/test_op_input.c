@@ -446,3 +446,18 @@ PG_TEST(scroll_and_move_over_a_template_aim_at_its_centre) {
     CHECK_STR(pg_fake_input(fx.fake, 1), want);
     pg_fx_fini(&fx);
 }
+
+/* The window in an input's answer is read after the input: focus said
+ * "focused": false of the window it had just focused. */
+PG_TEST(the_window_in_an_inputs_answer_is_as_it_is_after_the_input) {
+    FX(fx, NULL);
+    own_window(&fx);
+    pg_fake_add_window(fx.fake, "other", "Other", getpid(), 500, 500, 50, 50, 0xffffffff);
+    pg_fx_reply r;
+    REQUIRE(pg_fx_call(&fx, "focus", "{\"window\":\"^other$\"}", NULL, 0, &r) == PG_OK);
+    pg_fx_reply_fini(&r);
+    REQUIRE(pg_fx_call(&fx, "focus", "{\"window\":\"^demo$\"}", NULL, 0, &r) == PG_OK);
+    CHECK(cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetObjectItem(r.result, "window"), "focused")));
+    pg_fx_reply_fini(&r);
+    pg_fx_fini(&fx);
+}
