@@ -116,6 +116,8 @@ read -r BX2 BY2 BW2 BH2 < <(box .f.submit)
 A move --window "$F" --at "$((BX2 + BW2 / 2)),$((BY2 + BH2 / 2))"
 A click --window "$F" --at "$((RX + 20)),$((RY + RH / 2))" --count 3
 A type --window "$F" 'Bob'
+A type --window "$F" --replace 'Alice'
+A key --window "$F" Tab --repeat 2
 A drag --window "$F" --from "$((SX + 6)),$((SY + SH / 2))" --to 5000,5000
 A analyze "$T2" --endpoint local-vision --prompt 'What colour dominates this window?'
 A analyze "$T2" --endpoint "$FAKE/ok/v1/chat/completions" --prompt x

@@ -169,8 +169,11 @@ SECTIONS = [
              "token only the pixel checks run, and the output says so."),
     ("focus", "Keyboard focus (and raise)."),
     ("type", "Any Unicode; characters missing from the keyboard map go through a temporary remap. "
-             "`--control N --in TOKEN` clicks that entry of `layout TOKEN` first."),
-    ("key", "Chords like `ctrl+a`, `shift+Tab`, `alt+F4`; key names are X keysym names."),
+             "`--control N --in TOKEN` clicks that entry of `layout TOKEN` first. `--replace` clears the "
+             "field's line first (End, shift+Home, Delete: the same in Tk, GTK and Win32 edits; `ctrl+a` is "
+             "not select-all in Tk), so the field holds exactly what you typed."),
+    ("key", "Chords like `ctrl+a`, `shift+Tab`, `alt+F4`; key names are X keysym names. `--repeat N` presses "
+            "it N times."),
     ("analyze", "The capture goes to a vision endpoint the administrator named, chosen by name (never a URL); "
                 "only its text comes back."),
     ("judge", "Asks the endpoint `--samples` times (1-9) whether the capture shows what you expect; majority "

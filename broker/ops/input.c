@@ -294,10 +294,26 @@ static pg_err do_drag(pg_call *c, const void *args, const pg_window *w, cJSON *r
 
 static pg_err do_key(pg_call *c, const void *args, const pg_window *w, cJSON *r, pg_error *e) {
     const pg_args_key *a = args;
-    snprintf(c->audit.detail, sizeof c->audit.detail, "key %.200s", a->chord);
+    snprintf(c->audit.detail, sizeof c->audit.detail, "key %.200s x%lld", a->chord, (long long)a->repeat);
     pg_err rc = pg_call_intent(c, e);
-    if (!rc) rc = c->b->plat_ops->key(c->plat, w->id, a->chord, e);
-    if (!rc) cJSON_AddStringToObject(r, "key", a->chord);
+    int64_t done = 0;
+    while (!rc && done < a->repeat && !(rc = c->b->plat_ops->key(c->plat, w->id, a->chord, e))) done++;
+    if (rc && done) /* the presses that went out are part of the answer */
+        snprintf(e->message + strlen(e->message), sizeof e->message - strlen(e->message),
+                 " (after %lld of %lld presses)", (long long)done, (long long)a->repeat);
+    if (rc) return rc;
+    cJSON_AddStringToObject(r, "key", a->chord);
+    cJSON_AddNumberToObject(r, "repeat", (double)a->repeat);
+    return PG_OK;
+}
+
+/* --replace: the focused field's line selected and deleted. End then
+ * shift+Home selects it in Tk, GTK and Win32 edits (ctrl+a is "line start"
+ * in Tk, "select all" elsewhere); Delete removes the selection. */
+static pg_err clear_line(pg_call *c, const pg_window *w, pg_error *e) {
+    static const char *const keys[] = {"End", "shift+Home", "Delete"};
+    pg_err rc = PG_OK;
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0] && !rc; i++) rc = c->b->plat_ops->key(c->plat, w->id, keys[i], e);
     return rc;
 }
 
@@ -314,18 +330,20 @@ static pg_err do_type(pg_call *c, const void *args, const pg_window *w, cJSON *r
         return pg_error_set(e, PG_E_BADINPUT, "take a fresh layout: the window changed size",
                             "control %lld is outside the %ux%u window", (long long)a->control, w->width, w->height);
     /* The text itself may be a secret (a password): record only its size. */
-    snprintf(c->audit.detail, sizeof c->audit.detail, "type %zu bytes%s", strlen(a->text),
-             a->has_control ? " after a click on a layout control" : "");
-    pg_err rc = pg_call_intent(c, e); /* one record of intent before either effect */
+    snprintf(c->audit.detail, sizeof c->audit.detail, "type %zu bytes%s%s", strlen(a->text),
+             a->has_control ? " after a click on a layout control" : "", a->replace ? ", replacing the line" : "");
+    pg_err rc = pg_call_intent(c, e); /* one record of intent before every effect */
     if (!rc && a->has_control) {
         rc = c->b->plat_ops->click(c->plat, w->id, (int32_t)t->x, (int32_t)t->y, PG_BTN_LEFT, 1, e);
         if (!rc) cJSON_AddNumberToObject(r, "control", (double)a->control);
     }
-    if (!rc) rc = c->b->plat_ops->type_text(c->plat, w->id, a->text, e);
+    if (!rc && a->replace) rc = clear_line(c, w, e);
+    if (!rc && a->text[0]) rc = c->b->plat_ops->type_text(c->plat, w->id, a->text, e);
     if (rc) return rc;
     size_t chars = 0; /* code points: count bytes that do not continue a UTF-8 sequence */
     for (const unsigned char *p = (const unsigned char *)a->text; *p; p++) chars += (*p & 0xC0) != 0x80;
     cJSON_AddNumberToObject(r, "typed_chars", (double)chars);
+    cJSON_AddBoolToObject(r, "replaced", a->replace);
     return PG_OK;
 }
 

@@ -68,6 +68,10 @@ AS click --window "$W" --at "$(centre "$CUST")" --count 3 >/dev/null
 AS type --window "$W" "Bob" >/dev/null
 customer() { tail -n 1 "$LOG" | jq -r .customer; }
 check "triple click + type replaced the customer's name with 'Bob'" until_true eval '[ "$(customer)" = Bob ]'
+out=$(AS type --window "$W" --replace "Alice Ærø")
+check "type --replace answers replaced: true" test "$(jq .replaced <<<"$out")" = true
+check "type --replace put 'Alice Ærø' where 'Bob' was (End, shift+Home, Delete on Tk)" \
+    until_true eval '[ "$(customer)" = "Alice Ærø" ]'
 
 # --- refusals: nothing sent, the exit codes documented
 AS drag --window "$W" --from "$FROM_X,$MID_Y" --to "$((DX + DW + 4000)),$MID_Y" >/dev/null 2>&1

@@ -461,3 +461,32 @@ PG_TEST(the_window_in_an_inputs_answer_is_as_it_is_after_the_input) {
     pg_fx_reply_fini(&r);
     pg_fx_fini(&fx);
 }
+
+/* key --repeat presses N times; type --replace selects the line and
+ * deletes it first, then types; both are one record of intent. */
+PG_TEST(key_repeat_and_type_replace_send_what_they_say) {
+    FX(fx, NULL);
+    uint64_t id = own_window(&fx);
+    pg_fx_reply r;
+    REQUIRE(pg_fx_call(&fx, "key", "{\"window\":\"demo\",\"chord\":\"Down\",\"repeat\":3}", NULL, 0, &r) == PG_OK);
+    CHECK_EQ_INT(pg_fx_num(&r, "repeat"), 3);
+    pg_fx_reply_fini(&r);
+    REQUIRE(pg_fx_call(&fx, "type", "{\"window\":\"demo\",\"text\":\"Alice\",\"replace\":true}", NULL, 0, &r) == PG_OK);
+    CHECK(cJSON_IsTrue(cJSON_GetObjectItem(r.result, "replaced")));
+    pg_fx_reply_fini(&r);
+    static const char *const want[] = {"key %llu Down", "key %llu Down", "key %llu Down", "key %llu End",
+                                       "key %llu shift+Home", "key %llu Delete", "type %llu Alice"};
+    REQUIRE(pg_fake_input_count(fx.fake) == 7);
+    for (size_t i = 0; i < 7; i++) {
+        char line[64];
+        snprintf(line, sizeof line, want[i], (unsigned long long)id);
+        CHECK_STR(pg_fake_input(fx.fake, i), line);
+    }
+    CHECK_EQ_INT(pg_fx_audit_count(&fx, "key", "INTENT"), 1);
+    CHECK_EQ_INT(pg_fx_audit_count(&fx, "type", "INTENT"), 1);
+    pg_fake_fail(fx.fake, "key", PG_E_TIMEOUT, 0); /* every press fails: the message says none went */
+    CHECK_EQ_INT(pg_fx_call(&fx, "key", "{\"window\":\"demo\",\"chord\":\"Down\",\"repeat\":3}", NULL, 0, &r), PG_E_TIMEOUT);
+    CHECK(strstr(r.e.message, "presses") == NULL);
+    pg_fx_reply_fini(&r);
+    pg_fx_fini(&fx);
+}

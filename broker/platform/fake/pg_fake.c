@@ -354,8 +354,8 @@ static pg_err fake_drag(pg_platform *f, uint64_t id, const pg_point *path, size_
         rc = pg_error_set(e, PG_E_BADINPUT, NULL, "bad drag shape: %zu points", n);
     for (size_t i = 0; i < n && !rc; i++) rc = fake_point_ok(f, fw, path[i].x, path[i].y, e);
     if (!rc)
-        record(f, "drag %llu %d,%d -> %d,%d %s %zu points hold %u step %u", (unsigned long long)id, path[0].x,
-               path[0].y, path[n - 1].x, path[n - 1].y, button_names[b], n, hold_ms, step_ms);
+        record(f, "drag %llu %d,%d -> %d,%d %s %u points hold %u step %u", (unsigned long long)id, path[0].x,
+               path[0].y, path[n - 1].x, path[n - 1].y, button_names[b], (unsigned)n, hold_ms, step_ms);
     return rc;
 }
 
