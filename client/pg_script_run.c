@@ -147,7 +147,7 @@ static pg_err run_command(runner *r, int line, const command *cmd, pg_error *e) 
     pg_err rc = call(r, cmd->words, cmd->n, &result, &details, &name, e);
     if (r->check) return rc ? failed(r, line, name, rc, e, NULL) : PG_OK; /* built, not sent */
     if (cmd->expect_fail) {
-        bool as_expected = rc && (cmd->expect_exit ? rc == cmd->expect_exit : screen_verdict(rc));
+        bool as_expected = rc && (cmd->expect_exit ? (long)rc == cmd->expect_exit : screen_verdict(rc));
         if (as_expected) {
             cJSON *o = step_object(r, line, name);
             cJSON_AddItemToObject(o, "expected_failure", error_json(e));

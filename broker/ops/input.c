@@ -294,7 +294,10 @@ static pg_err do_drag(pg_call *c, const void *args, const pg_window *w, cJSON *r
 
 static pg_err do_key(pg_call *c, const void *args, const pg_window *w, cJSON *r, pg_error *e) {
     const pg_args_key *a = args;
-    snprintf(c->audit.detail, sizeof c->audit.detail, "key %.200s x%lld", a->chord, (long long)a->repeat);
+    snprintf(c->audit.detail, sizeof c->audit.detail, "key %.200s", a->chord);
+    if (a->repeat > 1)
+        snprintf(c->audit.detail + strlen(c->audit.detail), sizeof c->audit.detail - strlen(c->audit.detail), " x%lld",
+                 (long long)a->repeat);
     pg_err rc = pg_call_intent(c, e);
     int64_t done = 0;
     while (!rc && done < a->repeat && !(rc = c->b->plat_ops->key(c->plat, w->id, a->chord, e))) done++;
