@@ -522,7 +522,7 @@ PG_TEST(bad_chords_text_and_buttons_are_badinput) {
     CHECK_EQ_INT(env.ops->key(env.p, env.app, "ctrl+\xc3\xa9", &e), PG_E_BADINPUT);
     CHECK_EQ_INT(env.ops->type_text(env.p, env.app, "ab\xff", &e), PG_E_BADINPUT);
     CHECK_EQ_INT(env.ops->click(env.p, env.app, 5, 5, (pg_button)7, 1, &e), PG_E_BADINPUT);
-    CHECK_EQ_INT(env.ops->click(env.p, env.app, 5, 5, PG_BTN_LEFT, 3, &e), PG_E_BADINPUT);
+    CHECK_EQ_INT(env.ops->click(env.p, env.app, 5, 5, PG_BTN_LEFT, 4, &e), PG_E_BADINPUT); /* 1 to 3 */
     pump(100);
     CHECK(read_state(&after) && after.clicks == before.clicks); /* nothing above clicked */
     CHECK_STR(after.edit, before.edit);                          /* nor typed */
