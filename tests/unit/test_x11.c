@@ -710,9 +710,10 @@ static xcb_window_t make_titled(const char *title, bool latin1, int16_t x) {
     return w;
 }
 
-/* The listed window id, polled for (a WM manages it first). */
+/* The listed window id, polled for (a WM manages it first; on a loaded CI
+ * machine openbox once took more than 3 s). */
 static bool listed_title(xcb_window_t id, pg_window *out) {
-    for (double t0 = pg_mono_ms(); pg_mono_ms() - t0 < 3000; pg_sleep_ms(20)) {
+    for (double t0 = pg_mono_ms(); pg_mono_ms() - t0 < 10000; pg_sleep_ms(20)) {
         pg_window *w;
         size_t n;
         pg_error e;
