@@ -118,6 +118,10 @@ A click --window "$F" --at "$((RX + 20)),$((RY + RH / 2))" --count 3
 A type --window "$F" 'Bob'
 A type --window "$F" --replace 'Alice'
 A key --window "$F" Tab --repeat 2
+read -r GX GY GW GH < <(box .f.c_gift)
+A click --window "$F" --at "$((GX + GW / 2)),$((GY + GH / 2))" --expect-change
+A move --window "$F" --at 340,395 >/dev/null
+A click --window "$F" --at 340,395 --expect-change --timeout 0.5
 A drag --window "$F" --from "$((SX + 6)),$((SY + SH / 2))" --to 5000,5000
 A analyze "$T2" --endpoint local-vision --prompt 'What colour dominates this window?'
 A analyze "$T2" --endpoint "$FAKE/ok/v1/chat/completions" --prompt x

@@ -88,7 +88,12 @@ SECTIONS = [
     ("click", "At a point (`--at X,Y`), or at the centre (plus `--offset`) of text (`--text`, by OCR) or a "
               "template (`--template`) found in a fresh capture. A click on a point another window covers is "
               "refused (exit 3), and input goes only to windows of your own programs. `--control N --in TOKEN` "
-              "clicks the centre of control N of `layout TOKEN`, in that token's window."),
+              "clicks the centre of control N of `layout TOKEN`, in that token's window. `--count 3` is a triple click. "
+              "Every input verb (click, move, scroll, drag, key, type) takes `--expect-change`: the broker "
+              "waits (`--timeout`, default 3 s) for the window, or `--region` of it, to change and hold still, "
+              "and answers `effect`: the box that changed, how many pixels, and a token of the after-frame; "
+              "nothing changed is exit 1 \"no visible effect\". Moving the pointer off a widget can change it "
+              "(hover highlights), so hover first when you want to see only the click's own effect."),
     ("move", "The pointer to a point, or over text or a template found (`--text`, `--template`, `--offset`), "
              "and left there: hover effects (tooltips, highlights, menus that open on hover). Checked like a "
              "click: your own window, the point inside it and not covered."),

@@ -55,7 +55,8 @@ static pg_err answers(pg_call *c, const pg_window *w, pg_responding *resp, pg_er
                         (unsigned long long)w->id, RESPONDING_MS);
 }
 
-static pg_err with_target(pg_call *c, const pg_target *t, const void *a, input_fn fn, pg_error *e) {
+/* rcpt: the op's --expect-change, or NULL (focus has none). */
+static pg_err with_target(pg_call *c, const pg_target *t, const void *a, input_fn fn, pg_receipt *rcpt, pg_error *e) {
     pg_window w;
     pg_err rc = pg_call_plat_input(c, e);
     if (rc) return rc;
@@ -74,6 +75,7 @@ static pg_err with_target(pg_call *c, const pg_target *t, const void *a, input_f
     }
     pg_responding resp = PG_RESPONDING_UNKNOWN;
     if (!rc) rc = answers(c, &w, &resp, e);
+    if (!rc && rcpt) rc = pg_receipt_before(c, rcpt, &w, e);
     if (!rc) {
         r = cJSON_CreateObject();
         rc = fn(c, a, &w, r, e);
@@ -85,7 +87,10 @@ static pg_err with_target(pg_call *c, const pg_target *t, const void *a, input_f
         if (pg_call_resolve_window(c, &again, &now, &ignored) == PG_OK) w = now;
     }
     pg_call_plat_done(c);
+    if (!rc && rcpt) rc = pg_receipt_after(c, rcpt, &w, r, e); /* the lock is free while it waits */
+    if (rcpt) pg_receipt_fini(rcpt);
     if (rc) {
+        if (c->details && r) cJSON_AddItemToObject(c->details, "window", pg_call_window_json(&w));
         cJSON_Delete(r);
         return rc;
     }
@@ -350,12 +355,17 @@ static pg_err do_type(pg_call *c, const void *args, const pg_window *w, cJSON *r
     return PG_OK;
 }
 
+pg_err pg_op_focus(pg_call *c, const pg_args_focus *a, pg_error *e) {
+    pg_target t = PG_TARGET_OF(a);
+    return with_target(c, &t, a, do_focus, NULL, e);
+}
+
 #define TARGETED(op, fn)                                                 \
     pg_err pg_op_##op(pg_call *c, const pg_args_##op *a, pg_error *e) { \
         pg_target t = PG_TARGET_OF(a);                                   \
-        return with_target(c, &t, a, fn, e);                             \
+        pg_receipt rcpt = PG_RECEIPT_OF(a);                              \
+        return with_target(c, &t, a, fn, &rcpt, e);                      \
     }
-TARGETED(focus, do_focus)
 TARGETED(key, do_key)
 TARGETED(move, do_move)
 TARGETED(scroll, do_scroll)
@@ -382,7 +392,8 @@ pg_err pg_op_click(pg_call *c, const pg_args_click *a, pg_error *e) {
     pg_err rc = control_target(c, a->has_in, a->in, a->has_control, a->control, &t, &x, &y, e);
     if (rc) return rc;
     if (a->has_control) b.at = (pg_point){(int32_t)x, (int32_t)y};
-    return with_target(c, &t, &b, do_click, e);
+    pg_receipt rcpt = PG_RECEIPT_OF(a);
+    return with_target(c, &t, &b, do_click, &rcpt, e);
 }
 
 pg_err pg_op_type(pg_call *c, const pg_args_type *a, pg_error *e) {
@@ -390,5 +401,6 @@ pg_err pg_op_type(pg_call *c, const pg_args_type *a, pg_error *e) {
     type_at b = {*a, 0, 0};
     pg_err rc = control_target(c, a->has_in, a->in, a->has_control, a->control, &t, &b.x, &b.y, e);
     if (rc) return rc;
-    return with_target(c, &t, &b, do_type, e);
+    pg_receipt rcpt = PG_RECEIPT_OF(a);
+    return with_target(c, &t, &b, do_type, &rcpt, e);
 }

@@ -171,6 +171,25 @@ pg_err pg_capture_screen_locked(pg_call *c, const pg_rect *region, pg_capture *c
 pg_err pg_capture_window_img(pg_call *c, const pg_target *t, pg_window *w, const pg_rect *region, pg_img **img,
                              char method[32], pg_error *e);
 
+/* ---- receipt.c: --expect-change, an input's visible effect ---- */
+
+typedef struct {
+    bool on;              /* --expect-change given */
+    const pg_rect *region; /* window-relative, or NULL: the whole window */
+    double timeout_s;
+    pg_img *before;        /* the frame before the input (owned) */
+    char method[32];
+} pg_receipt;
+#define PG_RECEIPT_OF(a) ((pg_receipt){(a)->expect_change, (a)->has_region ? &(a)->region : NULL, (a)->timeout, NULL, ""})
+
+/* Captures the frame before the input (platform lock held); --region
+ * without --expect-change is PG_E_USAGE. Nothing when not on. */
+pg_err pg_receipt_before(pg_call *c, pg_receipt *r, const pg_window *w, pg_error *e);
+/* After the input (lock released): waits for the change, adds "effect" to
+ * result, or PG_E_ASSERT "no visible effect" with the effect in c->details. */
+pg_err pg_receipt_after(pg_call *c, pg_receipt *r, pg_window *w, cJSON *result, pg_error *e);
+void pg_receipt_fini(pg_receipt *r);
+
 /* ---- compare_coarse.c: a design comparison about protected pixels ---- */
 
 /* The result as the caller may see it when prot[0] (REF) or prot[1] (CAND)

@@ -73,6 +73,24 @@ check "type --replace answers replaced: true" test "$(jq .replaced <<<"$out")" =
 check "type --replace put 'Alice Ærø' where 'Bob' was (End, shift+Home, Delete on Tk)" \
     until_true eval '[ "$(customer)" = "Alice Ærø" ]'
 
+# --- receipts: --expect-change says what an input changed, or that it changed nothing
+EXPRESS=$(widget .c_express)
+out=$(AS click --window "$W" --at "$(centre "$EXPRESS")" --expect-change)
+check "a click on Express with --expect-change exits 0 with its effect" test $? = 0 -a "$(jq .effect.changed <<<"$out")" = true
+overlaps() { # box JSON $1 and $2 intersect
+    jq -n --argjson a "$1" --argjson b "$2" '$a.x < $b.x + $b.w and $b.x < $a.x + $a.w and $a.y < $b.y + $b.h and $b.y < $a.y + $a.h' | grep -q true
+}
+check "...and the changed box is where the check box is ($(jq -c .effect.box <<<"$out"))" overlaps "$(jq -c .effect.box <<<"$out")" "$EXPRESS"
+check "...with a token of the after-frame" test "$(jq -r '.effect.token[0:4]' <<<"$out")" = "cap:"
+check "the app logged the change" until_true grep -q '"express": 1' "$LOG"
+EMPTY=$(jq -r '"\(.width - 3),\(.height - 3)"' "$TRUTH")
+AS move --window "$W" --at "$EMPTY" >/dev/null # leaving Express un-highlights it: a change of its own
+sleep 0.5
+out=$(AS click --window "$W" --at "$EMPTY" --expect-change --timeout 0.5 2>"$PG_TMP/nofx.err")
+rc=$?
+check "a click on empty space with --expect-change is exit 1, no visible effect ($(jq -r .error.message "$PG_TMP/nofx.err" 2>/dev/null))" \
+    test $rc = 1 -a "$(jq .effect.changed <<<"$out")" = false
+
 # --- refusals: nothing sent, the exit codes documented
 AS drag --window "$W" --from "$FROM_X,$MID_Y" --to "$((DX + DW + 4000)),$MID_Y" >/dev/null 2>&1
 check "a drag that leaves the window is BAD_INPUT (exit 8)" test $? = 8
@@ -132,7 +150,7 @@ check "...unless an earlier step waits for it to appear" test $? = 0
 # --- on record
 AUDIT=$PG_TMP/state/audit.jsonl
 n_op() { jq -s --arg op "$1" --arg o "$2" '[.[] | select(.op == $op and .outcome == $o)] | length' "$AUDIT"; }
-check "every verb is on record: 5 scrolls, a drag, a move (OK)" \
-    test "$(n_op scroll OK) $(n_op drag OK) $(n_op move OK)" = "5 1 1"
+check "every verb is on record: 5 scrolls, a drag, 2 moves (OK)" \
+    test "$(n_op scroll OK) $(n_op drag OK) $(n_op move OK)" = "5 1 2"
 check "the refusals are on record too" test "$(n_op drag BAD_INPUT) $(n_op scroll POLICY_REFUSED)" = "1 1"
 pg_summary

@@ -490,3 +490,80 @@ PG_TEST(key_repeat_and_type_replace_send_what_they_say) {
     pg_fx_reply_fini(&r);
     pg_fx_fini(&fx);
 }
+
+/* Frames of an 80x40 window after the first: a black bar at x = 10*k. */
+static void bar_frames(pg_fake *f, uint64_t id, int frames) {
+    uint8_t *px = malloc(80 * 40 * 4);
+    for (int k = 1; k < frames; k++) {
+        memset(px, 0xff, 80 * 40 * 4);
+        for (uint32_t y = 0; y < 40; y++)
+            for (uint32_t x = 10u * (uint32_t)k; x < 10u * (uint32_t)k + 8; x++) memset(px + (y * 80 + x) * 4, 0, 3);
+        pg_fake_add_frame(f, id, px, false);
+    }
+    free(px);
+}
+
+/* --expect-change: the click's effect is the box of what changed between
+ * the frame before and the settled frame after, with a token of it. */
+PG_TEST(expect_change_answers_the_box_that_changed_and_a_token_of_the_after_frame) {
+    pg_fx fx;
+    REQUIRE(pg_fx_init(&fx, "{\"version\":1,\"clients\":{\"users\":[\"*\"]},\"expose_pixels\":\"allow\"}") == 0);
+    uint64_t id = pg_fake_add_window(fx.fake, "demo", "Demo", getpid(), 0, 0, 80, 40, 0xffffffff);
+    bar_frames(fx.fake, id, 3); /* before: white; then the bar at 10, then at 20, where it stays */
+    pg_fx_reply r;
+    REQUIRE(pg_fx_call(&fx, "click", "{\"window\":\"demo\",\"at\":{\"x\":5,\"y\":5},\"expect_change\":true}", NULL, 0,
+                       &r) == PG_OK);
+    const cJSON *fx_ = cJSON_GetObjectItem(r.result, "effect");
+    CHECK(cJSON_IsTrue(cJSON_GetObjectItem(fx_, "changed")));
+    CHECK(cJSON_IsTrue(cJSON_GetObjectItem(fx_, "settled")));
+    const cJSON *box = cJSON_GetObjectItem(fx_, "box");
+    CHECK_EQ_INT(cJSON_GetObjectItem(box, "x")->valueint, 20);
+    CHECK_EQ_INT(cJSON_GetObjectItem(box, "w")->valueint, 8);
+    CHECK_EQ_INT(cJSON_GetObjectItem(box, "h")->valueint, 40);
+    CHECK_EQ_INT(cJSON_GetObjectItem(fx_, "changed_pixels")->valueint, 8 * 40);
+    CHECK(!strncmp(cJSON_GetObjectItem(fx_, "token")->valuestring, "cap:", 4));
+    pg_fx_reply_fini(&r);
+    pg_fx_fini(&fx);
+}
+
+PG_TEST(expect_change_on_an_input_with_no_effect_is_exit_1_no_visible_effect) {
+    FX(fx, NULL);
+    own_window(&fx);
+    pg_fx_reply r;
+    CHECK_EQ_INT(pg_fx_call(&fx, "click", "{\"window\":\"demo\",\"at\":{\"x\":5,\"y\":5},\"expect_change\":true,"
+                                          "\"timeout\":0.2}", NULL, 0, &r),
+                 PG_E_ASSERT);
+    CHECK(strstr(r.e.message, "no visible effect") != NULL);
+    const cJSON *fx_ = cJSON_GetObjectItem(r.details, "effect");
+    CHECK(cJSON_IsFalse(cJSON_GetObjectItem(fx_, "changed")));
+    CHECK(cJSON_GetObjectItem(fx_, "token") != NULL);
+    CHECK(cJSON_GetObjectItem(r.details, "window") != NULL);
+    pg_fx_reply_fini(&r);
+    CHECK_EQ_INT(pg_fake_input_count(fx.fake), 1); /* the click itself went */
+    CHECK_EQ_INT(pg_fx_call(&fx, "key", "{\"window\":\"demo\",\"chord\":\"a\",\"region\":{\"x\":0,\"y\":0,\"w\":9,\"h\":9}}",
+                            NULL, 0, &r),
+                 PG_E_USAGE); /* --region shapes --expect-change only */
+    pg_fx_reply_fini(&r);
+    CHECK_EQ_INT(pg_fake_input_count(fx.fake), 1);
+    pg_fx_fini(&fx);
+}
+
+/* About protected pixels the box is on the disclosure grid and the count
+ * coarse, and a region smaller than min_area is refused before the input. */
+PG_TEST(expect_change_about_protected_pixels_is_coarse_and_min_area_holds) {
+    FX(fx, NULL);
+    uint64_t id = pg_fake_add_window(fx.fake, "demo", "Demo", getpid(), 0, 0, 80, 40, 0xffffffff);
+    bar_frames(fx.fake, id, 3);
+    pg_fx_reply r;
+    REQUIRE(pg_fx_call(&fx, "click", "{\"window\":\"demo\",\"at\":{\"x\":5,\"y\":5},\"expect_change\":true}", NULL, 0,
+                       &r) == PG_OK);
+    const cJSON *box = cJSON_GetObjectItem(cJSON_GetObjectItem(r.result, "effect"), "box");
+    CHECK_EQ_INT(cJSON_GetObjectItem(box, "x")->valueint % 8, 0);
+    pg_fx_reply_fini(&r);
+    CHECK_EQ_INT(pg_fx_call(&fx, "click", "{\"window\":\"demo\",\"at\":{\"x\":5,\"y\":5},\"expect_change\":true,"
+                                          "\"region\":{\"x\":0,\"y\":0,\"w\":4,\"h\":4}}", NULL, 0, &r),
+                 PG_E_POLICY);
+    pg_fx_reply_fini(&r);
+    CHECK_EQ_INT(pg_fake_input_count(fx.fake), 1); /* the refused one sent nothing */
+    pg_fx_fini(&fx);
+}
