@@ -77,7 +77,11 @@ SECTIONS = [
     ("snapshot", "A capture into the broker's private store: you get a token and metadata, never pixels. "
                  "`method` says which capture path ran; `settled` whether repaints had stopped; "
                  "`--max-size` downscales (keeping the aspect ratio), `--region` crops, `--screen` takes the "
-                 "whole screen (windows the policy denies are blacked out: `redacted_windows`)."),
+                 "whole screen (windows the policy denies are blacked out: `redacted_windows`). A window that "
+                 "gives no picture is an error whose `details.reason` says why, never a black token: "
+                 "`BLACK_FRAME` (every pixel black: still starting, or GL without a compositor; exit 10), "
+                 "`WINDOW_MINIMIZED` (exit 8: `focus` it first), `ZERO_SIZE` (exit 8: not laid out yet), "
+                 "`WINDOW_UNMAPPED` (exit 4: withdrawn or on another desktop)."),
     ("info", "A token's metadata. Another user's token answers exactly like an unknown one."),
     ("drop", "Frees tokens before they expire, so they stop counting against your spool quota and your token "
              "limit: name them, or `--all`. A token that is unknown, expired or another user's is just "

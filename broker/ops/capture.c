@@ -58,11 +58,50 @@ static pg_err check_fresh(pg_call *c, pg_window *w, pg_error *e) {
     return rc;
 }
 
+/* Capture health: why a window gave no picture worth a token, as a reason
+ * code in the error's details (docs/agents.md lists them). */
+static pg_err unhealthy(pg_call *c, pg_err code, const char *reason, const char *tip, const char *what,
+                        const pg_window *w, pg_error *e) {
+    if (!c->details) {
+        c->details = cJSON_CreateObject();
+        cJSON_AddStringToObject(c->details, "reason", reason);
+    }
+    return pg_error_set(e, code, tip, "window %llu %s", (unsigned long long)w->id, what);
+}
+
+/* Every pixel black: a window that drew nothing (still starting, a GL
+ * surface without a compositor, a failed capture) - never a silent token. */
+static bool all_black(const pg_capture *cap) {
+    for (uint32_t y = 0; y < cap->height; y++) {
+        const uint8_t *p = cap->rgba + (size_t)y * cap->stride;
+        for (uint32_t x = 0; x < cap->width; x++, p += 4)
+            if (p[0] | p[1] | p[2]) return false;
+    }
+    return true;
+}
+
 pg_err pg_capture_checked(pg_call *c, pg_window *w, const pg_rect *region, pg_capture *cap, pg_error *e) {
     memset(cap, 0, sizeof *cap);
+    if (w->minimized)
+        return unhealthy(c, PG_E_BADINPUT, "WINDOW_MINIMIZED", "restore it first: pixelgate focus", "is minimized", w, e);
+    if (w->width == 0 || w->height == 0)
+        return unhealthy(c, PG_E_BADINPUT, "ZERO_SIZE", "wait until it is laid out (wait-for --appear)",
+                         "has no area (0 pixels wide or high)", w, e);
     pg_err rc = check_fresh(c, w, e);
     if (!rc) rc = c->b->plat_ops->capture_window(c->plat, w->id, region, cap, e);
+    if (rc == PG_E_NOTFOUND && !w->visible && !c->details) {
+        c->details = cJSON_CreateObject();
+        cJSON_AddStringToObject(c->details, "reason", "WINDOW_UNMAPPED");
+    }
     if (rc) return rc;
+    if (!region && cap->width * cap->height >= 64 && all_black(cap)) {
+        free(cap->rgba);
+        cap->rgba = NULL;
+        return unhealthy(c, PG_E_BLOCKED, "BLACK_FRAME",
+                         "it drew nothing yet, or draws where capture cannot see (GL without a compositor): "
+                         "wait-stable, then retry",
+                         "captured all black: no token was made", w, e);
+    }
     /* The title may have turned private while the pixels were read: look again. */
     rc = check_fresh(c, w, e);
     if (rc) {

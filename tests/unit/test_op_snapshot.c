@@ -329,3 +329,37 @@ PG_TEST(a_dialog_of_a_denied_window_is_never_captured_on_its_own) {
     CHECK_EQ_INT(tokens_held(&fx), 0);
     pg_fx_fini(&fx);
 }
+
+/* Capture health: an all-black window, a minimized one and one with no
+ * area are errors with a reason, never a silent token. */
+PG_TEST(black_minimized_and_empty_windows_are_errors_with_a_reason_not_tokens) {
+    FX(fx, NULL);
+    uint64_t black = pg_fake_add_window(fx.fake, "black", "B", getpid(), 0, 0, 40, 30, 0x000000ff);
+    uint64_t mini = pg_fake_add_window(fx.fake, "mini", "M", getpid(), 100, 0, 40, 30, 0x808080ff);
+    uint64_t flat = pg_fake_add_window(fx.fake, "flat", "F", getpid(), 200, 0, 10, 30, 0x808080ff);
+    pg_fake_set_listed_size(fx.fake, flat, 0, 30); /* not laid out yet */
+    pg_fake_set_minimized(fx.fake, mini, true);
+    static const struct {
+        const char *args;
+        pg_err code;
+        const char *reason;
+    } cases[] = {
+        {"{\"window\":\"^black$\",\"settle\":false}", PG_E_BLOCKED, "BLACK_FRAME"},
+        {"{\"id\":%llu,\"settle\":false}", PG_E_BADINPUT, "WINDOW_MINIMIZED"},
+        {"{\"id\":%llu,\"settle\":false}", PG_E_BADINPUT, "ZERO_SIZE"},
+    };
+    for (size_t i = 0; i < 3; i++) {
+        char args[128];
+        snprintf(args, sizeof args, cases[i].args, (unsigned long long)(i == 1 ? mini : flat));
+        pg_fx_reply r;
+        CHECK_EQ_INT(pg_fx_call(&fx, "snapshot", args, NULL, 0, &r), cases[i].code);
+        const cJSON *why = cJSON_GetObjectItem(r.details, "reason");
+        CHECK(cJSON_IsString(why) && !strcmp(why->valuestring, cases[i].reason));
+        pg_fx_reply_fini(&r);
+    }
+    pg_fake_fill(fx.fake, black, 3, 3, 1, 1, 0x010000ff); /* one pixel not black: a real picture */
+    pg_fx_reply r;
+    REQUIRE(pg_fx_call(&fx, "snapshot", "{\"window\":\"^black$\",\"settle\":false}", NULL, 0, &r) == PG_OK);
+    pg_fx_reply_fini(&r);
+    pg_fx_fini(&fx);
+}

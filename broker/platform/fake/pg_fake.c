@@ -530,6 +530,16 @@ void pg_fake_set_visible(pg_fake *f, uint64_t id, bool visible) {
     if (fw) fw->w.visible = visible;
 }
 
+void pg_fake_set_listed_size(pg_fake *f, uint64_t id, uint32_t w, uint32_t h) {
+    fake_window *fw = find(f, id);
+    if (fw) fw->w.width = w, fw->w.height = h, fw->w.frame.w = w, fw->w.frame.h = h;
+}
+
+void pg_fake_set_minimized(pg_fake *f, uint64_t id, bool minimized) {
+    fake_window *fw = find(f, id);
+    if (fw) fw->w.minimized = minimized, fw->w.visible = !minimized; /* as Windows lists them */
+}
+
 void pg_fake_move(pg_fake *f, uint64_t id, int32_t x, int32_t y) {
     fake_window *fw = find(f, id);
     if (!fw) return;

@@ -66,6 +66,11 @@ void pg_fake_add_frame(pg_fake *f, uint64_t id, const uint8_t *rgba, bool loop);
 /* A title longer than pg_window.title holds is cut and marked title_cut. */
 void pg_fake_set_title(pg_fake *f, uint64_t id, const char *title);
 void pg_fake_set_visible(pg_fake *f, uint64_t id, bool visible);
+/* The size the window is listed with, its pixels unchanged (0: a window
+ * that is not laid out yet). Capture it only at the size it was added. */
+void pg_fake_set_listed_size(pg_fake *f, uint64_t id, uint32_t w, uint32_t h);
+/* Minimized as Windows lists it: minimized true, visible false. */
+void pg_fake_set_minimized(pg_fake *f, uint64_t id, bool minimized);
 void pg_fake_move(pg_fake *f, uint64_t id, int32_t x, int32_t y);
 void pg_fake_remove(pg_fake *f, uint64_t id);
 /* Called before every capture (window or screen): a test changes the desktop
