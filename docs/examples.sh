@@ -45,6 +45,16 @@ W='pixelgate demo'
 A ping
 A caps
 A windows --match "$W"
+# An app with a popup of its own (pg_demo.tcl popup=: an override-redirect window, what menus are).
+runuser -u "$PG_AGENT" -- env -i PATH=/usr/bin:/bin DISPLAY="$PG_DISPLAY" LANG=C.UTF-8 \
+    wish "$PG_TMP/app/pg_demo.tcl" "$PG_TMP/app/menu.json" 300x200+900+500 "menu owner" popup=120x80+960+540 \
+    >"$PG_TMP/menu.out" 2>&1 &
+MENU_PID=$!
+for _ in $(seq 100); do grep -q READY "$PG_TMP/menu.out" 2>/dev/null && break; sleep 0.1; done
+sleep 0.3
+A windows --all --match '^menu owner$'
+A click --window '^menu owner$' --at 100,80
+pkill -P "$MENU_PID" 2>/dev/null; kill "$MENU_PID" 2>/dev/null
 A snapshot --window "$W"
 T1=$(jq -r .token <<<"$LAST")
 A snapshot --window "$W" --max-size 320x200

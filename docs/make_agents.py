@@ -73,7 +73,12 @@ SECTIONS = [
     ("ping", "Is the broker there, and who am I to it? `peer` comes from the kernel, not from anything you send."),
     ("caps", "What this backend can do here, and `perception`: what you can verify with - `pixels` "
              "(expose_pixels allow), `ocr+vision` (OCR and an approved vision endpoint) or `ocr-only`."),
-    ("windows", "Top-level windows; `pid` is the owning process as the X server knows it; `capture_denied` marks windows the policy keeps private."),
+    ("windows", "Top-level windows; `pid` is the owning process as the X server knows it; `capture_denied` marks "
+                "windows the policy keeps private. `--all` adds popups (menus, dropdowns, tooltips: `kind` "
+                "`popup`, `parent` the window they belong to; `--match` keeps those of the windows it matches); "
+                "`--id` targets one like any window. A click, move or scroll on a point of a window that its own "
+                "popup or dialog covers lands in that popup, and the answer says so in `into` (the point is then "
+                "in the popup's pixels)."),
     ("snapshot", "A capture into the broker's private store: you get a token and metadata, never pixels. "
                  "`method` says which capture path ran; `settled` whether repaints had stopped; "
                  "`--max-size` downscales (keeping the aspect ratio), `--region` crops, `--screen` takes the "

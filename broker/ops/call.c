@@ -196,6 +196,23 @@ static pg_err resolve_by_id(pg_window *all, size_t n, uint64_t id, pg_window *ou
                         (unsigned long long)id);
 }
 
+/* A popup (menu, dropdown, tooltip) named by the id `windows --all` lists:
+ * list_windows leaves popups out, list_all has them. */
+static pg_err resolve_popup(pg_call *c, uint64_t id, pg_window *out, pg_error *e) {
+    pg_window *all = NULL;
+    size_t n = 0;
+    bool complete;
+    pg_error why;
+    pg_err rc = c->b->plat_ops->list_all(c->plat, &all, &n, &complete, &why);
+    bool found = false;
+    for (size_t i = 0; !rc && i < n && !found; i++)
+        if (all[i].id == id && all[i].kind == PG_WINDOW_POPUP) *out = all[i], found = true;
+    free(all);
+    if (found) return PG_OK;
+    return pg_error_set(e, PG_E_NOTFOUND, "list windows with 'pixelgate windows' (popups: --all)", "no window with id %llu",
+                        (unsigned long long)id);
+}
+
 static cJSON *candidates_json(pg_window *all, size_t n, const bool *hit) {
     cJSON *d = cJSON_CreateObject();
     cJSON *arr = cJSON_AddArrayToObject(d, "candidates");
@@ -251,6 +268,7 @@ pg_err pg_call_resolve_window(pg_call *c, const pg_target *t, pg_window *out, pg
     if (rc) return rc;
     if (t->has_id) {
         rc = resolve_by_id(all, n, t->id, out, e);
+        if (rc == PG_E_NOTFOUND) rc = resolve_popup(c, t->id, out, e);
     } else {
         /* Matching reads only the copied list: other requests may use the
          * display meanwhile (what is captured later is checked afresh). */

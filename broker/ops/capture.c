@@ -25,7 +25,9 @@ static pg_err refresh(pg_call *c, pg_window *w, bool *owner_denied, pg_error *e)
     pg_window *all = NULL;
     size_t n = 0;
     *owner_denied = false;
-    pg_err rc = c->b->plat_ops->list_windows(c->plat, &all, &n, e);
+    bool complete;
+    pg_err rc = w->kind == PG_WINDOW_POPUP ? c->b->plat_ops->list_all(c->plat, &all, &n, &complete, e) /* popups too */
+                                          : c->b->plat_ops->list_windows(c->plat, &all, &n, e);
     if (rc) return rc;
     rc = pg_error_set(e, PG_E_NOTFOUND, "the window closed; find it again with 'pixelgate windows'",
                       "window %llu is gone", (unsigned long long)w->id);

@@ -173,6 +173,38 @@ static void report_point(pg_call *c, const pg_window *w, bool found, int64_t x, 
     cJSON_AddNumberToObject(o, "y", (double)y);
 }
 
+/* A point of w that the program's own popup or dialog covers (a menu it
+ * opened, a dropdown): the input lands there, as it would for a user, so
+ * it is aimed at that window instead of refused as covered. Only a window
+ * that belongs to w (its parent) and runs as the same process; anything
+ * else on top is left to the backend, which refuses it. The platform lock
+ * is held. */
+static void into_own_popup(pg_call *c, pg_window *w, int64_t *x, int64_t *y, cJSON *r) {
+    int64_t sx = w->x + *x, sy = w->y + *y;
+    uint64_t top = 0;
+    pg_error ignored;
+    if (!c->b->plat_ops->top_at || c->b->plat_ops->top_at(c->plat, (int32_t)sx, (int32_t)sy, &top, &ignored) != PG_OK ||
+        top == 0 || top == w->id)
+        return;
+    pg_window *all = NULL;
+    size_t n = 0;
+    bool complete;
+    if (c->b->plat_ops->list_all(c->plat, &all, &n, &complete, &ignored) != PG_OK) return;
+    for (size_t i = 0; i < n; i++) {
+        const pg_window *o = &all[i];
+        if (o->id != top) continue;
+        if (o->kind != PG_WINDOW_NORMAL && o->parent == w->id && o->pid == w->pid && o->pid > 0 && o->visible) {
+            cJSON *into = cJSON_AddObjectToObject(r, "into");
+            cJSON_AddNumberToObject(into, "id", (double)o->id);
+            cJSON_AddStringToObject(into, "kind", o->kind == PG_WINDOW_POPUP ? "popup" : "dialog");
+            *x = sx - o->x, *y = sy - o->y;
+            *w = *o;
+        }
+        break;
+    }
+    free(all);
+}
+
 static const char *how_located(const aim_spec *a) {
     return a->text ? ", located by OCR" : ", located by template";
 }
@@ -191,14 +223,16 @@ static pg_err do_click(pg_call *c, const void *args, const pg_window *w, cJSON *
     pg_err rc = PG_OK;
     if (!a->has_at && !a->has_control && (rc = locate(c, &aim, w, r, &x, &y, e))) return rc;
     if ((rc = outside(x, y, w, e))) return rc;
+    pg_window target = *w;
+    into_own_popup(c, &target, &x, &y, r);
     int count = (int)a->count;
     snprintf(c->audit.detail, sizeof c->audit.detail, "click %lld,%lld %s x%d%s", (long long)x, (long long)y, bname,
              count, a->has_at ? "" : a->has_control ? ", a layout control" : how_located(&aim));
     rc = pg_call_intent(c, e);
-    if (!rc) rc = c->b->plat_ops->click(c->plat, w->id, (int32_t)x, (int32_t)y, buttons[a->button], count, e);
+    if (!rc) rc = c->b->plat_ops->click(c->plat, target.id, (int32_t)x, (int32_t)y, buttons[a->button], count, e);
     if (rc) return rc;
     cJSON *k = cJSON_AddObjectToObject(r, "clicked");
-    report_point(c, w, !a->has_at || a->has_control, x, y, k);
+    report_point(c, &target, !a->has_at || a->has_control, x, y, k);
     cJSON_AddStringToObject(k, "button", bname);
     cJSON_AddNumberToObject(k, "count", count);
     return PG_OK;
@@ -214,12 +248,14 @@ static pg_err do_move(pg_call *c, const void *args, const pg_window *w, cJSON *r
     pg_err rc = PG_OK;
     if (!a->has_at && (rc = locate(c, &aim, w, r, &x, &y, e))) return rc;
     if ((rc = outside(x, y, w, e))) return rc;
+    pg_window target = *w;
+    into_own_popup(c, &target, &x, &y, r);
     snprintf(c->audit.detail, sizeof c->audit.detail, "move %lld,%lld%s", (long long)x, (long long)y,
              a->has_at ? "" : how_located(&aim));
     rc = pg_call_intent(c, e);
-    if (!rc) rc = c->b->plat_ops->pointer_move(c->plat, w->id, (int32_t)x, (int32_t)y, e);
+    if (!rc) rc = c->b->plat_ops->pointer_move(c->plat, target.id, (int32_t)x, (int32_t)y, e);
     if (rc) return rc;
-    report_point(c, w, !a->has_at, x, y, cJSON_AddObjectToObject(r, "moved"));
+    report_point(c, &target, !a->has_at, x, y, cJSON_AddObjectToObject(r, "moved"));
     return PG_OK;
 }
 
@@ -238,6 +274,8 @@ static pg_err do_scroll(pg_call *c, const void *args, const pg_window *w, cJSON 
     pg_err rc = PG_OK;
     if (located && (rc = locate(c, &aim, w, r, &x, &y, e))) return rc;
     if ((rc = outside(x, y, w, e))) return rc;
+    pg_window target = *w;
+    into_own_popup(c, &target, &x, &y, r);
     char dname[16];
     pg_enum_name(pg_opdecl_arg(&pg_opdecls[PG_OPI_scroll], "direction")->values, a->direction, dname, sizeof dname);
     int32_t n = (int32_t)a->notches;
@@ -246,10 +284,10 @@ static pg_err do_scroll(pg_call *c, const void *args, const pg_window *w, cJSON 
     snprintf(c->audit.detail, sizeof c->audit.detail, "scroll %s %d at %lld,%lld%s", dname, n, (long long)x,
              (long long)y, located ? how_located(&aim) : a->has_at ? "" : ", the window's centre");
     rc = pg_call_intent(c, e);
-    if (!rc) rc = c->b->plat_ops->scroll(c->plat, w->id, (int32_t)x, (int32_t)y, dx, dy, e);
+    if (!rc) rc = c->b->plat_ops->scroll(c->plat, target.id, (int32_t)x, (int32_t)y, dx, dy, e);
     if (rc) return rc;
     cJSON *k = cJSON_AddObjectToObject(r, "scrolled");
-    report_point(c, w, located, x, y, k);
+    report_point(c, &target, located, x, y, k);
     cJSON_AddStringToObject(k, "direction", dname);
     cJSON_AddNumberToObject(k, "notches", n);
     return PG_OK;

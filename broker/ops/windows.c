@@ -1,8 +1,18 @@
-/* windows: list top-level windows, optionally filtered by a regex. */
+/* windows: list top-level windows (with --all the popups too), optionally
+ * filtered by a regex. */
 #include <stdlib.h>
 
 #include "pg_ops.h"
 #include "pg_regex.h"
+
+/* Does w belong to a listed window the pattern matches (and may probe)? */
+static bool parent_matches(pg_call *c, const regex_t *re, const pg_window *w, const pg_window *all, size_t n) {
+    if (w->kind != PG_WINDOW_POPUP || !w->parent) return false;
+    for (size_t i = 0; i < n; i++)
+        if (all[i].id == w->parent)
+            return !pg_call_window_private(c, &all[i], all, n) && pg_call_pattern_matches(re, &all[i]);
+    return false;
+}
 
 pg_err pg_op_windows(pg_call *c, const pg_args_windows *a, pg_error *e) {
     regex_t re;
@@ -15,7 +25,9 @@ pg_err pg_op_windows(pg_call *c, const pg_args_windows *a, pg_error *e) {
     size_t n = 0;
     rc = pg_call_plat_read(c, e);
     if (!rc) {
-        rc = c->b->plat_ops->list_windows(c->plat, &all, &n, e);
+        bool complete;
+        rc = a->all ? c->b->plat_ops->list_all(c->plat, &all, &n, &complete, e)
+                    : c->b->plat_ops->list_windows(c->plat, &all, &n, e);
         pg_call_plat_done(c);
     }
     if (!rc) {
@@ -24,7 +36,10 @@ pg_err pg_op_windows(pg_call *c, const pg_args_windows *a, pg_error *e) {
         for (size_t i = 0; i < n; i++) {
             pg_window w = all[i];
             bool private = pg_call_window_private(c, &w, all, n);
-            if (a->match && (private || !pg_call_pattern_matches(&re, &w))) continue; /* a pattern never probes a private title */
+            /* a pattern never probes a private title; a popup (no title of its
+             * own) is shown with the window it belongs to */
+            if (a->match && (private || !(pg_call_pattern_matches(&re, &w) || parent_matches(c, &re, &w, all, n))))
+                continue;
             bool denied = pg_call_window_denied(c, &w, all, n);
             if (private) w.title[0] = w.class_name[0] = w.instance[0] = '\0';
             cJSON *o = pg_call_window_json(&w);

@@ -154,6 +154,9 @@ typedef struct {
      * press: a drag never leaves a button down. */
     pg_err (*drag)(pg_platform *p, uint64_t id, const pg_point *path, size_t n, pg_button b, uint32_t hold_ms,
                    uint32_t step_ms, pg_error *e);
+    /* The listed window (a client, a popup) on top at screen point (x,y):
+     * what a click there would reach. *id 0: none (the desktop). */
+    pg_err (*top_at)(pg_platform *p, int32_t x, int32_t y, uint64_t *id, pg_error *e);
     /* chord: "ctrl+a", "Return", "shift+Tab", "alt+F4", "a". Focuses first. */
     pg_err (*key)(pg_platform *p, uint64_t id, const char *chord, pg_error *e);
     /* UTF-8 text, any Unicode; focuses first. */

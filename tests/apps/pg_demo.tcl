@@ -123,6 +123,10 @@ foreach extra [lrange $argv 3 end] {
 update idletasks
 tkwait visibility .
 foreach w $extras { if {![winfo viewable $w]} { tkwait visibility $w } }
+# Extras stay above the main window, as a menu the app opens over it does
+# (again once a window manager has framed and stacked the main window).
+foreach w $extras { raise $w }
+after 300 [list foreach w $extras {raise $w}]
 update
 write_state
 puts READY

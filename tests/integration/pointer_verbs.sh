@@ -147,6 +147,30 @@ out=$(AS run --check - <<<"wait-for --window '^Confirm order\$' --appear
 click --window '^Confirm order\$' --at 1,1")
 check "...unless an earlier step waits for it to appear" test $? = 0
 
+# --- popups: listed with --all, targets by id, and a click under the app's own popup goes into it
+runuser -u "$PG_AGENT" -- env -i PATH=/usr/bin:/bin DISPLAY="$PG_DISPLAY" LANG=C.UTF-8 \
+    wish "$PG_TMP/app/pg_demo.tcl" "$PG_TMP/app/menu.json" 300x200+700+100 "menu owner" popup=120x80+760+140 \
+    >"$PG_TMP/menu.out" 2>&1 &
+PG_PIDS+=($!)
+for _ in $(seq 100); do grep -q READY "$PG_TMP/menu.out" 2>/dev/null && break; sleep 0.1; done
+sleep 0.6 # the app raises its popup again 300 ms after READY (a WM stacks the owner's frame first)
+all=$(AS windows --all)
+OWNER=$(jq '[.windows[] | select(.title == "menu owner")][0].id' <<<"$all")
+POPUP=$(jq --argjson o "$OWNER" '[.windows[] | select(.kind == "popup" and .parent == $o)][0].id // empty' <<<"$all")
+check "windows --all lists the app's popup, attributed to its window" test -n "$POPUP"
+check "windows without --all does not" test "$(AS windows | jq --argjson p "${POPUP:-0}" '[.windows[] | select(.id == $p)] | length')" = 0
+out=$(AS snapshot --id "$POPUP")
+check "snapshot --id POPUP captures the popup ($(jq -r '"\(.width)x\(.height)"' <<<"$out"))" \
+    test "$(jq -r '"\(.width)x\(.height)"' <<<"$out")" = 120x80
+check "...and it is the magenta popup" \
+    test "$(AS color "$(jq -r .token <<<"$out")" | jq -r '.colors[0].name')" = magenta
+out=$(AS click --window '^menu owner$' --at 100,80)
+# where 100,80 of the owner is in the popup's own pixels (a WM frame moves the owner's content)
+IN=$(jq -r --argjson o "$OWNER" --argjson p "$POPUP" '([.windows[] | select(.id == $o)][0]) as $a |
+    ([.windows[] | select(.id == $p)][0]) as $b | "\($a.x + 100 - $b.x),\($a.y + 80 - $b.y)"' <<<"$all")
+check "a click on the owner under its own popup goes into the popup (at $IN of it)" \
+    test "$(jq -r '"\(.into.id) \(.into.kind) \(.clicked.x),\(.clicked.y)"' <<<"$out")" = "$POPUP popup $IN"
+
 # --- on record
 AUDIT=$PG_TMP/state/audit.jsonl
 n_op() { jq -s --arg op "$1" --arg o "$2" '[.[] | select(.op == $op and .outcome == $o)] | length' "$AUDIT"; }

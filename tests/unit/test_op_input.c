@@ -567,3 +567,40 @@ PG_TEST(expect_change_about_protected_pixels_is_coarse_and_min_area_holds) {
     CHECK_EQ_INT(pg_fake_input_count(fx.fake), 1); /* the refused one sent nothing */
     pg_fx_fini(&fx);
 }
+
+/* A click on the owner's point that its own popup covers lands in the
+ * popup (a menu it opened), said in "into"; another program's window on
+ * top is still refused. windows --all lists the popup, --id targets it. */
+PG_TEST(a_click_under_the_programs_own_popup_goes_into_the_popup) {
+    FX(fx, NULL);
+    uint64_t id = own_window(&fx); /* 100,100 300x200 */
+    uint64_t menu = pg_fake_add_owned(fx.fake, PG_WINDOW_POPUP, id, getpid(), "", 150, 150, 60, 40, 0xddddddff);
+    pg_fx_reply r;
+    REQUIRE(pg_fx_call(&fx, "click", "{\"window\":\"^demo$\",\"at\":{\"x\":60,\"y\":60}}", NULL, 0, &r) == PG_OK);
+    const cJSON *into = cJSON_GetObjectItem(r.result, "into");
+    CHECK_EQ_INT((long long)cJSON_GetObjectItem(into, "id")->valuedouble, (long long)menu);
+    CHECK_STR(cJSON_GetObjectItem(into, "kind")->valuestring, "popup");
+    pg_fx_reply_fini(&r);
+    char want[64];
+    snprintf(want, sizeof want, "click %llu 10,10 left x1", (unsigned long long)menu); /* in the popup's own pixels */
+    CHECK_STR(pg_fake_input(fx.fake, 0), want);
+    REQUIRE(pg_fx_call(&fx, "windows", "{\"all\":true}", NULL, 0, &r) == PG_OK);
+    bool listed = false;
+    const cJSON *w;
+    cJSON_ArrayForEach(w, cJSON_GetObjectItem(r.result, "windows"))
+        listed |= (uint64_t)cJSON_GetObjectItem(w, "id")->valuedouble == menu &&
+                  !strcmp(cJSON_GetObjectItem(w, "kind")->valuestring, "popup") &&
+                  (uint64_t)cJSON_GetObjectItem(w, "parent")->valuedouble == id;
+    CHECK(listed);
+    pg_fx_reply_fini(&r);
+    char args[96];
+    snprintf(args, sizeof args, "{\"id\":%llu,\"at\":{\"x\":5,\"y\":5}}", (unsigned long long)menu);
+    REQUIRE(pg_fx_call(&fx, "click", args, NULL, 0, &r) == PG_OK); /* by its id */
+    pg_fx_reply_fini(&r);
+    int64_t other = pg_fx_foreign_pid(&fx);
+    pg_fake_add_owned(fx.fake, PG_WINDOW_POPUP, id, other, "", 300, 250, 50, 30, 0xff0000ff); /* not the program's */
+    CHECK_EQ_INT(pg_fx_call(&fx, "click", "{\"window\":\"^demo$\",\"at\":{\"x\":210,\"y\":160}}", NULL, 0, &r),
+                 PG_E_POLICY);
+    pg_fx_reply_fini(&r);
+    pg_fx_fini(&fx);
+}

@@ -363,3 +363,23 @@ PG_TEST(black_minimized_and_empty_windows_are_errors_with_a_reason_not_tokens) {
     pg_fx_reply_fini(&r);
     pg_fx_fini(&fx);
 }
+
+/* A popup by the id windows --all gives: captured when it is the caller's,
+ * under its owner's deny rules when the owner is denied. */
+PG_TEST(a_popup_is_captured_by_id_under_its_owners_deny_rules) {
+    FX(fx, "{\"version\":1,\"clients\":{\"users\":[\"*\"]},\"capture\":{\"deny_windows\":[\"vault\"]}}");
+    uint64_t app = pg_fake_add_window(fx.fake, "demo", "Demo", getpid(), 0, 0, 200, 100, 0xffffffff);
+    uint64_t vault = pg_fake_add_window(fx.fake, "vault", "Vault", getpid(), 300, 0, 200, 100, 0xffffffff);
+    uint64_t menu = pg_fake_add_owned(fx.fake, PG_WINDOW_POPUP, app, getpid(), "", 20, 20, 60, 40, 0xddddddff);
+    uint64_t vmenu = pg_fake_add_owned(fx.fake, PG_WINDOW_POPUP, vault, getpid(), "", 320, 20, 60, 40, 0xddddddff);
+    char args[96];
+    pg_fx_reply r;
+    snprintf(args, sizeof args, "{\"id\":%llu,\"settle\":false}", (unsigned long long)menu);
+    REQUIRE(pg_fx_call(&fx, "snapshot", args, NULL, 0, &r) == PG_OK);
+    CHECK_EQ_INT(pg_fx_num(&r, "width"), 60);
+    pg_fx_reply_fini(&r);
+    snprintf(args, sizeof args, "{\"id\":%llu,\"settle\":false}", (unsigned long long)vmenu);
+    CHECK_EQ_INT(pg_fx_call(&fx, "snapshot", args, NULL, 0, &r), PG_E_POLICY);
+    pg_fx_reply_fini(&r);
+    pg_fx_fini(&fx);
+}

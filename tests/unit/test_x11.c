@@ -898,6 +898,12 @@ static void t_wheel_and_drag(int *pg_failed_, int mode) {
     CHECK_EQ_INT(env.ops->pointer_move(env.p, pad, 65, 25, &e), PG_E_POLICY);
     read_pad(pad, &ev);
     CHECK_EQ_INT(ev.press[1] + ev.release[1] + ev.motions, 0);
+    /* the cover is a popup (override-redirect, mapped): a target by its id */
+    pg_capture pc;
+    REQUIRE(env.ops->capture_window(env.p, cover, NULL, &pc, &e) == PG_OK);
+    CHECK(pc.width == 20 && pc.height == 20 && rgb_is(&pc, 10, 10, 255, 0, 0));
+    free(pc.rgba);
+    CHECK_EQ_INT(env.ops->click(env.p, cover, 5, 5, PG_BTN_LEFT, 1, &e), PG_OK);
     xcb_destroy_window(env.c, cover);
     xcb_destroy_window(env.c, pad);
     free(xcb_get_input_focus_reply(env.c, xcb_get_input_focus(env.c), NULL));

@@ -596,6 +596,21 @@ static pg_err proxy_scroll(pg_platform *p, uint64_t id, int32_t x, int32_t y, in
     return call(p, "scroll", built(a, ok), 0, dec_none, NULL, e);
 }
 
+static pg_err dec_top(const cJSON *result, pg_blob *att, void *out, pg_error *e) {
+    (void)att;
+    const cJSON *id = cJSON_GetObjectItemCaseSensitive(result, "id");
+    if (!cJSON_IsNumber(id) || !(id->valuedouble >= 0 && id->valuedouble <= MAX_ID))
+        return pg_error_set(e, PG_E_INTERNAL, NULL, "session helper: bad top_at answer");
+    *(uint64_t *)out = (uint64_t)id->valuedouble;
+    return PG_OK;
+}
+
+static pg_err proxy_top_at(pg_platform *p, int32_t x, int32_t y, uint64_t *id, pg_error *e) {
+    cJSON *a = cJSON_CreateObject();
+    *id = 0;
+    return call(p, "top_at", built(a, add_num(a, "x", x) && add_num(a, "y", y)), 0, dec_top, id, e);
+}
+
 /* The path goes as [[x,y],...]; the helper's wait is the drag's own. */
 static pg_err proxy_drag(pg_platform *p, uint64_t id, const pg_point *path, size_t n, pg_button b, uint32_t hold_ms,
                          uint32_t step_ms, pg_error *e) {
@@ -677,6 +692,7 @@ static const pg_platform_ops helper_ops = {
     .click = proxy_click,
     .scroll = proxy_scroll,
     .drag = proxy_drag,
+    .top_at = proxy_top_at,
     .key = proxy_key,
     .type_text = proxy_type_text,
     .settle = proxy_settle,

@@ -287,6 +287,21 @@ static pg_err h_drag(helper *h, const cJSON *args, cJSON **result, pg_blob *att,
     return rc ? rc : h->ops->drag(h->p, id, path, n, (pg_button)b, (uint32_t)hold, (uint32_t)step, e);
 }
 
+static pg_err h_top_at(helper *h, const cJSON *args, cJSON **result, pg_blob *att, pg_error *e) {
+    static const pg_arg_spec spec[] = {{"x", PG_ARG_INT, true}, {"y", PG_ARG_INT, true}};
+    (void)att;
+    int64_t x = 0, y = 0;
+    uint64_t id = 0;
+    pg_err rc = pg_args_check(args, spec, 2, e);
+    if (!rc && (!arg_in(args, "x", INT32_MIN, INT32_MAX, &x) || !arg_in(args, "y", INT32_MIN, INT32_MAX, &y)))
+        rc = out_of_range("x/y", e);
+    if (!rc) rc = h->ops->top_at(h->p, (int32_t)x, (int32_t)y, &id, e);
+    if (rc) return rc;
+    *result = cJSON_CreateObject();
+    if (*result) cJSON_AddNumberToObject(*result, "id", (double)id);
+    return *result ? PG_OK : pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory");
+}
+
 static pg_err h_key(helper *h, const cJSON *args, cJSON **result, pg_blob *att, pg_error *e) {
     static const pg_arg_spec spec[] = {{"id", PG_ARG_INT, true}, {"chord", PG_ARG_STRING, true}};
     (void)result, (void)att;
@@ -337,7 +352,7 @@ static const struct {
 } handlers[] = {
     {"caps", h_caps},   {"list", h_list},           {"list_all", h_list_all},           {"capture_window", h_capture_window},
     {"capture_screen", h_capture_screen}, {"focus", h_focus}, {"pointer_move", h_pointer_move},
-    {"click", h_click}, {"scroll", h_scroll}, {"drag", h_drag}, {"key", h_key},             {"type_text", h_type_text},
+    {"click", h_click}, {"scroll", h_scroll}, {"drag", h_drag}, {"top_at", h_top_at}, {"key", h_key},             {"type_text", h_type_text},
     {"settle", h_settle}, {"responding", h_responding},
 };
 

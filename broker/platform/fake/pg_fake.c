@@ -107,7 +107,7 @@ static pg_err injected(pg_fake *f, const char *op, pg_error *e) {
 /* A target: like the X11 backend, a popup is no window one can name. */
 static pg_err resolve(pg_fake *f, uint64_t id, fake_window **out, pg_error *e) {
     *out = find(f, id);
-    if (!*out || (*out)->w.kind == PG_WINDOW_POPUP)
+    if (!*out || ((*out)->w.kind == PG_WINDOW_POPUP && !(*out)->w.visible))
         return pg_error_set(e, PG_E_NOTFOUND, NULL, "no window with id %llu", (unsigned long long)id);
     return PG_OK;
 }
@@ -359,6 +359,20 @@ static pg_err fake_drag(pg_platform *f, uint64_t id, const pg_point *path, size_
     return rc;
 }
 
+/* The last (topmost) visible window containing the screen point. */
+static pg_err fake_top_at(pg_platform *f, int32_t x, int32_t y, uint64_t *id, pg_error *e) {
+    pg_err rc = injected(f, "top_at", e);
+    *id = 0;
+    for (size_t i = f->n; !rc && i-- > 0;) {
+        const pg_window *o = &f->win[i].w;
+        if (o->visible && x >= o->x && y >= o->y && x < (int64_t)o->x + o->width && y < (int64_t)o->y + o->height) {
+            *id = o->id;
+            break;
+        }
+    }
+    return rc;
+}
+
 static pg_err fake_key(pg_platform *f, uint64_t id, const char *chord, pg_error *e) {
     fake_window *fw;
     pg_err rc = injected(f, "key", e);
@@ -416,6 +430,7 @@ const pg_platform_ops pg_fake_ops = {
     .click = fake_click,
     .scroll = fake_scroll,
     .drag = fake_drag,
+    .top_at = fake_top_at,
     .key = fake_key,
     .type_text = fake_type,
     .settle = fake_settle,

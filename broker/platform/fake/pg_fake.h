@@ -45,8 +45,8 @@ uint64_t pg_fake_add_window(pg_fake *f, const char *title, const char *cls, int6
                             uint32_t w, uint32_t h, uint32_t rgba);
 /* Adds a dialog or popup on top (kind), belonging to parent (0: not
  * attributed, as an X override-redirect window whose client the backend
- * could not tell), owned by process pid. Popups are listed by list_all only
- * and are no targets (NOTFOUND), like the X11 backend's. */
+ * could not tell), owned by process pid. Popups are listed by list_all only;
+ * while shown they are targets by id, like the X11 backend's. */
 uint64_t pg_fake_add_owned(pg_fake *f, pg_window_kind kind, uint64_t parent, int64_t pid, const char *title,
                            int32_t x, int32_t y, uint32_t w, uint32_t h, uint32_t rgba);
 /* Gives the window decorations (a WM frame: its title bar, borders) this

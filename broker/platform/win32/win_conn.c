@@ -208,6 +208,7 @@ static const pg_platform_ops win_ops = {
     .pointer_move = win_pointer_move,
     .scroll = win_scroll,
     .drag = win_drag,
+    .top_at = win_top_at,
     .click = win_click,
     .key = win_key,
     .type_text = win_type_text,

@@ -139,6 +139,14 @@ static pg_err check_cover(HWND h, POINT pt, pg_error *e) {
                         pt.x, pt.y, who);
 }
 
+pg_err win_top_at(pg_platform *p, int32_t x, int32_t y, uint64_t *id, pg_error *e) {
+    POINT pt = {x, y};
+    HWND hit = WindowFromPoint(pt);
+    HWND top = hit ? GetAncestor(hit, GA_ROOT) : NULL;
+    *id = (uint64_t)(uintptr_t)top;
+    return PG_OK;
+}
+
 /* What every pointer action checks first: inside the client area, on a
  * monitor, and the target on top there. */
 static pg_err aim(uint64_t id, int32_t x, int32_t y, HWND *h, POINT *pt, pg_error *e) {

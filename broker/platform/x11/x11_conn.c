@@ -386,6 +386,7 @@ static const pg_platform_ops x11_ops = {
     .pointer_move = x11_pointer_move,
     .scroll = x11_scroll,
     .drag = x11_drag,
+    .top_at = x11_top_at,
     .click = x11_click,
     .key = x11_key,
     .type_text = x11_type_text,

@@ -181,6 +181,18 @@ static pg_err check_on_top(pg_platform *p, const x11_win *w, int32_t rx, int32_t
                         rx - w->root_x, ry - w->root_y, (unsigned)w->id);
 }
 
+pg_err x11_top_at(pg_platform *p, int32_t x, int32_t y, uint64_t *id, pg_error *e) {
+    *id = 0;
+    pg_err rc = x11_alive(p, e);
+    if (rc != PG_OK) return rc;
+    xcb_translate_coordinates_reply_t *t =
+        x11_take(p, xcb_translate_coordinates(p->c, p->root, p->root, (int16_t)x, (int16_t)y).sequence, &rc, e);
+    xcb_window_t top = t ? t->child : XCB_NONE;
+    free(t);
+    if (rc == PG_OK && top != XCB_NONE) *id = x11_client_of(p, top); /* the client in a WM frame, or a popup */
+    return rc;
+}
+
 /* What every pointer action checks first: the window, XTEST, mapped, the
  * point inside it and on screen, nothing on top of it there. */
 static pg_err aim_window(pg_platform *p, uint64_t id, x11_win *w, pg_error *e) {

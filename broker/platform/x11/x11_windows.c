@@ -7,8 +7,9 @@
  * frames); with no WM at all, mapped children of root that have a WM_CLASS or
  * a title. Override-redirect and InputOnly windows (menus, tooltips, WM
  * helpers) are never clients. Window ids handed out and accepted are client
- * ids; every other id (frame, child, root) is refused as PG_E_NOTFOUND so a
- * caller cannot reach pixels or input of a window the broker did not list.
+ * ids and the popups list_all reports (mapped override-redirect children of
+ * root); every other id (frame, child, root) is refused as PG_E_NOTFOUND so
+ * a caller cannot reach pixels or input of a window the broker did not list.
  * pid comes from X-Resource (the server's record of the connection), never
  * from _NET_WM_PID, which a client writes itself.
  * A client with WM_TRANSIENT_FOR is a dialog; list_all adds the mapped
@@ -332,13 +333,28 @@ static pg_err fill_geometry(pg_platform *p, x11_win *w, pg_error *e) {
     return rc;
 }
 
+/* A popup as list_all reports it: a mapped override-redirect InputOutput
+ * child of root (a menu, a dropdown, a tooltip). */
+static bool is_popup(pg_platform *p, xcb_window_t w, pg_err *rc, pg_error *e) {
+    xcb_get_window_attributes_cookie_t ca = xcb_get_window_attributes(p->c, w);
+    xcb_query_tree_cookie_t ct = xcb_query_tree(p->c, w);
+    xcb_get_window_attributes_reply_t *a = x11_take(p, ca.sequence, rc, e);
+    xcb_query_tree_reply_t *t = x11_take(p, ct.sequence, rc, e);
+    bool popup = a && t && a->override_redirect && a->_class == XCB_WINDOW_CLASS_INPUT_OUTPUT &&
+                 a->map_state == XCB_MAP_STATE_VIEWABLE && t->parent == p->root;
+    free(a);
+    free(t);
+    return popup;
+}
+
 pg_err x11_resolve(pg_platform *p, uint64_t id, x11_win *w, pg_error *e) {
     memset(w, 0, sizeof *w);
     pg_err rc = x11_alive(p, e);
     if (rc != PG_OK) return rc;
     if (id == 0 || id > 0x1fffffffu) return not_found(e, id);
     w->id = (xcb_window_t)id;
-    if (!is_client(p, w->id, &rc, e)) return rc != PG_OK ? rc : not_found(e, id);
+    if (!is_client(p, w->id, &rc, e) && (rc != PG_OK || !is_popup(p, w->id, &rc, e)))
+        return rc != PG_OK ? rc : not_found(e, id);
     w->toplevel = toplevel_of(p, w->id, &rc, e);
     if (rc != PG_OK) return rc;
     if (!w->toplevel) return not_found(e, id);
