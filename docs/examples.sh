@@ -130,6 +130,9 @@ A type --window "$F" --replace 'Alice'
 A key --window "$F" Tab --repeat 2
 read -r GX GY GW GH < <(box .f.c_gift)
 A click --window "$F" --at "$((GX + GW / 2)),$((GY + GH / 2))" --expect-change
+A snapshot --window "$F" --max-size 173x200
+SMALL=$(jq -r .token <<<"$LAST")
+A click --in "$SMALL" --at "$(( (GX + GW / 2) / 2 )),$(( (GY + GH / 2) / 2 ))"
 A move --window "$F" --at 340,395 >/dev/null
 A click --window "$F" --at 340,395 --expect-change --timeout 0.5
 A drag --window "$F" --from "$((SX + 6)),$((SY + SH / 2))" --to 5000,5000

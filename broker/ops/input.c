@@ -55,8 +55,70 @@ static pg_err answers(pg_call *c, const pg_window *w, pg_responding *resp, pg_er
                         (unsigned long long)w->id, RESPONDING_MS);
 }
 
+/* --in TOKEN: points given in a window snapshot's own pixels (what an agent
+ * that looked at a cropped or downscaled image means), mapped to the
+ * window: region offset plus the point scaled by captured/stored size. The
+ * window must still be the size it was (a moved window is fine: the
+ * points are the window's own). */
+typedef struct {
+    bool on;
+    char label[64];
+    uint64_t window;
+    uint32_t width, height;   /* the token's pixels */
+    uint32_t src_w, src_h;    /* as captured, before the downscale */
+    int32_t rx, ry;           /* the crop's offset in the window */
+    bool cropped;
+} in_token;
+
+static pg_err in_token_load(pg_call *c, const char *token, in_token *t, pg_error *e) {
+    pg_tok_meta m;
+    pg_err rc = pg_tok_get(c->b->tokens, token, (uint32_t)c->peer->uid, &m, e);
+    if (rc) return rc;
+    pg_tok_redact(m.token, t->label);
+    if (m.screen || !m.window_id || m.frames > 1)
+        return pg_error_set(e, PG_E_USAGE, "aim with a snapshot of the window itself (--window or --id)",
+                            "%s is not a window capture: its pixels map to no window", t->label);
+    t->on = true;
+    t->window = m.window_id;
+    t->width = m.width, t->height = m.height;
+    t->src_w = m.source_width, t->src_h = m.source_height;
+    t->rx = m.region_x, t->ry = m.region_y;
+    t->cropped = m.region_w != 0;
+    return PG_OK;
+}
+
+static pg_err in_token_map(const in_token *t, pg_point p, pg_point *out, pg_error *e) {
+    if (p.x < 0 || p.y < 0 || (uint32_t)p.x >= t->width || (uint32_t)p.y >= t->height)
+        return pg_error_set(e, PG_E_BADINPUT, "the point is in the token's own pixels: see its width and height",
+                            "point %d,%d is outside %s (%ux%u)", p.x, p.y, t->label, t->width, t->height);
+    /* the centre of the token pixel, in the captured pixels */
+    out->x = t->rx + (int32_t)(((uint64_t)p.x * 2 + 1) * t->src_w / ((uint64_t)t->width * 2));
+    out->y = t->ry + (int32_t)(((uint64_t)p.y * 2 + 1) * t->src_h / ((uint64_t)t->height * 2));
+    return PG_OK;
+}
+
+static pg_err in_token_fits(const in_token *t, const pg_window *w, pg_error *e) {
+    bool same = t->cropped ? (int64_t)t->rx + t->src_w <= w->width && (int64_t)t->ry + t->src_h <= w->height
+                           : t->src_w == w->width && t->src_h == w->height;
+    if (same) return PG_OK;
+    return pg_error_set(e, PG_E_BADINPUT, "take a fresh snapshot and aim in it",
+                        "window %llu was resized since %s (captured %ux%u, now %ux%u): its points no longer match",
+                        (unsigned long long)w->id, t->label, t->src_w, t->src_h, w->width, w->height);
+}
+
+/* "in": how the token's pixels were mapped (the answer's points are the window's). */
+static cJSON *in_json(const in_token *t) {
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "token", t->label);
+    cJSON_AddNumberToObject(o, "offset_x", t->rx);
+    cJSON_AddNumberToObject(o, "offset_y", t->ry);
+    cJSON_AddNumberToObject(o, "scale", (double)t->src_w / t->width);
+    return o;
+}
+
 /* rcpt: the op's --expect-change, or NULL (focus has none). */
-static pg_err with_target(pg_call *c, const pg_target *t, const void *a, input_fn fn, pg_receipt *rcpt, pg_error *e) {
+static pg_err with_target(pg_call *c, const pg_target *t, const void *a, input_fn fn, pg_receipt *rcpt,
+                          const in_token *in, pg_error *e) {
     pg_window w;
     pg_err rc = pg_call_plat_input(c, e);
     if (rc) return rc;
@@ -72,6 +134,7 @@ static pg_err with_target(pg_call *c, const pg_target *t, const void *a, input_f
         if (!rc) rc = pg_policy_check_input(c->view, w.title, w.class_name, w.instance, same_owner, e);
         if (!rc) rc = pg_call_check_denied(c, &w, e); /* a denied application's dialogs, cut titles */
         if (!rc && !same_owner) rc = refuse_approvers_window(c, &w, e);
+        if (!rc && in && in->on) rc = in_token_fits(in, &w, e);
     }
     pg_responding resp = PG_RESPONDING_UNKNOWN;
     if (!rc) rc = answers(c, &w, &resp, e);
@@ -94,6 +157,7 @@ static pg_err with_target(pg_call *c, const pg_target *t, const void *a, input_f
         cJSON_Delete(r);
         return rc;
     }
+    if (in && in->on) cJSON_AddItemToObject(r, "in", in_json(in));
     cJSON_AddItemToObject(r, "window", pg_call_window_json(&w));
     if (resp == PG_RESPONDING_YES) cJSON_AddTrueToObject(r, "responding");
     else cJSON_AddNullToObject(r, "responding"); /* could not be asked (no window manager) */
@@ -395,19 +459,54 @@ static pg_err do_type(pg_call *c, const void *args, const pg_window *w, cJSON *r
 
 pg_err pg_op_focus(pg_call *c, const pg_args_focus *a, pg_error *e) {
     pg_target t = PG_TARGET_OF(a);
-    return with_target(c, &t, a, do_focus, NULL, e);
+    return with_target(c, &t, a, do_focus, NULL, NULL, e);
 }
 
-#define TARGETED(op, fn)                                                 \
-    pg_err pg_op_##op(pg_call *c, const pg_args_##op *a, pg_error *e) { \
-        pg_target t = PG_TARGET_OF(a);                                   \
-        pg_receipt rcpt = PG_RECEIPT_OF(a);                              \
-        return with_target(c, &t, a, fn, &rcpt, e);                      \
-    }
-TARGETED(key, do_key)
-TARGETED(move, do_move)
-TARGETED(scroll, do_scroll)
-TARGETED(drag, do_drag)
+pg_err pg_op_key(pg_call *c, const pg_args_key *a, pg_error *e) {
+    pg_target t = PG_TARGET_OF(a);
+    pg_receipt rcpt = PG_RECEIPT_OF(a);
+    return with_target(c, &t, a, do_key, &rcpt, NULL, e);
+}
+
+/* --in TOKEN for a verb with one point: the target is the token's window,
+ * the point (required) mapped from the token's pixels. */
+static pg_err one_point_in(pg_call *c, const char *token, bool has_at, pg_point *at, in_token *in, pg_target *t,
+                           pg_error *e) {
+    if (!token) return PG_OK;
+    if (!has_at) return pg_error_set(e, PG_E_USAGE, "give the point in the token's pixels", "--in TOKEN needs --at X,Y");
+    pg_err rc = in_token_load(c, token, in, e);
+    if (!rc) rc = in_token_map(in, *at, at, e);
+    if (!rc) *t = (pg_target){NULL, true, in->window, false, false, 0};
+    return rc;
+}
+
+pg_err pg_op_move(pg_call *c, const pg_args_move *a, pg_error *e) {
+    pg_target t = PG_TARGET_OF(a);
+    pg_receipt rcpt = PG_RECEIPT_OF(a);
+    pg_args_move b = *a;
+    in_token in = {0};
+    pg_err rc = one_point_in(c, a->in, a->has_at, &b.at, &in, &t, e);
+    return rc ? rc : with_target(c, &t, &b, do_move, &rcpt, &in, e);
+}
+
+pg_err pg_op_scroll(pg_call *c, const pg_args_scroll *a, pg_error *e) {
+    pg_target t = PG_TARGET_OF(a);
+    pg_receipt rcpt = PG_RECEIPT_OF(a);
+    pg_args_scroll b = *a;
+    in_token in = {0};
+    pg_err rc = one_point_in(c, a->in, a->has_at, &b.at, &in, &t, e);
+    return rc ? rc : with_target(c, &t, &b, do_scroll, &rcpt, &in, e);
+}
+
+pg_err pg_op_drag(pg_call *c, const pg_args_drag *a, pg_error *e) {
+    pg_target t = PG_TARGET_OF(a);
+    pg_receipt rcpt = PG_RECEIPT_OF(a);
+    pg_args_drag b = *a;
+    in_token in = {0};
+    pg_err rc = one_point_in(c, a->in, true, &b.from, &in, &t, e);
+    if (!rc && a->in) rc = in_token_map(&in, a->to, &b.to, e);
+    return rc ? rc : with_target(c, &t, &b, do_drag, &rcpt, &in, e);
+}
 
 /* --control N --in TOKEN: the target is the token's window, the point the
  * control's centre in it (broker/ops/layout.c). */
@@ -426,12 +525,17 @@ static pg_err control_target(pg_call *c, bool has_in, const char *in, bool has_c
 pg_err pg_op_click(pg_call *c, const pg_args_click *a, pg_error *e) {
     pg_target t = PG_TARGET_OF(a);
     pg_args_click b = *a;
+    in_token in = {0};
+    pg_receipt rcpt = PG_RECEIPT_OF(a);
+    if (a->has_in && a->has_at) { /* --in TOKEN --at X,Y: the token's pixels */
+        pg_err rc = one_point_in(c, a->in, true, &b.at, &in, &t, e);
+        return rc ? rc : with_target(c, &t, &b, do_click, &rcpt, &in, e);
+    }
     int64_t x = 0, y = 0;
     pg_err rc = control_target(c, a->has_in, a->in, a->has_control, a->control, &t, &x, &y, e);
     if (rc) return rc;
     if (a->has_control) b.at = (pg_point){(int32_t)x, (int32_t)y};
-    pg_receipt rcpt = PG_RECEIPT_OF(a);
-    return with_target(c, &t, &b, do_click, &rcpt, e);
+    return with_target(c, &t, &b, do_click, &rcpt, NULL, e);
 }
 
 pg_err pg_op_type(pg_call *c, const pg_args_type *a, pg_error *e) {
@@ -440,5 +544,5 @@ pg_err pg_op_type(pg_call *c, const pg_args_type *a, pg_error *e) {
     pg_err rc = control_target(c, a->has_in, a->in, a->has_control, a->control, &t, &b.x, &b.y, e);
     if (rc) return rc;
     pg_receipt rcpt = PG_RECEIPT_OF(a);
-    return with_target(c, &t, &b, do_type, &rcpt, e);
+    return with_target(c, &t, &b, do_type, &rcpt, NULL, e);
 }

@@ -91,6 +91,19 @@ rc=$?
 check "a click on empty space with --expect-change is exit 1, no visible effect ($(jq -r .error.message "$PG_TMP/nofx.err" 2>/dev/null))" \
     test $rc = 1 -a "$(jq .effect.changed <<<"$out")" = false
 
+# --- the coordinate contract: a point seen in a downscaled snapshot lands on the same widget
+small=$(AS snapshot --window "$W" --max-size 320x200)
+SW=$(jq .width <<<"$small"); SRC=$(jq .source_width <<<"$small")
+INSURE=$(widget .c_insure)
+AT=$(jq -r --argjson sw "$SW" --argjson src "$SRC" '"\((.x + .w / 2) * $sw / $src | floor),\((.y + .h / 2) * $sw / $src | floor)"' <<<"$INSURE")
+insure() { tail -n 1 "$LOG" | jq -r .insure; }
+before_insure=$(insure)
+out=$(AS click --in "$(jq -r .token <<<"$small")" --at "$AT")
+check "click --in a ${SW}-wide token at $AT answers how it mapped (scale $(jq .in.scale <<<"$out"))" \
+    test "$(jq -r '.in.token[0:4]' <<<"$out")" = "cap:"
+check "...and the app says Insurance got it (the widget seen in the small image)" \
+    until_true eval '[ "$(insure)" != "$before_insure" ]'
+
 # --- refusals: nothing sent, the exit codes documented
 AS drag --window "$W" --from "$FROM_X,$MID_Y" --to "$((DX + DW + 4000)),$MID_Y" >/dev/null 2>&1
 check "a drag that leaves the window is BAD_INPUT (exit 8)" test $? = 8

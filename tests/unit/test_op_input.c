@@ -604,3 +604,50 @@ PG_TEST(a_click_under_the_programs_own_popup_goes_into_the_popup) {
     pg_fx_reply_fini(&r);
     pg_fx_fini(&fx);
 }
+
+/* --in TOKEN --at X,Y: the point is in the token's pixels; a 2x downscale
+ * of a region maps back to the window, and a resized window or a screen
+ * token is refused before anything is sent. */
+PG_TEST(points_in_a_downscaled_cropped_token_land_where_they_were_seen) {
+    FX(fx, NULL);
+    uint64_t id = own_window(&fx); /* 300x200 */
+    pg_fx_reply r;
+    REQUIRE(pg_fx_call(&fx, "snapshot", "{\"window\":\"^demo$\",\"settle\":false,\"region\":{\"x\":100,\"y\":50,"
+                                        "\"w\":200,\"h\":100},\"max_size\":{\"w\":100,\"h\":50}}",
+                       NULL, 0, &r) == PG_OK);
+    char tok[64], args[256];
+    snprintf(tok, sizeof tok, "%s", pg_fx_str(&r, "token"));
+    CHECK_EQ_INT(pg_fx_num(&r, "width"), 100);
+    pg_fx_reply_fini(&r);
+    snprintf(args, sizeof args, "{\"in\":\"%s\",\"at\":{\"x\":10,\"y\":20}}", tok);
+    REQUIRE(pg_fx_call(&fx, "click", args, NULL, 0, &r) == PG_OK);
+    CHECK(cJSON_GetObjectItem(r.result, "in") != NULL);
+    pg_fx_reply_fini(&r);
+    snprintf(args, sizeof args, "{\"in\":\"%s\",\"from\":{\"x\":0,\"y\":0},\"to\":{\"x\":99,\"y\":49},\"hold_ms\":0,"
+                                "\"step_ms\":0,\"steps\":2}", tok);
+    REQUIRE(pg_fx_call(&fx, "drag", args, NULL, 0, &r) == PG_OK);
+    pg_fx_reply_fini(&r);
+    char want[96];
+    snprintf(want, sizeof want, "click %llu 121,91 left x1", (unsigned long long)id); /* 100 + 2*10 + 1, 50 + 2*20 + 1 */
+    CHECK_STR(pg_fake_input(fx.fake, 0), want);
+    snprintf(want, sizeof want, "drag %llu 101,51 -> 299,149 left 3 points hold 0 step 0", (unsigned long long)id);
+    CHECK_STR(pg_fake_input(fx.fake, 1), want);
+    snprintf(args, sizeof args, "{\"in\":\"%s\",\"at\":{\"x\":100,\"y\":0}}", tok);
+    CHECK_EQ_INT(pg_fx_call(&fx, "move", args, NULL, 0, &r), PG_E_BADINPUT); /* outside the token's 100x50 */
+    pg_fx_reply_fini(&r);
+    snprintf(args, sizeof args, "{\"in\":\"%s\",\"direction\":\"down\"}", tok);
+    CHECK_EQ_INT(pg_fx_call(&fx, "scroll", args, NULL, 0, &r), PG_E_USAGE); /* --in needs --at */
+    pg_fx_reply_fini(&r);
+    pg_fake_set_listed_size(fx.fake, id, 150, 200); /* narrower than the crop's right edge */
+    snprintf(args, sizeof args, "{\"in\":\"%s\",\"at\":{\"x\":10,\"y\":20}}", tok);
+    CHECK_EQ_INT(pg_fx_call(&fx, "click", args, NULL, 0, &r), PG_E_BADINPUT);
+    CHECK(strstr(r.e.message, "resized") != NULL);
+    pg_fx_reply_fini(&r);
+    REQUIRE(pg_fx_call(&fx, "snapshot", "{\"screen\":true}", NULL, 0, &r) == PG_OK);
+    snprintf(args, sizeof args, "{\"in\":\"%s\",\"at\":{\"x\":1,\"y\":1}}", pg_fx_str(&r, "token"));
+    pg_fx_reply_fini(&r);
+    CHECK_EQ_INT(pg_fx_call(&fx, "click", args, NULL, 0, &r), PG_E_USAGE); /* a screen token maps to no window */
+    pg_fx_reply_fini(&r);
+    CHECK_EQ_INT(pg_fake_input_count(fx.fake), 2);
+    pg_fx_fini(&fx);
+}
