@@ -4,6 +4,7 @@
 Every command block in agents.md is a real invocation and its real output:
 the prose lives here, the examples come from a run against a real broker.
 """
+import json
 import os
 import subprocess
 import sys
@@ -315,9 +316,21 @@ def render(block):
     return "\n".join(out)
 
 
+def cannot_section(blocks):
+    """The "cannot" list of the caps example, as the broker answered it."""
+    for b in blocks:
+        if command_of(b) == "caps":
+            for kind, text in b["lines"]:
+                if kind == "o":
+                    items = json.loads(text).get("cannot", [])
+                    return ("\n## What you cannot do here\n\nWhat `caps` says (its `cannot` list, from the "
+                            "run below):\n\n" + "".join("- %s\n" % i for i in items))
+    sys.exit("no caps example with a cannot list")
+
+
 def main():
     blocks = parse(sys.argv[1])
-    doc = [INTRO]
+    doc = [INTRO, cannot_section(blocks)]
     for name, prose in SECTIONS:
         mine = [b for b in blocks if command_of(b) == name]
         if not mine:

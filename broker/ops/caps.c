@@ -24,6 +24,18 @@ const char *pg_caps_perception(const pg_policy_view *v) {
     return v->ocr ? "ocr-only" : "none";
 }
 
+/* What an agent cannot do here, said once: caps answers it and
+ * docs/agents.md quotes that answer. Keep it short and true. */
+static const char *const cannot[] = {
+    ("hold a key or a button across calls (no key-down/key-up or mouse-down/up; drag and key --repeat "
+     "cover the common cases)"),
+    "capture a window together with its popups in one image (capture each popup by its id: windows --all)",
+    "choose a monitor (no screens command or snapshot --output): screen captures take the whole screen",
+    "read the accessibility tree: what you learn comes from pixels (OCR, layout) and window metadata",
+    "drive Wayland-only windows: X11 (and XWayland) on Linux, Win32 on Windows",
+    "drive another user's windows unless the policy says input.other_users, and never an approver's",
+};
+
 pg_err pg_op_caps(pg_call *c, const pg_args_caps *a, pg_error *e) {
     (void)a;
     pg_caps k = {0};
@@ -46,6 +58,8 @@ pg_err pg_op_caps(pg_call *c, const pg_args_caps *a, pg_error *e) {
     for (size_t i = 0; i < PG_OPI_COUNT; i++) cJSON_AddItemToArray(ops, cJSON_CreateString(pg_opdecls[i].id));
     cJSON_AddItemToObject(r, "policy", pg_policy_view_to_json(c->view));
     cJSON_AddStringToObject(r, "perception", pg_caps_perception(c->view));
+    cJSON *no = cJSON_AddArrayToObject(r, "cannot");
+    for (size_t i = 0; i < sizeof cannot / sizeof cannot[0]; i++) cJSON_AddItemToArray(no, cJSON_CreateString(cannot[i]));
     c->result = r;
     return PG_OK;
 }

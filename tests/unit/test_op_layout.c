@@ -324,6 +324,8 @@ PG_TEST(caps_reports_what_the_agent_can_perceive) {
         pg_fx_reply r;
         REQUIRE(pg_fx_call(&fx, "caps", NULL, NULL, 0, &r) == PG_OK);
         CHECK_STR(pg_fx_str(&r, "perception"), pol[i][1]);
+        const cJSON *no = cJSON_GetObjectItem(r.result, "cannot"); /* what an agent cannot do here, said */
+        CHECK(cJSON_IsArray(no) && cJSON_GetArraySize(no) >= 3 && cJSON_IsString(cJSON_GetArrayItem(no, 0)));
         pg_fx_reply_fini(&r);
         pg_fx_fini(&fx);
     }

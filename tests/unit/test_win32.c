@@ -444,6 +444,9 @@ PG_TEST(wheel_and_drag_arrive_as_sent) {
     CHECK_EQ_INT(env.ops->drag(env.p, env.app, outside, 2, PG_BTN_LEFT, 0, 0, &e), PG_E_BADINPUT);
     CHECK_EQ_INT(env.ops->scroll(env.p, env.app, 300, 180, 0, PG_SCROLL_MAX + 1, &e), PG_E_BADINPUT);
     REQUIRE(env.ops->click(env.p, env.app, 300, 200, PG_BTN_LEFT, 3, &e) == PG_OK); /* three presses, one batch */
+    uint64_t top = 0;
+    REQUIRE(env.ops->top_at(env.p, APP_X + 300, APP_Y + 180, &top, &e) == PG_OK);
+    CHECK(top == env.app);
 }
 
 PG_TEST(utf8_text_with_surrogate_pair_arrives_exactly) {

@@ -254,6 +254,9 @@ PG_TEST(wheel_and_drag_through_the_helper_reach_the_app) {
     CHECK(p.down_x == 260 && p.down_y == 170);
     pg_point one[1] = {{260, 170}};
     CHECK_EQ_INT(env.ops->drag(env.p, env.app, one, 1, PG_BTN_LEFT, 0, 0, &e), PG_E_BADINPUT);
+    uint64_t top = 0; /* the app (client area at 100,100 on screen) is what a click at its middle reaches */
+    REQUIRE(env.ops->top_at(env.p, 100 + 300, 100 + 180, &top, &e) == PG_OK);
+    CHECK(top == env.app);
 }
 
 PG_TEST(unknown_window_is_notfound_with_the_backends_own_message) {

@@ -596,11 +596,15 @@ static pg_err proxy_scroll(pg_platform *p, uint64_t id, int32_t x, int32_t y, in
     return call(p, "scroll", built(a, ok), 0, dec_none, NULL, e);
 }
 
-static pg_err dec_top(const cJSON *result, pg_blob *att, void *out, pg_error *e) {
-    (void)att;
+/* {"id": N}: the window on top at the point, 0 for none. */
+static pg_err dec_top(proxy *x, const cJSON *result, pg_msg *m, void *out, pg_error *e) {
+    (void)x;
+    static const pg_arg_spec spec[] = {{"id", PG_ARG_INT, true}};
+    pg_err rc = check_fields(result, spec, 1, "top_at", e);
+    if (rc) return rc;
+    if (m->n_att) return bad_reply(e, "unexpected attachment");
     const cJSON *id = cJSON_GetObjectItemCaseSensitive(result, "id");
-    if (!cJSON_IsNumber(id) || !(id->valuedouble >= 0 && id->valuedouble <= MAX_ID))
-        return pg_error_set(e, PG_E_INTERNAL, NULL, "session helper: bad top_at answer");
+    if (!(id->valuedouble >= 0 && id->valuedouble <= MAX_ID)) return bad_reply(e, "top_at: id out of range");
     *(uint64_t *)out = (uint64_t)id->valuedouble;
     return PG_OK;
 }
