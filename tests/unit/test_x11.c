@@ -1167,8 +1167,10 @@ static void t_settle_remembers(int *pg_failed_, int mode) {
     CHECK(first >= 95); /* first seen: no history, so the whole interval */
     pg_sleep_ms(150);
     double again = settle_took(w, 100);
-    if (again < 0 || again >= 40) fprintf(stderr, "  quiet window waited %.1f ms\n", again);
-    CHECK(again >= 0 && again < 40); /* watched and quiet for 150 ms: no wait */
+    if (again < 0 || again >= 80) fprintf(stderr, "  quiet window waited %.1f ms\n", again);
+    /* watched and quiet for 150 ms: no wait (well under the 100 ms a first
+     * look takes, with room for a loaded machine's scheduling) */
+    CHECK(again >= 0 && again < 80);
     xcb_clear_area(env.c, 0, w, 0, 0, 0, 0); /* a repaint of its background */
     free(xcb_get_input_focus_reply(env.c, xcb_get_input_focus(env.c), NULL));
     pg_sleep_ms(20);
