@@ -231,6 +231,23 @@ def assert_bisect(a):
     return counts_to_image(a, exact=True)
 
 
+def probe_template(k, shade):
+    """A 4x4 template: pixel k one colour, the rest its complement."""
+    return png(4, 4, lambda x, y: (shade, 255 - shade, shade, 255) if y * 4 + x == k
+               else (255 - shade, shade, 255 - shade, 255))
+
+
+def credit(recon, patch, bx, by, score, k, shade):
+    """Moves the patch's estimate under a match at (bx, by) toward the
+    template, in proportion to its score."""
+    for y in range(4):
+        for x in range(4):
+            if 0 <= bx + x < P and 0 <= by + y < P:
+                v = (shade, 255 - shade, shade) if y * 4 + x == k else (255 - shade, shade, 255 - shade)
+                cell = recon[patch][(by + y) * P + bx + x]
+                cell[:] = [c + max(0, score) * (vc - c) / 8 for c, vc in zip(cell, v)]
+
+
 def template(a):
     """4x4 templates (the agent's own files) searched in each patch: where each
     one matches best, and how well."""
@@ -243,20 +260,12 @@ def template(a):
         k = n % 16
         shade = rnd.randrange(256)
         for patch, (px, py) in PATCHES.items():
-            tmpl = png(4, 4, lambda x, y: (shade, 255 - shade, shade, 255) if y * 4 + x == k
-                       else (255 - shade, shade, 255 - shade, 255))
             r = a.ask("assert_template", {"image": {"token": a.token}, "template": {"attachment": 0},
-                                          "region": region(px, py), "threshold": 1.0}, [tmpl])
+                                          "region": region(px, py), "threshold": 1.0}, [probe_template(k, shade)])
             if not r:
                 continue
             best = r.get("best", {})
-            bx, by, s = best.get("x", 0) - px, best.get("y", 0) - py, best.get("score", 0)
-            for y in range(4):
-                for x in range(4):
-                    if 0 <= bx + x < P and 0 <= by + y < P:
-                        v = (shade, 255 - shade, shade) if y * 4 + x == k else (255 - shade, shade, 255 - shade)
-                        cell = recon[patch][(by + y) * P + bx + x]
-                        cell[:] = [c + max(0, s) * (vc - c) / 8 for c, vc in zip(cell, v)]
+            credit(recon, patch, best.get("x", 0) - px, best.get("y", 0) - py, best.get("score", 0), k, shade)
     return {p: [tuple(c) for c in v] for p, v in recon.items()}
 
 
@@ -273,12 +282,11 @@ def pointer_template(a):
             break
         k = n % 16
         shade = rnd.randrange(256)
-        tmpl = png(4, 4, lambda x, y: (shade, 255 - shade, shade, 255) if y * 4 + x == k
-                   else (255 - shade, shade, 255 - shade, 255))
         a.stats["queries"] += 1
-        ok, r, _ = a.b.call("move" if n % 2 else "scroll",
-                            {"window": TITLE, "template": {"attachment": 0}, "direction": "down"} if n % 2 == 0
-                            else {"window": TITLE, "template": {"attachment": 0}}, [tmpl])
+        args = {"window": TITLE, "template": {"attachment": 0}}
+        if n % 2 == 0:
+            args["direction"] = "down"
+        ok, r, _ = a.b.call("scroll" if n % 2 == 0 else "move", args, [probe_template(k, shade)])
         found = r.get("found") if ok else r.get("_details", {}) if r.get("code") == "NOT_FOUND" else None
         if found is None:
             a.stats["refused"] += 1
@@ -288,13 +296,7 @@ def pointer_template(a):
         a.stats["answered"] += 1
         best = found.get("best", {})
         for patch, (px, py) in PATCHES.items():
-            bx, by, s = best.get("x", -99) - px, best.get("y", -99) - py, best.get("score", 0)
-            for y in range(4):
-                for x in range(4):
-                    if 0 <= bx + x < P and 0 <= by + y < P:
-                        v = (shade, 255 - shade, shade) if y * 4 + x == k else (255 - shade, shade, 255 - shade)
-                        cell = recon[patch][(by + y) * P + bx + x]
-                        cell[:] = [c + max(0, s) * (vc - c) / 8 for c, vc in zip(cell, v)]
+            credit(recon, patch, best.get("x", -99) - px, best.get("y", -99) - py, best.get("score", 0), k, shade)
     return {p: [tuple(c) for c in v] for p, v in recon.items()}
 
 

@@ -15,6 +15,17 @@ static uint64_t own_window(pg_fx *fx) {
     return pg_fake_add_window(fx->fake, "demo", "Demo", getpid(), 100, 100, 300, 200, 0xf4f4f4ff);
 }
 
+/* A green "button" at 200,50 (40x20, a white face 20x10 at 210,55) in
+ * window id, and the agent's own PNG file of it as a template, in buf. */
+static size_t draw_button(pg_fake *f, uint64_t id, uint8_t *buf, size_t cap) {
+    pg_fake_fill(f, id, 200, 50, 40, 20, 0x2e7d32ff);
+    pg_fake_fill(f, id, 210, 55, 20, 10, 0xffffffff);
+    FILE *p = popen("convert -size 40x20 xc:'#2e7d32' -fill white -draw 'rectangle 10,5 29,14' png:-", "r");
+    size_t n = p ? fread(buf, 1, cap, p) : 0;
+    if (p && pclose(p) != 0) n = 0;
+    return n;
+}
+
 PG_TEST(click_key_type_focus_reach_the_named_window_and_are_recorded) {
     FX(fx, NULL);
     uint64_t id = own_window(&fx);
@@ -157,14 +168,9 @@ PG_TEST(points_outside_or_covered_are_refused_with_their_codes) {
 PG_TEST(click_on_a_template_clicks_its_centre_plus_offset) {
     FX(fx, NULL);
     uint64_t id = own_window(&fx);
-    pg_fake_fill(fx.fake, id, 200, 50, 40, 20, 0x2e7d32ff); /* a green "button" */
-    pg_fake_fill(fx.fake, id, 210, 55, 20, 10, 0xffffffff);
-    /* The template is a PNG file of the agent's own: the button itself. */
-    FILE *p = popen("convert -size 40x20 xc:'#2e7d32' -fill white -draw 'rectangle 10,5 29,14' png:-", "r");
-    REQUIRE(p);
     uint8_t buf[4096];
-    size_t n = fread(buf, 1, sizeof buf, p);
-    REQUIRE(pclose(p) == 0 && n > 0);
+    size_t n = draw_button(fx.fake, id, buf, sizeof buf);
+    REQUIRE(n > 0);
     pg_blob att = {buf, n};
     pg_fx_reply r;
     REQUIRE(pg_fx_call(&fx, "click", "{\"window\":\"demo\",\"template\":{\"attachment\":0},\"offset\":{\"x\":-5,\"y\":2}}",
@@ -421,13 +427,9 @@ PG_TEST(pointer_verbs_reject_contradictory_or_overlong_requests) {
 PG_TEST(scroll_and_move_over_a_template_aim_at_its_centre) {
     FX(fx, NULL);
     uint64_t id = own_window(&fx);
-    pg_fake_fill(fx.fake, id, 200, 50, 40, 20, 0x2e7d32ff);
-    pg_fake_fill(fx.fake, id, 210, 55, 20, 10, 0xffffffff);
-    FILE *p = popen("convert -size 40x20 xc:'#2e7d32' -fill white -draw 'rectangle 10,5 29,14' png:-", "r");
-    REQUIRE(p);
     uint8_t buf[4096];
-    size_t n = fread(buf, 1, sizeof buf, p);
-    REQUIRE(pclose(p) == 0 && n > 0);
+    size_t n = draw_button(fx.fake, id, buf, sizeof buf);
+    REQUIRE(n > 0);
     pg_blob att = {buf, n};
     pg_fx_reply r;
     REQUIRE(pg_fx_call(&fx, "scroll", "{\"window\":\"demo\",\"direction\":\"right\",\"template\":{\"attachment\":0}}",
