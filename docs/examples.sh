@@ -45,6 +45,8 @@ W='pixelgate demo'
 A ping
 A caps
 A windows --match "$W"
+A screens
+A snapshot --output screen --region 40,40,480,260
 # An app with a popup of its own (pg_demo.tcl popup=: an override-redirect window, what menus are).
 runuser -u "$PG_AGENT" -- env -i PATH=/usr/bin:/bin DISPLAY="$PG_DISPLAY" LANG=C.UTF-8 \
     wish "$PG_TMP/app/pg_demo.tcl" "$PG_TMP/app/menu.json" 300x200+900+500 "menu owner" popup=120x80+960+540 \

@@ -88,6 +88,10 @@ SECTIONS = [
                  "`BLACK_FRAME` (every pixel black: still starting, or GL without a compositor; exit 10), "
                  "`WINDOW_MINIMIZED` (exit 8: `focus` it first), `ZERO_SIZE` (exit 8: not laid out yet), "
                  "`WINDOW_UNMAPPED` (exit 4: withdrawn or on another desktop)."),
+    ("screens", "The monitors (RandR monitors on X11, as `xrandr --listmonitors` shows them; display monitors on "
+                "Windows): name, rectangle on the screen, primary. `snapshot --output NAME` captures one (a screen "
+                "capture: denied windows are blacked out), `--region` then relative to it; pointer verbs work on "
+                "every monitor, their points being the window's."),
     ("info", "A token's metadata. Another user's token answers exactly like an unknown one."),
     ("drop", "Frees tokens before they expire, so they stop counting against your spool quota and your token "
              "limit: name them, or `--all`. A token that is unknown, expired or another user's is just "

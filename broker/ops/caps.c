@@ -30,7 +30,6 @@ static const char *const cannot[] = {
     ("hold a key or a button across calls (no key-down/key-up or mouse-down/up; drag and key --repeat "
      "cover the common cases)"),
     "capture a window together with its popups in one image (capture each popup by its id: windows --all)",
-    "choose a monitor (no screens command or snapshot --output): screen captures take the whole screen",
     "read the accessibility tree: what you learn comes from pixels (OCR, layout) and window metadata",
     "drive Wayland-only windows: X11 (and XWayland) on Linux, Win32 on Windows",
     "drive another user's windows unless the policy says input.other_users, and never an approver's",

@@ -10,6 +10,39 @@
 #include "pg_ops.h"
 #include "pg_time.h"
 
+/* --screen, or one monitor of it (--output NAME): a screen capture either way. */
+#define IS_SCREEN(a) ((a)->screen || (a)->output)
+
+/* The rectangle of monitor name (region, if any, inside it: monitor
+ * coordinates), or NOT_FOUND naming the monitors there are. */
+static pg_err output_rect(pg_call *c, const char *name, const pg_rect *region, pg_rect *out, pg_error *e) {
+    pg_monitor *m = NULL;
+    size_t n = 0;
+    pg_err rc = c->b->plat_ops->monitors ? c->b->plat_ops->monitors(c->plat, &m, &n, e)
+                                         : pg_error_set(e, PG_E_UNSUPPORTED, NULL, "this backend lists no monitors");
+    if (rc) return rc;
+    char names[256] = "";
+    for (size_t i = 0; i < n; i++) {
+        if (!strcmp(m[i].name, name)) {
+            *out = m[i].r;
+            if (region) { /* a rectangle of the monitor, clipped by the screen capture */
+                *out = (pg_rect){m[i].r.x + region->x, m[i].r.y + region->y, region->w, region->h};
+                if (region->x < 0 || region->y < 0 || (uint64_t)region->x + region->w > m[i].r.w ||
+                    (uint64_t)region->y + region->h > m[i].r.h)
+                    rc = pg_error_set(e, PG_E_BADINPUT, "with --output, --region is relative to the monitor",
+                                      "region %d,%d,%u,%u is outside monitor %s (%ux%u)", region->x, region->y,
+                                      region->w, region->h, name, m[i].r.w, m[i].r.h);
+            }
+            free(m);
+            return rc;
+        }
+        snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", i ? ", " : "", m[i].name);
+    }
+    free(m);
+    return pg_error_set(e, PG_E_NOTFOUND, "list them with 'pixelgate screens'", "no monitor \"%.64s\" (there are: %s)",
+                        name, names);
+}
+
 /* Captures under the platform lock; fills cap, w (window case), settled and
  * the number of denied windows blacked out of a screen capture. */
 static pg_err capture(pg_call *c, const pg_args_snapshot *a, pg_capture *cap, pg_window *w, cJSON **settled,
@@ -18,7 +51,11 @@ static pg_err capture(pg_call *c, const pg_args_snapshot *a, pg_capture *cap, pg
     if (rc) return rc;
     const pg_platform_ops *ops = c->b->plat_ops;
     const pg_rect *region = a->has_region ? &a->region : NULL;
-    if (a->screen) {
+    pg_rect mon;
+    if (a->output) {
+        rc = output_rect(c, a->output, region, &mon, e);
+        if (!rc) rc = pg_capture_screen_locked(c, &mon, cap, redacted, e);
+    } else if (a->screen) {
         rc = pg_capture_screen_locked(c, region, cap, redacted, e);
     } else {
         pg_target t = PG_TARGET_OF(a);
@@ -45,17 +82,17 @@ static void fill_meta(pg_tok_meta *m, const pg_args_snapshot *a, const pg_window
     m->source_width = cap->width;
     m->source_height = cap->height;
     memcpy(m->method, cap->method, sizeof m->method);
-    m->screen = a->screen;
-    if (a->screen) snprintf(m->source, sizeof m->source, "screen");
+    m->screen = IS_SCREEN(a);
+    if (IS_SCREEN(a)) snprintf(m->source, sizeof m->source, "screen");
     else snprintf(m->source, sizeof m->source, "window:%llu", (unsigned long long)w->id);
-    if (!a->screen) {
+    if (!IS_SCREEN(a)) {
         m->window_id = w->id;
         pg_copy_utf8(m->window_title, sizeof m->window_title, w->title);
         pg_copy_utf8(m->window_class, sizeof m->window_class, w->class_name);
     }
     if (a->has_region) { /* where the clipped capture starts: screen, or window-relative */
-        m->region_x = a->screen ? cap->origin_x : cap->origin_x - w->x;
-        m->region_y = a->screen ? cap->origin_y : cap->origin_y - w->y;
+        m->region_x = IS_SCREEN(a) ? cap->origin_x : cap->origin_x - w->x;
+        m->region_y = IS_SCREEN(a) ? cap->origin_y : cap->origin_y - w->y;
         m->region_w = cap->width;
         m->region_h = cap->height;
     }
@@ -109,13 +146,13 @@ pg_err pg_op_snapshot(pg_call *c, const pg_args_snapshot *a, pg_error *e) {
     c->audit.kind = "token";
     memcpy(c->audit.token, m.token, sizeof c->audit.token);
     memcpy(c->audit.image_sha256, m.sha256, sizeof c->audit.image_sha256);
-    snprintf(c->audit.detail, sizeof c->audit.detail, "%s %ux%u via %s%s", a->screen ? "screen" : "window", m.width,
+    snprintf(c->audit.detail, sizeof c->audit.detail, "%s %ux%u via %s%s", IS_SCREEN(a) ? "screen" : "window", m.width,
              m.height, m.method, redacted ? ", denied windows blacked out" : "");
     cJSON *r = pg_tok_meta_json(c, &m);
-    if (!a->screen) cJSON_ReplaceItemInObject(r, "window", pg_call_window_json(&w));
+    if (!IS_SCREEN(a)) cJSON_ReplaceItemInObject(r, "window", pg_call_window_json(&w));
     cJSON_AddItemToObject(r, "settled", settled ? settled : cJSON_CreateNull());
     if (settle_ms >= 0) cJSON_AddNumberToObject(r, "settle_ms", (double)(int64_t)(settle_ms * 10 + 0.5) / 10);
-    if (a->screen) cJSON_AddNumberToObject(r, "redacted_windows", redacted);
+    if (IS_SCREEN(a)) cJSON_AddNumberToObject(r, "redacted_windows", redacted);
     c->result = r;
     return PG_OK;
 }

@@ -100,6 +100,14 @@ typedef struct {
     char detail[512];      /* free text: extensions found, WM name, screen size */
 } pg_caps;
 
+/* A monitor: its name, where it is on the (virtual) screen, whether it is
+ * the primary one. */
+typedef struct {
+    char name[64];
+    pg_rect r;
+    bool primary;
+} pg_monitor;
+
 typedef struct pg_platform pg_platform;
 
 typedef struct {
@@ -154,6 +162,9 @@ typedef struct {
      * press: a drag never leaves a button down. */
     pg_err (*drag)(pg_platform *p, uint64_t id, const pg_point *path, size_t n, pg_button b, uint32_t hold_ms,
                    uint32_t step_ms, pg_error *e);
+    /* The monitors (X11: RandR 1.5 monitors; Win32: EnumDisplayMonitors),
+     * *out malloc'd, at least one (the whole screen when none is known). */
+    pg_err (*monitors)(pg_platform *p, pg_monitor **out, size_t *n, pg_error *e);
     /* The listed window (a client, a popup) on top at screen point (x,y):
      * what a click there would reach. *id 0: none (the desktop). */
     pg_err (*top_at)(pg_platform *p, int32_t x, int32_t y, uint64_t *id, pg_error *e);

@@ -383,3 +383,43 @@ PG_TEST(a_popup_is_captured_by_id_under_its_owners_deny_rules) {
     pg_fx_reply_fini(&r);
     pg_fx_fini(&fx);
 }
+
+/* screens lists the monitors; snapshot --output captures one, --region then
+ * relative to it; an unknown name says which there are. */
+PG_TEST(screens_lists_monitors_and_output_captures_one) {
+    FX(fx, NULL);
+    pg_fake_set_screen(fx.fake, 0, 0, 400, 100);
+    pg_fake_add_monitor(fx.fake, "LEFT", 0, 0, 200, 100, true);
+    pg_fake_add_monitor(fx.fake, "RIGHT", 200, 0, 200, 100, false);
+    pg_fake_add_window(fx.fake, "right app", "R", getpid(), 250, 10, 100, 50, 0x2e7d32ff);
+    pg_fx_reply r;
+    REQUIRE(pg_fx_call(&fx, "screens", NULL, NULL, 0, &r) == PG_OK);
+    CHECK_EQ_INT(pg_fx_num(&r, "count"), 2);
+    const cJSON *second = cJSON_GetArrayItem(cJSON_GetObjectItem(r.result, "screens"), 1);
+    CHECK_STR(cJSON_GetObjectItem(second, "name")->valuestring, "RIGHT");
+    CHECK_EQ_INT(cJSON_GetObjectItem(second, "x")->valueint, 200);
+    CHECK(cJSON_IsFalse(cJSON_GetObjectItem(second, "primary")));
+    pg_fx_reply_fini(&r);
+    REQUIRE(pg_fx_call(&fx, "snapshot", "{\"output\":\"RIGHT\"}", NULL, 0, &r) == PG_OK);
+    CHECK_EQ_INT(pg_fx_num(&r, "width"), 200);
+    char tok[64];
+    snprintf(tok, sizeof tok, "%s", pg_fx_str(&r, "token"));
+    pg_fx_reply_fini(&r);
+    CHECK_EQ_INT(token_px(&fx, tok, 60, 20), 0x2e7d32ff); /* the app at 250,10 is at 50,10 of RIGHT */
+    CHECK(token_px(&fx, tok, 10, 5) != 0x2e7d32ff);
+    REQUIRE(pg_fx_call(&fx, "snapshot", "{\"output\":\"RIGHT\",\"region\":{\"x\":50,\"y\":10,\"w\":100,\"h\":50}}", NULL,
+                       0, &r) == PG_OK);
+    snprintf(tok, sizeof tok, "%s", pg_fx_str(&r, "token"));
+    pg_fx_reply_fini(&r);
+    CHECK_EQ_INT(token_px(&fx, tok, 0, 0), 0x2e7d32ff);
+    CHECK_EQ_INT(pg_fx_call(&fx, "snapshot", "{\"output\":\"RIGHT\",\"region\":{\"x\":150,\"y\":0,\"w\":100,\"h\":10}}",
+                            NULL, 0, &r),
+                 PG_E_BADINPUT);
+    pg_fx_reply_fini(&r);
+    CHECK_EQ_INT(pg_fx_call(&fx, "snapshot", "{\"output\":\"MIDDLE\"}", NULL, 0, &r), PG_E_NOTFOUND);
+    CHECK(strstr(r.e.message, "LEFT, RIGHT") != NULL);
+    pg_fx_reply_fini(&r);
+    CHECK_EQ_INT(pg_fx_call(&fx, "snapshot", "{\"output\":\"LEFT\",\"screen\":true}", NULL, 0, &r), PG_E_USAGE);
+    pg_fx_reply_fini(&r);
+    pg_fx_fini(&fx);
+}

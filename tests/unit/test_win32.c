@@ -447,6 +447,13 @@ PG_TEST(wheel_and_drag_arrive_as_sent) {
     uint64_t top = 0;
     REQUIRE(env.ops->top_at(env.p, APP_X + 300, APP_Y + 180, &top, &e) == PG_OK);
     CHECK(top == env.app);
+    pg_monitor *m = NULL; /* EnumDisplayMonitors: at least one, one of them primary */
+    size_t n = 0;
+    REQUIRE(env.ops->monitors(env.p, &m, &n, &e) == PG_OK);
+    bool primary = false;
+    for (size_t i = 0; i < n; i++) primary |= m[i].primary && m[i].r.w > 0 && m[i].name[0];
+    free(m);
+    CHECK(n >= 1 && primary);
 }
 
 PG_TEST(utf8_text_with_surrogate_pair_arrives_exactly) {

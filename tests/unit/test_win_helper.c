@@ -257,6 +257,11 @@ PG_TEST(wheel_and_drag_through_the_helper_reach_the_app) {
     uint64_t top = 0; /* the app (client area at 100,100 on screen) is what a click at its middle reaches */
     REQUIRE(env.ops->top_at(env.p, 100 + 300, 100 + 180, &top, &e) == PG_OK);
     CHECK(top == env.app);
+    pg_monitor *m = NULL; /* the monitors cross the helper protocol */
+    size_t n = 0;
+    REQUIRE(env.ops->monitors(env.p, &m, &n, &e) == PG_OK);
+    CHECK(n >= 1 && m[0].r.w > 0 && m[0].name[0]);
+    free(m);
 }
 
 PG_TEST(unknown_window_is_notfound_with_the_backends_own_message) {

@@ -910,6 +910,37 @@ static void t_wheel_and_drag(int *pg_failed_, int mode) {
     (void)mode;
 }
 
+/* Monitors from RandR: Xvfb has one for its screen; two defined the way
+ * `xrandr --setmonitor` does (what a multi-head desktop reports) are listed
+ * with their names and rectangles, and removed again. */
+static void t_monitors(int *pg_failed_, int mode) {
+    pg_error e;
+    pg_monitor *m = NULL;
+    size_t n = 0;
+    REQUIRE(env.ops->monitors(env.p, &m, &n, &e) == PG_OK);
+    REQUIRE(n >= 1);
+    CHECK(m[0].r.w == 1920 && m[0].r.h == 1080);
+    free(m);
+    char cmd[512]; /* what an admin types: xrandr --setmonitor NAME W/MMxH/MM+X+Y none */
+    snprintf(cmd, sizeof cmd,
+             "DISPLAY=%s xrandr --setmonitor PG-LEFT 960/300x1080/340+0+0 none && "
+             "DISPLAY=%s xrandr --setmonitor PG-RIGHT 960/300x1080/340+960+0 none",
+             env.dpy, env.dpy);
+    REQUIRE(system(cmd) == 0);
+    REQUIRE(env.ops->monitors(env.p, &m, &n, &e) == PG_OK);
+    bool left = false, right = false;
+    for (size_t i = 0; i < n; i++) {
+        left |= !strcmp(m[i].name, "PG-LEFT") && m[i].r.x == 0 && m[i].r.w == 960;
+        right |= !strcmp(m[i].name, "PG-RIGHT") && m[i].r.x == 960 && m[i].r.w == 960;
+    }
+    free(m);
+    CHECK(left && right);
+    snprintf(cmd, sizeof cmd, "DISPLAY=%s xrandr --delmonitor PG-LEFT && DISPLAY=%s xrandr --delmonitor PG-RIGHT",
+             env.dpy, env.dpy);
+    CHECK(system(cmd) == 0);
+    (void)mode;
+}
+
 static void t_type(int *pg_failed_, int mode) {
     pg_error e;
     app_state st = {0};
@@ -1257,6 +1288,7 @@ static void t_no_composite(int *pg_failed_, int mode) {
     PG_TEST(prefix##_a_title_longer_than_the_field_is_marked_cut) { SETUP(mode); t_long_titles(pg_failed_, mode); } \
     PG_TEST(prefix##_pointer_moves_and_clicks_reach_the_button) { SETUP(mode); t_pointer_and_click(pg_failed_, mode); } \
     PG_TEST(prefix##_wheel_drag_hover_and_triple_click_arrive_as_sent) { SETUP(mode); t_wheel_and_drag(pg_failed_, mode); } \
+    PG_TEST(prefix##_monitors_come_from_randr) { SETUP(mode); t_monitors(pg_failed_, mode); } \
     PG_TEST(prefix##_utf8_text_arrives_exactly) { SETUP(mode); t_type(pg_failed_, mode); } \
     PG_TEST(prefix##_chords_select_move_and_edit) { SETUP(mode); t_chords(pg_failed_, mode); } \
     PG_TEST(prefix##_typing_stops_when_the_focus_leaves_the_target) { SETUP(mode); t_focus_moves_while_typing(pg_failed_, mode); } \

@@ -302,6 +302,29 @@ static pg_err h_top_at(helper *h, const cJSON *args, cJSON **result, pg_blob *at
     return *result ? PG_OK : pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory");
 }
 
+static pg_err h_monitors(helper *h, const cJSON *args, cJSON **result, pg_blob *att, pg_error *e) {
+    (void)att;
+    pg_monitor *m = NULL;
+    size_t n = 0;
+    pg_err rc = pg_args_check(args, NULL, 0, e);
+    if (!rc) rc = h->ops->monitors(h->p, &m, &n, e);
+    if (rc) return rc;
+    *result = cJSON_CreateObject();
+    cJSON *a = *result ? cJSON_AddArrayToObject(*result, "monitors") : NULL;
+    for (size_t i = 0; a && i < n && i < 16; i++) {
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddItemToArray(a, o);
+        cJSON_AddStringToObject(o, "name", m[i].name);
+        cJSON_AddNumberToObject(o, "x", m[i].r.x);
+        cJSON_AddNumberToObject(o, "y", m[i].r.y);
+        cJSON_AddNumberToObject(o, "w", m[i].r.w);
+        cJSON_AddNumberToObject(o, "h", m[i].r.h);
+        cJSON_AddBoolToObject(o, "primary", m[i].primary);
+    }
+    free(m);
+    return a ? PG_OK : pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory");
+}
+
 static pg_err h_key(helper *h, const cJSON *args, cJSON **result, pg_blob *att, pg_error *e) {
     static const pg_arg_spec spec[] = {{"id", PG_ARG_INT, true}, {"chord", PG_ARG_STRING, true}};
     (void)result, (void)att;
@@ -352,7 +375,7 @@ static const struct {
 } handlers[] = {
     {"caps", h_caps},   {"list", h_list},           {"list_all", h_list_all},           {"capture_window", h_capture_window},
     {"capture_screen", h_capture_screen}, {"focus", h_focus}, {"pointer_move", h_pointer_move},
-    {"click", h_click}, {"scroll", h_scroll}, {"drag", h_drag}, {"top_at", h_top_at}, {"key", h_key},             {"type_text", h_type_text},
+    {"click", h_click}, {"scroll", h_scroll}, {"drag", h_drag}, {"top_at", h_top_at}, {"monitors", h_monitors}, {"key", h_key},             {"type_text", h_type_text},
     {"settle", h_settle}, {"responding", h_responding},
 };
 

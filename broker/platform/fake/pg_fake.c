@@ -44,6 +44,8 @@ struct pg_platform {
     void *after_capture_ctx;
     void (*on_list)(pg_fake *f, void *ctx);
     void *on_list_ctx;
+    pg_monitor monitors[4]; /* none set: the whole screen, "fake" */
+    size_t n_monitors;
     size_t list_limit; /* list_all stops after this many windows (0: no limit) */
     char lost[128]; /* the display went away: every call fails, lost() says why */
     bool no_wm;     /* responding() cannot ask: UNKNOWN */
@@ -359,6 +361,16 @@ static pg_err fake_drag(pg_platform *f, uint64_t id, const pg_point *path, size_
     return rc;
 }
 
+static pg_err fake_monitors(pg_platform *f, pg_monitor **out, size_t *n, pg_error *e) {
+    size_t k = f->n_monitors ? f->n_monitors : 1;
+    *out = calloc(k, sizeof **out);
+    if (!*out) return pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory");
+    if (f->n_monitors) memcpy(*out, f->monitors, k * sizeof **out);
+    else (*out)[0] = (pg_monitor){"fake", {f->sx, f->sy, f->sw, f->sh}, true};
+    *n = k;
+    return PG_OK;
+}
+
 /* The last (topmost) visible window containing the screen point. */
 static pg_err fake_top_at(pg_platform *f, int32_t x, int32_t y, uint64_t *id, pg_error *e) {
     pg_err rc = injected(f, "top_at", e);
@@ -431,6 +443,7 @@ const pg_platform_ops pg_fake_ops = {
     .scroll = fake_scroll,
     .drag = fake_drag,
     .top_at = fake_top_at,
+    .monitors = fake_monitors,
     .key = fake_key,
     .type_text = fake_type,
     .settle = fake_settle,
@@ -459,6 +472,14 @@ void pg_fake_lose_display(pg_fake *f, const char *why) { snprintf(f->lost, sizeo
 void pg_fake_display_down(bool down) { display_down = down; }
 
 /* ---- scripting ---- */
+
+void pg_fake_add_monitor(pg_fake *f, const char *name, int32_t x, int32_t y, uint32_t w, uint32_t h, bool primary) {
+    if (f->n_monitors == sizeof f->monitors / sizeof f->monitors[0]) return;
+    pg_monitor *m = &f->monitors[f->n_monitors++];
+    snprintf(m->name, sizeof m->name, "%s", name);
+    m->r = (pg_rect){x, y, w, h};
+    m->primary = primary;
+}
 
 void pg_fake_set_screen(pg_fake *f, int32_t origin_x, int32_t origin_y, uint32_t w, uint32_t h) {
     f->sx = origin_x, f->sy = origin_y, f->sw = w, f->sh = h;

@@ -38,6 +38,8 @@ typedef struct pg_platform pg_fake;
 
 /* The virtual screen: size and the screen coordinates of its top-left pixel. */
 void pg_fake_set_screen(pg_fake *f, int32_t origin_x, int32_t origin_y, uint32_t w, uint32_t h);
+/* Monitors (at most 4); none added: one, "fake", the whole screen. */
+void pg_fake_add_monitor(pg_fake *f, const char *name, int32_t x, int32_t y, uint32_t w, uint32_t h, bool primary);
 
 /* Adds a visible window on top of the others, filled with rgba (0xRRGGBBAA
  * as a number); returns its id (ids count up from 1000, never reused). */

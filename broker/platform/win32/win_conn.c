@@ -209,6 +209,7 @@ static const pg_platform_ops win_ops = {
     .scroll = win_scroll,
     .drag = win_drag,
     .top_at = win_top_at,
+    .monitors = win_monitors,
     .click = win_click,
     .key = win_key,
     .type_text = win_type_text,

@@ -139,6 +139,42 @@ static pg_err check_cover(HWND h, POINT pt, pg_error *e) {
                         pt.x, pt.y, who);
 }
 
+typedef struct {
+    pg_monitor *m;
+    size_t n, cap;
+} monitor_list;
+
+static BOOL CALLBACK one_monitor(HMONITOR h, HDC dc, LPRECT r, LPARAM lp) {
+    (void)dc, (void)r;
+    monitor_list *l = (monitor_list *)lp;
+    MONITORINFOEXW mi = {0};
+    mi.cbSize = sizeof mi;
+    if (l->n == l->cap || !GetMonitorInfoW(h, (MONITORINFO *)&mi)) return TRUE;
+    pg_monitor *m = &l->m[l->n++];
+    WideCharToMultiByte(CP_UTF8, 0, mi.szDevice, -1, m->name, (int)sizeof m->name, NULL, NULL);
+    m->name[sizeof m->name - 1] = 0;
+    m->r = (pg_rect){mi.rcMonitor.left, mi.rcMonitor.top, (uint32_t)(mi.rcMonitor.right - mi.rcMonitor.left),
+                     (uint32_t)(mi.rcMonitor.bottom - mi.rcMonitor.top)};
+    m->primary = (mi.dwFlags & MONITORINFOF_PRIMARY) != 0;
+    return TRUE;
+}
+
+pg_err win_monitors(pg_platform *p, pg_monitor **out, size_t *n, pg_error *e) {
+    monitor_list l = {calloc(16, sizeof *l.m), 0, 16};
+    if (!l.m) return pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory");
+    EnumDisplayMonitors(NULL, NULL, one_monitor, (LPARAM)&l);
+    if (l.n == 0) { /* none reported: the virtual screen is the one */
+        snprintf(l.m[0].name, sizeof l.m[0].name, "screen");
+        l.m[0].r = (pg_rect){GetSystemMetrics(SM_XVIRTUALSCREEN), GetSystemMetrics(SM_YVIRTUALSCREEN),
+                             (uint32_t)GetSystemMetrics(SM_CXVIRTUALSCREEN), (uint32_t)GetSystemMetrics(SM_CYVIRTUALSCREEN)};
+        l.m[0].primary = true;
+        l.n = 1;
+    }
+    *out = l.m;
+    *n = l.n;
+    return PG_OK;
+}
+
 pg_err win_top_at(pg_platform *p, int32_t x, int32_t y, uint64_t *id, pg_error *e) {
     POINT pt = {x, y};
     HWND hit = WindowFromPoint(pt);

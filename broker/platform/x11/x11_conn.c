@@ -387,6 +387,7 @@ static const pg_platform_ops x11_ops = {
     .scroll = x11_scroll,
     .drag = x11_drag,
     .top_at = x11_top_at,
+    .monitors = x11_monitors,
     .click = x11_click,
     .key = x11_key,
     .type_text = x11_type_text,

@@ -171,6 +171,7 @@ pg_err x11_focus(pg_platform *p, uint64_t id, pg_error *e);
 pg_err x11_pointer_move(pg_platform *p, uint64_t id, int32_t x, int32_t y, pg_error *e);
 pg_err x11_click(pg_platform *p, uint64_t id, int32_t x, int32_t y, pg_button b, int count,
                  pg_error *e);
+pg_err x11_monitors(pg_platform *p, pg_monitor **out, size_t *n, pg_error *e);
 pg_err x11_top_at(pg_platform *p, int32_t x, int32_t y, uint64_t *id, pg_error *e);
 pg_err x11_scroll(pg_platform *p, uint64_t id, int32_t x, int32_t y, int32_t dx, int32_t dy, pg_error *e);
 pg_err x11_drag(pg_platform *p, uint64_t id, const pg_point *path, size_t n, pg_button b, uint32_t hold_ms,
