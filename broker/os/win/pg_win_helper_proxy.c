@@ -630,7 +630,7 @@ static pg_err dec_monitors(proxy *x, const cJSON *result, pg_msg *m, void *out, 
                                       {"w", PG_ARG_INT, true},       {"h", PG_ARG_INT, true}, {"primary", PG_ARG_BOOL, true}};
     for (int i = 0; i < n && !rc; i++) {
         const cJSON *o = cJSON_GetArrayItem(a, i);
-        int64_t px, py, pw, ph;
+        int64_t px = 0, py = 0, pw = 0, ph = 0;
         rc = check_fields(o, one, 6, "monitor", e);
         if (!rc && (!int_in(o, "x", INT32_MIN, INT32_MAX, &px) || !int_in(o, "y", INT32_MIN, INT32_MAX, &py) ||
                     !int_in(o, "w", 0, PG_WIN_HELPER_MAX_DIM * 16, &pw) || !int_in(o, "h", 0, PG_WIN_HELPER_MAX_DIM * 16, &ph)))
