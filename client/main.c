@@ -121,8 +121,9 @@ static int run_one(const pg_opdecl *d, int argc, char **argv, const char *addres
         rc = pg_session_call(&s, &req, &result, &details, &e);
         pg_session_close(&s);
     }
-    /* A failed assertion still prints its measurements on stdout. */
-    if (PG_ERR_IS_VERDICT(rc) && details) pg_cli_print_json(details);
+    /* A failed assertion, and a wait that ran out (its last frame, how long
+     * it waited), still print their measurements on stdout. */
+    if ((PG_ERR_IS_VERDICT(rc) || rc == PG_E_TIMEOUT) && details) pg_cli_print_json(details);
     if (rc) pg_cli_print_error(&e, details, 0, 0);
     else pg_cli_print_json(result);
     cJSON_Delete(result);

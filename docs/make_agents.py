@@ -15,7 +15,8 @@ You drive GUIs through `pixelgate`, one piped call per operation. You never get 
 paths: a snapshot gives you an opaque token (`cap:...`) that only you can use, and only through
 the broker. Every call prints **one JSON object on stdout** and exits with a code from the table
 below; on failure **stderr holds one JSON error** with a `recovery_tip`. A check that ran and
-said no (exit 1) still prints its measurements on stdout.
+said no (exit 1), and a wait that ran out (exit 6: its last frame's token, how long it waited),
+still print their measurements on stdout.
 
 Use pixelgate, not screenshots of your own (`import`, `xwd`, `scrot`) and not the broker's files:
 pixelgate is the sanctioned, audited path. What you may do is the administrator's policy

@@ -80,8 +80,10 @@ AS click --window "$W" --template "$BTN" >/dev/null
 check "click --template presses the button (clicks == 2)" pg_state_is .clicks 2
 out=$(AS wait-for --window "$W" --text "Clicked 2" --timeout 10)
 check "wait-for sees the new label" test "$(jq .found <<<"$out")" = true
-AS wait-for --window "$W" --text "Clicked 50" --timeout 1.5 >/dev/null 2>"$PG_TMP/e"
+out=$(AS wait-for --window "$W" --text "Clicked 50" --timeout 1.5 2>"$PG_TMP/e")
 check "wait-for of text that never comes exits 6" test $? = 6
+check "...and prints its measurements on stdout, as exit 1 does (the last frame's token)" \
+    test "$(jq -r '.token[0:4]' <<<"$out")" = "cap:"
 AS click --window "$W" --text "No such label" >/dev/null 2>&1
 check "click --text on absent text exits 4" test $? = 4
 
