@@ -269,6 +269,19 @@ static void into_own_popup(pg_call *c, pg_window *w, int64_t *x, int64_t *y, cJS
     free(all);
 }
 
+/* Where a pointer verb goes, shared by click, move and scroll: (x,y) as
+ * given, or (locate) at the text or template found; inside w; and into the
+ * program's own popup when one is on top there (*target says which window). */
+static pg_err aim_at(pg_call *c, const aim_spec *aim, bool locate_it, const pg_window *w, cJSON *r, int64_t *x,
+                     int64_t *y, pg_window *target, pg_error *e) {
+    pg_err rc = locate_it ? locate(c, aim, w, r, x, y, e) : PG_OK;
+    if (!rc) rc = outside(*x, *y, w, e);
+    if (rc) return rc;
+    *target = *w;
+    into_own_popup(c, target, x, y, r);
+    return PG_OK;
+}
+
 static const char *how_located(const aim_spec *a) {
     return a->text ? ", located by OCR" : ", located by template";
 }
@@ -284,11 +297,9 @@ static pg_err do_click(pg_call *c, const void *args, const pg_window *w, cJSON *
                             "click takes --offset only with --text or --template");
     int64_t x = a->at.x, y = a->at.y;
     aim_spec aim = {a->text, &a->template, a->offset};
-    pg_err rc = PG_OK;
-    if (!a->has_at && !a->has_control && (rc = locate(c, &aim, w, r, &x, &y, e))) return rc;
-    if ((rc = outside(x, y, w, e))) return rc;
-    pg_window target = *w;
-    into_own_popup(c, &target, &x, &y, r);
+    pg_window target;
+    pg_err rc = aim_at(c, &aim, !a->has_at && !a->has_control, w, r, &x, &y, &target, e);
+    if (rc) return rc;
     int count = (int)a->count;
     snprintf(c->audit.detail, sizeof c->audit.detail, "click %lld,%lld %s x%d%s", (long long)x, (long long)y, bname,
              count, a->has_at ? "" : a->has_control ? ", a layout control" : how_located(&aim));
@@ -309,11 +320,9 @@ static pg_err do_move(pg_call *c, const void *args, const pg_window *w, cJSON *r
                             "move takes --offset only with --text or --template");
     int64_t x = a->at.x, y = a->at.y;
     aim_spec aim = {a->text, &a->template, a->offset};
-    pg_err rc = PG_OK;
-    if (!a->has_at && (rc = locate(c, &aim, w, r, &x, &y, e))) return rc;
-    if ((rc = outside(x, y, w, e))) return rc;
-    pg_window target = *w;
-    into_own_popup(c, &target, &x, &y, r);
+    pg_window target;
+    pg_err rc = aim_at(c, &aim, !a->has_at, w, r, &x, &y, &target, e);
+    if (rc) return rc;
     snprintf(c->audit.detail, sizeof c->audit.detail, "move %lld,%lld%s", (long long)x, (long long)y,
              a->has_at ? "" : how_located(&aim));
     rc = pg_call_intent(c, e);
@@ -335,11 +344,9 @@ static pg_err do_scroll(pg_call *c, const void *args, const pg_window *w, cJSON 
     int64_t x = a->has_at ? (int64_t)a->at.x : (int64_t)(w->width / 2);
     int64_t y = a->has_at ? (int64_t)a->at.y : (int64_t)(w->height / 2);
     aim_spec aim = {a->text, &a->template, a->offset};
-    pg_err rc = PG_OK;
-    if (located && (rc = locate(c, &aim, w, r, &x, &y, e))) return rc;
-    if ((rc = outside(x, y, w, e))) return rc;
-    pg_window target = *w;
-    into_own_popup(c, &target, &x, &y, r);
+    pg_window target;
+    pg_err rc = aim_at(c, &aim, located, w, r, &x, &y, &target, e);
+    if (rc) return rc;
     char dname[16];
     pg_enum_name(pg_opdecl_arg(&pg_opdecls[PG_OPI_scroll], "direction")->values, a->direction, dname, sizeof dname);
     int32_t n = (int32_t)a->notches;
