@@ -140,6 +140,7 @@ void pg_broker_fini(pg_broker *b) {
     watch_stop(b);
     if (b->refusals && b->audit) pg_refusals_drain(b->refusals, record_coalesced, b);
     pg_refusals_free(b->refusals);
+    if (b->audit) pg_broker_release_held_locked(b, "the broker stopped"); /* the workers have ended */
     if (b->plat) b->plat_ops->close(b->plat);
     b->plat = NULL;
     for (unsigned i = 0; i < PG_PLAT_READERS_MAX; i++) {
@@ -365,6 +366,39 @@ pg_err pg_broker_plat_lock(pg_broker *b, pg_error *e) {
         return no_display(b, e);
     }
     return PG_OK;
+}
+
+void pg_broker_release_held_locked(pg_broker *b, const char *why) {
+    pg_held *h = &b->held;
+    if (!h->on) return;
+    char what[160], detail[256];
+    pg_held_describe(h, what, sizeof what);
+    snprintf(detail, sizeof detail, "released %.160s: %.80s", what, why);
+    pg_error e;
+    for (unsigned btn = 3; btn >= 1 && b->plat; btn--)
+        if (h->buttons & (1u << btn)) {
+            pg_hold up = {.button = (pg_button)btn};
+            if (b->plat_ops->hold(b->plat, &up, &e)) pg_log(PG_LOG_WARN, "releasing a held button: %s", e.message);
+        }
+    for (size_t i = h->n_keys; i-- > 0 && b->plat;) {
+        pg_hold up = {.is_key = true};
+        snprintf(up.key, sizeof up.key, "%s", h->keys[i]);
+        if (b->plat_ops->hold(b->plat, &up, &e)) pg_log(PG_LOG_WARN, "releasing held key %s: %s", h->keys[i], e.message);
+    }
+    pg_audit_window win = {h->window, NULL, NULL};
+    pg_audit_event ev = {.principal = {.uid = h->uid, .user = h->user, .pid = h->pid},
+                         .op = "release_held",
+                         .window = &win,
+                         .disposition = {.kind = "input", .detail = detail},
+                         .outcome = PG_OK};
+    if (pg_audit_append(b->audit, &ev, &e)) pg_log(PG_LOG_ERROR, "audit: %s", e.message);
+    *h = (pg_held){0};
+}
+
+void pg_broker_release_held(pg_broker *b, const void *conn) {
+    pthread_mutex_lock(&b->plat_lock);
+    if (b->held.on && b->held.holder == conn) pg_broker_release_held_locked(b, "the connection that held them ended");
+    pthread_mutex_unlock(&b->plat_lock);
 }
 
 void pg_broker_plat_unlock(pg_broker *b) {

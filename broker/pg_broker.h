@@ -21,6 +21,7 @@
 #include "pg_approval.h"
 #include "pg_baseline.h"
 #include "pg_opdecl.h"
+#include "pg_held.h"
 #include "pg_platform.h"
 #include "pg_policy.h"
 #include "pg_proto.h"
@@ -96,6 +97,7 @@ typedef struct {
     char plat_error[PG_ERR_MSG_MAX]; /* why plat is NULL */
     char display[128];
     pthread_mutex_t plat_lock;
+    pg_held held;                /* keys and buttons held down and the connection holding them (under plat_lock) */
     pg_display disp;
     pg_plat_reader readers[PG_PLAT_READERS_MAX];
     unsigned n_readers;          /* 0: every platform call goes through plat */
@@ -326,6 +328,12 @@ int pg_broker_verify_audit(const char *path, const char *anchor);
  * connection that was lost during the call (pg_platform_ops.lost): it is
  * closed and the display marked lost. */
 pg_err pg_broker_plat_lock(pg_broker *b, pg_error *e);
+/* Lets go of every key and button held (pg_held.h), buttons first, keys in
+ * the reverse of their order, and records it in the audit log as the
+ * holder's input, with why ("the connection ended"). plat_lock held. */
+void pg_broker_release_held_locked(pg_broker *b, const char *why);
+/* The end of a connection: releases what it held (takes plat_lock). */
+void pg_broker_release_held(pg_broker *b, const void *conn);
 void pg_broker_plat_unlock(pg_broker *b);
 /* A connection for reading pixels and windows: a free reader (the main
  * connection when the broker has none), locked; *out is released with

@@ -251,6 +251,7 @@ static void *worker(void *arg) {
         bool finish = false;
         while (serve_one(w, &finish)) {
         }
+        pg_broker_release_held(w->b, w->conn); /* nothing stays pressed after its connection */
         if (finish) pg_conn_finish(w->conn, REFUSE_MS);
         else pg_conn_close(w->conn);
         pthread_mutex_lock(&S.lock);

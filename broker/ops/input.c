@@ -1,6 +1,9 @@
-/* focus, click, move, scroll, drag, key, type: input through the platform
- * backend, always aimed at a window the broker resolved itself and the
- * policy lets input reach. */
+/* focus, click, move, scroll, drag, key, type, and the held keys and
+ * buttons (key-down, key-up, mouse-down, mouse-up): input through the
+ * platform backend, always aimed at a window the broker resolved itself and
+ * the policy lets input reach. What is held belongs to one connection
+ * (b->held, pg_held.h): while it holds anything, every other connection's
+ * input is refused BUSY. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -116,13 +119,36 @@ static cJSON *in_json(const in_token *t) {
     return o;
 }
 
+/* The input lock (platform lock held): refused while another connection
+ * holds keys or buttons down; they would change what this input means. */
+static pg_err input_free(pg_call *c, pg_error *e) {
+    if (!pg_held_by_other(&c->b->held, c->conn)) return PG_OK;
+    char what[256];
+    pg_held_describe(&c->b->held, what, sizeof what);
+    return pg_error_set(e, PG_E_BUSY, "retry once the other session lets go (its keys are released when it ends)",
+                        "another connection holds %s down on the display: input waits until it lets go", what);
+}
+
+/* "held": what this connection holds now. */
+static cJSON *held_json(const pg_call *c) {
+    cJSON *a = cJSON_CreateArray();
+    const pg_held *h = &c->b->held;
+    if (!h->on || h->holder != c->conn) return a;
+    for (size_t i = 0; i < h->n_keys; i++) cJSON_AddItemToArray(a, cJSON_CreateString(h->keys[i]));
+    static const char *const names[] = {"?", "left button", "middle button", "right button"};
+    for (unsigned b = 1; b <= 3; b++)
+        if (h->buttons & (1u << b)) cJSON_AddItemToArray(a, cJSON_CreateString(names[b]));
+    return a;
+}
+
 /* rcpt: the op's --expect-change, or NULL (focus has none). */
 static pg_err with_target(pg_call *c, const pg_target *t, const void *a, input_fn fn, pg_receipt *rcpt,
                           const in_token *in, pg_error *e) {
     pg_window w;
     pg_err rc = pg_call_plat_input(c, e);
     if (rc) return rc;
-    rc = pg_call_resolve_window(c, t, &w, e);
+    rc = input_free(c, e);
+    if (!rc) rc = pg_call_resolve_window(c, t, &w, e);
     cJSON *r = NULL;
     c->audit.kind = "input";
     if (!rc) {
@@ -406,15 +432,64 @@ static pg_err do_drag(pg_call *c, const void *args, const pg_window *w, cJSON *r
     return PG_OK;
 }
 
+/* The chord as the display will see it, judged whole: the held modifiers
+ * are down while it goes out ("ctrl+alt+Delete" built from key-down ctrl,
+ * key-down alt and key Delete is refused like the chord itself). */
+static pg_err check_with_held(pg_call *c, const char *chord, pg_error *e) {
+    if (!c->b->held.on) return PG_OK;
+    char whole[384];
+    if (!pg_held_chord(&c->b->held, chord, whole, sizeof whole))
+        return pg_error_set(e, PG_E_BADINPUT, NULL, "the chord with the held keys is too long");
+    return c->b->plat_ops->key_check(c->plat, whole, e);
+}
+
+/* key --hold MS: every part of the chord down in order, the wait, and
+ * every part up in reverse, whatever failed after the first press. */
+static pg_err hold_chord(pg_call *c, const pg_window *w, const char *chord, uint32_t ms, pg_error *e) {
+    char parts[9][64];
+    size_t n = pg_held_split(chord, parts, 9);
+    pg_err rc = c->b->plat_ops->key_check(c->plat, chord, e);
+    size_t down = 0;
+    for (; !rc && down < n; down++) {
+        pg_hold h = {.id = w->id, .down = true, .is_key = true};
+        snprintf(h.key, sizeof h.key, "%s", parts[down]);
+        if (pg_held_has_key(&c->b->held, h.key)) continue; /* already down: stays as it is */
+        rc = c->b->plat_ops->hold(c->plat, &h, e);
+        if (rc) break;
+    }
+    if (!rc) pg_sleep_ms(ms);
+    for (size_t i = down; i-- > 0;) {
+        pg_hold h = {.is_key = true};
+        snprintf(h.key, sizeof h.key, "%s", parts[i]);
+        if (pg_held_has_key(&c->b->held, h.key)) continue;
+        pg_error ignored;
+        pg_err up = c->b->plat_ops->hold(c->plat, &h, rc ? &ignored : e);
+        if (!rc) rc = up;
+    }
+    return rc;
+}
+
 static pg_err do_key(pg_call *c, const void *args, const pg_window *w, cJSON *r, pg_error *e) {
     const pg_args_key *a = args;
+    if (a->has_hold && a->repeat > 1)
+        return pg_error_set(e, PG_E_USAGE, "hold once, or press several times", "--hold and --repeat do not go together");
     snprintf(c->audit.detail, sizeof c->audit.detail, "key %.200s", a->chord);
     if (a->repeat > 1)
         snprintf(c->audit.detail + strlen(c->audit.detail), sizeof c->audit.detail - strlen(c->audit.detail), " x%lld",
                  (long long)a->repeat);
-    pg_err rc = pg_call_intent(c, e);
-    int64_t done = 0;
-    while (!rc && done < a->repeat && !(rc = c->b->plat_ops->key(c->plat, w->id, a->chord, e))) done++;
+    if (a->has_hold)
+        snprintf(c->audit.detail + strlen(c->audit.detail), sizeof c->audit.detail - strlen(c->audit.detail),
+                 " held %lld ms", (long long)a->hold);
+    pg_err rc = check_with_held(c, a->chord, e);
+    char chord[256]; /* without the modifiers already held: they stay down */
+    pg_held_strip(&c->b->held, a->chord, chord, sizeof chord);
+    if (!rc) rc = pg_call_intent(c, e);
+    if (!rc && a->has_hold) {
+        rc = hold_chord(c, w, chord, (uint32_t)a->hold, e);
+        if (!rc) cJSON_AddNumberToObject(r, "held_ms", (double)a->hold);
+    }
+    int64_t done = a->has_hold ? a->repeat : 0;
+    while (!rc && done < a->repeat && !(rc = c->b->plat_ops->key(c->plat, w->id, chord, e))) done++;
     if (rc && done) /* the presses that went out are part of the answer */
         snprintf(e->message + strlen(e->message), sizeof e->message - strlen(e->message),
                  " (after %lld of %lld presses)", (long long)done, (long long)a->repeat);
@@ -443,6 +518,9 @@ typedef struct {
 static pg_err do_type(pg_call *c, const void *args, const pg_window *w, cJSON *r, pg_error *e) {
     const pg_args_type *a = args;
     const type_at *t = args;
+    if (c->b->held.n_keys)
+        return pg_error_set(e, PG_E_USAGE, "let go of the held keys first (key-up --all)",
+                            "type chooses its own modifiers per character: not while keys are held");
     if (a->has_control && (t->x < 0 || t->y < 0 || t->x >= w->width || t->y >= w->height))
         return pg_error_set(e, PG_E_BADINPUT, "take a fresh layout: the window changed size",
                             "control %lld is outside the %ux%u window", (long long)a->control, w->width, w->height);
@@ -547,4 +625,261 @@ pg_err pg_op_type(pg_call *c, const pg_args_type *a, pg_error *e) {
     if (rc) return rc;
     pg_receipt rcpt = PG_RECEIPT_OF(a);
     return with_target(c, &t, &b, do_type, &rcpt, NULL, e);
+}
+
+/* ---- held keys and buttons ---- */
+
+static pg_err do_key_down(pg_call *c, const void *args, const pg_window *w, cJSON *r, pg_error *e) {
+    const pg_args_key_down *a = args;
+    pg_held *h = &c->b->held;
+    if (pg_held_has_key(h, a->key))
+        return pg_error_set(e, PG_E_USAGE, "key-up it first, or go on: it is down", "%s is held already", a->key);
+    if (h->n_keys == PG_HELD_MAX)
+        return pg_error_set(e, PG_E_USAGE, "let go of some first (key-up)", "at most %d keys are held at once",
+                            PG_HELD_MAX);
+    /* Judged with what is held, either way round: the key with the held
+     * modifiers, and a new modifier with every held key. */
+    pg_held after = *h;
+    pg_held_add_key(&after, a->key);
+    pg_err rc = PG_OK;
+    for (size_t i = 0; i < after.n_keys && !rc; i++)
+        if (!pg_held_is_modifier(after.keys[i]) && h->on) {
+            char whole[384];
+            if (!pg_held_chord(&after, after.keys[i], whole, sizeof whole))
+                rc = pg_error_set(e, PG_E_BADINPUT, NULL, "the chord with the held keys is too long");
+            else rc = c->b->plat_ops->key_check(c->plat, whole, e);
+        }
+    snprintf(c->audit.detail, sizeof c->audit.detail, "key-down %s", a->key);
+    if (!rc) rc = pg_call_intent(c, e);
+    pg_hold press = {.id = w->id, .down = true, .is_key = true};
+    snprintf(press.key, sizeof press.key, "%s", a->key);
+    if (!rc) rc = c->b->plat_ops->hold(c->plat, &press, e);
+    if (rc) return rc;
+    pg_held_claim(h, c->conn, c->peer->uid, c->peer->user, c->peer->pid, w->id);
+    pg_held_add_key(h, a->key);
+    cJSON_AddStringToObject(r, "pressed", a->key);
+    cJSON_AddItemToObject(r, "held", held_json(c));
+    return PG_OK;
+}
+
+pg_err pg_op_key_down(pg_call *c, const pg_args_key_down *a, pg_error *e) {
+    pg_target t = PG_TARGET_OF(a);
+    return with_target(c, &t, a, do_key_down, NULL, NULL, e);
+}
+
+/* A release of what this connection holds, with no window (platform lock
+ * held): it goes out wherever the focus or the pointer is. */
+static pg_err let_go(pg_call *c, const pg_hold *up, pg_error *e) {
+    pg_err rc = pg_call_intent(c, e);
+    if (!rc) rc = c->b->plat_ops->hold(c->plat, up, e);
+    return rc;
+}
+
+static pg_err release_keys(pg_call *c, const pg_args_key_up *a, cJSON *released, pg_error *e) {
+    pg_held *h = &c->b->held;
+    if (a->all) {
+        pg_err rc = pg_call_intent(c, e);
+        if (!rc) pg_broker_release_held_locked(c->b, "key-up --all");
+        return rc;
+    }
+    if (!pg_held_has_key(h, a->key) || h->holder != c->conn)
+        return pg_error_set(e, PG_E_BADINPUT, "key-up names a key you hold (cursor lists them)",
+                            "%s is not held by this connection", a->key);
+    pg_hold up = {.is_key = true};
+    snprintf(up.key, sizeof up.key, "%s", a->key);
+    pg_err rc = let_go(c, &up, e);
+    if (!rc) pg_held_remove_key(h, a->key), cJSON_AddItemToArray(released, cJSON_CreateString(a->key));
+    return rc;
+}
+
+pg_err pg_op_key_up(pg_call *c, const pg_args_key_up *a, pg_error *e) {
+    pg_err rc = pg_call_plat_input(c, e);
+    if (rc) return rc;
+    c->audit.kind = "input";
+    snprintf(c->audit.detail, sizeof c->audit.detail, "key-up %s", a->all ? "--all" : a->key);
+    cJSON *released = cJSON_CreateArray();
+    rc = input_free(c, e);
+    if (!rc && a->all) { /* everything, as pg_broker_release_held_locked records it */
+        cJSON *now = held_json(c);
+        cJSON *item;
+        cJSON_ArrayForEach(item, now) cJSON_AddItemToArray(released, cJSON_CreateString(item->valuestring));
+        cJSON_Delete(now);
+    }
+    if (!rc) rc = release_keys(c, a, released, e);
+    cJSON *held = rc ? NULL : held_json(c);
+    pg_call_plat_done(c);
+    if (rc) {
+        cJSON_Delete(released);
+        return rc;
+    }
+    c->result = cJSON_CreateObject();
+    cJSON_AddItemToObject(c->result, "released", released);
+    cJSON_AddItemToObject(c->result, "held", held);
+    return PG_OK;
+}
+
+static pg_err do_mouse_down(pg_call *c, const void *args, const pg_window *w, cJSON *r, pg_error *e) {
+    const pg_args_mouse_down *a = args;
+    pg_held *h = &c->b->held;
+    pg_button b = buttons[a->button];
+    if (h->on && (h->buttons & (1u << b)))
+        return pg_error_set(e, PG_E_USAGE, "mouse-up it first", "that button is held already");
+    int64_t x = a->at.x, y = a->at.y;
+    pg_window target = *w;
+    pg_err rc = PG_OK;
+    if (a->has_at) {
+        aim_spec none = {0};
+        rc = aim_at(c, &none, false, w, r, &x, &y, &target, e);
+    } else { /* where the pointer is: it must be over the window (checked again by the backend) */
+        int32_t sx = 0, sy = 0;
+        rc = c->b->plat_ops->pointer_at(c->plat, &sx, &sy, e);
+        x = (int64_t)sx - w->x, y = (int64_t)sy - w->y;
+        if (!rc) rc = outside(x, y, w, e);
+    }
+    if (rc) return rc;
+    char bname[16];
+    pg_enum_name(pg_opdecl_arg(&pg_opdecls[PG_OPI_mouse_down], "button")->values, a->button, bname, sizeof bname);
+    snprintf(c->audit.detail, sizeof c->audit.detail, "mouse-down %s at %lld,%lld%s", bname, (long long)x, (long long)y,
+             a->has_at ? "" : ", where the pointer was");
+    rc = pg_call_intent(c, e);
+    pg_hold press = {.id = target.id, .down = true, .button = b, .at = a->has_at, .x = (int32_t)x, .y = (int32_t)y};
+    if (!rc) rc = c->b->plat_ops->hold(c->plat, &press, e);
+    if (rc) return rc;
+    pg_held_claim(h, c->conn, c->peer->uid, c->peer->user, c->peer->pid, target.id);
+    pg_held_add_button(h, b);
+    cJSON *k = cJSON_AddObjectToObject(r, "pressed");
+    cJSON_AddNumberToObject(k, "x", (double)x);
+    cJSON_AddNumberToObject(k, "y", (double)y);
+    cJSON_AddStringToObject(k, "button", bname);
+    cJSON_AddItemToObject(r, "held", held_json(c));
+    return PG_OK;
+}
+
+pg_err pg_op_mouse_down(pg_call *c, const pg_args_mouse_down *a, pg_error *e) {
+    pg_target t = PG_TARGET_OF(a);
+    pg_args_mouse_down b = *a;
+    in_token in = {0};
+    pg_err rc = one_point_in(c, a->in, a->has_at, &b.at, &in, &t, e);
+    return rc ? rc : with_target(c, &t, &b, do_mouse_down, NULL, &in, e);
+}
+
+static pg_err held_button(pg_call *c, pg_button b, pg_error *e) {
+    const pg_held *h = &c->b->held;
+    if (h->on && h->holder == c->conn && (h->buttons & (1u << b))) return PG_OK;
+    return pg_error_set(e, PG_E_BADINPUT, "mouse-up lets go of a button mouse-down pressed on this connection",
+                        "that button is not held by this connection");
+}
+
+static pg_err do_mouse_up(pg_call *c, const void *args, const pg_window *w, cJSON *r, pg_error *e) {
+    const pg_args_mouse_up *a = args;
+    pg_button b = buttons[a->button];
+    pg_err rc = held_button(c, b, e);
+    int64_t x = a->at.x, y = a->at.y;
+    pg_window target = *w;
+    aim_spec none = {0};
+    if (!rc) rc = aim_at(c, &none, false, w, r, &x, &y, &target, e);
+    char bname[16];
+    pg_enum_name(pg_opdecl_arg(&pg_opdecls[PG_OPI_mouse_up], "button")->values, a->button, bname, sizeof bname);
+    snprintf(c->audit.detail, sizeof c->audit.detail, "mouse-up %s at %lld,%lld", bname, (long long)x, (long long)y);
+    if (!rc) rc = pg_call_intent(c, e);
+    pg_hold up = {.id = target.id, .button = b, .at = true, .x = (int32_t)x, .y = (int32_t)y};
+    if (!rc) rc = c->b->plat_ops->hold(c->plat, &up, e);
+    if (rc) return rc;
+    pg_held_remove_button(&c->b->held, b);
+    cJSON *k = cJSON_AddObjectToObject(r, "released");
+    cJSON_AddStringToObject(k, "button", bname);
+    cJSON_AddNumberToObject(k, "x", (double)x);
+    cJSON_AddNumberToObject(k, "y", (double)y);
+    cJSON_AddItemToObject(r, "held", held_json(c));
+    return PG_OK;
+}
+
+/* mouse-up without a point: the button comes up where the pointer is. */
+static pg_err mouse_up_in_place(pg_call *c, const pg_args_mouse_up *a, pg_error *e) {
+    pg_err rc = pg_call_plat_input(c, e);
+    if (rc) return rc;
+    c->audit.kind = "input";
+    char bname[16];
+    pg_enum_name(pg_opdecl_arg(&pg_opdecls[PG_OPI_mouse_up], "button")->values, a->button, bname, sizeof bname);
+    snprintf(c->audit.detail, sizeof c->audit.detail, "mouse-up %s where the pointer is", bname);
+    pg_button b = buttons[a->button];
+    rc = input_free(c, e);
+    if (!rc) rc = held_button(c, b, e);
+    pg_hold up = {.button = b};
+    if (!rc) rc = let_go(c, &up, e);
+    if (!rc) pg_held_remove_button(&c->b->held, b);
+    cJSON *held = rc ? NULL : held_json(c);
+    pg_call_plat_done(c);
+    if (rc) return rc;
+    c->result = cJSON_CreateObject();
+    cJSON_AddStringToObject(cJSON_AddObjectToObject(c->result, "released"), "button", bname);
+    cJSON_AddItemToObject(c->result, "held", held);
+    cJSON_AddNullToObject(c->result, "window");
+    return PG_OK;
+}
+
+pg_err pg_op_mouse_up(pg_call *c, const pg_args_mouse_up *a, pg_error *e) {
+    pg_target t = PG_TARGET_OF(a);
+    bool targeted = a->window || a->has_id || a->in;
+    if ((a->window != NULL) + a->has_id + (a->in != NULL) > 1)
+        return pg_error_set(e, PG_E_USAGE, "name the window once", "give one of --window, --id and --in");
+    if (targeted != a->has_at)
+        return pg_error_set(e, PG_E_USAGE, "mouse-up --window W --at X,Y, or mouse-up alone (where the pointer is)",
+                            "a window and --at go together");
+    if (!targeted) return mouse_up_in_place(c, a, e);
+    pg_args_mouse_up b = *a;
+    in_token in = {0};
+    pg_err rc = one_point_in(c, a->in, a->has_at, &b.at, &in, &t, e);
+    return rc ? rc : with_target(c, &t, &b, do_mouse_up, NULL, &in, e);
+}
+
+/* ---- cursor ---- */
+
+/* The window at screen point (sx,sy) when it is the caller's own and the
+ * policy lets input reach it (platform lock held): *found says so. */
+static pg_err own_window_at(pg_call *c, int32_t sx, int32_t sy, pg_window *out, bool *found, pg_error *e) {
+    *found = false;
+    uint64_t top = 0;
+    pg_err rc = c->b->plat_ops->top_at(c->plat, sx, sy, &top, e);
+    if (rc || top == 0) return rc;
+    pg_window *all = NULL;
+    size_t n = 0;
+    bool complete;
+    rc = c->b->plat_ops->list_all(c->plat, &all, &n, &complete, e);
+    for (size_t i = 0; !rc && i < n; i++) {
+        if (all[i].id != top) continue;
+        bool same_owner = false;
+        pg_error why;
+        *found = pg_broker_input_target(&all[i], c->peer, &same_owner, &why) == PG_OK && same_owner &&
+                 !pg_call_window_denied(c, &all[i], all, n);
+        if (*found) *out = all[i];
+        break;
+    }
+    free(all);
+    return rc;
+}
+
+pg_err pg_op_cursor(pg_call *c, const pg_args_cursor *a, pg_error *e) {
+    (void)a;
+    pg_err rc = pg_call_plat_input(c, e); /* the held state is under the input lock */
+    if (rc) return rc;
+    int32_t sx = 0, sy = 0;
+    pg_window w;
+    bool found = false;
+    rc = c->b->plat_ops->pointer_at(c->plat, &sx, &sy, e);
+    if (!rc) rc = own_window_at(c, sx, sy, &w, &found, e);
+    cJSON *r = rc ? NULL : cJSON_CreateObject();
+    if (r && found) {
+        cJSON *k = cJSON_AddObjectToObject(r, "cursor");
+        cJSON_AddNumberToObject(k, "x", (double)sx - w.x);
+        cJSON_AddNumberToObject(k, "y", (double)sy - w.y);
+        cJSON_AddItemToObject(k, "window", pg_call_window_json(&w));
+        pg_call_audit_window(c, &w);
+    } else if (r) {
+        cJSON_AddNullToObject(r, "cursor"); /* not over a window of yours: where is not yours to know */
+    }
+    if (r) cJSON_AddItemToObject(r, "held", held_json(c));
+    pg_call_plat_done(c);
+    c->result = r;
+    return rc;
 }

@@ -76,6 +76,23 @@ static inline bool pg_drag_shape_ok(size_t n, uint32_t hold_ms, uint32_t step_ms
     return n >= 2 && n <= PG_DRAG_MAX_POINTS && (uint64_t)hold_ms + (uint64_t)(n - 2) * step_ms <= PG_DRAG_MAX_MS;
 }
 
+/* One key or button pressed or released and left so: held input
+ * (key-down, mouse-down), which the broker releases when the connection
+ * that holds it ends. */
+typedef struct {
+    uint64_t id;      /* the target window: a press focuses it (a key) or is aimed in it (a button);
+                         0 only on a release, which goes out whatever is where */
+    bool down;        /* press (true) or release */
+    bool is_key;
+    char key[64];     /* is_key: one key, as the last part of a chord ("shift", "a", "Down");
+                         the modifiers by their chord names only (ctrl, shift, alt, super) */
+    pg_button button; /* !is_key */
+    bool at;          /* !is_key: move to window-relative (x,y) first, checked like a click */
+    int32_t x, y;
+} pg_hold;
+
+#define PG_HOLD_MAX_MS 10000 /* key --hold: the longest one call holds */
+
 /* Does a window's program handle its events? */
 typedef enum {
     PG_RESPONDING_UNKNOWN = 0, /* cannot be asked: no window manager */
@@ -168,6 +185,19 @@ typedef struct {
     /* The listed window (a client, a popup) on top at screen point (x,y):
      * what a click there would reach. *id 0: none (the desktop). */
     pg_err (*top_at)(pg_platform *p, int32_t x, int32_t y, uint64_t *id, pg_error *e);
+    /* Presses or releases one key or button (pg_hold) and leaves it so. A
+     * press is checked like key() (the key alone: the broker checks the
+     * chord it makes with what is held through key_check) or like a click
+     * (at the point, or where the pointer is); a release with id 0 is
+     * never refused. A key that is a modifier but not by its chord name
+     * (Control_L, ISO_Level3_Shift, Caps_Lock) is PG_E_BADINPUT: held
+     * modifiers are what the broker's chord rule reads. */
+    pg_err (*hold)(pg_platform *p, const pg_hold *h, pg_error *e);
+    /* Would key() send chord? The keyguard with the keymap's view of it
+     * (what the key yields with the modifiers), nothing sent. */
+    pg_err (*key_check)(pg_platform *p, const char *chord, pg_error *e);
+    /* Where the pointer is, in screen coordinates. */
+    pg_err (*pointer_at)(pg_platform *p, int32_t *x, int32_t *y, pg_error *e);
     /* chord: "ctrl+a", "Return", "shift+Tab", "alt+F4", "a". Focuses first. */
     pg_err (*key)(pg_platform *p, uint64_t id, const char *chord, pg_error *e);
     /* UTF-8 text, any Unicode; focuses first. */

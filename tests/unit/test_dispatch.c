@@ -222,7 +222,8 @@ PG_TEST(every_operation_with_an_effect_writes_its_intent_first) {
     uint64_t id = pg_fake_add_window(fx.fake, "demo", "Demo", getpid(), 10, 10, 64, 48, 0xffffffff);
     char tok[32], args[256];
     REQUIRE(pg_fx_snapshot(&fx, id, tok) == 0);
-    static const char *const ops[] = {"focus", "click", "move", "scroll", "drag", "key", "type", "analyze", "judge", "release"};
+    static const char *const ops[] = {"focus", "click", "move", "scroll", "drag", "key", "key_down", "key_up",
+                                        "mouse_down", "mouse_up", "type", "analyze", "judge", "release"};
     for (size_t i = 0; i < PG_OPI_COUNT; i++) {
         if (!(pg_opdecls[i].flags & PG_OPF_EFFECT)) continue;
         const char *op = pg_opdecls[i].id;
@@ -237,6 +238,10 @@ PG_TEST(every_operation_with_an_effect_writes_its_intent_first) {
             snprintf(args, sizeof args, "{\"id\":%llu,\"from\":{\"x\":1,\"y\":1},\"to\":{\"x\":9,\"y\":9},\"hold_ms\":0,\"step_ms\":0}",
                      (unsigned long long)id);
         else if (!strcmp(op, "key")) snprintf(args, sizeof args, "{\"id\":%llu,\"chord\":\"a\"}", (unsigned long long)id);
+        else if (!strcmp(op, "key_down")) snprintf(args, sizeof args, "{\"id\":%llu,\"key\":\"a\"}", (unsigned long long)id);
+        else if (!strcmp(op, "key_up")) snprintf(args, sizeof args, "{\"key\":\"a\"}");
+        else if (!strcmp(op, "mouse_down") || !strcmp(op, "mouse_up"))
+            snprintf(args, sizeof args, "{\"id\":%llu,\"at\":{\"x\":2,\"y\":2}}", (unsigned long long)id);
         else if (!strcmp(op, "type")) snprintf(args, sizeof args, "{\"id\":%llu,\"text\":\"hi\"}", (unsigned long long)id);
         else if (!strcmp(op, "analyze")) snprintf(args, sizeof args, "{\"token\":\"%s\",\"prompt\":\"p\",\"endpoint\":\"cmd\"}", tok);
         else if (!strcmp(op, "judge")) snprintf(args, sizeof args, "{\"token\":\"%s\",\"expect\":\"e\",\"samples\":1,\"endpoint\":\"cmd\"}", tok);
@@ -249,7 +254,7 @@ PG_TEST(every_operation_with_an_effect_writes_its_intent_first) {
         pg_fx_reply_fini(&r);
         CHECK_EQ_INT(intent_records(&fx, op), 1);
     }
-    CHECK_EQ_INT(pg_fake_input_count(fx.fake), 7);
+    CHECK_EQ_INT(pg_fake_input_count(fx.fake), 11); /* 7 and the two holds and their releases */
     FILE *f = fopen(effects, "r");
     int lines = 0;
     for (int ch; f && (ch = fgetc(f)) != EOF;) lines += ch == '\n';

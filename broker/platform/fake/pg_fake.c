@@ -49,6 +49,8 @@ struct pg_platform {
     size_t list_limit; /* list_all stops after this many windows (0: no limit) */
     char lost[128]; /* the display went away: every call fails, lost() says why */
     bool no_wm;     /* responding() cannot ask: UNKNOWN */
+    int32_t px, py; /* the pointer, in screen coordinates */
+    char refused_chord[64]; /* key_check refuses exactly this chord ("" none) */
 };
 
 static bool display_down; /* opening fails while set: the display is gone (pg_fake_display_down) */
@@ -328,14 +330,21 @@ static pg_err fake_aim(pg_platform *f, const char *op, uint64_t id, int32_t x, i
 
 static const char *const button_names[] = {"?", "left", "middle", "right"};
 
+/* The pointer rests where the last pointer action aimed. */
+static void pointer_to(pg_fake *f, uint64_t id, int32_t x, int32_t y) {
+    const fake_window *fw = find(f, id);
+    if (fw) f->px = fw->w.x + x, f->py = fw->w.y + y;
+}
+
 static pg_err fake_pointer_move(pg_platform *f, uint64_t id, int32_t x, int32_t y, pg_error *e) {
     pg_err rc = fake_aim(f, "move", id, x, y, e);
-    if (!rc) record(f, "move %llu %d,%d", (unsigned long long)id, x, y);
+    if (!rc) record(f, "move %llu %d,%d", (unsigned long long)id, x, y), pointer_to(f, id, x, y);
     return rc;
 }
 
 static pg_err fake_click(pg_platform *f, uint64_t id, int32_t x, int32_t y, pg_button b, int count, pg_error *e) {
     pg_err rc = fake_aim(f, "click", id, x, y, e);
+    if (!rc) pointer_to(f, id, x, y);
     if (!rc) record(f, "click %llu %d,%d %s x%d", (unsigned long long)id, x, y, button_names[b], count);
     return rc;
 }
@@ -384,6 +393,45 @@ static pg_err fake_top_at(pg_platform *f, int32_t x, int32_t y, uint64_t *id, pg
     }
     return rc;
 }
+
+/* Recorded as "hold ID key NAME down|up" or "hold ID button NAME down|up[ at X,Y]". */
+static pg_err fake_hold(pg_platform *f, const pg_hold *h, pg_error *e) {
+    fake_window *fw = NULL;
+    pg_err rc = injected(f, "hold", e);
+    if (!rc && (h->id || h->down)) rc = resolve(f, h->id, &fw, e);
+    if (!rc && !h->is_key && fw && (h->down || h->at)) {
+        int32_t x = h->at ? h->x : f->px - fw->w.x, y = h->at ? h->y : f->py - fw->w.y;
+        rc = fake_point_ok(f, fw, x, y, e);
+        if (!rc) pointer_to(f, h->id, x, y);
+    }
+    if (rc) return rc;
+    if (h->is_key)
+        record(f, "hold %llu key %s %s", (unsigned long long)h->id, h->key, h->down ? "down" : "up");
+    else if (h->at)
+        record(f, "hold %llu button %s %s at %d,%d", (unsigned long long)h->id, button_names[h->button],
+               h->down ? "down" : "up", h->x, h->y);
+    else
+        record(f, "hold %llu button %s %s", (unsigned long long)h->id, button_names[h->button], h->down ? "down" : "up");
+    return PG_OK;
+}
+
+static pg_err fake_key_check(pg_platform *f, const char *chord, pg_error *e) {
+    pg_err rc = injected(f, "key_check", e);
+    if (!rc) record(f, "key_check %s", chord);
+    if (!rc && f->refused_chord[0] && strcmp(chord, f->refused_chord) == 0)
+        rc = pg_error_set(e, PG_E_POLICY, "that chord is a server action", "chord %s is never sent", chord);
+    return rc;
+}
+
+static pg_err fake_pointer_at(pg_platform *f, int32_t *x, int32_t *y, pg_error *e) {
+    pg_err rc = injected(f, "pointer_at", e);
+    *x = f->px, *y = f->py;
+    return rc;
+}
+
+void pg_fake_refuse_chord(pg_fake *f, const char *chord) { snprintf(f->refused_chord, sizeof f->refused_chord, "%s", chord); }
+
+void pg_fake_set_pointer(pg_fake *f, int32_t x, int32_t y) { f->px = x, f->py = y; }
 
 static pg_err fake_key(pg_platform *f, uint64_t id, const char *chord, pg_error *e) {
     fake_window *fw;
@@ -443,6 +491,9 @@ const pg_platform_ops pg_fake_ops = {
     .scroll = fake_scroll,
     .drag = fake_drag,
     .top_at = fake_top_at,
+    .hold = fake_hold,
+    .key_check = fake_key_check,
+    .pointer_at = fake_pointer_at,
     .monitors = fake_monitors,
     .key = fake_key,
     .type_text = fake_type,

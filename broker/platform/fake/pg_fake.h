@@ -12,7 +12,8 @@
  *   window captures return the window's own pixels (as Composite does).
  *   Input is not delivered anywhere: every focus, click, key and text is
  *   recorded as one line ("click 3 10,20 left x1", "move 3 5,5", "scroll 3 10,20 by 0,3",
- *   "drag 3 10,20 -> 90,20 left 9 points hold 50 step 10") that tests read back.
+ *   "drag 3 10,20 -> 90,20 left 9 points hold 50 step 10", "hold 3 key shift down",
+ *   "hold 3 button left down at 5,5", "key_check ctrl+a") that tests read back.
  *   Clicks on a point another window covers are refused like the X11 backend
  *   refuses them. Any operation can be made to fail once or always.
  *
@@ -103,6 +104,12 @@ void pg_fake_set_silent(pg_fake *f, uint64_t id, bool silent);
 /* Another process owns the window now (an app restarted under the same id). */
 void pg_fake_set_pid(pg_fake *f, uint64_t id, int64_t pid);
 void pg_fake_display_down(bool down);
+
+/* key_check refuses exactly this chord, as a keyguard would ("" none):
+ * tests see which chord the broker asks about. */
+void pg_fake_refuse_chord(pg_fake *f, const char *chord);
+/* Puts the pointer at a screen point (the user moved it). */
+void pg_fake_set_pointer(pg_fake *f, int32_t x, int32_t y);
 
 /* The input recorded so far, one line per event. */
 size_t pg_fake_input_count(const pg_fake *f);

@@ -18,7 +18,11 @@
  * Hover (pointer_move), scroll (core buttons 4-7) and drag take the same
  * checks as a click at every point they touch; a drag checks its whole path
  * before it presses, and releases whatever fails after the press.
- * Never: clicks without the covering check, or leaves a button/key pressed.
+ * hold() presses or releases one key or button and leaves it so (the
+ * broker releases what a connection held when it ends); a press is checked
+ * like key() or like a click, a release is never refused.
+ * Never: clicks without the covering check, or leaves a button/key pressed
+ * except through hold().
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -300,6 +304,72 @@ pg_err x11_drag(pg_platform *p, uint64_t id, const pg_point *path, size_t n, pg_
         if (rc == PG_OK) rc = done;
     }
     free(root);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- held */
+
+pg_err x11_pointer_at(pg_platform *p, int32_t *x, int32_t *y, pg_error *e) {
+    *x = *y = 0;
+    pg_err rc = x11_alive(p, e);
+    xcb_query_pointer_reply_t *q = rc == PG_OK ? x11_take(p, xcb_query_pointer(p->c, p->root).sequence, &rc, e) : NULL;
+    if (q) *x = q->root_x, *y = q->root_y;
+    free(q);
+    return rc;
+}
+
+/* A button held or let go: at the point (moved there first) or where the
+ * pointer is, either checked like a click; a release without a window goes
+ * out wherever the pointer is (letting go is never refused). */
+static pg_err hold_button(pg_platform *p, const pg_hold *h, pg_error *e) {
+    if (h->button != PG_BTN_LEFT && h->button != PG_BTN_MIDDLE && h->button != PG_BTN_RIGHT)
+        return pg_error_set(e, PG_E_BADINPUT, NULL, "unknown button %d", (int)h->button);
+    pg_err rc = need_xtest(p, e);
+    if (rc == PG_OK && h->id == 0 && h->down)
+        return pg_error_set(e, PG_E_BADINPUT, NULL, "a button goes down in a window");
+    x11_win w;
+    int32_t rx = 0, ry = 0;
+    if (rc == PG_OK && h->id != 0) {
+        if (h->at) rc = aim(p, h->id, h->x, h->y, &w, &rx, &ry, e);
+        if (!h->at && (rc = aim_window(p, h->id, &w, e)) == PG_OK && (rc = x11_pointer_at(p, &rx, &ry, e)) == PG_OK)
+            rc = aim_point(p, &w, rx - w.root_x, ry - w.root_y, &rx, &ry, e);
+    }
+    if (rc != PG_OK) return rc;
+    if (h->at && h->id != 0) fake_motion(p, rx, ry);
+    fake_button(p, (uint8_t)h->button, h->down);
+    return sent(p, e);
+}
+
+/* A key held or let go: a press focuses the window first and is checked
+ * like a chord of that key alone (the broker checks what it makes with the
+ * keys already held); a release goes out wherever the focus is. */
+static pg_err hold_key(pg_platform *p, const pg_hold *h, pg_error *e) {
+    x11_keymap *k = NULL;
+    uint8_t code = 0;
+    pg_err rc = need_xtest(p, e);
+    if (rc == PG_OK) rc = x11_keymap_load(p, &k, e);
+    if (rc == PG_OK) rc = x11_keymap_hold_code(k, h->key, &code, e);
+    if (rc == PG_OK && h->down) rc = x11_keymap_check(k, h->key, e);
+    x11_keymap_free(k);
+    if (rc == PG_OK && h->down) {
+        x11_win w;
+        rc = x11_resolve(p, h->id, &w, e);
+        if (rc == PG_OK) rc = focus_win(p, &w, true, e);
+    }
+    if (rc != PG_OK) return rc;
+    x11_fake_key(p, code, h->down);
+    return sent(p, e);
+}
+
+pg_err x11_hold(pg_platform *p, const pg_hold *h, pg_error *e) {
+    return h->is_key ? hold_key(p, h, e) : hold_button(p, h, e);
+}
+
+pg_err x11_key_check(pg_platform *p, const char *chord, pg_error *e) {
+    x11_keymap *k = NULL;
+    pg_err rc = x11_keymap_load(p, &k, e);
+    if (rc == PG_OK) rc = x11_keymap_check(k, chord, e);
+    x11_keymap_free(k);
     return rc;
 }
 

@@ -472,6 +472,34 @@ static xkb_keysym_t yields(const x11_keymap *k, const chord *c) {
     return sym;
 }
 
+/* Modifier and lock keysyms (Shift_L..Hyper_R, ISO_Lock..ISO_Level5_Lock,
+ * Mode_switch, Num_Lock): held, they change what every other key means. */
+static bool is_modifier_sym(xkb_keysym_t s) {
+    return (s >= XKB_KEY_Shift_L && s <= XKB_KEY_Hyper_R) || (s >= XKB_KEY_ISO_Lock && s <= XKB_KEY_ISO_Level5_Lock) ||
+           s == XKB_KEY_Mode_switch || s == XKB_KEY_Num_Lock;
+}
+
+pg_err x11_keymap_hold_code(const x11_keymap *k, const char *name, uint8_t *code, pg_error *e) {
+    xkb_keysym_t sym = modifier_sym(name);
+    bool by_chord_name = sym != XKB_KEY_NoSymbol;
+    if (!by_chord_name) sym = key_sym(name);
+    if (sym == XKB_KEY_NoSymbol)
+        return pg_error_set(e, PG_E_BADINPUT, "key names are X keysym names: Down, a, space; modifiers ctrl, shift, "
+                            "alt, super", "unknown key '%s'", name);
+    if (!by_chord_name && is_modifier_sym(sym))
+        return pg_error_set(e, PG_E_BADINPUT, "hold a modifier by its chord name: ctrl, shift, alt, super",
+                            "'%s' is a modifier or lock key: hold it as ctrl, shift, alt or super, or not at all", name);
+    const key_entry *ke = lookup(k, sym);
+    if (!ke)
+        return pg_error_set(e, PG_E_UNSUPPORTED, "hold a key the keyboard map has", "key '%s' is not on the keymap",
+                            name);
+    if (ke->mods)
+        return pg_error_set(e, PG_E_BADINPUT, "hold shift as well: key-down shift, then the key",
+                            "'%s' needs shift or AltGr on this keymap: hold the key and its modifier apart", name);
+    *code = ke->code;
+    return PG_OK;
+}
+
 pg_err x11_keymap_check(const x11_keymap *k, const char *text, pg_error *e) {
     chord c;
     pg_err rc = parse_chord(text, &c, e);

@@ -177,6 +177,9 @@ pg_err x11_scroll(pg_platform *p, uint64_t id, int32_t x, int32_t y, int32_t dx,
 pg_err x11_drag(pg_platform *p, uint64_t id, const pg_point *path, size_t n, pg_button b, uint32_t hold_ms,
                 uint32_t step_ms, pg_error *e);
 pg_err x11_key(pg_platform *p, uint64_t id, const char *chord, pg_error *e);
+pg_err x11_hold(pg_platform *p, const pg_hold *h, pg_error *e);
+pg_err x11_key_check(pg_platform *p, const char *chord, pg_error *e);
+pg_err x11_pointer_at(pg_platform *p, int32_t *x, int32_t *y, pg_error *e);
 pg_err x11_type_text(pg_platform *p, uint64_t id, const char *utf8, pg_error *e);
 /* Fake one key press or release on keycode. */
 void x11_fake_key(pg_platform *p, uint8_t keycode, bool press);
@@ -193,6 +196,10 @@ void x11_keymap_free(x11_keymap *k);
  * keysym named and by what this keymap makes of its key with the chord's
  * modifiers held; PG_E_BADINPUT for a chord that does not parse. */
 pg_err x11_keymap_check(const x11_keymap *k, const char *chord, pg_error *e);
+/* The keycode of one key to hold down (pg_hold): on the keymap without
+ * shift or AltGr, and a modifier only by its chord name (ctrl, shift, alt,
+ * super). */
+pg_err x11_keymap_hold_code(const x11_keymap *k, const char *name, uint8_t *code, pg_error *e);
 /* Press the chord ("ctrl+shift+z") and release it again. target: the
  * focused client, asked to confirm it read the keys before a restore; the
  * focus is checked once more right before the keys go out. */
