@@ -45,7 +45,19 @@ struct server {
     bool initialized;
     bool stopping;
     bool out_failed;
+    /* Input tools share one connection, kept open between calls: keys and
+     * buttons held by key_down and mouse_down belong to the connection that
+     * pressed them (the broker lets go when it ends), so the session of
+     * this MCP server holds them until key_up, mouse_up or the server's end. */
+    pthread_mutex_t input_lock;
+    pg_session input;
 };
+
+/* The tools that go over the shared input connection: input, and cursor
+ * (which reports what that connection holds). */
+static bool on_input_session(const pg_opdecl *op) {
+    return ((op->flags & PG_OPF_EFFECT) && !strcmp(op->discloses, "input")) || !strcmp(op->id, "cursor");
+}
 
 /* Writes one line (consumed) whole. */
 static void send_line(server *s, char *line) {
@@ -130,6 +142,27 @@ static pg_err connect_call(server *s, call *c, pg_session *sess, pg_error *e) {
     return PG_OK;
 }
 
+/* One request on the shared input session (under input_lock): a broken
+ * or cancelled connection is closed, and the next input call connects anew. */
+static pg_err input_call(server *s, call *c, pg_cli_request *req, uint32_t timeout_ms, cJSON **result,
+                         cJSON **details, pg_error *e) {
+    pthread_mutex_lock(&s->input_lock);
+    s->input.timeout_ms = timeout_ms;
+    /* The broker closes a connection idle for its --io-timeout (30 s), and
+     * lets go of what it held: connect anew rather than write into it. */
+    if (s->input.conn && pg_conn_peer_gone(s->input.conn)) pg_session_close(&s->input);
+    if (s->input.conn) pg_conn_set_timeout(s->input.conn, timeout_ms);
+    pg_err rc = connect_call(s, c, &s->input, e);
+    if (!rc) rc = pg_session_call(&s->input, req, result, details, e); /* consumes req */
+    else pg_cli_request_fini(req);
+    pthread_mutex_lock(&s->lock);
+    bool cancelled = c->cancelled;
+    pthread_mutex_unlock(&s->lock);
+    if (rc == PG_E_UNREACHABLE || rc == PG_E_TIMEOUT || rc == PG_E_INTERNAL || rc == PG_E_BUSY || cancelled) pg_session_close(&s->input);
+    pthread_mutex_unlock(&s->input_lock);
+    return rc;
+}
+
 static void *call_main(void *arg) {
     call *c = arg;
     server *s = c->srv;
@@ -138,13 +171,17 @@ static void *call_main(void *arg) {
     pg_blob image = {0};
     cJSON *result = NULL, *details = NULL;
     pg_cli_request req;
-    pg_session sess = {.address = s->cfg->address,
-                       .timeout_ms = pg_mcp_call_timeout_ms(c->op, c->arguments, s->cfg->timeout_ms)};
+    uint32_t timeout_ms = pg_mcp_call_timeout_ms(c->op, c->arguments, s->cfg->timeout_ms);
+    pg_session sess = {.address = s->cfg->address, .timeout_ms = timeout_ms};
     pg_err rc = pg_mcp_build_request(c->op, c->arguments, s->cfg->max_image, &req, &e);
     if (!rc && (c->op->flags & PG_OPF_PIXELS) && !req.out_path) req.out_bytes = &image;
-    if (!rc) rc = connect_call(s, c, &sess, &e);
-    if (!rc) rc = pg_session_call(&sess, &req, &result, &details, &e); /* consumes req */
-    else pg_cli_request_fini(&req);
+    if (!rc && on_input_session(c->op)) {
+        rc = input_call(s, c, &req, timeout_ms, &result, &details, &e);
+    } else {
+        if (!rc) rc = connect_call(s, c, &sess, &e);
+        if (!rc) rc = pg_session_call(&sess, &req, &result, &details, &e); /* consumes req */
+        else pg_cli_request_fini(&req);
+    }
     bool wanted = finish(s, c);
     pg_session_close(&sess);
     if (wanted) {
@@ -338,7 +375,8 @@ int pg_mcp_serve(const pg_mcp_config *cfg, FILE *in, FILE *out) {
 #else
     signal(SIGPIPE, SIG_IGN); /* a host gone is a write error, not a signal */
 #endif
-    server s = {.cfg = cfg, .out = out};
+    server s = {.cfg = cfg, .out = out, .input = {.address = cfg->address}};
+    pthread_mutex_init(&s.input_lock, NULL);
     pthread_mutex_init(&s.out_lock, NULL);
     pthread_mutex_init(&s.lock, NULL);
     pthread_cond_init(&s.changed, NULL);
@@ -365,8 +403,10 @@ int pg_mcp_serve(const pg_mcp_config *cfg, FILE *in, FILE *out) {
     while (s.n_calls > 0) pthread_cond_wait(&s.changed, &s.lock);
     pthread_mutex_unlock(&s.lock);
     if (ticking) pthread_join(tick, NULL);
+    pg_session_close(&s.input); /* what it held is let go of */
     pthread_cond_destroy(&s.changed);
     pthread_mutex_destroy(&s.lock);
     pthread_mutex_destroy(&s.out_lock);
+    pthread_mutex_destroy(&s.input_lock);
     return s.out_failed ? 1 : 0;
 }

@@ -456,6 +456,59 @@ PG_TEST(wheel_and_drag_arrive_as_sent) {
     CHECK(n >= 1 && primary);
 }
 
+/* Held input: a button pressed by hold() stays down across moves until its
+ * release (a drag built of mouse-down, move, mouse-up), a release with no
+ * window goes out where the pointer is, and a held shift makes the next key
+ * a shifted one; where the pointer is comes back in screen coordinates. */
+static bool held_drag(const pg_testapp_pointer *p) {
+    return p->down_x == 260 && p->down_y == 175 && p->up_x == 330 && p->up_y == 205;
+}
+
+PG_TEST(held_buttons_and_keys_stay_down_until_released) {
+    SETUP();
+    pg_error e;
+    pg_testapp_pointer p = {0};
+    pg_hold down = {.id = env.app, .down = true, .button = PG_BTN_LEFT, .at = true, .x = 260, .y = 175};
+    REQUIRE(env.ops->hold(env.p, &down, &e) == PG_OK);
+    CHECK(GetAsyncKeyState(VK_LBUTTON) < 0); /* down, and stays down */
+    REQUIRE(env.ops->pointer_move(env.p, env.app, 300, 190, &e) == PG_OK);
+    REQUIRE(env.ops->pointer_move(env.p, env.app, 330, 205, &e) == PG_OK);
+    int32_t sx = 0, sy = 0;
+    REQUIRE(env.ops->pointer_at(env.p, &sx, &sy, &e) == PG_OK);
+    CHECK(sx == APP_X + 330 && sy == APP_Y + 205);
+    pg_hold up = {.button = PG_BTN_LEFT}; /* id 0: where the pointer is */
+    REQUIRE(env.ops->hold(env.p, &up, &e) == PG_OK);
+    CHECK(wait_pointer(held_drag, &p));
+    CHECK(p.held_moves >= 2);
+    CHECK(GetAsyncKeyState(VK_LBUTTON) >= 0);
+    /* a covered or outside point takes no press; a press without a window is refused */
+    pg_hold outside = {.id = env.app, .down = true, .button = PG_BTN_LEFT, .at = true, .x = APP_W + 3, .y = 10};
+    CHECK_EQ_INT(env.ops->hold(env.p, &outside, &e), PG_E_BADINPUT);
+    pg_hold nowhere = {.down = true, .button = PG_BTN_LEFT};
+    CHECK_EQ_INT(env.ops->hold(env.p, &nowhere, &e), PG_E_BADINPUT);
+    CHECK(GetAsyncKeyState(VK_LBUTTON) >= 0);
+    /* shift held: the next plain key comes out shifted */
+    app_state st = {0};
+    REQUIRE(select_edit(&e));
+    pg_hold shift = {.id = env.app, .down = true, .is_key = true, .key = "shift"};
+    REQUIRE(env.ops->hold(env.p, &shift, &e) == PG_OK);
+    REQUIRE(env.ops->key(env.p, env.app, "q", &e) == PG_OK);
+    shift.down = false, shift.id = 0;
+    REQUIRE(env.ops->hold(env.p, &shift, &e) == PG_OK);
+    REQUIRE(env.ops->key(env.p, env.app, "q", &e) == PG_OK);
+    CHECK(wait_edit("Qq", &st));
+    CHECK(GetAsyncKeyState(VK_SHIFT) >= 0);
+    /* the keyguard holds for held keys and for the chords key_check is asked about */
+    pg_hold super = {.id = env.app, .down = true, .is_key = true, .key = "super"};
+    CHECK_EQ_INT(env.ops->hold(env.p, &super, &e), PG_E_POLICY);
+    CHECK_EQ_INT(env.ops->key_check(env.p, "ctrl+alt+Delete", &e), PG_E_POLICY);
+    CHECK_EQ_INT(env.ops->key_check(env.p, "shift+Down", &e), PG_OK);
+    pg_hold lock = {.id = env.app, .down = true, .is_key = true, .key = "Caps_Lock"};
+    CHECK_EQ_INT(env.ops->hold(env.p, &lock, &e), PG_E_BADINPUT);
+    pg_hold upper = {.id = env.app, .down = true, .is_key = true, .key = "A"}; /* shift+a: held apart */
+    CHECK_EQ_INT(env.ops->hold(env.p, &upper, &e), PG_E_BADINPUT);
+}
+
 PG_TEST(utf8_text_with_surrogate_pair_arrives_exactly) {
     SETUP();
     pg_error e;

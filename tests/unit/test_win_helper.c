@@ -264,6 +264,34 @@ PG_TEST(wheel_and_drag_through_the_helper_reach_the_app) {
     free(m);
 }
 
+/* Held input crosses the helper protocol: a press, a release where the
+ * pointer is (id 0), a held key, the keyguard's answer and the pointer. */
+PG_TEST(held_input_and_the_pointer_through_the_helper) {
+    SETUP();
+    pg_error e;
+    pg_testapp_pointer p = {0};
+    pg_hold down = {.id = env.app, .down = true, .button = PG_BTN_LEFT, .at = true, .x = 270, .y = 180};
+    REQUIRE(env.ops->hold(env.p, &down, &e) == PG_OK);
+    REQUIRE(env.ops->pointer_move(env.p, env.app, 350, 200, &e) == PG_OK);
+    pg_hold up = {.button = PG_BTN_LEFT};
+    REQUIRE(env.ops->hold(env.p, &up, &e) == PG_OK);
+    bool ok = false;
+    for (double t0 = pg_mono_ms(); !ok && pg_mono_ms() - t0 < 3000; Sleep(20))
+        ok = pg_testapp_read_pointer(&env.ta, &p) && p.down_x == 270 && p.down_y == 180 && dragged_to(&p, 350, 200);
+    CHECK(ok);
+    int32_t sx = 0, sy = 0;
+    REQUIRE(env.ops->pointer_at(env.p, &sx, &sy, &e) == PG_OK);
+    CHECK(sx == 100 + 350 && sy == 100 + 200);
+    pg_hold shift = {.id = env.app, .down = true, .is_key = true, .key = "shift"};
+    REQUIRE(env.ops->hold(env.p, &shift, &e) == PG_OK);
+    shift.down = false, shift.id = 0;
+    REQUIRE(env.ops->hold(env.p, &shift, &e) == PG_OK);
+    CHECK_EQ_INT(env.ops->key_check(env.p, "ctrl+alt+Delete", &e), PG_E_POLICY);
+    CHECK_EQ_INT(env.ops->key_check(env.p, "ctrl+s", &e), PG_OK);
+    pg_hold nowhere = {.down = true, .button = PG_BTN_LEFT};
+    CHECK_EQ_INT(env.ops->hold(env.p, &nowhere, &e), PG_E_BADINPUT);
+}
+
 PG_TEST(unknown_window_is_notfound_with_the_backends_own_message) {
     SETUP();
     pg_error via, direct;

@@ -695,6 +695,47 @@ static pg_err proxy_key(pg_platform *p, uint64_t id, const char *chord, pg_error
     return call(p, "key", built(a, a && cJSON_AddStringToObject(a, "chord", chord)), 0, dec_none, NULL, e);
 }
 
+/* {"id","down","key"} or {"id","down","button","at","x","y"}; id 0: a
+ * release wherever the focus or the pointer is. */
+static pg_err proxy_hold(pg_platform *p, const pg_hold *h, pg_error *e) {
+    if (h->id > (uint64_t)MAX_ID) return id_unknown(h->id, e);
+    if (h->is_key && text_check(h->key, "key", e)) return PG_E_BADINPUT;
+    cJSON *a = args_for(h->id);
+    bool ok = a && cJSON_AddBoolToObject(a, "down", h->down);
+    if (h->is_key) ok = ok && cJSON_AddStringToObject(a, "key", h->key);
+    else
+        ok = ok && add_num(a, "button", (int)h->button) && cJSON_AddBoolToObject(a, "at", h->at) &&
+             add_num(a, "x", h->x) && add_num(a, "y", h->y);
+    return call(p, "hold", built(a, ok), 0, dec_none, NULL, e);
+}
+
+static pg_err proxy_key_check(pg_platform *p, const char *chord, pg_error *e) {
+    if (text_check(chord, "chord", e)) return PG_E_BADINPUT;
+    cJSON *a = cJSON_CreateObject();
+    return call(p, "key_check", built(a, a && cJSON_AddStringToObject(a, "chord", chord)), 0, dec_none, NULL, e);
+}
+
+/* {"x": N, "y": N}: the pointer on the virtual screen. */
+static pg_err dec_point(proxy *x, const cJSON *result, pg_msg *m, void *out, pg_error *e) {
+    (void)x;
+    static const pg_arg_spec spec[] = {{"x", PG_ARG_INT, true}, {"y", PG_ARG_INT, true}};
+    pg_err rc = check_fields(result, spec, 2, "pointer_at", e);
+    if (rc) return rc;
+    if (m->n_att) return bad_reply(e, "unexpected attachment");
+    int64_t px = 0, py = 0;
+    if (!int_in(result, "x", INT32_MIN, INT32_MAX, &px) || !int_in(result, "y", INT32_MIN, INT32_MAX, &py))
+        return bad_reply(e, "pointer_at: out of range");
+    ((int32_t *)out)[0] = (int32_t)px, ((int32_t *)out)[1] = (int32_t)py;
+    return PG_OK;
+}
+
+static pg_err proxy_pointer_at(pg_platform *p, int32_t *x, int32_t *y, pg_error *e) {
+    int32_t pt[2] = {0, 0};
+    pg_err rc = call(p, "pointer_at", cJSON_CreateObject(), 0, dec_point, pt, e);
+    *x = pt[0], *y = pt[1];
+    return rc;
+}
+
 static pg_err proxy_type_text(pg_platform *p, uint64_t id, const char *utf8, pg_error *e) {
     if (text_check(utf8, "text", e)) return PG_E_BADINPUT;
     if (id > (uint64_t)MAX_ID) return id_unknown(id, e);
@@ -747,6 +788,9 @@ static const pg_platform_ops helper_ops = {
     .scroll = proxy_scroll,
     .drag = proxy_drag,
     .top_at = proxy_top_at,
+    .hold = proxy_hold,
+    .key_check = proxy_key_check,
+    .pointer_at = proxy_pointer_at,
     .monitors = proxy_monitors,
     .key = proxy_key,
     .type_text = proxy_type_text,

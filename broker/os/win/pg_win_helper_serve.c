@@ -333,6 +333,54 @@ static pg_err h_key(helper *h, const cJSON *args, cJSON **result, pg_blob *att, 
     return rc ? rc : h->ops->key(h->p, id, pg_args_str(args, "chord", ""), e);
 }
 
+static pg_err h_hold(helper *h, const cJSON *args, cJSON **result, pg_blob *att, pg_error *e) {
+    static const pg_arg_spec spec[] = {{"id", PG_ARG_INT, true},     {"down", PG_ARG_BOOL, true},
+                                       {"key", PG_ARG_STRING, false}, {"button", PG_ARG_INT, false},
+                                       {"at", PG_ARG_BOOL, false},    {"x", PG_ARG_INT, false},
+                                       {"y", PG_ARG_INT, false}};
+    (void)result, (void)att;
+    pg_hold hd = {0};
+    pg_err rc = id_args(args, spec, 7, &hd.id, e);
+    if (rc) return rc;
+    hd.down = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(args, "down"));
+    const char *key = pg_args_str(args, "key", NULL);
+    if (key) { /* a key, or a button: never both */
+        hd.is_key = true;
+        if (cJSON_GetObjectItemCaseSensitive(args, "button") || strlen(key) >= sizeof hd.key)
+            return pg_error_set(e, PG_E_BADINPUT, NULL, "hold: a key of at most %zu bytes, or a button",
+                                sizeof hd.key - 1);
+        snprintf(hd.key, sizeof hd.key, "%s", key);
+        return h->ops->hold(h->p, &hd, e);
+    }
+    int64_t b = 0, x = 0, y = 0;
+    if (!arg_in(args, "button", INT32_MIN, INT32_MAX, &b) || !arg_in(args, "x", INT32_MIN, INT32_MAX, &x) ||
+        !arg_in(args, "y", INT32_MIN, INT32_MAX, &y) || !cJSON_IsBool(cJSON_GetObjectItemCaseSensitive(args, "at")))
+        return out_of_range("button/at/x/y", e);
+    hd.button = (pg_button)b, hd.x = (int32_t)x, hd.y = (int32_t)y;
+    hd.at = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(args, "at"));
+    return h->ops->hold(h->p, &hd, e); /* the backend judges the button */
+}
+
+static pg_err h_key_check(helper *h, const cJSON *args, cJSON **result, pg_blob *att, pg_error *e) {
+    static const pg_arg_spec spec[] = {{"chord", PG_ARG_STRING, true}};
+    (void)result, (void)att;
+    pg_err rc = pg_args_check(args, spec, 1, e);
+    return rc ? rc : h->ops->key_check(h->p, pg_args_str(args, "chord", ""), e);
+}
+
+static pg_err h_pointer_at(helper *h, const cJSON *args, cJSON **result, pg_blob *att, pg_error *e) {
+    (void)att;
+    int32_t x = 0, y = 0;
+    pg_err rc = pg_args_check(args, NULL, 0, e);
+    if (!rc) rc = h->ops->pointer_at(h->p, &x, &y, e);
+    if (rc) return rc;
+    *result = cJSON_CreateObject();
+    if (!*result) return pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory");
+    cJSON_AddNumberToObject(*result, "x", x);
+    cJSON_AddNumberToObject(*result, "y", y);
+    return PG_OK;
+}
+
 static pg_err h_type_text(helper *h, const cJSON *args, cJSON **result, pg_blob *att, pg_error *e) {
     static const pg_arg_spec spec[] = {{"id", PG_ARG_INT, true}, {"text", PG_ARG_STRING, true}};
     (void)result, (void)att;
@@ -376,6 +424,7 @@ static const struct {
     {"caps", h_caps},   {"list", h_list},           {"list_all", h_list_all},           {"capture_window", h_capture_window},
     {"capture_screen", h_capture_screen}, {"focus", h_focus}, {"pointer_move", h_pointer_move},
     {"click", h_click}, {"scroll", h_scroll}, {"drag", h_drag}, {"top_at", h_top_at}, {"monitors", h_monitors}, {"key", h_key},             {"type_text", h_type_text},
+    {"hold", h_hold}, {"key_check", h_key_check}, {"pointer_at", h_pointer_at},
     {"settle", h_settle}, {"responding", h_responding},
 };
 

@@ -20,6 +20,8 @@
  * Hover, scroll (one WHEEL_DELTA event per notch) and drag take the click's
  * checks at every point they touch; a drag checks its whole path before it
  * presses, and releases whatever fails after the press.
+ * hold() presses or releases one button (or, through win_keys.c, one key)
+ * and leaves it so; the broker lets go when the holder's connection ends.
  * Never: leaves a thread attached to another's input queue, sends a partial
  * batch without saying so (PG_E_POLICY when UIPI blocked events).
  */
@@ -275,6 +277,54 @@ pg_err win_drag(pg_platform *p, uint64_t id, const pg_point *path, size_t n, pg_
     }
     free(pts);
     return rc;
+}
+
+/* ------------------------------------------------------------------- held */
+
+pg_err win_pointer_at(pg_platform *p, int32_t *x, int32_t *y, pg_error *e) {
+    POINT pt = {0, 0};
+    *x = *y = 0;
+    if (!GetCursorPos(&pt))
+        return pg_error_set(e, PG_E_INTERNAL, NULL, "GetCursorPos failed (error %lu)", GetLastError());
+    *x = pt.x, *y = pt.y;
+    return PG_OK;
+}
+
+/* A button down or up: at the point (moved there first) or where the
+ * pointer is, either checked like a click; a release without a window goes
+ * out wherever the pointer is. */
+static pg_err hold_button(const pg_hold *hd, pg_error *e) {
+    if (hd->button < PG_BTN_LEFT || hd->button > PG_BTN_RIGHT)
+        return pg_error_set(e, PG_E_BADINPUT, NULL, "unknown button %d", (int)hd->button);
+    DWORD flag = hd->down ? button_down[hd->button] : button_up[hd->button];
+    if (hd->id == 0) {
+        if (hd->down) return pg_error_set(e, PG_E_BADINPUT, NULL, "a button goes down in a window");
+        INPUT in = {0};
+        in.type = INPUT_MOUSE;
+        in.mi.dwFlags = flag; /* no move: where the pointer is */
+        return win_send(&in, 1, e);
+    }
+    HWND h;
+    POINT pt;
+    int32_t x = hd->x, y = hd->y;
+    pg_err rc = PG_OK;
+    if (!hd->at) { /* where the pointer is, as a point of the window */
+        RECT c;
+        POINT now;
+        rc = win_resolve(hd->id, &h, e);
+        if (rc == PG_OK) rc = win_client_rect(h, &c, e);
+        if (rc == PG_OK && !GetCursorPos(&now))
+            rc = pg_error_set(e, PG_E_INTERNAL, NULL, "GetCursorPos failed (error %lu)", GetLastError());
+        if (rc == PG_OK) x = now.x - c.left, y = now.y - c.top;
+    }
+    if (rc == PG_OK) rc = aim(hd->id, x, y, &h, &pt, e);
+    if (rc != PG_OK) return rc;
+    INPUT in = mouse_at(pt, flag);
+    return win_send(&in, 1, e);
+}
+
+pg_err win_hold(pg_platform *p, const pg_hold *h, pg_error *e) {
+    return h->is_key ? win_hold_key(h, e) : hold_button(h, e);
 }
 
 /* ------------------------------------------------------------------- text */

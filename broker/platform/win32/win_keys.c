@@ -18,7 +18,10 @@
  * ctrl+alt+...; session chords: ctrl+alt+Delete) are PG_E_POLICY before
  * anything is focused; the chord goes out only while the target is the
  * foreground window (pg_inject.h).
- * Never: leaves a modifier pressed (the batch always carries the releases).
+ * A held key (pg_hold) is one virtual key down or up, left so; the broker
+ * lets go of it when the connection that holds it ends.
+ * Never: leaves a modifier pressed, except one held on purpose (the batch
+ * of a chord always carries the releases).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -205,16 +208,65 @@ static UINT chord_events(chord *c, INPUT *in) {
     return n;
 }
 
+/* Parsed and judged by the keyguard: what key() sends and key_check asks. */
+static pg_err checked_chord(const char *text, chord *c, pg_error *e) {
+    pg_err rc = parse_chord(text ? text : "", c, e);
+    if (rc == PG_OK) {
+        const char *last = strrchr(text, '+');
+        const char *name = last && last[1] ? last + 1 : text; /* the key part, for a character key */
+        rc = pg_keyguard_check(text, guard_mods(c), guard_keysym(&c->key, name), 0, false, e);
+    }
+    return rc;
+}
+
+pg_err win_key_check(pg_platform *p, const char *chord_text, pg_error *e) {
+    chord c;
+    return checked_chord(chord_text, &c, e);
+}
+
+/* The virtual key of one key to hold: no layout-implied modifier, no
+ * Unicode-only character, and a modifier or lock only by its chord name. */
+static pg_err hold_vk(const char *name, WORD *vk, pg_error *e) {
+    key_target k;
+    size_t len = strlen(name);
+    if (find_named(MODIFIERS, sizeof MODIFIERS / sizeof MODIFIERS[0], name, len, vk)) return PG_OK;
+    if (!parse_key(name, &k)) return bad(e, name, "unknown key", name);
+    if (k.vk == VK_CAPITAL || k.vk == VK_NUMLOCK || k.vk == VK_SCROLL)
+        return pg_error_set(e, PG_E_BADINPUT, "hold a modifier by its chord name: ctrl, shift, alt, super",
+                            "'%s' is a lock key: it is not held", name);
+    if (!k.vk)
+        return pg_error_set(e, PG_E_UNSUPPORTED, "hold a key the keyboard layout has",
+                            "'%s' is not on this keyboard layout", name);
+    if (k.shift_state)
+        return pg_error_set(e, PG_E_BADINPUT, "hold shift as well: key-down shift, then the key",
+                            "'%s' needs shift, ctrl or alt on this layout: hold the key and its modifier apart", name);
+    *vk = k.vk;
+    return PG_OK;
+}
+
+pg_err win_hold_key(const pg_hold *hd, pg_error *e) {
+    WORD vk = 0;
+    chord c;
+    pg_err rc = hold_vk(hd->key, &vk, e);
+    if (rc == PG_OK && hd->down) rc = checked_chord(hd->key, &c, e);
+    if (rc != PG_OK) return rc;
+    INPUT in[1];
+    UINT n = 0;
+    add_vk(in, &n, vk, !hd->down);
+    if (!hd->down) return win_send(in, n, e); /* a release goes out wherever the focus is */
+    HWND h;
+    rc = win_resolve(hd->id, &h, e);
+    uint32_t integrity = rc == PG_OK ? win_window_integrity(h) : 0;
+    if (rc == PG_OK) rc = win_focus_hwnd(h, e);
+    size_t start[2] = {0, n};
+    return rc == PG_OK ? win_send_checked(h, integrity, in, start, 1, n, e) : rc;
+}
+
 pg_err win_key(pg_platform *p, uint64_t id, const char *text, pg_error *e) {
     HWND h;
     chord c;
     pg_err rc = win_resolve(id, &h, e);
-    if (rc == PG_OK) rc = parse_chord(text ? text : "", &c, e);
-    if (rc == PG_OK) {
-        const char *last = strrchr(text, '+');
-        const char *name = last && last[1] ? last + 1 : text; /* the key part, for a character key */
-        rc = pg_keyguard_check(text, guard_mods(&c), guard_keysym(&c.key, name), 0, false, e);
-    }
+    if (rc == PG_OK) rc = checked_chord(text, &c, e);
     uint32_t integrity = rc == PG_OK ? win_window_integrity(h) : 0;
     if (rc == PG_OK) rc = win_focus_hwnd(h, e);
     if (rc != PG_OK) return rc;

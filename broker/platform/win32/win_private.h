@@ -123,6 +123,12 @@ pg_err win_send_checked(HWND h, uint32_t integrity, INPUT *in, const size_t *sta
 
 /* ---- win_keys.c: chords ---- */
 pg_err win_key(pg_platform *p, uint64_t id, const char *chord, pg_error *e);
+pg_err win_key_check(pg_platform *p, const char *chord, pg_error *e);
+/* One key of pg_hold down or up (win_hold's key half). */
+pg_err win_hold_key(const pg_hold *h, pg_error *e);
+/* ---- win_input.c: held buttons, the pointer ---- */
+pg_err win_hold(pg_platform *p, const pg_hold *h, pg_error *e);
+pg_err win_pointer_at(pg_platform *p, int32_t *x, int32_t *y, pg_error *e);
 
 /* ---- win_settle.c ---- */
 pg_err win_settle(pg_platform *p, uint64_t id, uint32_t quiet_ms, uint32_t timeout_ms,
