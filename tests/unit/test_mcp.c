@@ -8,7 +8,9 @@
 
 #include "pg_jsonrpc.h"
 #include "pg_mcp.h"
+#include "pg_proto.h"
 #include "pg_test.h"
+#include "pg_transport.h"
 
 #ifndef _WIN32
 #include <pthread.h>
@@ -499,5 +501,109 @@ PG_TEST(a_cancelled_call_gets_no_answer_and_its_broker_connection_is_cut) {
     close(b.lfd);
     unlink(path);
     rmdir(dir);
+}
+
+/* A broker that answers every request {"ok":true} and counts, per
+ * connection, the requests and which operations came over it. */
+typedef struct {
+    int lfd;
+    int conns;
+    int requests[8];
+    char ops[8][256];
+} answering_broker;
+
+typedef struct {
+    answering_broker *b;
+    int fd, k;
+} answering_conn;
+
+/* One connection, served on its own thread (the input one stays open). */
+static void *answering_serve(void *arg) {
+    answering_conn *ac = arg;
+    answering_broker *b = ac->b;
+    pg_conn *conn = NULL;
+    pg_error e;
+    if (pg_conn_from_fd(&conn, ac->fd, 10000, &e)) return NULL;
+    pg_proto_limits lim;
+    pg_proto_limits_default(&lim);
+    for (pg_msg m = {0}; pg_proto_read(conn, &lim, &m, &e) == PG_OK; m = (pg_msg){0}) {
+        pg_request req;
+        memset(&req, 0, sizeof req);
+        if (pg_proto_parse_request(m.header, &req, &e) == PG_OK) {
+            b->requests[ac->k]++;
+            size_t n = strlen(b->ops[ac->k]);
+            snprintf(b->ops[ac->k] + n, sizeof b->ops[ac->k] - n, "%s ", req.op);
+            cJSON *r = cJSON_CreateObject();
+            cJSON_AddTrueToObject(r, "ok");
+            cJSON *resp = pg_proto_response_ok(req.id, r);
+            pg_proto_write(conn, resp, NULL, 0, &e);
+            cJSON_Delete(resp);
+        }
+        pg_msg_fini(&m);
+    }
+    pg_conn_close(conn);
+    return NULL;
+}
+
+static void *answering_main(void *arg) {
+    answering_broker *b = arg;
+    pthread_t th[8];
+    answering_conn ac[8];
+    int n = 0;
+    for (int fd; n < 8 && (fd = accept(b->lfd, NULL, NULL)) >= 0; n++) {
+        ac[n] = (answering_conn){b, fd, n};
+        b->conns = n + 1;
+        if (pthread_create(&th[n], NULL, answering_serve, &ac[n]) != 0) break;
+    }
+    for (int i = 0; i < n; i++) pthread_join(th[i], NULL);
+    return NULL;
+}
+
+/* key_down in one tool call still holds in the next: the input tools (and
+ * cursor) share one kept connection; other tools get their own. */
+PG_TEST(input_tools_share_one_connection_so_held_keys_outlive_a_tool_call) {
+    char dir[] = "/tmp/pg_mcp_XXXXXX";
+    REQUIRE(mkdtemp(dir) != NULL);
+    char path[64];
+    snprintf(path, sizeof path, "%.40s/broker.sock", dir);
+    answering_broker b = {.lfd = socket(AF_UNIX, SOCK_STREAM, 0)};
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    snprintf(sa.sun_path, sizeof sa.sun_path, "%s", path);
+    REQUIRE(bind(b.lfd, (struct sockaddr *)&sa, sizeof sa) == 0 && listen(b.lfd, 8) == 0);
+    pthread_t t;
+    REQUIRE(pthread_create(&t, NULL, answering_main, &b) == 0);
+    cJSON *all = serve(path, INIT
+                       "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"key_down\","
+                       "\"arguments\":{\"window\":\"demo\",\"key\":\"shift\"}}}\n"
+                       "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":\"click\","
+                       "\"arguments\":{\"window\":\"demo\",\"at\":{\"x\":1,\"y\":1}}}}\n"
+                       "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":{\"name\":\"cursor\"}}\n"
+                       "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/call\",\"params\":{\"name\":\"key_up\","
+                       "\"arguments\":{\"key\":\"shift\"}}}\n"
+                       "{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"tools/call\",\"params\":{\"name\":\"ping\"}}\n");
+    REQUIRE(all != NULL);
+    for (int id = 2; id <= 6; id++) {
+        const cJSON *r = cJSON_GetObjectItem(answer_to(all, id), "result");
+        bool ok = r != NULL && !cJSON_IsTrue(cJSON_GetObjectItem(r, "isError"));
+        if (!ok) {
+            char *dump = cJSON_PrintUnformatted(answer_to(all, id));
+            fprintf(stderr, "answer %d: %.2000s\n", id, dump ? dump : "none");
+            free(dump);
+        }
+        CHECK(ok);
+    }
+    cJSON_Delete(all);
+    shutdown(b.lfd, SHUT_RDWR);
+    pthread_join(t, NULL);
+    close(b.lfd);
+    unlink(path);
+    rmdir(dir);
+    CHECK_EQ_INT(b.conns, 2);
+    int input = b.requests[0] == 4 ? 0 : 1; /* the ping may have connected first */
+    CHECK_EQ_INT(b.requests[input], 4);
+    CHECK_EQ_INT(b.requests[1 - input], 1);
+    CHECK(strstr(b.ops[input], "key_down") && strstr(b.ops[input], "click") && strstr(b.ops[input], "cursor") &&
+          strstr(b.ops[input], "key_up"));
+    CHECK_STR(b.ops[1 - input], "ping ");
 }
 #endif
