@@ -130,6 +130,13 @@ A click --window "$F" --at "$((RX + 20)),$((RY + RH / 2))" --count 3
 A type --window "$F" 'Bob'
 A type --window "$F" --replace 'Alice'
 A key --window "$F" Tab --repeat 2
+A key --window "$F" shift+Tab --hold 200
+# Held keys and buttons live as long as the connection: alone, each call lets go as it returns.
+A key-down --window "$F" shift
+A key-up shift
+A mouse-down --window "$F" --at "$((SX + 6)),$((SY + SH / 2))"
+A mouse-up
+A cursor
 read -r GX GY GW GH < <(box .f.c_gift)
 A click --window "$F" --at "$((GX + GW / 2)),$((GY + GH / 2))" --expect-change
 A snapshot --window "$F" --max-size 173x200
@@ -213,6 +220,15 @@ expect-fail assert changed \$before \$before
 assert text \$before --expect 'Clicked 99'
 finally
 drop \$before"
+# Held input in one script: the slider dragged by parts, the pointer asked
+# where it is meanwhile, and shift held over a click.
+run "mouse-down --window '$F' --at $((SX + SW - 6)),$((SY + SH / 2))
+move --window '$F' --at $((SX + SW / 2)),$((SY + SH / 2))
+cursor
+mouse-up --window '$F' --at $((SX + SW / 2)),$((SY + SH / 2))
+key-down --window '$F' shift
+click --window '$F' --at $((LX + LW / 2)),$((LY + 8))
+key-up --all"
 printf '@@ root# pixelgated --verify-audit /var/lib/pixelgate/audit.jsonl\n'
 "$PG_TMP/bin/pixelgated" --verify-audit "$PG_TMP/state/audit.jsonl" | sed 's/^/@o /'
 echo "@x $?"

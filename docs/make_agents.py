@@ -197,7 +197,26 @@ SECTIONS = [
              "field's line first (End, shift+Home, Delete: the same in Tk, GTK and Win32 edits; `ctrl+a` is "
              "not select-all in Tk), so the field holds exactly what you typed."),
     ("key", "Chords like `ctrl+a`, `shift+Tab`, `alt+F4`; key names are X keysym names. `--repeat N` presses "
-            "it N times."),
+            "it N times; `--hold MS` holds the chord down that long, then lets go (keys on the keyboard map, "
+            "without an implied shift: `shift+a`, not `A`). With keys held (`key-down`) the chord goes out "
+            "with them and is judged with them."),
+    ("key-down", "Holds one key down (`shift`, `ctrl`, `alt`, `super`, or a key such as `a` or `Down`) until "
+                 "`key-up`, so that later clicks, keys and moves happen with it held: shift+click selects a "
+                 "range. What you hold is the display's and your connection's: everyone else's input is refused "
+                 "BUSY (exit 12) until you let go, and it is let go of when your connection ends. A lone "
+                 "`key-down` call therefore releases as it returns (below); hold keys inside a `pixelgate run` "
+                 "script or an MCP session, whose steps share one connection (see `run`). A chord built from "
+                 "held keys is refused exactly as the same chord sent at once (ctrl+alt+Delete, super)."),
+    ("key-up", "Lets go of a key you hold, or with `--all` of everything (keys and buttons). A key your "
+               "connection does not hold is exit 8."),
+    ("mouse-down", "Presses a button at `--at X,Y` of your window (or where the pointer is) and holds it: "
+                   "`move` then drags, `mouse-up` lets go. Checked like a click. Held like a key: for one "
+                   "connection."),
+    ("mouse-up", "Lets go of a button you hold: with `--window`/`--id`/`--in` and `--at` the pointer moves there "
+                 "first (checked like a click), alone where the pointer is."),
+    ("cursor", "Where the pointer is, relative to the top-left of the window it is over, when that is one of "
+               "your own windows; `null` over anyone else's window or the desktop. `held` lists what your "
+               "connection holds."),
     ("analyze", "The capture goes to a vision endpoint the administrator named, chosen by name (never a URL); "
                 "only its text comes back."),
     ("judge", "Asks the endpoint `--samples` times (1-9) whether the capture shows what you expect; majority "
@@ -220,7 +239,9 @@ SECTIONS = [
             "measurements (`details`); the script stops at the first failure, runs `finally`, and exits with "
             "that failure's code, also named on stderr with its step and line. `run --check` runs nothing: it "
             "parses and builds every line and checks that each `--window` named is there now (unless an "
-            "earlier `wait-for --appear` waits for it)."),
+            "earlier `wait-for --appear` waits for it). Keys and buttons held by `key-down` and `mouse-down` "
+            "stay held from step to step and are let go of when the script ends, however it ends (the last "
+            "example: a slider dragged by parts, shift held over a click)."),
     ("root#", "What the administrator sees: the audit log and its verification."),
 ]
 

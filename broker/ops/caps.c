@@ -27,8 +27,8 @@ const char *pg_caps_perception(const pg_policy_view *v) {
 /* What an agent cannot do here, said once: caps answers it and
  * docs/agents.md quotes that answer. Keep it short and true. */
 static const char *const cannot[] = {
-    ("hold a key or a button across calls (no key-down/key-up or mouse-down/up; drag and key --repeat "
-     "cover the common cases)"),
+    ("hold a key or a button beyond your connection: what key-down and mouse-down hold is let go of when "
+     "the call, the run script or the MCP session that pressed it ends (or is idle for 30 s)"),
     "capture a window together with its popups in one image (capture each popup by its id: windows --all)",
     "read the accessibility tree: what you learn comes from pixels (OCR, layout) and window metadata",
     "drive Wayland-only windows: X11 (and XWayland) on Linux, Win32 on Windows",
