@@ -190,4 +190,38 @@ n_op() { jq -s --arg op "$1" --arg o "$2" '[.[] | select(.op == $op and .outcome
 check "every verb is on record: 5 scrolls, a drag, 2 moves (OK)" \
     test "$(n_op scroll OK) $(n_op drag OK) $(n_op move OK)" = "5 1 2"
 check "the refusals are on record too" test "$(n_op drag BAD_INPUT) $(n_op scroll POLICY_REFUSED)" = "1 1"
+
+# --- held input: a slider dragged by parts in one script, shift let go of
+# when the script that held it ends, and everyone else's input BUSY meanwhile
+VAL=$(slider)
+HX=$((DX + 2 + 15 + (DW - 34) * VAL / 50)); HALF=$(((HX + DX) / 2))
+out=$(AS run - <<<"mouse-down --window '$W' --at $HX,$MID_Y
+move --window '$W' --at $HALF,$MID_Y
+cursor
+move --window '$W' --at $((DX + 3)),$MID_Y
+mouse-up --window '$W' --at $((DX + 3)),$MID_Y")
+check "run: mouse-down, two moves and mouse-up drag the slider from $VAL to the bottom (5 or less)" \
+    until_true eval '[ "$(slider)" -le 5 ]'
+check "cursor in the script: the pointer at $HALF, the left button held" \
+    test "$(jq -rs '.[] | select(.command == "cursor") | "\(.result.cursor.x) \(.result.held[0])"' <<<"$out")" = "$HALF left button"
+AS run - <<<"click --window '$W' --at $(centre "$CUST") --count 3
+key-down --window '$W' shift" >/dev/null
+check "a script may end holding shift (exit 0)" test $? = 0
+AS type --window "$W" q >/dev/null
+check "the broker let go of shift as that script's connection ended: typing gives 'q', not 'Q'" \
+    until_true eval '[ "$(customer)" = q ]'
+check "...and recorded the release as the agent's input" \
+    test "$(jq -s '[.[] | select(.op == "release_held" and (.disposition.detail | test("connection"))) | .principal.user] | unique | join(",")' -r "$AUDIT")" = "$PG_AGENT"
+AS run - <<<"key-down --window '$W' shift
+sleep 2
+key-up shift" >"$PG_TMP/hold.out" 2>&1 &
+HOLDER=$!
+until_true grep -q key-down "$PG_TMP/hold.out"
+AS click --window "$W" --at "$EMPTY" >/dev/null 2>"$PG_TMP/busy.err"
+check "while another connection holds shift, a click is refused BUSY (exit 12): $(jq -r .error.message "$PG_TMP/busy.err" 2>/dev/null)" \
+    test "$(jq -r .error.exit "$PG_TMP/busy.err" 2>/dev/null)" = 12
+wait "$HOLDER"
+check "...the holding script itself went on and let go (exit 0)" test $? = 0
+AS click --window "$W" --at "$EMPTY" >/dev/null
+check "...and then the click goes through" test $? = 0
 pg_summary
