@@ -56,6 +56,7 @@ for _ in $(seq 100); do grep -q READY "$PG_TMP/menu.out" 2>/dev/null && break; s
 sleep 0.3
 A windows --all --match '^menu owner$'
 A click --window '^menu owner$' --at 100,80
+A snapshot --window '^menu owner$' --with-popups
 pkill -P "$MENU_PID" 2>/dev/null; kill "$MENU_PID" 2>/dev/null
 A snapshot --window "$W"
 T1=$(jq -r .token <<<"$LAST")

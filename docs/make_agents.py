@@ -88,7 +88,10 @@ SECTIONS = [
                  "gives no picture is an error whose `details.reason` says why, never a black token: "
                  "`BLACK_FRAME` (every pixel black: still starting, or GL without a compositor; exit 10), "
                  "`WINDOW_MINIMIZED` (exit 8: `focus` it first), `ZERO_SIZE` (exit 8: not laid out yet), "
-                 "`WINDOW_UNMAPPED` (exit 4: withdrawn or on another desktop)."),
+                 "`WINDOW_UNMAPPED` (exit 4: withdrawn or on another desktop). `--with-popups` takes the window "
+                 "and the menus, dropdowns and dialogs its program shows, in one image (black between them; "
+                 "`popups` says where each is in it, `origin` where the image's top-left is in the window); "
+                 "aim pointer verbs in the window's or the popup's own snapshot, not in this one."),
     ("screens", "The monitors (RandR monitors on X11, as `xrandr --listmonitors` shows them; display monitors on "
                 "Windows): name, rectangle on the screen, primary. `snapshot --output NAME` captures one (a screen "
                 "capture: denied windows are blacked out), `--region` then relative to it; pointer verbs work on "

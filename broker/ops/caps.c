@@ -29,7 +29,7 @@ const char *pg_caps_perception(const pg_policy_view *v) {
 static const char *const cannot[] = {
     ("hold a key or a button beyond your connection: what key-down and mouse-down hold is let go of when "
      "the call, the run script or the MCP session that pressed it ends (or is idle for 30 s)"),
-    "capture a window together with its popups in one image (capture each popup by its id: windows --all)",
+    "aim pointer verbs in a --with-popups snapshot (it maps to several windows: aim in the popup's own snapshot)",
     "read the accessibility tree: what you learn comes from pixels (OCR, layout) and window metadata",
     "drive Wayland-only windows: X11 (and XWayland) on Linux, Win32 on Windows",
     "drive another user's windows unless the policy says input.other_users, and never an approver's",

@@ -78,9 +78,10 @@ static pg_err in_token_load(pg_call *c, const char *token, in_token *t, pg_error
     pg_err rc = pg_tok_get(c->b->tokens, token, (uint32_t)c->peer->uid, &m, e);
     if (rc) return rc;
     pg_tok_redact(m.token, t->label);
-    if (m.screen || !m.window_id || m.frames > 1)
-        return pg_error_set(e, PG_E_USAGE, "aim with a snapshot of the window itself (--window or --id)",
-                            "%s is not a window capture: its pixels map to no window", t->label);
+    if (m.screen || !m.window_id || m.frames > 1 || strstr(m.method, "+popups"))
+        return pg_error_set(e, PG_E_USAGE, "aim with a snapshot of the window itself (--window or --id), or of "
+                            "the popup by its id", "%s is not a capture of one window: its pixels map to no one window",
+                            t->label);
     t->on = true;
     t->window = m.window_id;
     t->width = m.width, t->height = m.height;

@@ -164,6 +164,16 @@ pg_err pg_capture_img_locked(pg_call *c, pg_window *w, const pg_rect *region, pg
  * blacked out in the coordinates of the capture's first pixel; fails closed
  * (refused) when the window list cannot be read. *redacted gets how many
  * windows were blacked out. The caller holds the platform lock. */
+/* snapshot --with-popups (platform lock held): w and the popups and dialogs
+ * of its program over it (at most PG_POPUPS_MAX, each checked as its own
+ * capture), painted in stacking order onto the rectangle that holds them
+ * all, black between them; cap->origin_x/y is that rectangle's screen
+ * position and method ends in "+popups" (such a token maps to no one
+ * window: --in refuses it). *popups: [{id, kind, x, y, width, height}] in
+ * the image's pixels (owned by the caller, also on failure). */
+#define PG_POPUPS_MAX 8
+#define PG_POPUPS_MAX_DIM 8192
+pg_err pg_capture_with_popups(pg_call *c, pg_window *w, pg_capture *cap, cJSON **popups, pg_error *e);
 pg_err pg_capture_screen_locked(pg_call *c, const pg_rect *region, pg_capture *cap, unsigned *redacted,
                                 pg_error *e);
 /* Captures a window as an image under the platform lock. t non-NULL: resolve

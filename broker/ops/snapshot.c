@@ -46,7 +46,10 @@ static pg_err output_rect(pg_call *c, const char *name, const pg_rect *region, p
 /* Captures under the platform lock; fills cap, w (window case), settled and
  * the number of denied windows blacked out of a screen capture. */
 static pg_err capture(pg_call *c, const pg_args_snapshot *a, pg_capture *cap, pg_window *w, cJSON **settled,
-                      double *settle_ms, unsigned *redacted, pg_error *e) {
+                      double *settle_ms, unsigned *redacted, cJSON **popups, pg_error *e) {
+    if (a->with_popups && (IS_SCREEN(a) || a->has_region))
+        return pg_error_set(e, PG_E_USAGE, "--with-popups takes the whole window (and --max-size)",
+                            "--with-popups goes with a window, without --region");
     pg_err rc = pg_call_plat_read(c, e);
     if (rc) return rc;
     const pg_platform_ops *ops = c->b->plat_ops;
@@ -70,7 +73,8 @@ static pg_err capture(pg_call *c, const pg_args_snapshot *a, pg_capture *cap, pg
             *settle_ms = pg_mono_ms() - t0; /* 0 for a window the backend saw quiet for the interval already */
             *settled = sr == PG_OK ? cJSON_CreateTrue() : sr == PG_E_TIMEOUT ? cJSON_CreateFalse() : cJSON_CreateNull();
         }
-        if (!rc) rc = pg_capture_checked(c, w, region, cap, e); /* the deny rules again, after the settle */
+        if (!rc && a->with_popups) rc = pg_capture_with_popups(c, w, cap, popups, e);
+        else if (!rc) rc = pg_capture_checked(c, w, region, cap, e); /* the deny rules again, after the settle */
     }
     pg_call_plat_done(c);
     return rc;
@@ -90,7 +94,7 @@ static void fill_meta(pg_tok_meta *m, const pg_args_snapshot *a, const pg_window
         pg_copy_utf8(m->window_title, sizeof m->window_title, w->title);
         pg_copy_utf8(m->window_class, sizeof m->window_class, w->class_name);
     }
-    if (a->has_region) { /* where the clipped capture starts: screen, or window-relative */
+    if (a->has_region || a->with_popups) { /* where the capture starts: screen, or window-relative */
         m->region_x = IS_SCREEN(a) ? cap->origin_x : cap->origin_x - w->x;
         m->region_y = IS_SCREEN(a) ? cap->origin_y : cap->origin_y - w->y;
         m->region_w = cap->width;
@@ -123,7 +127,8 @@ pg_err pg_op_snapshot(pg_call *c, const pg_args_snapshot *a, pg_error *e) {
     cJSON *settled = NULL;
     double settle_ms = -1;
     unsigned redacted = 0;
-    pg_err rc = capture(c, a, &cap, &w, &settled, &settle_ms, &redacted, e);
+    cJSON *popups = NULL;
+    pg_err rc = capture(c, a, &cap, &w, &settled, &settle_ms, &redacted, &popups, e);
     double t1 = pg_mono_ms();
     pg_img *img = NULL;
     if (!rc) rc = to_image(a, &cap, &img, e);
@@ -138,6 +143,7 @@ pg_err pg_op_snapshot(pg_call *c, const pg_args_snapshot *a, pg_error *e) {
     if (!rc) rc = pg_call_store_image(c, img, &m, e);
     if (rc) {
         cJSON_Delete(settled);
+        cJSON_Delete(popups);
         return rc;
     }
     pg_log(PG_LOG_DEBUG, "snapshot %ux%u via %s: capture %.2f ms, scale/pack %.2f ms, store %.2f ms", m.width,
@@ -147,12 +153,19 @@ pg_err pg_op_snapshot(pg_call *c, const pg_args_snapshot *a, pg_error *e) {
     memcpy(c->audit.token, m.token, sizeof c->audit.token);
     memcpy(c->audit.image_sha256, m.sha256, sizeof c->audit.image_sha256);
     snprintf(c->audit.detail, sizeof c->audit.detail, "%s %ux%u via %s%s", IS_SCREEN(a) ? "screen" : "window", m.width,
-             m.height, m.method, redacted ? ", denied windows blacked out" : "");
+             m.height, m.method,
+             redacted ? ", denied windows blacked out" : popups ? ", with its popups" : "");
     cJSON *r = pg_tok_meta_json(c, &m);
     if (!IS_SCREEN(a)) cJSON_ReplaceItemInObject(r, "window", pg_call_window_json(&w));
     cJSON_AddItemToObject(r, "settled", settled ? settled : cJSON_CreateNull());
     if (settle_ms >= 0) cJSON_AddNumberToObject(r, "settle_ms", (double)(int64_t)(settle_ms * 10 + 0.5) / 10);
     if (IS_SCREEN(a)) cJSON_AddNumberToObject(r, "redacted_windows", redacted);
+    if (popups) { /* where the image's pixels sit: its top-left, window-relative, and each popup in it */
+        cJSON_AddItemToObject(r, "popups", popups);
+        cJSON *o = cJSON_AddObjectToObject(r, "origin");
+        cJSON_AddNumberToObject(o, "x", m.region_x);
+        cJSON_AddNumberToObject(o, "y", m.region_y);
+    }
     c->result = r;
     return PG_OK;
 }

@@ -184,6 +184,13 @@ IN=$(jq -r --argjson o "$OWNER" --argjson p "$POPUP" '([.windows[] | select(.id 
 check "a click on the owner under its own popup goes into the popup (at $IN of it)" \
     test "$(jq -r '"\(.into.id) \(.into.kind) \(.clicked.x),\(.clicked.y)"' <<<"$out")" = "$POPUP popup $IN"
 
+out=$(AS snapshot --window '^menu owner$' --with-popups)
+check "snapshot --with-popups holds the owner and its popup (popups: $(jq -c '[.popups[].id]' <<<"$out"))" \
+    test "$(jq '[.popups[].id] == [$p]' --argjson p "$POPUP" <<<"$out")" = true
+PX=$(jq -r '"\(.popups[0].x + 60),\(.popups[0].y + 40)"' <<<"$out")
+check "...with the popup's pixels where it says (magenta at $PX)" \
+    test "$(AS color "$(jq -r .token <<<"$out")" --at "$PX" | jq -r '.colors[0].name')" = magenta
+
 # --- on record
 AUDIT=$PG_TMP/state/audit.jsonl
 n_op() { jq -s --arg op "$1" --arg o "$2" '[.[] | select(.op == $op and .outcome == $o)] | length' "$AUDIT"; }

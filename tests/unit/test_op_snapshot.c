@@ -384,6 +384,67 @@ PG_TEST(a_popup_is_captured_by_id_under_its_owners_deny_rules) {
     pg_fx_fini(&fx);
 }
 
+/* --with-popups: the window and its program's own popups in one image, in
+ * stacking order, black between them (never another window's pixels), each
+ * popup's place in the image answered; another program's popup is not in it,
+ * and such a token aims nothing (--in refuses it). */
+PG_TEST(with_popups_paints_the_window_and_its_own_popups_and_nothing_else) {
+    FX(fx, NULL);
+    int64_t other = pg_fx_foreign_pid(&fx);
+    REQUIRE(other > 0);
+    uint64_t app = pg_fake_add_window(fx.fake, "demo", "Demo", getpid(), 100, 100, 300, 200, 0xcc0000ff);
+    pg_fake_add_window(fx.fake, "theirs", "Theirs", other, 420, 100, 200, 300, 0x00cc00ff); /* in the union's gap */
+    uint64_t menu = pg_fake_add_owned(fx.fake, PG_WINDOW_POPUP, app, getpid(), "", 350, 250, 100, 80, 0x0000ccff);
+    pg_fake_add_owned(fx.fake, PG_WINDOW_POPUP, app, other, "", 120, 120, 20, 20, 0xffff00ff); /* not its program's */
+    char args[96];
+    pg_fx_reply r;
+    snprintf(args, sizeof args, "{\"id\":%llu,\"with_popups\":true,\"settle\":false}", (unsigned long long)app);
+    REQUIRE(pg_fx_call(&fx, "snapshot", args, NULL, 0, &r) == PG_OK);
+    CHECK_EQ_INT(pg_fx_num(&r, "width"), 350); /* 100..450 */
+    CHECK_EQ_INT(pg_fx_num(&r, "height"), 230); /* 100..330 */
+    const cJSON *pops = cJSON_GetObjectItem(r.result, "popups");
+    REQUIRE(cJSON_GetArraySize(pops) == 1);
+    const cJSON *p0 = cJSON_GetArrayItem(pops, 0);
+    CHECK_EQ_INT((double)cJSON_GetObjectItem(p0, "id")->valuedouble, (double)menu);
+    CHECK_EQ_INT(cJSON_GetObjectItem(p0, "x")->valueint, 250);
+    CHECK_EQ_INT(cJSON_GetObjectItem(p0, "y")->valueint, 150);
+    CHECK_STR(cJSON_GetObjectItem(p0, "kind")->valuestring, "popup");
+    CHECK_EQ_INT(cJSON_GetObjectItem(cJSON_GetObjectItem(r.result, "origin"), "x")->valueint, 0);
+    CHECK(strstr(pg_fx_str(&r, "method"), "+popups") != NULL);
+    char tok[64];
+    snprintf(tok, sizeof tok, "%s", pg_fx_str(&r, "token"));
+    pg_fx_reply_fini(&r);
+    CHECK_EQ_INT(token_px(&fx, tok, 10, 10), 0xcc0000ff);   /* the window */
+    CHECK_EQ_INT(token_px(&fx, tok, 300, 200), 0x0000ccff); /* its popup, over it and beyond it */
+    CHECK_EQ_INT(token_px(&fx, tok, 330, 20), 0x000000ff);  /* the gap: black, not the other window */
+    CHECK_EQ_INT(token_px(&fx, tok, 25, 25), 0xcc0000ff);   /* the other program's popup is not painted */
+    snprintf(args, sizeof args, "{\"in\":\"%s\",\"at\":{\"x\":10,\"y\":10}}", tok);
+    CHECK_EQ_INT(pg_fx_call(&fx, "click", args, NULL, 0, &r), PG_E_USAGE);
+    pg_fx_reply_fini(&r);
+    snprintf(args, sizeof args, "{\"id\":%llu,\"with_popups\":true,\"region\":{\"x\":0,\"y\":0,\"w\":9,\"h\":9}}",
+             (unsigned long long)app);
+    CHECK_EQ_INT(pg_fx_call(&fx, "snapshot", args, NULL, 0, &r), PG_E_USAGE);
+    pg_fx_reply_fini(&r);
+    CHECK_EQ_INT(pg_fx_call(&fx, "snapshot", "{\"screen\":true,\"with_popups\":true}", NULL, 0, &r), PG_E_USAGE);
+    pg_fx_reply_fini(&r);
+    pg_fx_fini(&fx);
+}
+
+/* A denied application's popups stay out even when another window asks
+ * for its popups: only the window's own program's count, and a denied
+ * window is refused with them. */
+PG_TEST(with_popups_of_a_denied_window_is_refused) {
+    FX(fx, "{\"version\":1,\"clients\":{\"users\":[\"*\"]},\"capture\":{\"deny_windows\":[\"vault\"]}}");
+    uint64_t vault = pg_fake_add_window(fx.fake, "vault", "Vault", getpid(), 300, 0, 200, 100, 0xffffffff);
+    pg_fake_add_owned(fx.fake, PG_WINDOW_POPUP, vault, getpid(), "", 320, 20, 60, 40, 0xddddddff);
+    char args[96];
+    pg_fx_reply r;
+    snprintf(args, sizeof args, "{\"id\":%llu,\"with_popups\":true}", (unsigned long long)vault);
+    CHECK_EQ_INT(pg_fx_call(&fx, "snapshot", args, NULL, 0, &r), PG_E_POLICY);
+    pg_fx_reply_fini(&r);
+    pg_fx_fini(&fx);
+}
+
 /* screens lists the monitors; snapshot --output captures one, --region then
  * relative to it; an unknown name says which there are. */
 PG_TEST(screens_lists_monitors_and_output_captures_one) {
