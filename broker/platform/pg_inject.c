@@ -45,3 +45,11 @@ pg_err pg_inject_send(const pg_inject_io *io, const size_t *start, size_t n_unit
     }
     return PG_OK;
 }
+
+int32_t pg_abs_norm(int64_t p, int64_t origin, int64_t extent) {
+    if (extent <= 0) return 0;
+    int64_t n = ((p - origin) * 65536 + extent - 1) / extent;
+    return (int32_t)(n < 0 ? 0 : n > 65535 ? 65535 : n);
+}
+
+int64_t pg_abs_denorm(int32_t n, int64_t origin, int64_t extent) { return origin + (int64_t)n * extent / 65536; }

@@ -61,4 +61,15 @@ typedef struct {
 pg_err pg_inject_send(const pg_inject_io *io, const size_t *start, size_t n_units, size_t max_events, size_t *done,
                       pg_error *e);
 
+/* Absolute pointer positions (Win32 SendInput with MOUSEEVENTF_ABSOLUTE |
+ * MOUSEEVENTF_VIRTUALDESK): 0..65535 spans the virtual desktop, whose origin
+ * is negative where a monitor lies left of or above the primary. The broker
+ * is per-monitor DPI aware, so origin, extent and p are physical pixels on
+ * every monitor whatever its scale. pg_abs_norm rounds up so that the
+ * system's mapping back (pg_abs_denorm: origin + n * extent / 65536, rounded
+ * down) lands on p exactly, for any p in [origin, origin + extent) and any
+ * extent up to 65536. */
+int32_t pg_abs_norm(int64_t p, int64_t origin, int64_t extent);
+int64_t pg_abs_denorm(int32_t n, int64_t origin, int64_t extent);
+
 #endif

@@ -205,3 +205,42 @@ PG_TEST(events_the_system_did_not_take_stop_the_loop_and_count_only_whole_units)
     CHECK_EQ_INT(done, 3); /* units 0..2 went whole; the pair (events 6..9) lost its last event */
     CHECK(strstr(e.message, "took 9 of 22") != NULL);
 }
+
+/* Absolute pointer arithmetic on the layouts where clicks land wrong when
+ * it is off by one: a monitor left of the primary (negative x), one above
+ * (negative y), mixed scales side by side (physical pixels: a 3840-wide
+ * 200 % monitor beside a 1920-wide 100 % one), and the widest desktop the
+ * 16-bit range allows. Every pixel maps back onto itself. */
+typedef struct {
+    const char *what;
+    int64_t origin, extent;
+} axis;
+
+static bool every_pixel_round_trips(const axis *a) {
+    for (int64_t p = a->origin; p < a->origin + a->extent; p++) {
+        int32_t n = pg_abs_norm(p, a->origin, a->extent);
+        if (n < 0 || n > 65535 || pg_abs_denorm(n, a->origin, a->extent) != p) {
+            fprintf(stderr, "%s: pixel %lld -> %d -> %lld\n", a->what, (long long)p, n,
+                    (long long)pg_abs_denorm(n, a->origin, a->extent));
+            return false;
+        }
+    }
+    return true;
+}
+
+PG_TEST(absolute_pointer_coordinates_land_on_every_pixel_of_every_layout) {
+    static const axis axes[] = {
+        {"one 1920 monitor", 0, 1920},
+        {"a 2560 monitor left of a 1920 primary", -2560, 2560 + 1920},
+        {"a 1440 monitor above a 1080 primary", -1440, 1440 + 1080},
+        {"a 3840 monitor at 200 % beside a 1920 at 100 % (physical pixels)", 0, 3840 + 1920},
+        {"three 4K monitors, the primary in the middle", -3840, 3 * 3840},
+        {"an odd width", -7, 1367},
+        {"the widest the 16-bit range holds", -30000, 65536},
+    };
+    for (size_t i = 0; i < sizeof axes / sizeof *axes; i++) CHECK(every_pixel_round_trips(&axes[i]));
+    /* outside the desktop it clamps to the edge instead of wrapping */
+    CHECK_EQ_INT(pg_abs_norm(-2561, -2560, 4480), 0);
+    CHECK_EQ_INT(pg_abs_norm(5000, -2560, 4480), 65535);
+    CHECK_EQ_INT(pg_abs_norm(10, 0, 0), 0);
+}

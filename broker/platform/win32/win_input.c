@@ -122,9 +122,8 @@ static INPUT mouse_at(POINT pt, DWORD flags) {
     int64_t vw = GetSystemMetrics(SM_CXVIRTUALSCREEN), vh = GetSystemMetrics(SM_CYVIRTUALSCREEN);
     INPUT in = {0};
     in.type = INPUT_MOUSE;
-    int64_t dx = ((pt.x - vx) * 65536 + vw - 1) / vw, dy = ((pt.y - vy) * 65536 + vh - 1) / vh;
-    in.mi.dx = (LONG)(dx > 65535 ? 65535 : dx);
-    in.mi.dy = (LONG)(dy > 65535 ? 65535 : dy);
+    in.mi.dx = pg_abs_norm(pt.x, vx, vw);
+    in.mi.dy = pg_abs_norm(pt.y, vy, vh);
     in.mi.dwFlags = flags | MOUSEEVENTF_MOVE | MOUSEEVENTF_ABSOLUTE | MOUSEEVENTF_VIRTUALDESK;
     return in;
 }
