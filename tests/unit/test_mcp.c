@@ -443,6 +443,33 @@ PG_TEST(the_server_initializes_lists_tools_and_answers_every_request_once) {
 }
 
 #ifndef _WIN32
+/* A fake broker's listening socket in a fresh directory: -1 on failure. */
+typedef struct {
+    char dir[32];
+    char path[64];
+} fake_socket;
+
+static int fake_listen(fake_socket *f) {
+    snprintf(f->dir, sizeof f->dir, "/tmp/pg_mcp_XXXXXX");
+    if (!mkdtemp(f->dir)) return -1;
+    snprintf(f->path, sizeof f->path, "%.40s/broker.sock", f->dir);
+    int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    snprintf(sa.sun_path, sizeof sa.sun_path, "%s", f->path);
+    if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof sa) != 0 || listen(fd, 8) != 0) {
+        if (fd >= 0) close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+static void fake_unlisten(fake_socket *f, int fd) {
+    shutdown(fd, SHUT_RDWR);
+    close(fd);
+    unlink(f->path);
+    rmdir(f->dir);
+}
+
 /* A broker that accepts one connection, reads, never answers, and reports
  * when the client hung up. */
 typedef struct {
@@ -463,14 +490,10 @@ static void *silent_main(void *arg) {
 }
 
 PG_TEST(a_cancelled_call_gets_no_answer_and_its_broker_connection_is_cut) {
-    char dir[] = "/tmp/pg_mcp_XXXXXX";
-    REQUIRE(mkdtemp(dir) != NULL);
-    char path[64];
-    snprintf(path, sizeof path, "%.40s/broker.sock", dir);
-    silent_broker b = {.lfd = socket(AF_UNIX, SOCK_STREAM, 0)};
-    struct sockaddr_un sa = {.sun_family = AF_UNIX};
-    snprintf(sa.sun_path, sizeof sa.sun_path, "%s", path);
-    REQUIRE(bind(b.lfd, (struct sockaddr *)&sa, sizeof sa) == 0 && listen(b.lfd, 4) == 0);
+    fake_socket fs;
+    silent_broker b = {.lfd = fake_listen(&fs)};
+    REQUIRE(b.lfd >= 0);
+    const char *path = fs.path;
     pthread_t t;
     REQUIRE(pthread_create(&t, NULL, silent_main, &b) == 0);
     /* an hour-long wait with a progress token, then its cancellation: the
@@ -498,9 +521,7 @@ PG_TEST(a_cancelled_call_gets_no_answer_and_its_broker_connection_is_cut) {
     shutdown(b.lfd, SHUT_RDWR);
     pthread_join(t, NULL);
     CHECK(b.hung_up);
-    close(b.lfd);
-    unlink(path);
-    rmdir(dir);
+    fake_unlisten(&fs, b.lfd);
 }
 
 /* A broker that answers every request {"ok":true} and counts, per
@@ -562,14 +583,10 @@ static void *answering_main(void *arg) {
 /* key_down in one tool call still holds in the next: the input tools (and
  * cursor) share one kept connection; other tools get their own. */
 PG_TEST(input_tools_share_one_connection_so_held_keys_outlive_a_tool_call) {
-    char dir[] = "/tmp/pg_mcp_XXXXXX";
-    REQUIRE(mkdtemp(dir) != NULL);
-    char path[64];
-    snprintf(path, sizeof path, "%.40s/broker.sock", dir);
-    answering_broker b = {.lfd = socket(AF_UNIX, SOCK_STREAM, 0)};
-    struct sockaddr_un sa = {.sun_family = AF_UNIX};
-    snprintf(sa.sun_path, sizeof sa.sun_path, "%s", path);
-    REQUIRE(bind(b.lfd, (struct sockaddr *)&sa, sizeof sa) == 0 && listen(b.lfd, 8) == 0);
+    fake_socket fs;
+    answering_broker b = {.lfd = fake_listen(&fs)};
+    REQUIRE(b.lfd >= 0);
+    const char *path = fs.path;
     pthread_t t;
     REQUIRE(pthread_create(&t, NULL, answering_main, &b) == 0);
     cJSON *all = serve(path, INIT
@@ -595,9 +612,7 @@ PG_TEST(input_tools_share_one_connection_so_held_keys_outlive_a_tool_call) {
     cJSON_Delete(all);
     shutdown(b.lfd, SHUT_RDWR);
     pthread_join(t, NULL);
-    close(b.lfd);
-    unlink(path);
-    rmdir(dir);
+    fake_unlisten(&fs, b.lfd);
     CHECK_EQ_INT(b.conns, 2);
     int input = b.requests[0] == 4 ? 0 : 1; /* the ping may have connected first */
     CHECK_EQ_INT(b.requests[input], 4);
