@@ -159,6 +159,29 @@ check "the app counted the click (its own log)" grep -q '^state clicks=1 ' <<<"$
 check "the app's edit holds the exact Unicode text (its own log)" [ "$LAST" = "state clicks=1 edit=$TEXT" ]
 echo "  app's last state: $LAST"
 
+# Held input through the service in one script (one connection): shift held
+# over a key, a button held over a move; the app's own log says what arrived.
+cat >"$APPDIR/held.pgs" <<'PGS'
+key-down --window 'pixelgate win32 test' shift
+key --window 'pixelgate win32 test' q
+key-up shift
+key --window 'pixelgate win32 test' q
+mouse-down --window 'pixelgate win32 test' --at 300,200
+move --window 'pixelgate win32 test' --at 340,215
+cursor
+mouse-up
+PGS
+pg run 'C:\pixelgate-test\held.pgs'
+check "a script holds shift over a key and a button over a move (exit $RC)" [ "$RC" = 0 ]
+cursor_held() { jq -se '[.[] | select(.command == "cursor")][0].result | .cursor.x == 340 and .cursor.y == 215 and .held == ["left button"]' "$OUT" >/dev/null; }
+check "...cursor says where the pointer is in the window, the button held" cursor_held
+sleep 0.5
+LAST=$(grep '^state' "$STATE" | tail -n1 | tr -d '\r')
+check "the edit got Q then q: shift held for the first only (its own log)" [ "$LAST" = "state clicks=1 edit=${TEXT}Qq" ]
+PTR=$(grep '^pointer' "$STATE" | tail -n1 | tr -d '\r')
+check "the app saw the press at 300,200 and the release at 340,215 (its own log: $PTR)" \
+    grep -q 'down=300,200 up=340,215' <<<"$PTR"
+
 pg snapshot --window 'pixelgate win32 test'
 T2=$(jqo .token)
 pg assert changed "$T1" "$T2" --min-pct 0.05
