@@ -14,7 +14,10 @@
  * at most the one character in flight can land in another window. key()
  * refuses, before focusing anything, the chords pg_keyguard.h lists.
  * Every injected sequence ends with a round trip, so when a call returns the
- * server has delivered the events.
+ * server has delivered the events; a click, scroll or drag also waits
+ * (bounded) until the server reads its buttons as up again, so a press
+ * that a window manager's grab froze in the queue has landed before the
+ * next keys are sent.
  * Hover (pointer_move), scroll (core buttons 4-7) and drag take the same
  * checks as a click at every point they touch; a drag checks its whole path
  * before it presses, and releases whatever fails after the press.
@@ -230,6 +233,34 @@ static pg_err sent(pg_platform *p, pg_error *e) {
     return rc;
 }
 
+/* The core state bit of buttons 1-5 (none for 6 and 7). */
+static uint16_t button_mask(unsigned b) { return b >= 1 && b <= 5 ? (uint16_t)(XCB_BUTTON_MASK_1 << (b - 1)) : 0; }
+
+#define X11_RELEASE_WAIT_MS 1000
+
+/* Waits until the server has processed the releases just sent: the
+ * buttons in mask read as up. A window manager's click-to-focus grab
+ * (openbox's, while it re-grabs its bindings after a keymap change)
+ * freezes the pointer, and the press and release wait in the server's
+ * queue while keys sent after them go ahead: a click that returned would
+ * not have landed yet, and the next keys would reach the window before
+ * it. Bounded; a pointer still frozen then is a timeout, saying so. */
+static pg_err landed(pg_platform *p, uint16_t mask, pg_error *e) {
+    if (!mask) return PG_OK;
+    pg_err rc = PG_OK;
+    for (pg_deadline end = pg_deadline_in_ms(X11_RELEASE_WAIT_MS); rc == PG_OK; pg_sleep_ms(2)) {
+        xcb_query_pointer_reply_t *q = x11_take(p, xcb_query_pointer(p->c, p->root).sequence, &rc, e);
+        bool up = q && !(q->mask & mask);
+        free(q);
+        if (rc != PG_OK || up) return rc;
+        if (pg_deadline_passed(end))
+            return pg_error_set(e, PG_E_TIMEOUT, "another client holds the pointer frozen (a grab): retry",
+                                "the click was sent but the server had not delivered it after %d ms",
+                                X11_RELEASE_WAIT_MS);
+    }
+    return rc;
+}
+
 pg_err x11_pointer_move(pg_platform *p, uint64_t id, int32_t x, int32_t y, pg_error *e) {
     x11_win w;
     int32_t rx, ry;
@@ -255,7 +286,8 @@ pg_err x11_click(pg_platform *p, uint64_t id, int32_t x, int32_t y, pg_button b,
         fake_button(p, (uint8_t)b, true);
         fake_button(p, (uint8_t)b, false);
     }
-    return sent(p, e);
+    rc = sent(p, e);
+    return rc == PG_OK ? landed(p, button_mask((unsigned)b), e) : rc;
 }
 
 /* X has no wheel events: the core protocol's buttons 4 and 5 are one notch
@@ -272,7 +304,8 @@ pg_err x11_scroll(pg_platform *p, uint64_t id, int32_t x, int32_t y, int32_t dx,
     uint8_t vertical = dy < 0 ? 4 : 5, horizontal = dx < 0 ? 6 : 7;
     for (int32_t i = 0; i < abs(dy); i++) fake_button(p, vertical, true), fake_button(p, vertical, false);
     for (int32_t i = 0; i < abs(dx); i++) fake_button(p, horizontal, true), fake_button(p, horizontal, false);
-    return sent(p, e);
+    rc = sent(p, e);
+    return rc == PG_OK && dy ? landed(p, button_mask(vertical), e) : rc;
 }
 
 pg_err x11_drag(pg_platform *p, uint64_t id, const pg_point *path, size_t n, pg_button b, uint32_t hold_ms,
@@ -302,6 +335,7 @@ pg_err x11_drag(pg_platform *p, uint64_t id, const pg_point *path, size_t n, pg_
         pg_error ignore;
         pg_err done = sent(p, rc == PG_OK ? e : &ignore);
         if (rc == PG_OK) rc = done;
+        if (rc == PG_OK) rc = landed(p, button_mask((unsigned)b), e);
     }
     free(root);
     return rc;
@@ -337,7 +371,8 @@ static pg_err hold_button(pg_platform *p, const pg_hold *h, pg_error *e) {
     if (rc != PG_OK) return rc;
     if (h->at && h->id != 0) fake_motion(p, rx, ry);
     fake_button(p, (uint8_t)h->button, h->down);
-    return sent(p, e);
+    rc = sent(p, e);
+    return rc == PG_OK && !h->down ? landed(p, button_mask((unsigned)h->button), e) : rc;
 }
 
 /* A key held or let go: a press focuses the window first and is checked
