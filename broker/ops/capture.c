@@ -49,6 +49,10 @@ static pg_err refresh(pg_call *c, pg_window *w, bool *owner_denied, pg_error *e)
 
 /* The deny rules for w and for the window it belongs to (a denied
  * application's dialogs are as private as its main window). */
+static pg_err check_fresh(pg_call *c, pg_window *w, pg_error *e);
+
+pg_err pg_capture_refresh(pg_call *c, pg_window *w, pg_error *e) { return check_fresh(c, w, e); }
+
 static pg_err check_fresh(pg_call *c, pg_window *w, pg_error *e) {
     bool owner_denied;
     pg_err rc = refresh(c, w, &owner_denied, e);
@@ -89,8 +93,11 @@ pg_err pg_capture_checked(pg_call *c, pg_window *w, const pg_rect *region, pg_ca
     if (w->width == 0 || w->height == 0)
         return unhealthy(c, PG_E_BADINPUT, "ZERO_SIZE", "wait until it is laid out (wait-for --appear)",
                          "has no area (0 pixels wide or high)", w, e);
-    pg_err rc = check_fresh(c, w, e);
-    if (!rc) rc = c->b->plat_ops->capture_window(c->plat, w->id, region, cap, e);
+    /* The caller resolved w just before, under this lock (and refreshed it
+     * after any wait: pg_capture_refresh): the pixels are read first, and
+     * the deny rules are applied to the window as it is after the read, which
+     * also catches a title that turned private before or during it. */
+    pg_err rc = c->b->plat_ops->capture_window(c->plat, w->id, region, cap, e);
     if (rc == PG_E_NOTFOUND && !w->visible && !c->details) {
         c->details = cJSON_CreateObject();
         cJSON_AddStringToObject(c->details, "reason", "WINDOW_UNMAPPED");

@@ -151,12 +151,16 @@ pg_err pg_call_verdict(pg_call *c, cJSON *measured, bool pass, pg_error *e, cons
 
 /* PG_E_POLICY when the policy never captures this window. */
 pg_err pg_capture_check_allowed(pg_call *c, const pg_window *w, pg_error *e);
-/* Captures the known window w under the deny rules checked at the moment of
- * use: w is listed afresh (its title may have changed since it was resolved)
- * and checked before the capture, and listed and checked again after it (a
- * capture of a window that turned private meanwhile is discarded); w is
- * updated. The caller holds the platform lock. */
+/* Captures the known window w, resolved (and checked) by the caller just
+ * before under the same lock, under the deny rules checked at the moment of
+ * use: after the pixels are read, w is listed afresh and checked again (a
+ * capture of a window whose title turned private before or while it was
+ * read is discarded); w is updated. A caller that waited after resolving w
+ * refreshes it first (pg_capture_refresh). The caller holds the platform lock. */
 pg_err pg_capture_checked(pg_call *c, pg_window *w, const pg_rect *region, pg_capture *cap, pg_error *e);
+/* w as the platform lists it now, under the deny rules (its own and its
+ * owner's): after anything that waited between resolving w and capturing. */
+pg_err pg_capture_refresh(pg_call *c, pg_window *w, pg_error *e);
 /* The same as an image; method (may be NULL) gets the path that ran. */
 pg_err pg_capture_img_locked(pg_call *c, pg_window *w, const pg_rect *region, pg_img **img, char method[32],
                              pg_error *e);

@@ -72,6 +72,7 @@ static pg_err capture(pg_call *c, const pg_args_snapshot *a, pg_capture *cap, pg
             pg_err sr = ops->settle(c->plat, w->id, c->b->settle_quiet_ms, c->b->settle_timeout_ms, &se);
             *settle_ms = pg_mono_ms() - t0; /* 0 for a window the backend saw quiet for the interval already */
             *settled = sr == PG_OK ? cJSON_CreateTrue() : sr == PG_E_TIMEOUT ? cJSON_CreateFalse() : cJSON_CreateNull();
+            if (*settle_ms >= 1) rc = pg_capture_refresh(c, w, e); /* it waited: the window may have changed */
         }
         if (!rc && a->with_popups) rc = pg_capture_with_popups(c, w, cap, popups, e);
         else if (!rc) rc = pg_capture_checked(c, w, region, cap, e); /* the deny rules again, after the settle */
