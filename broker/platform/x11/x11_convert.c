@@ -5,9 +5,12 @@
  * sees) using the VISUAL's channel masks - GetImage on a pixmap reports zero
  * masks, so they are never taken from the reply. Handles 8/16/24/32 bits per
  * pixel in either image byte order; the common case (32 bpp, x8r8g8b8, LSB
- * first) has a plain loop the compiler vectorizes.
+ * first) has a plain loop the compiler vectorizes. A frame of 4 MB or more
+ * (a screen) is converted in two halves on two threads, into a buffer on
+ * huge pages (pg_mem.h).
  * Never: allocates more than width*height*4 bytes, or reads past src.
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -115,6 +118,33 @@ static void row_generic(const x11_pixfmt *f, const channel ch[3], const uint8_t 
     }
 }
 
+/* Rows [y0, y1) of one conversion. */
+typedef struct {
+    const x11_pixfmt *f;
+    const channel *ch;
+    bool fast;
+    const uint8_t *src;
+    size_t src_stride;
+    uint8_t *dst;
+    size_t stride;
+    uint32_t w, y0, y1;
+} band;
+
+static void *convert_band(void *arg) {
+    const band *b = arg;
+    for (uint32_t y = b->y0; y < b->y1; y++) {
+        const uint8_t *s = b->src + (size_t)y * b->src_stride;
+        uint8_t *d = b->dst + (size_t)y * b->stride;
+        if (b->fast) row_bgrx(s, d, b->w);
+        else row_generic(b->f, b->ch, s, d, b->w);
+    }
+    return NULL;
+}
+
+/* A frame this large (a 1080p screen: 8 MB, ~3 ms) is converted in two
+ * halves on two cores; a window's few hundred KB is not worth a thread. */
+#define X11_CONVERT_SPLIT_BYTES ((size_t)4 << 20)
+
 pg_err x11_to_rgba(const x11_pixfmt *f, const uint8_t *src, size_t src_stride, uint32_t w,
                    uint32_t h, pg_capture *out, pg_error *e) {
     size_t stride = (size_t)w * 4;
@@ -123,12 +153,17 @@ pg_err x11_to_rgba(const x11_pixfmt *f, const uint8_t *src, size_t src_stride, u
     bool fast = f->bpp == 32 && !f->msb_first && f->red_mask == 0xff0000u &&
                 f->green_mask == 0xff00u && f->blue_mask == 0xffu;
     channel ch[3] = {channel_of(f->red_mask), channel_of(f->green_mask), channel_of(f->blue_mask)};
-    for (uint32_t y = 0; y < h; y++) {
-        const uint8_t *s = src + (size_t)y * src_stride;
-        uint8_t *d = dst + (size_t)y * stride;
-        if (fast) row_bgrx(s, d, w);
-        else row_generic(f, ch, s, d, w);
+    band top = {f, ch, fast, src, src_stride, dst, stride, w, 0, h};
+    band bottom = top;
+    pthread_t t;
+    bool split = stride * h >= X11_CONVERT_SPLIT_BYTES && h >= 2;
+    if (split) {
+        top.y1 = bottom.y0 = h / 2;
+        split = pthread_create(&t, NULL, convert_band, &bottom) == 0;
+        if (!split) top.y1 = h; /* no thread: all of it here */
     }
+    convert_band(&top);
+    if (split) pthread_join(t, NULL);
     out->rgba = dst;
     out->width = w;
     out->height = h;
