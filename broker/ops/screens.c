@@ -2,6 +2,7 @@
  * nothing from pixels). */
 #include <stdlib.h>
 
+#include "pg_monitor_json.h"
 #include "pg_ops.h"
 
 pg_err pg_op_screens(pg_call *c, const pg_args_screens *a, pg_error *e) {
@@ -15,19 +16,9 @@ pg_err pg_op_screens(pg_call *c, const pg_args_screens *a, pg_error *e) {
         pg_call_plat_done(c);
     }
     if (rc) return rc;
-    cJSON *r = cJSON_CreateObject();
-    cJSON *arr = cJSON_AddArrayToObject(r, "screens");
-    for (size_t i = 0; i < n; i++) {
-        cJSON *o = cJSON_CreateObject();
-        cJSON_AddItemToArray(arr, o);
-        cJSON_AddStringToObject(o, "name", m[i].name);
-        cJSON_AddNumberToObject(o, "x", m[i].r.x);
-        cJSON_AddNumberToObject(o, "y", m[i].r.y);
-        cJSON_AddNumberToObject(o, "width", m[i].r.w);
-        cJSON_AddNumberToObject(o, "height", m[i].r.h);
-        cJSON_AddBoolToObject(o, "primary", m[i].primary);
-    }
-    cJSON_AddNumberToObject(r, "count", (double)n);
+    cJSON *r = cJSON_CreateObject(), *list = pg_monitor_json(m, n);
+    cJSON_AddItemToObject(r, "screens", list);
+    cJSON_AddNumberToObject(r, "count", cJSON_GetArraySize(list));
     free(m);
     c->result = r;
     return PG_OK;

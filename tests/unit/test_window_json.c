@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pg_monitor_json.h"
 #include "pg_path_json.h"
 #include "pg_test.h"
 #include "pg_window_json.h"
@@ -212,5 +213,57 @@ PG_TEST(a_pointer_path_round_trips_and_anything_else_is_badinput_naming_the_poin
         CHECK_EQ_INT(pg_path_json_decode(b, back, 3, &n, &e), PG_E_BADINPUT);
         CHECK(n == 0 && e.message[0]);
         cJSON_Delete(b);
+    }
+}
+
+/* ---- the monitors (pg_monitor_json.h) ---- */
+
+static pg_err decode_monitors(const char *text, pg_monitor **m, size_t *n) {
+    cJSON *a = cJSON_Parse(text);
+    pg_error e;
+    pg_err rc = pg_monitor_json_decode(a, m, n, &e);
+    cJSON_Delete(a);
+    return rc;
+}
+
+PG_TEST(monitors_left_of_and_above_the_primary_round_trip) {
+    pg_monitor in[2] = {{"\\\\.\\DISPLAY2", {-2560, -1440, 2560, 1440}, false}, {"DP-1", {0, 0, 1920, 1080}, true}};
+    cJSON *a = pg_monitor_json(in, 2);
+    REQUIRE(a != NULL);
+    char *text = cJSON_PrintUnformatted(a);
+    cJSON_Delete(a);
+    REQUIRE(text != NULL);
+    CHECK(strstr(text, "\"width\":2560") != NULL && strstr(text, "\"x\":-2560") != NULL);
+    pg_monitor *out = NULL;
+    size_t n = 0;
+    REQUIRE(decode_monitors(text, &out, &n) == PG_OK);
+    free(text);
+    CHECK_EQ_INT((int)n, 2);
+    CHECK_STR(out[0].name, in[0].name);
+    CHECK(out[0].r.x == -2560 && out[0].r.y == -1440 && out[0].r.w == 2560 && !out[0].primary);
+    CHECK(out[1].primary && out[1].r.w == 1920);
+    free(out);
+}
+
+PG_TEST(monitors_that_are_not_exactly_the_form_are_refused_whole) {
+    static const char *const bad[] = {
+        "[]",                                                                               /* none */
+        "{}",                                                                               /* not an array */
+        "[{\"name\":\"A\",\"x\":0,\"y\":0,\"width\":1,\"height\":1}]",                        /* no primary */
+        "[{\"name\":\"A\",\"x\":0,\"y\":0,\"width\":1,\"height\":1,\"primary\":1}]",          /* not a bool */
+        "[{\"name\":\"A\",\"x\":0.5,\"y\":0,\"width\":1,\"height\":1,\"primary\":true}]",     /* not integral */
+        "[{\"name\":\"A\",\"x\":2147483648,\"y\":0,\"width\":1,\"height\":1,\"primary\":true}]", /* past int32 */
+        "[{\"name\":\"A\",\"x\":0,\"y\":0,\"width\":-1,\"height\":1,\"primary\":true}]",      /* negative size */
+        "[{\"name\":\"A\",\"x\":0,\"y\":0,\"width\":1,\"height\":1,\"primary\":true,\"w\":1}]", /* unknown field */
+        "[{\"name\":\"0123456789012345678901234567890123456789012345678901234567890123\",\"x\":0,\"y\":0,"
+        "\"width\":1,\"height\":1,\"primary\":true}]", /* a 64-byte name */
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        pg_monitor *m = (pg_monitor *)1;
+        size_t n = 9;
+        pg_err rc = decode_monitors(bad[i], &m, &n);
+        if (rc != PG_E_BADINPUT) fprintf(stderr, "accepted: %s\n", bad[i]);
+        CHECK_EQ_INT(rc, PG_E_BADINPUT);
+        CHECK(m == NULL && n == 0);
     }
 }

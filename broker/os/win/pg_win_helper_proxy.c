@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pg_monitor_json.h"
 #include "pg_path_json.h"
 #include "pg_proto.h"
 #include "pg_time.h"
@@ -614,41 +615,17 @@ static pg_err dec_top(proxy *x, const cJSON *result, pg_msg *m, void *out, pg_er
     return PG_OK;
 }
 
-/* {"monitors": [{"name","x","y","w","h","primary"}, ...]}, 1..16 of them. */
+/* {"monitors": [...]} in the one monitor form (pg_monitor_json.h). */
 static pg_err dec_monitors(proxy *x, const cJSON *result, pg_msg *m, void *out, pg_error *e) {
     (void)x;
     static const pg_arg_spec spec[] = {{"monitors", PG_ARG_ARRAY, true}};
     pg_err rc = check_fields(result, spec, 1, "monitors", e);
     if (rc) return rc;
     if (m->n_att) return bad_reply(e, "unexpected attachment");
-    const cJSON *a = cJSON_GetObjectItemCaseSensitive(result, "monitors");
-    int n = cJSON_GetArraySize(a);
-    if (n < 1 || n > 16) return bad_reply(e, "monitors: %d of them", n);
-    pg_monitor *v = calloc((size_t)n, sizeof *v);
-    if (!v) return pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory");
-    static const pg_arg_spec one[] = {{"name", PG_ARG_STRING, true}, {"x", PG_ARG_INT, true}, {"y", PG_ARG_INT, true},
-                                      {"w", PG_ARG_INT, true},       {"h", PG_ARG_INT, true}, {"primary", PG_ARG_BOOL, true}};
-    for (int i = 0; i < n && !rc; i++) {
-        const cJSON *o = cJSON_GetArrayItem(a, i);
-        int64_t px = 0, py = 0, pw = 0, ph = 0;
-        rc = check_fields(o, one, 6, "monitor", e);
-        if (!rc && (!int_in(o, "x", INT32_MIN, INT32_MAX, &px) || !int_in(o, "y", INT32_MIN, INT32_MAX, &py) ||
-                    !int_in(o, "w", 0, PG_WIN_HELPER_MAX_DIM * 16, &pw) || !int_in(o, "h", 0, PG_WIN_HELPER_MAX_DIM * 16, &ph)))
-            rc = bad_reply(e, "monitor %d out of range", i);
-        const char *name = cJSON_GetObjectItemCaseSensitive(o, "name")->valuestring;
-        if (!rc && strlen(name) >= sizeof v[i].name) rc = bad_reply(e, "monitor %d: name too long", i);
-        if (!rc) {
-            snprintf(v[i].name, sizeof v[i].name, "%s", name);
-            v[i].r = (pg_rect){(int32_t)px, (int32_t)py, (uint32_t)pw, (uint32_t)ph};
-            v[i].primary = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "primary"));
-        }
-    }
-    if (rc) {
-        free(v);
-        return rc;
-    }
     monitor_out *mo = out;
-    mo->v = v, mo->n = (size_t)n;
+    pg_error why;
+    if (pg_monitor_json_decode(cJSON_GetObjectItemCaseSensitive(result, "monitors"), &mo->v, &mo->n, &why))
+        return bad_reply(e, "%s", why.message);
     return PG_OK;
 }
 

@@ -19,6 +19,7 @@
 
 #include "pg_proto.h"
 #include "pg_win32.h"
+#include "pg_monitor_json.h"
 #include "pg_path_json.h"
 #include "pg_win_helper.h"
 #include "pg_window_json.h"
@@ -310,17 +311,9 @@ static pg_err h_monitors(helper *h, const cJSON *args, cJSON **result, pg_blob *
     if (!rc) rc = h->ops->monitors(h->p, &m, &n, e);
     if (rc) return rc;
     *result = cJSON_CreateObject();
-    cJSON *a = *result ? cJSON_AddArrayToObject(*result, "monitors") : NULL;
-    for (size_t i = 0; a && i < n && i < 16; i++) {
-        cJSON *o = cJSON_CreateObject();
-        cJSON_AddItemToArray(a, o);
-        cJSON_AddStringToObject(o, "name", m[i].name);
-        cJSON_AddNumberToObject(o, "x", m[i].r.x);
-        cJSON_AddNumberToObject(o, "y", m[i].r.y);
-        cJSON_AddNumberToObject(o, "w", m[i].r.w);
-        cJSON_AddNumberToObject(o, "h", m[i].r.h);
-        cJSON_AddBoolToObject(o, "primary", m[i].primary);
-    }
+    cJSON *a = pg_monitor_json(m, n);
+    if (*result && a) cJSON_AddItemToObject(*result, "monitors", a);
+    else cJSON_Delete(a), a = NULL;
     free(m);
     return a ? PG_OK : pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory");
 }
