@@ -103,7 +103,7 @@ static pg_err check_count(uint32_t natt, const pg_proto_limits *l, pg_error *e) 
 
 pg_err pg_proto_read_from(pg_read_fn rd, void *ctx, const pg_proto_limits *l, pg_msg *out, pg_error *e) {
     memset(out, 0, sizeof *out);
-    uint32_t hlen, natt;
+    uint32_t hlen = 0, natt = 0; /* set by read_prefix; zero for -Wmaybe-uninitialized at -O2 */
     pg_err rc = read_prefix(rd, ctx, l, &hlen, &natt, e);
     if (!rc) rc = check_count(natt, l, e);
     if (!rc) rc = read_header(rd, ctx, hlen, out, e);
