@@ -5,6 +5,9 @@
  * nothing: it parses and builds every step and resolves the windows named. */
 #include <stdlib.h>
 #include <string.h>
+#ifndef _WIN32
+#include <signal.h>
+#endif
 
 #include "pg_cli.h"
 #include "pg_script.h"
@@ -308,12 +311,27 @@ static pg_err run_line(runner *r, int line, const char *text, pg_error *e) {
     return rc;
 }
 
-/* Lines [from, to): stops at the first failure. */
-static pg_err run_block(runner *r, const script *s, int from, int to) {
+/* Nobody reads stdout any more (the reader exited: a closed pipe): the
+ * body stops, as at a failure, so that no more input goes out unseen; the
+ * finally block still runs. */
+static pg_err stdout_gone(runner *r, int line) {
+    if (!r->first_rc) {
+        r->first_rc = PG_E_INTERNAL;
+        pg_error_set(&r->first_e, PG_E_INTERNAL, "keep reading the script's output until it ends",
+                     "stdout was closed: the script stopped after this step, and its finally block ran");
+        r->first_step = r->step, r->first_line = line;
+    }
+    return PG_E_INTERNAL;
+}
+
+/* Lines [from, to): stops at the first failure; the body (not cleanup)
+ * also when stdout was closed. */
+static pg_err run_block(runner *r, const script *s, int from, int to, bool cleanup) {
     pg_error e;
     for (int i = from; i < to; i++) {
         pg_err rc = run_line(r, i + 1, s->text[i], &e);
         if (rc) return rc;
+        if (!cleanup && ferror(stdout)) return stdout_gone(r, i + 1);
     }
     return PG_OK;
 }
@@ -350,8 +368,11 @@ int pg_script_run(FILE *f, const char *address, bool check) {
     r->sess = (pg_session){.address = address, .timeout_ms = 120000};
     r->check = check;
     int body_end = s.finally_at >= 0 ? s.finally_at : s.n;
-    run_block(r, &s, 0, body_end);
-    if (s.finally_at >= 0) run_block(r, &s, s.finally_at + 1, s.n); /* however the body ended */
+#ifndef _WIN32
+    signal(SIGPIPE, SIG_IGN); /* a closed stdout ends the body, never the finally block (stdout_gone) */
+#endif
+    run_block(r, &s, 0, body_end, false);
+    if (s.finally_at >= 0) run_block(r, &s, s.finally_at + 1, s.n, true); /* however the body ended */
     rc = r->first_rc;
     if (rc) pg_cli_print_error(&r->first_e, NULL, r->first_step, r->first_line);
     else if (check) {

@@ -244,7 +244,8 @@ SECTIONS = [
             "parses and builds every line and checks that each `--window` named is there now (unless an "
             "earlier `wait-for --appear` waits for it). Keys and buttons held by `key-down` and `mouse-down` "
             "stay held from step to step and are let go of when the script ends, however it ends (the last "
-            "example: a slider dragged by parts, shift held over a click)."),
+            "example: a slider dragged by parts, shift held over a click). A script whose stdout is closed "
+            "(its reader exited) stops before its next step, runs `finally`, and exits 9."),
     ("root#", "What the administrator sees: the audit log and its verification."),
 ]
 

@@ -231,4 +231,17 @@ wait "$HOLDER"
 check "...the holding script itself went on and let go (exit 0)" test $? = 0
 AS click --window "$W" --at "$EMPTY" >/dev/null
 check "...and then the click goes through" test $? = 0
+
+# --- a script whose reader goes away stops before its next input, and still cleans up
+cancels() { grep -c '"event": "cancel"' "$LOG"; }
+C0=$(cancels)
+AS run - <<<"snapshot --window '$W'
+sleep 0.3
+scroll --window '$W' down --notches 5 --at $(centre "$CITY")
+finally
+click --window '$W' --at $CANCEL" 2>"$PG_TMP/closed.err" | head -c 1 >/dev/null
+check "a script whose stdout closed stops with exit 9 ($(jq -r .error.message "$PG_TMP/closed.err" 2>/dev/null))" \
+    test "${PIPESTATUS[0]}" = 9
+check "...before its next input (the list did not scroll)" test "$(first)" = 0
+check "...and its finally block ran (the Cancel click)" until_true eval '[ "$(cancels)" -gt "$C0" ]'
 pg_summary
