@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "pg_area.h"
-#include "pg_mem.h"
 
 pg_img_limits pg_img_limits_default(void) {
     return (pg_img_limits){PG_IMG_DEFAULT_MAX_INPUT_BYTES, PG_IMG_DEFAULT_MAX_PIXELS};
@@ -31,7 +30,7 @@ pg_err pg_img_new(pg_img **out, uint32_t w, uint32_t h, pg_error *e) {
     if ((uint64_t)w * h > SIZE_MAX / 4)
         return pg_error_set(e, PG_E_BADINPUT, NULL, "image %ux%u too large for this machine", w, h);
     pg_img *img = malloc(sizeof *img);
-    uint8_t *px = pg_mem_frame_zero((size_t)w * h * 4);
+    uint8_t *px = calloc((size_t)w * h, 4);
     if (!img || !px) {
         free(img);
         free(px);

@@ -6,15 +6,13 @@
  * masks, so they are never taken from the reply. Handles 8/16/24/32 bits per
  * pixel in either image byte order; the common case (32 bpp, x8r8g8b8, LSB
  * first) has a plain loop the compiler vectorizes. A frame of 4 MB or more
- * (a screen) is converted in two halves on two threads, into a buffer on
- * huge pages (pg_mem.h).
+ * (a screen) is converted in two halves on two threads.
  * Never: allocates more than width*height*4 bytes, or reads past src.
  */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "pg_mem.h"
 #include "x11_private.h"
 
 static xcb_visualtype_t *find_visual(pg_platform *p, xcb_visualid_t id) {
@@ -148,7 +146,7 @@ static void *convert_band(void *arg) {
 pg_err x11_to_rgba(const x11_pixfmt *f, const uint8_t *src, size_t src_stride, uint32_t w,
                    uint32_t h, pg_capture *out, pg_error *e) {
     size_t stride = (size_t)w * 4;
-    uint8_t *dst = (w && h) ? pg_mem_frame(stride * h) : NULL; /* huge pages: no fault per 4 KiB */
+    uint8_t *dst = (w && h) ? malloc(stride * h) : NULL;
     if (!dst) return pg_error_set(e, PG_E_INTERNAL, NULL, "cannot allocate %ux%u capture", w, h);
     bool fast = f->bpp == 32 && !f->msb_first && f->red_mask == 0xff0000u &&
                 f->green_mask == 0xff00u && f->blue_mask == 0xffu;
