@@ -395,13 +395,24 @@ void pg_broker_release_held_locked(pg_broker *b, const char *why) {
     *h = (pg_held){0};
 }
 
+/* What held_by says about b->held (plat_lock held). */
+static void publish_held(pg_broker *b) {
+    atomic_store(&b->held_by, b->held.on ? (uintptr_t)b->held.holder | 1u : 0u);
+}
+
 void pg_broker_release_held(pg_broker *b, const void *conn) {
+    /* Only conn's own worker can make it a holder, and it is here: a
+     * connection that held nothing goes without the lock (a 10 s drag of
+     * another connection holds it that long). */
+    if (atomic_load(&b->held_by) != ((uintptr_t)conn | 1u)) return;
     pthread_mutex_lock(&b->plat_lock);
     if (b->held.on && b->held.holder == conn) pg_broker_release_held_locked(b, "the connection that held them ended");
+    publish_held(b);
     pthread_mutex_unlock(&b->plat_lock);
 }
 
 void pg_broker_plat_unlock(pg_broker *b) {
+    publish_held(b);
     check_lost(b, &b->plat, b->plat_gen);
     pthread_mutex_unlock(&b->plat_lock);
 }

@@ -13,6 +13,7 @@
 #define PG_BROKER_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -98,6 +99,8 @@ typedef struct {
     char display[128];
     pthread_mutex_t plat_lock;
     pg_held held;                /* keys and buttons held down and the connection holding them (under plat_lock) */
+    atomic_uintptr_t held_by;    /* held.holder | 1 while anything is held, else 0: set when plat_lock is let go,
+                                    so a connection that holds nothing ends without waiting for the lock */
     pg_display disp;
     pg_plat_reader readers[PG_PLAT_READERS_MAX];
     unsigned n_readers;          /* 0: every platform call goes through plat */
