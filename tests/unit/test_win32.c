@@ -479,7 +479,7 @@ PG_TEST(held_buttons_and_keys_stay_down_until_released) {
     pg_hold up = {.button = PG_BTN_LEFT}; /* id 0: where the pointer is */
     REQUIRE(env.ops->hold(env.p, &up, &e) == PG_OK);
     CHECK(wait_pointer(held_drag, &p));
-    CHECK(p.held_moves >= 2);
+    CHECK(p.held_moves >= 1); /* moves with the button down (the system may coalesce two into one) */
     CHECK(GetAsyncKeyState(VK_LBUTTON) >= 0);
     /* a covered or outside point takes no press; a press without a window is refused */
     pg_hold outside = {.id = env.app, .down = true, .button = PG_BTN_LEFT, .at = true, .x = APP_W + 3, .y = 10};

@@ -255,8 +255,8 @@ PG_TEST(monitors_that_are_not_exactly_the_form_are_refused_whole) {
         "[{\"name\":\"A\",\"x\":2147483648,\"y\":0,\"width\":1,\"height\":1,\"primary\":true}]", /* past int32 */
         "[{\"name\":\"A\",\"x\":0,\"y\":0,\"width\":-1,\"height\":1,\"primary\":true}]",      /* negative size */
         "[{\"name\":\"A\",\"x\":0,\"y\":0,\"width\":1,\"height\":1,\"primary\":true,\"w\":1}]", /* unknown field */
-        "[{\"name\":\"0123456789012345678901234567890123456789012345678901234567890123\",\"x\":0,\"y\":0,"
-        "\"width\":1,\"height\":1,\"primary\":true}]", /* a 64-byte name */
+        ("[{\"name\":\"0123456789012345678901234567890123456789012345678901234567890123\",\"x\":0,\"y\":0,"
+         "\"width\":1,\"height\":1,\"primary\":true}]"), /* a 64-byte name */
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         pg_monitor *m = (pg_monitor *)1;

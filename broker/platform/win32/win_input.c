@@ -194,13 +194,26 @@ static pg_err aim(uint64_t id, int32_t x, int32_t y, HWND *h, POINT *pt, pg_erro
 static const DWORD button_down[] = {0, MOUSEEVENTF_LEFTDOWN, MOUSEEVENTF_MIDDLEDOWN, MOUSEEVENTF_RIGHTDOWN};
 static const DWORD button_up[] = {0, MOUSEEVENTF_LEFTUP, MOUSEEVENTF_MIDDLEUP, MOUSEEVENTF_RIGHTUP};
 
+/* The system applies injected moves as it reads its input queue (Wine:
+ * through the X server), so GetCursorPos can lag SendInput: wait, bounded,
+ * until the pointer is where it was sent, so that what comes next (a
+ * release where the pointer is, pointer_at) sees it there. */
+#define WIN_MOVE_WAIT_MS 250
+static void wait_cursor(POINT pt) {
+    POINT now;
+    for (pg_deadline end = pg_deadline_in_ms(WIN_MOVE_WAIT_MS); !pg_deadline_passed(end); pg_sleep_ms(2))
+        if (GetCursorPos(&now) && now.x == pt.x && now.y == pt.y) return;
+}
+
 pg_err win_pointer_move(pg_platform *p, uint64_t id, int32_t x, int32_t y, pg_error *e) {
     HWND h;
     POINT pt;
     pg_err rc = aim(id, x, y, &h, &pt, e);
     if (rc != PG_OK) return rc;
     INPUT in = mouse_at(pt, 0);
-    return win_send(&in, 1, e);
+    rc = win_send(&in, 1, e);
+    if (rc == PG_OK) wait_cursor(pt);
+    return rc;
 }
 
 pg_err win_click(pg_platform *p, uint64_t id, int32_t x, int32_t y, pg_button b, int count,
@@ -319,7 +332,9 @@ static pg_err hold_button(const pg_hold *hd, pg_error *e) {
     if (rc == PG_OK) rc = aim(hd->id, x, y, &h, &pt, e);
     if (rc != PG_OK) return rc;
     INPUT in = mouse_at(pt, flag);
-    return win_send(&in, 1, e);
+    rc = win_send(&in, 1, e);
+    if (rc == PG_OK) wait_cursor(pt);
+    return rc;
 }
 
 pg_err win_hold(pg_platform *p, const pg_hold *h, pg_error *e) {
