@@ -77,13 +77,23 @@ agent type --window 'pixelgate demo' 'Hello from pixelgate! é€ü'
 agent key --window 'pixelgate demo' Return
 agent wait-for --window 'pixelgate demo' --text 'Entered' --timeout 5
 echo "  the app's own record of its state: $(jq -c '{clicks, entry}' "$PG_STATE_FILE")"
-say "8. A scripted session in one piped call (\$last = the last snapshot's token)"
+say "8. A scripted session in one piped call: named results, shift held over a key, cleanup"
 printf '%s$ pixelgate run - <<EOF\n' "$PG_AGENT"
-script="snapshot --window 'pixelgate demo' --max-size 320x200
-info \$last
-assert text \$last --expect 'Entered'"
+script="snapshot --window 'pixelgate demo' as before
+assert text \$before --expect 'Entered'
+click --window 'pixelgate demo' --at $EX,$EY
+key --window 'pixelgate demo' End
+key-down --window 'pixelgate demo' shift
+key --window 'pixelgate demo' Home
+key-up shift
+type --window 'pixelgate demo' 'Replaced in one script'
+snapshot --window 'pixelgate demo' as after
+assert changed \$before \$after --min-pct 0.01
+finally
+drop \$before \$after"
 sed 's/^/  /' <<<"$script"; echo "  EOF"
 pg_as "$PG_AGENT" pixelgate run - <<<"$script" | sed 's/^/  /'
+echo "  the entry now (the app's own record): $(jq -c .entry "$PG_STATE_FILE")"
 say "What the agent cannot do"
 echo "- take the pixels: the policy says analyze-only, so a release needs a human approver"
 agent release "$TOKEN" --png /tmp/pgdemo-shot.png || true
