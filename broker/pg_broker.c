@@ -370,7 +370,7 @@ pg_err pg_broker_plat_lock(pg_broker *b, pg_error *e) {
 
 void pg_broker_release_held_locked(pg_broker *b, const char *why) {
     pg_held *h = &b->held;
-    if (!h->on) return;
+    if (!pg_held_any(h)) return;
     char what[160], detail[256];
     pg_held_describe(h, what, sizeof what);
     snprintf(detail, sizeof detail, "released %.160s: %.80s", what, why);
@@ -397,7 +397,7 @@ void pg_broker_release_held_locked(pg_broker *b, const char *why) {
 
 /* What held_by says about b->held (plat_lock held). */
 static void publish_held(pg_broker *b) {
-    atomic_store(&b->held_by, b->held.on ? (uintptr_t)b->held.holder | 1u : 0u);
+    atomic_store(&b->held_by, pg_held_any(&b->held) ? (uintptr_t)b->held.holder | 1u : 0u);
 }
 
 void pg_broker_release_held(pg_broker *b, const void *conn) {
@@ -406,7 +406,7 @@ void pg_broker_release_held(pg_broker *b, const void *conn) {
      * another connection holds it that long). */
     if (atomic_load(&b->held_by) != ((uintptr_t)conn | 1u)) return;
     pthread_mutex_lock(&b->plat_lock);
-    if (b->held.on && b->held.holder == conn) pg_broker_release_held_locked(b, "the connection that held them ended");
+    if (pg_held_any(&b->held) && b->held.holder == conn) pg_broker_release_held_locked(b, "the connection that held them ended");
     publish_held(b);
     pthread_mutex_unlock(&b->plat_lock);
 }

@@ -39,7 +39,7 @@ bool pg_held_has_key(const pg_held *h, const char *name) {
     return false;
 }
 
-bool pg_held_by_other(const pg_held *h, const void *conn) { return h->on && h->holder != conn; }
+bool pg_held_by_other(const pg_held *h, const void *conn) { return pg_held_any(h) && h->holder != conn; }
 
 static bool append(char *out, size_t cap, size_t *len, const char *part) {
     int n = snprintf(out + *len, cap - *len, "%s%s", *len ? "+" : "", part);
@@ -96,7 +96,7 @@ void pg_held_strip(const pg_held *h, const char *chord, char *out, size_t cap) {
 }
 
 void pg_held_claim(pg_held *h, const void *conn, uint32_t uid, const char *user, int64_t pid, uint64_t window) {
-    if (h->on) return;
+    if (pg_held_any(h)) return;
     h->holder = conn, h->uid = uid, h->pid = pid, h->window = window;
     snprintf(h->user, sizeof h->user, "%s", user ? user : "");
 }
@@ -105,12 +105,12 @@ bool pg_held_add_key(pg_held *h, const char *name) {
     if (pg_held_has_key(h, name)) return true;
     if (h->n_keys == PG_HELD_MAX) return false;
     snprintf(h->keys[h->n_keys++], sizeof h->keys[0], "%s", name);
-    h->on = true;
     return true;
 }
 
+/* Nothing held any more: nobody holds (the owner's fields cleared). */
 static void settle_on(pg_held *h) {
-    if (h->n_keys == 0 && h->buttons == 0) *h = (pg_held){0};
+    if (!pg_held_any(h)) *h = (pg_held){0};
 }
 
 void pg_held_remove_key(pg_held *h, const char *name) {
@@ -124,7 +124,6 @@ void pg_held_remove_key(pg_held *h, const char *name) {
 }
 
 void pg_held_add_button(pg_held *h, unsigned button) {
-    h->on = true;
     h->buttons |= 1u << button;
 }
 
@@ -133,19 +132,22 @@ void pg_held_remove_button(pg_held *h, unsigned button) {
     settle_on(h);
 }
 
+size_t pg_held_names(const pg_held *h, char names[][64], size_t max) {
+    static const char *const buttons[] = {"?", "left button", "middle button", "right button"};
+    size_t n = 0;
+    for (size_t i = 0; i < h->n_keys && n < max; i++) snprintf(names[n++], 64, "%s", h->keys[i]);
+    for (unsigned b = 1; b <= 3 && n < max; b++)
+        if (h->buttons & (1u << b)) snprintf(names[n++], 64, "%s", buttons[b]);
+    return n;
+}
+
 void pg_held_describe(const pg_held *h, char *out, size_t cap) {
-    static const char *const names[] = {"?", "left", "middle", "right"};
-    size_t len = 0;
+    char names[PG_HELD_NAMES_MAX][64];
+    size_t n = pg_held_names(h, names, PG_HELD_NAMES_MAX), len = 0;
     out[0] = 0;
-    for (size_t i = 0; i < h->n_keys; i++) {
-        int n = snprintf(out + len, cap - len, "%s%s", len ? ", " : "", h->keys[i]);
-        if (n < 0 || (size_t)n >= cap - len) return;
-        len += (size_t)n;
+    for (size_t i = 0; i < n; i++) {
+        int k = snprintf(out + len, cap - len, "%s%s", len ? ", " : "", names[i]);
+        if (k < 0 || (size_t)k >= cap - len) return;
+        len += (size_t)k;
     }
-    for (unsigned b = 1; b <= 3; b++)
-        if (h->buttons & (1u << b)) {
-            int n = snprintf(out + len, cap - len, "%s%s button", len ? ", " : "", names[b]);
-            if (n < 0 || (size_t)n >= cap - len) return;
-            len += (size_t)n;
-        }
 }

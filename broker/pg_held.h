@@ -21,8 +21,7 @@
 #define PG_HELD_MAX 8
 
 typedef struct {
-    bool on;              /* something is held */
-    const void *holder;   /* the connection holding it (NULL in tests without one) */
+    const void *holder;   /* the connection holding it while anything is held (NULL in tests without one) */
     uint32_t uid;         /* whose it is, for the audit record of a release */
     char user[64];
     int64_t pid;
@@ -32,6 +31,8 @@ typedef struct {
     unsigned buttons;     /* bit b set: button b (pg_button) down */
 } pg_held;
 
+/* Is anything held (a key or a button)? */
+static inline bool pg_held_any(const pg_held *h) { return h->n_keys > 0 || h->buttons != 0; }
 /* Is name one of the chord's modifier names (ctrl, control, shift, alt, super, meta)? */
 bool pg_held_is_modifier(const char *name);
 /* Is the key (compared case-insensitively for modifiers, exactly otherwise) held? */
@@ -54,7 +55,11 @@ bool pg_held_add_key(pg_held *h, const char *name);
 void pg_held_remove_key(pg_held *h, const char *name);
 void pg_held_add_button(pg_held *h, unsigned button);
 void pg_held_remove_button(pg_held *h, unsigned button);
-/* Everything held, as "shift, a, left button" for messages. */
+/* Everything held, one name each: the keys in the order they went down,
+ * then "left button", "middle button", "right button"; at most max. */
+#define PG_HELD_NAMES_MAX (PG_HELD_MAX + 3)
+size_t pg_held_names(const pg_held *h, char names[][64], size_t max);
+/* The same joined, as "shift, a, left button" for messages. */
 void pg_held_describe(const pg_held *h, char *out, size_t cap);
 
 #endif

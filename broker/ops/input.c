@@ -134,11 +134,10 @@ static pg_err input_free(pg_call *c, pg_error *e) {
 static cJSON *held_json(const pg_call *c) {
     cJSON *a = cJSON_CreateArray();
     const pg_held *h = &c->b->held;
-    if (!h->on || h->holder != c->conn) return a;
-    for (size_t i = 0; i < h->n_keys; i++) cJSON_AddItemToArray(a, cJSON_CreateString(h->keys[i]));
-    static const char *const names[] = {"?", "left button", "middle button", "right button"};
-    for (unsigned b = 1; b <= 3; b++)
-        if (h->buttons & (1u << b)) cJSON_AddItemToArray(a, cJSON_CreateString(names[b]));
+    if (h->holder != c->conn) return a;
+    char names[PG_HELD_NAMES_MAX][64];
+    size_t n = pg_held_names(h, names, PG_HELD_NAMES_MAX);
+    for (size_t i = 0; i < n; i++) cJSON_AddItemToArray(a, cJSON_CreateString(names[i]));
     return a;
 }
 
@@ -264,6 +263,23 @@ static void report_point(pg_call *c, const pg_window *w, bool found, int64_t x, 
     cJSON_AddNumberToObject(o, "y", (double)y);
 }
 
+/* The listed window on top at screen point (sx,sy), what a click there
+ * reaches (platform lock held): *top points into *all (list_all's, the
+ * caller frees it), NULL for the desktop, for skip (nothing listed then) or
+ * for a window the list does not have. */
+static pg_err window_on_top(pg_call *c, int64_t sx, int64_t sy, uint64_t skip, pg_window **all, size_t *n,
+                            const pg_window **top, pg_error *e) {
+    *all = NULL, *n = 0, *top = NULL;
+    uint64_t id = 0;
+    pg_err rc = c->b->plat_ops->top_at ? c->b->plat_ops->top_at(c->plat, (int32_t)sx, (int32_t)sy, &id, e) : PG_OK;
+    if (rc || id == 0 || id == skip) return rc;
+    bool complete;
+    rc = c->b->plat_ops->list_all(c->plat, all, n, &complete, e);
+    for (size_t i = 0; !rc && i < *n && !*top; i++)
+        if ((*all)[i].id == id) *top = &(*all)[i];
+    return rc;
+}
+
 /* A point of w that the program's own popup or dialog covers (a menu it
  * opened, a dropdown): the input lands there, as it would for a user, so
  * it is aimed at that window instead of refused as covered. Only a window
@@ -272,26 +288,17 @@ static void report_point(pg_call *c, const pg_window *w, bool found, int64_t x, 
  * is held. */
 static void into_own_popup(pg_call *c, pg_window *w, int64_t *x, int64_t *y, cJSON *r) {
     int64_t sx = w->x + *x, sy = w->y + *y;
-    uint64_t top = 0;
+    pg_window *all;
+    size_t n;
+    const pg_window *o;
     pg_error ignored;
-    if (!c->b->plat_ops->top_at || c->b->plat_ops->top_at(c->plat, (int32_t)sx, (int32_t)sy, &top, &ignored) != PG_OK ||
-        top == 0 || top == w->id)
-        return;
-    pg_window *all = NULL;
-    size_t n = 0;
-    bool complete;
-    if (c->b->plat_ops->list_all(c->plat, &all, &n, &complete, &ignored) != PG_OK) return;
-    for (size_t i = 0; i < n; i++) {
-        const pg_window *o = &all[i];
-        if (o->id != top) continue;
-        if (o->kind != PG_WINDOW_NORMAL && o->parent == w->id && o->pid == w->pid && o->pid > 0 && o->visible) {
-            cJSON *into = cJSON_AddObjectToObject(r, "into");
-            cJSON_AddNumberToObject(into, "id", (double)o->id);
-            cJSON_AddStringToObject(into, "kind", o->kind == PG_WINDOW_POPUP ? "popup" : "dialog");
-            *x = sx - o->x, *y = sy - o->y;
-            *w = *o;
-        }
-        break;
+    if (window_on_top(c, sx, sy, w->id, &all, &n, &o, &ignored) == PG_OK && o && o->kind != PG_WINDOW_NORMAL &&
+        o->parent == w->id && o->pid == w->pid && o->pid > 0 && o->visible) {
+        cJSON *into = cJSON_AddObjectToObject(r, "into");
+        cJSON_AddNumberToObject(into, "id", (double)o->id);
+        cJSON_AddStringToObject(into, "kind", o->kind == PG_WINDOW_POPUP ? "popup" : "dialog");
+        *x = sx - o->x, *y = sy - o->y;
+        *w = *o;
     }
     free(all);
 }
@@ -315,10 +322,15 @@ static const char *how_located(const aim_spec *a) {
 
 static const pg_button buttons[] = {PG_BTN_LEFT, PG_BTN_MIDDLE, PG_BTN_RIGHT}; /* the order of "button"'s values */
 
+/* The name of value v of op's "button" argument, as the declaration spells it. */
+static void button_name(size_t op, int64_t v, char out[16]) {
+    pg_enum_name(pg_opdecl_arg(&pg_opdecls[op], "button")->values, (int)v, out, 16);
+}
+
 static pg_err do_click(pg_call *c, const void *args, const pg_window *w, cJSON *r, pg_error *e) {
     const pg_args_click *a = args;
     char bname[16];
-    pg_enum_name(pg_opdecl_arg(&pg_opdecls[PG_OPI_click], "button")->values, a->button, bname, sizeof bname);
+    button_name(PG_OPI_click, a->button, bname);
     if (a->has_offset && a->has_at)
         return pg_error_set(e, PG_E_USAGE, "--offset moves from the centre of --text or --template",
                             "click takes --offset only with --text or --template");
@@ -416,7 +428,7 @@ static pg_err do_drag(pg_call *c, const void *args, const pg_window *w, cJSON *r
                             "a drag takes at most %d ms: --hold-ms %u plus %zu steps of %u ms is more",
                             PG_DRAG_MAX_MS, hold, n - 2, step);
     char bname[16];
-    pg_enum_name(pg_opdecl_arg(&pg_opdecls[PG_OPI_drag], "button")->values, a->button, bname, sizeof bname);
+    button_name(PG_OPI_drag, a->button, bname);
     snprintf(c->audit.detail, sizeof c->audit.detail, "drag %d,%d -> %d,%d %s in %lld steps", a->from.x, a->from.y,
              a->to.x, a->to.y, bname, (long long)a->steps);
     rc = pg_call_intent(c, e);
@@ -437,7 +449,7 @@ static pg_err do_drag(pg_call *c, const void *args, const pg_window *w, cJSON *r
  * are down while it goes out ("ctrl+alt+Delete" built from key-down ctrl,
  * key-down alt and key Delete is refused like the chord itself). */
 static pg_err check_with_held(pg_call *c, const char *chord, pg_error *e) {
-    if (!c->b->held.on) return PG_OK;
+    if (!pg_held_any(&c->b->held)) return PG_OK;
     char whole[384];
     if (!pg_held_chord(&c->b->held, chord, whole, sizeof whole))
         return pg_error_set(e, PG_E_BADINPUT, NULL, "the chord with the held keys is too long");
@@ -643,13 +655,13 @@ static pg_err do_key_down(pg_call *c, const void *args, const pg_window *w, cJSO
     pg_held after = *h;
     pg_held_add_key(&after, a->key);
     pg_err rc = PG_OK;
-    for (size_t i = 0; i < after.n_keys && !rc; i++)
-        if (!pg_held_is_modifier(after.keys[i]) && h->on) {
-            char whole[384];
-            if (!pg_held_chord(&after, after.keys[i], whole, sizeof whole))
-                rc = pg_error_set(e, PG_E_BADINPUT, NULL, "the chord with the held keys is too long");
-            else rc = c->b->plat_ops->key_check(c->plat, whole, e);
-        }
+    for (size_t i = 0; pg_held_any(h) && i < after.n_keys && !rc; i++) { /* alone: the backend judges it */
+        char whole[384];
+        if (pg_held_is_modifier(after.keys[i])) continue;
+        if (!pg_held_chord(&after, after.keys[i], whole, sizeof whole))
+            rc = pg_error_set(e, PG_E_BADINPUT, NULL, "the chord with the held keys is too long");
+        else rc = c->b->plat_ops->key_check(c->plat, whole, e);
+    }
     snprintf(c->audit.detail, sizeof c->audit.detail, "key-down %s", a->key);
     if (!rc) rc = pg_call_intent(c, e);
     pg_hold press = {.id = w->id, .down = true, .is_key = true};
@@ -723,7 +735,7 @@ static pg_err do_mouse_down(pg_call *c, const void *args, const pg_window *w, cJ
     const pg_args_mouse_down *a = args;
     pg_held *h = &c->b->held;
     pg_button b = buttons[a->button];
-    if (h->on && (h->buttons & (1u << b)))
+    if (h->buttons & (1u << b))
         return pg_error_set(e, PG_E_USAGE, "mouse-up it first", "that button is held already");
     int64_t x = a->at.x, y = a->at.y;
     pg_window target = *w;
@@ -739,7 +751,7 @@ static pg_err do_mouse_down(pg_call *c, const void *args, const pg_window *w, cJ
     }
     if (rc) return rc;
     char bname[16];
-    pg_enum_name(pg_opdecl_arg(&pg_opdecls[PG_OPI_mouse_down], "button")->values, a->button, bname, sizeof bname);
+    button_name(PG_OPI_mouse_down, a->button, bname);
     snprintf(c->audit.detail, sizeof c->audit.detail, "mouse-down %s at %lld,%lld%s", bname, (long long)x, (long long)y,
              a->has_at ? "" : ", where the pointer was");
     rc = pg_call_intent(c, e);
@@ -766,7 +778,7 @@ pg_err pg_op_mouse_down(pg_call *c, const pg_args_mouse_down *a, pg_error *e) {
 
 static pg_err held_button(pg_call *c, pg_button b, pg_error *e) {
     const pg_held *h = &c->b->held;
-    if (h->on && h->holder == c->conn && (h->buttons & (1u << b))) return PG_OK;
+    if (h->holder == c->conn && (h->buttons & (1u << b))) return PG_OK;
     return pg_error_set(e, PG_E_BADINPUT, "mouse-up lets go of a button mouse-down pressed on this connection",
                         "that button is not held by this connection");
 }
@@ -780,7 +792,7 @@ static pg_err do_mouse_up(pg_call *c, const void *args, const pg_window *w, cJSO
     aim_spec none = {0};
     if (!rc) rc = aim_at(c, &none, false, w, r, &x, &y, &target, e);
     char bname[16];
-    pg_enum_name(pg_opdecl_arg(&pg_opdecls[PG_OPI_mouse_up], "button")->values, a->button, bname, sizeof bname);
+    button_name(PG_OPI_mouse_up, a->button, bname);
     snprintf(c->audit.detail, sizeof c->audit.detail, "mouse-up %s at %lld,%lld", bname, (long long)x, (long long)y);
     if (!rc) rc = pg_call_intent(c, e);
     pg_hold up = {.id = target.id, .button = b, .at = true, .x = (int32_t)x, .y = (int32_t)y};
@@ -801,7 +813,7 @@ static pg_err mouse_up_in_place(pg_call *c, const pg_args_mouse_up *a, pg_error 
     if (rc) return rc;
     c->audit.kind = "input";
     char bname[16];
-    pg_enum_name(pg_opdecl_arg(&pg_opdecls[PG_OPI_mouse_up], "button")->values, a->button, bname, sizeof bname);
+    button_name(PG_OPI_mouse_up, a->button, bname);
     snprintf(c->audit.detail, sizeof c->audit.detail, "mouse-up %s where the pointer is", bname);
     pg_button b = buttons[a->button];
     rc = input_free(c, e);
@@ -839,23 +851,15 @@ pg_err pg_op_mouse_up(pg_call *c, const pg_args_mouse_up *a, pg_error *e) {
 /* The window at screen point (sx,sy) when it is the caller's own and the
  * policy lets input reach it (platform lock held): *found says so. */
 static pg_err own_window_at(pg_call *c, int32_t sx, int32_t sy, pg_window *out, bool *found, pg_error *e) {
-    *found = false;
-    uint64_t top = 0;
-    pg_err rc = c->b->plat_ops->top_at(c->plat, sx, sy, &top, e);
-    if (rc || top == 0) return rc;
-    pg_window *all = NULL;
-    size_t n = 0;
-    bool complete;
-    rc = c->b->plat_ops->list_all(c->plat, &all, &n, &complete, e);
-    for (size_t i = 0; !rc && i < n; i++) {
-        if (all[i].id != top) continue;
-        bool same_owner = false;
-        pg_error why;
-        *found = pg_broker_input_target(&all[i], c->peer, &same_owner, &why) == PG_OK && same_owner &&
-                 !pg_call_window_denied(c, &all[i], all, n);
-        if (*found) *out = all[i];
-        break;
-    }
+    pg_window *all;
+    size_t n;
+    const pg_window *top;
+    pg_err rc = window_on_top(c, sx, sy, 0, &all, &n, &top, e);
+    bool same_owner = false;
+    pg_error why;
+    *found = !rc && top && pg_broker_input_target(top, c->peer, &same_owner, &why) == PG_OK && same_owner &&
+             !pg_call_window_denied(c, top, all, n);
+    if (*found) *out = *top;
     free(all);
     return rc;
 }

@@ -53,7 +53,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     char what[64];
     pg_held_describe(&h, what, sizeof what);
     if (!memchr(what, 0, sizeof what)) abort();
+    char names[PG_HELD_NAMES_MAX][64];
+    if (pg_held_names(&h, names, PG_HELD_NAMES_MAX) != h.n_keys) abort(); /* keys only, one name each */
+    size_t had = h.n_keys;
     for (size_t i = h.n_keys; i-- > 0;) pg_held_remove_key(&h, h.keys[i]);
-    if (h.on) abort(); /* all let go: nothing held */
+    if (pg_held_any(&h) || (had && h.uid)) abort(); /* all let go: nothing held, nobody holds */
     return 0;
 }
