@@ -49,11 +49,7 @@ static pg_err refresh(pg_call *c, pg_window *w, bool *owner_denied, pg_error *e)
 
 /* The deny rules for w and for the window it belongs to (a denied
  * application's dialogs are as private as its main window). */
-static pg_err check_fresh(pg_call *c, pg_window *w, pg_error *e);
-
-pg_err pg_capture_refresh(pg_call *c, pg_window *w, pg_error *e) { return check_fresh(c, w, e); }
-
-static pg_err check_fresh(pg_call *c, pg_window *w, pg_error *e) {
+pg_err pg_capture_refresh(pg_call *c, pg_window *w, pg_error *e) {
     bool owner_denied;
     pg_err rc = refresh(c, w, &owner_denied, e);
     if (!rc) rc = pg_capture_check_allowed(c, w, e);
@@ -112,7 +108,7 @@ pg_err pg_capture_checked(pg_call *c, pg_window *w, const pg_rect *region, pg_ca
                          "captured all black: no token was made", w, e);
     }
     /* The title may have turned private while the pixels were read: look again. */
-    rc = check_fresh(c, w, e);
+    rc = pg_capture_refresh(c, w, e);
     if (rc) {
         free(cap->rgba);
         cap->rgba = NULL;

@@ -205,15 +205,20 @@ static void wait_cursor(POINT pt) {
         if (GetCursorPos(&now) && now.x == pt.x && now.y == pt.y) return;
 }
 
+/* One pointer event at pt (a move, with a button's flag), returning once
+ * the cursor is there. */
+static pg_err send_at(POINT pt, DWORD flag, pg_error *e) {
+    INPUT in = mouse_at(pt, flag);
+    pg_err rc = win_send(&in, 1, e);
+    if (rc == PG_OK) wait_cursor(pt);
+    return rc;
+}
+
 pg_err win_pointer_move(pg_platform *p, uint64_t id, int32_t x, int32_t y, pg_error *e) {
     HWND h;
     POINT pt;
     pg_err rc = aim(id, x, y, &h, &pt, e);
-    if (rc != PG_OK) return rc;
-    INPUT in = mouse_at(pt, 0);
-    rc = win_send(&in, 1, e);
-    if (rc == PG_OK) wait_cursor(pt);
-    return rc;
+    return rc == PG_OK ? send_at(pt, 0, e) : rc;
 }
 
 pg_err win_click(pg_platform *p, uint64_t id, int32_t x, int32_t y, pg_button b, int count,
@@ -322,19 +327,14 @@ static pg_err hold_button(const pg_hold *hd, pg_error *e) {
     pg_err rc = PG_OK;
     if (!hd->at) { /* where the pointer is, as a point of the window */
         RECT c;
-        POINT now;
+        int32_t sx = 0, sy = 0;
         rc = win_resolve(hd->id, &h, e);
         if (rc == PG_OK) rc = win_client_rect(h, &c, e);
-        if (rc == PG_OK && !GetCursorPos(&now))
-            rc = pg_error_set(e, PG_E_INTERNAL, NULL, "GetCursorPos failed (error %lu)", GetLastError());
-        if (rc == PG_OK) x = now.x - c.left, y = now.y - c.top;
+        if (rc == PG_OK) rc = win_pointer_at(NULL, &sx, &sy, e);
+        if (rc == PG_OK) x = sx - c.left, y = sy - c.top;
     }
     if (rc == PG_OK) rc = aim(hd->id, x, y, &h, &pt, e);
-    if (rc != PG_OK) return rc;
-    INPUT in = mouse_at(pt, flag);
-    rc = win_send(&in, 1, e);
-    if (rc == PG_OK) wait_cursor(pt);
-    return rc;
+    return rc == PG_OK ? send_at(pt, flag, e) : rc;
 }
 
 pg_err win_hold(pg_platform *p, const pg_hold *h, pg_error *e) {

@@ -261,6 +261,12 @@ static pg_err landed(pg_platform *p, uint16_t mask, pg_error *e) {
     return rc;
 }
 
+/* sent(), then landed() for the buttons just released. */
+static pg_err sent_released(pg_platform *p, uint16_t mask, pg_error *e) {
+    pg_err rc = sent(p, e);
+    return rc == PG_OK ? landed(p, mask, e) : rc;
+}
+
 pg_err x11_pointer_move(pg_platform *p, uint64_t id, int32_t x, int32_t y, pg_error *e) {
     x11_win w;
     int32_t rx, ry;
@@ -286,8 +292,7 @@ pg_err x11_click(pg_platform *p, uint64_t id, int32_t x, int32_t y, pg_button b,
         fake_button(p, (uint8_t)b, true);
         fake_button(p, (uint8_t)b, false);
     }
-    rc = sent(p, e);
-    return rc == PG_OK ? landed(p, button_mask((unsigned)b), e) : rc;
+    return sent_released(p, button_mask((unsigned)b), e);
 }
 
 /* X has no wheel events: the core protocol's buttons 4 and 5 are one notch
@@ -304,8 +309,7 @@ pg_err x11_scroll(pg_platform *p, uint64_t id, int32_t x, int32_t y, int32_t dx,
     uint8_t vertical = dy < 0 ? 4 : 5, horizontal = dx < 0 ? 6 : 7;
     for (int32_t i = 0; i < abs(dy); i++) fake_button(p, vertical, true), fake_button(p, vertical, false);
     for (int32_t i = 0; i < abs(dx); i++) fake_button(p, horizontal, true), fake_button(p, horizontal, false);
-    rc = sent(p, e);
-    return rc == PG_OK && dy ? landed(p, button_mask(vertical), e) : rc;
+    return sent_released(p, dy ? button_mask(vertical) : 0, e);
 }
 
 pg_err x11_drag(pg_platform *p, uint64_t id, const pg_point *path, size_t n, pg_button b, uint32_t hold_ms,
@@ -371,8 +375,7 @@ static pg_err hold_button(pg_platform *p, const pg_hold *h, pg_error *e) {
     if (rc != PG_OK) return rc;
     if (h->at && h->id != 0) fake_motion(p, rx, ry);
     fake_button(p, (uint8_t)h->button, h->down);
-    rc = sent(p, e);
-    return rc == PG_OK && !h->down ? landed(p, button_mask((unsigned)h->button), e) : rc;
+    return sent_released(p, h->down ? 0 : button_mask((unsigned)h->button), e);
 }
 
 /* A key held or let go: a press focuses the window first and is checked
