@@ -81,6 +81,11 @@ sed "s/^/# /" "$PG_TMP/e"
 pg_as "$GECOS" pixelgate ping >/dev/null 2>"$PG_TMP/e"
 check "a user whose passwd entry is long is admitted by name" test $? = 0
 sed "s/^/# /" "$PG_TMP/e"
+# the broker remembers who a uid is for a moment (pg_posix_accounts.h), but
+# not past a change to the group file: leaving the group refuses at once
+gpasswd -d "$PG_AGENT" "$BIG" >/dev/null
+pg_as "$PG_AGENT" pixelgate ping >/dev/null 2>"$PG_TMP/e"
+check "a user removed from the admitting group is refused at the next connection (exit 3)" test $? = 3
 pg_write_policy "$GOOD_POLICY"
 kill -HUP "$PG_BROKER_PID"; sleep 0.6
 groupdel "$BIG"

@@ -2,8 +2,12 @@
  * remote driver, decided from what the peer cannot set, and whether a
  * window's process is the peer's. The rules run against a fake /proc and
  * session directory built here (the env), and once against this very
- * process and a child that renames itself. Linux only; no root. */
+ * process and a child that renames itself; the account cache against a
+ * driven clock and stamp, and once against the real databases. Linux only;
+ * no root. */
 #include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "pg_posix_accounts.h"
 #include "pg_posix_peer.h"
 #include "pg_test.h"
 
@@ -35,7 +40,7 @@ static void fake_init(fake *f) {
     snprintf(f->sessions, sizeof f->sessions, "%s/sessions", f->root);
     mkdir(f->proc, 0755);
     mkdir(f->sessions, 0755);
-    f->env = (pg_posix_env){f->proc, f->sessions, (uint32_t)getuid()};
+    f->env = (pg_posix_env){f->proc, f->sessions, (uint32_t)getuid(), NULL};
 }
 
 static void fake_fini(fake *f) {
@@ -290,4 +295,145 @@ PG_TEST(a_real_peer_renamed_sshd_is_judged_like_its_parent) {
     close(lfd);
     unlink(sa.sun_path);
     rmdir(dir);
+}
+
+/* ---- the walk's memory of local processes ---- */
+
+/* A process found local is not read again while it lives (only root's own
+ * code could make a root process above it an sshd, and ancestors never
+ * join): here the fake tree turns the remembered shell's parent into a root
+ * sshd, which a broker without the memory sees and one with it does not.
+ * A pid reused by a new process (another start time) is walked afresh. */
+PG_TEST(a_process_found_local_is_remembered_by_pid_and_start_time) {
+    fake f;
+    fake_init(&f);
+    base_tree(&f);
+    add_proc(&f, &(proc_entry){500, 1, "login", ROOT_ALL(&f), NOSESSION, NULL, 30});
+    add_proc(&f, &(proc_entry){600, 500, "bash", USER_ALL, NOSESSION, NULL, 40});
+    add_proc(&f, &(proc_entry){700, 600, "pixelgate", USER_ALL, NOSESSION, NULL, 50});
+    f.env.ancestry = pg_posix_ancestry_new();
+    REQUIRE(f.env.ancestry != NULL);
+    CHECK(!remote(&f, 700));
+    add_proc(&f, &(proc_entry){500, 1, "sshd", ROOT_ALL(&f), NOSESSION, NULL, 30});
+    add_proc(&f, &(proc_entry){701, 600, "pixelgate", USER_ALL, NOSESSION, NULL, 51});
+    CHECK(!remote(&f, 701)); /* stopped at the remembered shell */
+    pg_posix_ancestry *memory = f.env.ancestry;
+    f.env.ancestry = NULL;
+    CHECK(remote(&f, 701)); /* without the memory the walk reads 500 again */
+    f.env.ancestry = memory;
+    /* the shell exits and its pid goes to a shell of an SSH login */
+    add_proc(&f, &(proc_entry){400, 300, "sshd", ROOT_ALL(&f), NOSESSION, NULL, 44});
+    add_proc(&f, &(proc_entry){600, 400, "bash", USER_ALL, NOSESSION, NULL, 45});
+    add_proc(&f, &(proc_entry){702, 600, "pixelgate", USER_ALL, NOSESSION, NULL, 52});
+    CHECK(remote(&f, 702));
+    pg_posix_ancestry_free(f.env.ancestry);
+    fake_fini(&f);
+}
+
+/* A walk that found an sshd remembers nothing: the next peer under the
+ * same shell is walked again and found remote again. */
+PG_TEST(a_walk_that_finds_an_sshd_remembers_nothing) {
+    fake f;
+    fake_init(&f);
+    base_tree(&f);
+    add_proc(&f, &(proc_entry){400, 300, "sshd", ROOT_ALL(&f), NOSESSION, NULL, 600});
+    add_proc(&f, &(proc_entry){402, 400, "bash", USER_ALL, NOSESSION, NULL, 602});
+    add_proc(&f, &(proc_entry){403, 402, "socat", USER_ALL, NOSESSION, NULL, 603});
+    f.env.ancestry = pg_posix_ancestry_new();
+    REQUIRE(f.env.ancestry != NULL);
+    CHECK(remote(&f, 403));
+    CHECK(remote(&f, 403));
+    CHECK(remote(&f, 402));
+    pg_posix_ancestry_free(f.env.ancestry);
+    fake_fini(&f);
+}
+
+/* ---- the account cache (pg_posix_accounts.c) ---- */
+
+static pg_account account_of(const char *name, const char *groups, size_t len, size_t n) {
+    pg_account a = {.known = true, .gid = 100, .n_groups = n, .groups_len = len};
+    snprintf(a.name, sizeof a.name, "%s", name);
+    a.groups = malloc(len);
+    memcpy(a.groups, groups, len);
+    return a;
+}
+
+/* An entry holds while the files it was read from are unchanged and it is
+ * younger than the lifetime; a changed file or an older entry is asked
+ * again, so removing a user from a group applies to the next connection. */
+PG_TEST(an_account_entry_holds_only_while_its_files_are_unchanged_and_it_is_young) {
+    pg_account_cache *c = pg_account_cache_new();
+    REQUIRE(c != NULL);
+    pg_accounts_stamp s1 = {{1, 2, 3}}, s2 = {{1, 2, 4}};
+    pg_account a = account_of("agent", "agent\0pixelgate-agents", 23, 2), got;
+    CHECK(!pg_account_cache_get(c, 1001, &s1, 5000, &got));
+    pg_account_cache_put(c, 1001, &s1, 5000, &a);
+    pg_account_free(&a); /* the cache keeps its own copy */
+    REQUIRE(pg_account_cache_get(c, 1001, &s1, 5000 + PG_ACCOUNTS_TTL_MS - 1, &got));
+    CHECK_STR(got.name, "agent");
+    CHECK_EQ_INT(got.n_groups, 2);
+    CHECK(got.groups_len == 23 && !memcmp(got.groups, "agent\0pixelgate-agents", 23));
+    pg_account_free(&got);
+    CHECK(!pg_account_cache_get(c, 1001, &s2, 5001, &got));                      /* a file changed */
+    CHECK(!pg_account_cache_get(c, 1001, &s1, 5000 + PG_ACCOUNTS_TTL_MS, &got)); /* too old */
+    CHECK(!pg_account_cache_get(c, 1001, &s1, 4999, &got));                      /* a clock before it */
+    CHECK(!pg_account_cache_get(c, 1002, &s1, 5001, &got));                      /* another uid */
+    pg_account_cache_free(c);
+}
+
+PG_TEST(a_full_account_cache_forgets_its_oldest_entry_and_replaces_a_uids_own) {
+    pg_account_cache *c = pg_account_cache_new();
+    REQUIRE(c != NULL);
+    pg_accounts_stamp s = {{7}};
+    pg_account got;
+    for (uint32_t uid = 0; uid < PG_ACCOUNTS_SLOTS; uid++) {
+        char name[16];
+        snprintf(name, sizeof name, "u%u", (unsigned)uid);
+        pg_account a = account_of(name, "g", 2, 1);
+        pg_account_cache_put(c, uid, &s, 100 + uid, &a);
+        pg_account_free(&a);
+    }
+    pg_account b = account_of("newer", "h", 2, 1);
+    pg_account_cache_put(c, 5, &s, 200, &b); /* uid 5 again: its own slot */
+    pg_account_cache_put(c, 999, &s, 201, &b); /* a new uid: uid 0's, the oldest */
+    pg_account_free(&b);
+    CHECK(!pg_account_cache_get(c, 0, &s, 300, &got));
+    REQUIRE(pg_account_cache_get(c, 1, &s, 300, &got));
+    CHECK_STR(got.name, "u1");
+    pg_account_free(&got);
+    REQUIRE(pg_account_cache_get(c, 5, &s, 300, &got));
+    CHECK_STR(got.name, "newer");
+    pg_account_free(&got);
+    REQUIRE(pg_account_cache_get(c, 999, &s, 300, &got));
+    CHECK_STR(got.groups, "h");
+    pg_account_free(&got);
+    pg_account_cache_free(c);
+}
+
+/* The real databases: this process's uid has the name and the primary
+ * group's name that getpwuid and getgrgid give; a uid no database knows
+ * gets its decimal name and no groups. Asked twice, the answers agree. */
+PG_TEST(the_real_account_of_this_uid_has_its_name_and_primary_group) {
+    pg_account a, b;
+    REQUIRE(pg_posix_account(getuid(), &a));
+    struct passwd *pw = getpwuid(getuid());
+    REQUIRE(pw != NULL);
+    CHECK(a.known);
+    CHECK_STR(a.name, pw->pw_name);
+    CHECK_EQ_INT(a.gid, pw->pw_gid);
+    struct group *gr = getgrgid(pw->pw_gid);
+    bool primary_listed = false;
+    for (const char *g = a.groups; gr && g && g < a.groups + a.groups_len; g += strlen(g) + 1)
+        primary_listed |= !strcmp(g, gr->gr_name);
+    CHECK(!gr || primary_listed);
+    REQUIRE(pg_posix_account(getuid(), &b));
+    CHECK_STR(b.name, a.name);
+    CHECK(b.groups_len == a.groups_len && (!a.groups_len || !memcmp(a.groups, b.groups, a.groups_len)));
+    pg_account_free(&a);
+    pg_account_free(&b);
+    REQUIRE(pg_posix_account(3999999999u, &a));
+    CHECK(!a.known);
+    CHECK_STR(a.name, "3999999999");
+    CHECK_EQ_INT(a.n_groups, 0);
+    pg_account_free(&a);
 }

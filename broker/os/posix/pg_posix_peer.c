@@ -3,10 +3,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <grp.h>
 #include <inttypes.h>
 #include <pthread.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,20 +14,118 @@
 #include <unistd.h>
 
 #include "pg_log.h"
+#include "pg_posix_accounts.h"
 #include "pg_posix_peer.h"
 
-const pg_posix_env pg_posix_env_system = {"/proc", "/run/systemd/sessions", 0};
+/* ---- processes known to have no sshd at or above them ------------------ */
+
+/* Walking a peer's ancestors costs one /proc read each (7-10 us; eight of
+ * them under a terminal's shell), on every connection. A process found with
+ * no trusted sshd at or above it keeps that verdict while it lives: its
+ * ancestors can only leave (an orphan is adopted by init or by a subreaper,
+ * which was already above it), never join, and only root's own code turns
+ * a root process into an sshd. So (pid, start time) pairs found local are
+ * remembered for ANCESTRY_TTL_MS, a bound kept anyway; a walk stops at the
+ * first one. The start time is what tells a reused pid from the process. */
+#define ANCESTRY_SLOTS 64
+#define ANCESTRY_TTL_MS 30000u
+
+struct pg_posix_ancestry {
+    pthread_mutex_t lock;
+    struct {
+        bool used;
+        int64_t pid;
+        unsigned long long start;
+        uint64_t at_ms;
+    } known[ANCESTRY_SLOTS];
+};
+
+static pg_posix_ancestry system_ancestry = {.lock = PTHREAD_MUTEX_INITIALIZER};
+const pg_posix_env pg_posix_env_system = {"/proc", "/run/systemd/sessions", 0, &system_ancestry};
+
+pg_posix_ancestry *pg_posix_ancestry_new(void) {
+    pg_posix_ancestry *a = calloc(1, sizeof *a);
+    if (a) pthread_mutex_init(&a->lock, NULL);
+    return a;
+}
+
+void pg_posix_ancestry_free(pg_posix_ancestry *a) {
+    if (!a) return;
+    pthread_mutex_destroy(&a->lock);
+    free(a);
+}
+
+static uint64_t monotonic_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+static bool known_local(pg_posix_ancestry *a, int64_t pid, unsigned long long start) {
+    if (!a) return false;
+    uint64_t now = monotonic_ms();
+    bool hit = false;
+    pthread_mutex_lock(&a->lock);
+    for (int i = 0; i < ANCESTRY_SLOTS && !hit; i++)
+        hit = a->known[i].used && a->known[i].pid == pid && a->known[i].start == start &&
+              now - a->known[i].at_ms < ANCESTRY_TTL_MS;
+    pthread_mutex_unlock(&a->lock);
+    return hit;
+}
+
+typedef struct {
+    int64_t pid;
+    unsigned long long start;
+} proc_id;
+
+/* Remembers n processes just walked and found local (a pid's own slot,
+ * else a free one, else the oldest). */
+static void remember_local(pg_posix_ancestry *a, const proc_id *ids, size_t n) {
+    if (!a) return;
+    uint64_t now = monotonic_ms();
+    pthread_mutex_lock(&a->lock);
+    for (size_t k = 0; k < n; k++) {
+        int slot = 0;
+        for (int i = 0; i < ANCESTRY_SLOTS; i++) {
+            if (a->known[i].used && a->known[i].pid == ids[k].pid) {
+                slot = i;
+                break;
+            }
+            if (!a->known[i].used ? a->known[slot].used : (a->known[slot].used && a->known[i].at_ms < a->known[slot].at_ms))
+                slot = i;
+        }
+        a->known[slot].used = true;
+        a->known[slot].pid = ids[k].pid;
+        a->known[slot].start = ids[k].start;
+        a->known[slot].at_ms = now;
+    }
+    pthread_mutex_unlock(&a->lock);
+}
+
+/* The start of env->proc/PID/name, at most n-1 bytes, NUL-terminated; *len
+ * (may be NULL) its length. One open, one read, one close: /proc files are
+ * generated whole on the first read, and stdio's fstat and buffer would
+ * double the system calls of a walk up a peer's ancestors. */
+static bool read_proc_file(const pg_posix_env *env, int64_t pid, const char *name, char *out, size_t n, size_t *len) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/%lld/%s", env->proc, (long long)pid, name);
+    int fd = pid > 0 ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+    if (fd < 0) return false;
+    ssize_t got;
+    do got = read(fd, out, n - 1);
+    while (got < 0 && errno == EINTR);
+    close(fd);
+    if (got < 0) return false;
+    out[got] = '\0';
+    if (len) *len = (size_t)got;
+    return true;
+}
 
 /* One line of at most n-1 bytes from env->proc/PID/name, without its newline. */
 static bool read_proc(const pg_posix_env *env, int64_t pid, const char *name, char *out, size_t n) {
-    char path[512];
-    snprintf(path, sizeof path, "%s/%lld/%s", env->proc, (long long)pid, name);
-    FILE *f = fopen(path, "re");
-    if (!f) return false;
-    bool ok = fgets(out, (int)n, f) != NULL;
-    fclose(f);
-    if (ok) out[strcspn(out, "\n")] = '\0';
-    return ok;
+    if (!read_proc_file(env, pid, name, out, n, NULL)) return false;
+    out[strcspn(out, "\n")] = '\0';
+    return true;
 }
 
 /* ---- processes as /proc shows them ------------------------------------- */
@@ -38,17 +134,19 @@ static bool read_proc(const pg_posix_env *env, int64_t pid, const char *name, ch
 #define MAX_DEPTH 64           /* ancestors walked before giving up */
 
 typedef struct {
+    char comm[64];            /* field 2, the same name as /proc/PID/comm */
     int64_t ppid;
     unsigned long long start; /* clock ticks after boot (field 22) */
 } proc_stat;
 
-/* /proc/PID/stat after the comm, which may hold spaces and parentheses:
- * the fields start after the last ')'. */
+/* /proc/PID/stat: the comm is between the first '(' and the last ')' (it
+ * may hold spaces and parentheses itself); the other fields follow. */
 static bool read_stat(const pg_posix_env *env, int64_t pid, proc_stat *st) {
     char buf[1024];
-    if (pid <= 0 || !read_proc(env, pid, "stat", buf, sizeof buf)) return false;
-    char *p = strrchr(buf, ')');
-    if (!p) return false;
+    if (!read_proc_file(env, pid, "stat", buf, sizeof buf, NULL)) return false;
+    char *open_paren = strchr(buf, '('), *p = strrchr(buf, ')');
+    if (!open_paren || !p || p < open_paren) return false;
+    snprintf(st->comm, sizeof st->comm, "%.*s", (int)(p - open_paren - 1), open_paren + 1);
     p++;
     int field = 2; /* the comm was field 2 */
     bool have_ppid = false, have_start = false;
@@ -65,14 +163,10 @@ static bool read_stat(const pg_posix_env *env, int64_t pid, proc_stat *st) {
 
 /* The real, effective, saved and filesystem uids of /proc/PID/status. */
 static bool read_uids(const pg_posix_env *env, int64_t pid, unsigned u[4]) {
-    char path[512], line[256];
-    snprintf(path, sizeof path, "%s/%lld/status", env->proc, (long long)pid);
-    FILE *f = pid > 0 ? fopen(path, "re") : NULL;
-    if (!f) return false;
-    bool ok = false;
-    while (!ok && fgets(line, sizeof line, f)) ok = sscanf(line, "Uid: %u %u %u %u", &u[0], &u[1], &u[2], &u[3]) == 4;
-    fclose(f);
-    return ok;
+    char buf[4096];
+    if (!read_proc_file(env, pid, "status", buf, sizeof buf, NULL)) return false;
+    const char *line = strstr(buf, "\nUid:");
+    return line && sscanf(line + 1, "Uid: %u %u %u %u", &u[0], &u[1], &u[2], &u[3]) == 4;
 }
 
 static bool all_uids(const pg_posix_env *env, int64_t pid, uint32_t uid) {
@@ -95,26 +189,36 @@ static unsigned read_sessionid(const pg_posix_env *env, int64_t pid) {
  * sshd-session. A name counts only on a process whose four uids are root's
  * (env->trusted_uid): only root's code names a root process, while anyone
  * can name their own process anything (prctl PR_SET_NAME, an executable
- * called sshd). */
-static bool trusted_sshd(const pg_posix_env *env, int64_t pid) {
-    char comm[64];
-    if (!read_proc(env, pid, "comm", comm, sizeof comm)) return false;
-    if (strcmp(comm, "sshd") != 0 && strcmp(comm, "sshd-session") != 0) return false;
+ * called sshd). st is pid's stat, read once for the name and the parent. */
+static bool trusted_sshd(const pg_posix_env *env, int64_t pid, const proc_stat *st) {
+    if (strcmp(st->comm, "sshd") != 0 && strcmp(st->comm, "sshd-session") != 0) return false;
     return all_uids(env, pid, env->trusted_uid);
 }
 
-/* A root-owned sshd among pid and its ancestors (pid 1 is an init, not a
- * login, whatever it is called). */
-static bool under_sshd(const pg_posix_env *env, int64_t pid, int64_t *which) {
+static bool trusted_sshd_pid(const pg_posix_env *env, int64_t pid) {
+    proc_stat st;
+    return read_stat(env, pid, &st) && trusted_sshd(env, pid, &st);
+}
+
+/* A root-owned sshd among pid (whose stat is st) and its ancestors (pid 1 is
+ * an init, not a login, whatever it is called). A walk that reaches the top,
+ * or a process remembered as local, remembers what it walked. */
+static bool under_sshd(const pg_posix_env *env, int64_t pid, proc_stat st, int64_t *which) {
+    proc_id walked[MAX_DEPTH];
+    size_t n = 0;
     for (int depth = 0; pid > 1 && depth < MAX_DEPTH; depth++) {
-        if (trusted_sshd(env, pid)) {
+        if (known_local(env->ancestry, pid, st.start)) break;
+        if (trusted_sshd(env, pid, &st)) {
             *which = pid;
             return true;
         }
-        proc_stat st;
-        if (!read_stat(env, pid, &st) || st.ppid == pid) return false;
+        walked[n++] = (proc_id){pid, st.start};
+        if (st.ppid == pid || st.ppid <= 1) break;
         pid = st.ppid;
+        if (!read_stat(env, pid, &st)) return false; /* it exited meanwhile: local, not remembered */
+        if (depth + 1 == MAX_DEPTH) return false;   /* too deep to tell: local, not remembered */
     }
+    remember_local(env->ancestry, walked, n);
     return false;
 }
 
@@ -176,9 +280,9 @@ static bool sshd_holds_session(const pg_posix_env *env, unsigned id, int64_t *wh
         char *end;
         long long pid = strtoll(de->d_name, &end, 10);
         if (*end || pid <= 1) continue;
-        if (read_sessionid(env, pid) != id || !trusted_sshd(env, pid)) continue;
         proc_stat st;
-        if (!read_stat(env, pid, &st) || !trusted_sshd(env, st.ppid) || read_sessionid(env, st.ppid) == id) continue;
+        if (read_sessionid(env, pid) != id || !read_stat(env, pid, &st) || !trusted_sshd(env, pid, &st)) continue;
+        if (!trusted_sshd_pid(env, st.ppid) || read_sessionid(env, st.ppid) == id) continue;
         *which = pid;
         found = true;
     }
@@ -195,7 +299,7 @@ bool pg_posix_remote(const pg_posix_env *env, int64_t pid, char *why, size_t n) 
         return true;
     }
     int64_t sshd = 0;
-    if (under_sshd(env, pid, &sshd)) {
+    if (under_sshd(env, pid, st, &sshd)) {
         snprintf(why, n, "under sshd (pid %lld)", (long long)sshd);
         return true;
     }
@@ -217,71 +321,14 @@ bool pg_posix_remote(const pg_posix_env *env, int64_t pid, char *why, size_t n) 
     return false;
 }
 
-/* ---- the account databases -------------------------------------------- */
-
-#define DB_BUF_MAX (1u << 20)    /* an entry needing more than 1 MiB is not believed */
-#define MAX_USER_GROUPS 65536u   /* groups of one user, as getgrouplist reports them */
-
-/* getpwuid_r and getgrgid_r into a buffer that grows on ERANGE (a group
- * with many members, a long GECOS field), instead of failing closed on a
- * fixed one. *mem is the malloc'd buffer the entry points into. */
-static bool pw_lookup(uid_t uid, struct passwd *pw, char **mem) {
-    for (size_t cap = 1024; cap <= DB_BUF_MAX; cap *= 2) {
-        char *b = malloc(cap);
-        if (!b) return false;
-        struct passwd *res = NULL;
-        int rc = getpwuid_r(uid, pw, b, cap, &res);
-        if (rc == 0 && res) {
-            *mem = b;
-            return true;
-        }
-        free(b);
-        if (rc != ERANGE) return false;
-    }
-    return false;
-}
-
-static bool gr_lookup(gid_t gid, struct group *gr, char **mem) {
-    for (size_t cap = 1024; cap <= DB_BUF_MAX; cap *= 2) {
-        char *b = malloc(cap);
-        if (!b) return false;
-        struct group *res = NULL;
-        int rc = getgrgid_r(gid, gr, b, cap, &res);
-        if (rc == 0 && res) {
-            *mem = b;
-            return true;
-        }
-        free(b);
-        if (rc != ERANGE) return false;
-    }
-    return false;
-}
+/* ---- the account databases (pg_posix_accounts.c) -------------------- */
 
 /* The account name of uid, or the uid in decimal. */
 static void user_name(uid_t uid, char out[64]) {
-    struct passwd pw;
-    char *mem = NULL;
-    if (pw_lookup(uid, &pw, &mem)) snprintf(out, 64, "%s", pw.pw_name);
-    else snprintf(out, 64, "%u", (unsigned)uid);
-    free(mem);
-}
-
-/* All groups of a user (primary and supplementary), grown past 64 when it
- * has more; malloc'd, *n set; NULL when there is no memory. */
-static gid_t *user_groups(const char *name, gid_t primary, int *n) {
-    int cap = 64;
-    for (;;) {
-        gid_t *g = malloc((size_t)cap * sizeof *g);
-        if (!g) return NULL;
-        int ng = cap;
-        if (getgrouplist(name, primary, g, &ng) >= 0) {
-            *n = ng;
-            return g;
-        }
-        free(g);
-        if (ng <= cap || (unsigned)ng > MAX_USER_GROUPS) return NULL;
-        cap = ng;
-    }
+    pg_account a;
+    pg_posix_account(uid, &a);
+    snprintf(out, 64, "%s", a.name);
+    pg_account_free(&a);
 }
 
 pg_err pg_posix_peer_from_socket(int fd, pg_peer *p, pg_error *e) {
@@ -308,22 +355,13 @@ pg_err pg_posix_peer_from_socket(int fd, pg_peer *p, pg_error *e) {
 void pg_broker_principal(const pg_peer *peer, pg_principal *p, const char **groups, size_t max_groups, char *buf,
                          size_t buflen) {
     pg_principal_start(p, peer->uid, peer->user, groups);
-    struct passwd pw;
-    char *pwmem = NULL;
-    if (!pw_lookup(peer->uid, &pw, &pwmem)) return;
-    int ng = 0;
-    gid_t *gids = user_groups(pw.pw_name, pw.pw_gid, &ng);
+    pg_account a;
+    if (!pg_posix_account(peer->uid, &a) || !a.known) return;
     size_t used = 0;
-    for (int i = 0; gids && i < ng; i++) {
-        struct group gr;
-        char *grmem = NULL;
-        if (!gr_lookup(gids[i], &gr, &grmem)) continue;
-        bool added = pg_principal_add_group(p, max_groups, buf, buflen, &used, gr.gr_name);
-        free(grmem);
-        if (!added) break;
-    }
-    free(gids);
-    free(pwmem);
+    const char *name = a.groups;
+    for (size_t i = 0; i < a.n_groups; i++, name += strlen(name) + 1)
+        if (!pg_principal_add_group(p, max_groups, buf, buflen, &used, name)) break;
+    pg_account_free(&a);
 }
 
 bool pg_peer_is_remote(const pg_peer *p) { return p->remote; }

@@ -9,6 +9,12 @@
 
 #include "pg_broker.h"
 
+/* Processes found with no trusted sshd at or above them, remembered by pid
+ * and start time (pg_posix_peer.c says why that verdict keeps). */
+typedef struct pg_posix_ancestry pg_posix_ancestry;
+pg_posix_ancestry *pg_posix_ancestry_new(void);
+void pg_posix_ancestry_free(pg_posix_ancestry *a);
+
 /* Where facts about processes and login sessions are read, and whose they
  * must be to be believed. The broker uses pg_posix_env_system; the unit
  * tests point it at a fake tree. */
@@ -16,6 +22,7 @@ typedef struct {
     const char *proc;     /* "/proc" */
     const char *sessions; /* "/run/systemd/sessions": systemd-logind's session records */
     uint32_t trusted_uid; /* 0: the owner of logind's records and of an sshd that counts */
+    pg_posix_ancestry *ancestry; /* NULL: every ancestor is read on every question */
 } pg_posix_env;
 extern const pg_posix_env pg_posix_env_system;
 
