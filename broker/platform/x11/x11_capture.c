@@ -186,15 +186,11 @@ static pg_err capture_composite(pg_platform *p, const x11_win *w, const pg_rect 
     if (rc != PG_OK) return rc;
     if (g.x < 0 || g.y < 0 || (uint64_t)g.x + g.w > w->top_w || (uint64_t)g.y + g.h > w->top_h)
         return pg_error_set(e, PG_E_INTERNAL, NULL, "client area lies outside its frame");
+    /* Not checked on its own: when naming the pixmap fails (the window went
+     * away or was unmapped), reading the pixmap fails too, and that error
+     * says the window vanished. One round trip fewer. */
     xcb_pixmap_t pix = xcb_generate_id(p->c);
-    xcb_generic_error_t *xe = NULL;
-    rc = x11_check(p, xcb_composite_name_window_pixmap_checked(p->c, w->toplevel, pix), &xe, e);
-    if (rc != PG_OK) return rc;
-    if (xe) {
-        uint8_t code = xe->error_code;
-        free(xe);
-        return vanished(e, code);
-    }
+    xcb_composite_name_window_pixmap(p->c, w->toplevel, pix);
     g.d = pix;
     rc = grab(p, &g, "composite+", out, e);
     xcb_free_pixmap(p->c, pix);

@@ -301,13 +301,16 @@ static pg_err x11_open(pg_platform **out, const char *display, pg_error *e) {
 
 /* ----------------------------------------------------------------- caps */
 
-bool x11_wm_running(pg_platform *p, char *name, size_t cap, pg_error *e) {
+xcb_get_property_cookie_t x11_wm_check_ask(pg_platform *p) {
+    return xcb_get_property(p->c, 0, p->root, p->atom.net_supporting_wm_check, XCB_ATOM_WINDOW, 0, 1);
+}
+
+bool x11_wm_check_take(pg_platform *p, xcb_get_property_cookie_t root_check, char *name, size_t cap, pg_error *e) {
     if (name && cap) name[0] = 0;
     xcb_atom_t a = p->atom.net_supporting_wm_check;
     void *r;
     xcb_generic_error_t *xe;
-    if (x11_wait(p, xcb_get_property(p->c, 0, p->root, a, XCB_ATOM_WINDOW, 0, 1).sequence, &r,
-                 &xe, e) != PG_OK || !r) {
+    if (x11_wait(p, root_check.sequence, &r, &xe, e) != PG_OK || !r) {
         free(xe);
         return false;
     }
@@ -325,6 +328,10 @@ bool x11_wm_running(pg_platform *p, char *name, size_t cap, pg_error *e) {
     free(xe);
     if (ok && name && cap) (void)x11_title(p, w, name, cap);
     return ok;
+}
+
+bool x11_wm_running(pg_platform *p, char *name, size_t cap, pg_error *e) {
+    return x11_wm_check_take(p, x11_wm_check_ask(p), name, cap, e);
 }
 
 static void add_ext(char *buf, size_t cap, const char *name, const x11_ext *x) {

@@ -106,6 +106,11 @@ const char *x11_error_name(uint8_t code);
 /* The window manager's name if one runs (EWMH check window valid), else
  * false. name may be NULL. */
 bool x11_wm_running(pg_platform *p, char *name, size_t cap, pg_error *e);
+/* The same in two halves, so the first request can travel with others: the
+ * ask sends root's _NET_SUPPORTING_WM_CHECK, the take reads its reply (and,
+ * when it names a window, asks that window in one more round trip). */
+xcb_get_property_cookie_t x11_wm_check_ask(pg_platform *p);
+bool x11_wm_check_take(pg_platform *p, xcb_get_property_cookie_t root_check, char *name, size_t cap, pg_error *e);
 /* Decode one UTF-8 sequence of at most n bytes: its length, or 0 if invalid
  * (overlong, surrogate, > U+10FFFF, truncated). */
 size_t x11_utf8_decode(const uint8_t *s, size_t n, uint32_t *cp);
@@ -225,6 +230,9 @@ void x11_watch_stop(x11_watch *w);
  * *waited: it had to wait (false: the window was quiet already). */
 pg_err x11_watch_settle(x11_watch *w, xcb_window_t win, uint32_t quiet_ms, uint32_t timeout_ms, bool *waited,
                         pg_error *e);
+/* True when win is watched already (a settle asked for it before) and has
+ * had no repaint for quiet_ms: no request to the server, no waiting. */
+bool x11_watch_quiet(x11_watch *w, xcb_window_t win, uint32_t quiet_ms);
 /* Input went out (any handle of this process): every window counts as active
  * from now, its repaint still to come. */
 void x11_watch_input_sent(void);

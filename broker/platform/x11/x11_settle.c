@@ -191,8 +191,24 @@ pg_err x11_responding(pg_platform *p, uint64_t id, uint32_t max_ms, pg_respondin
     return rc;
 }
 
+static pg_err still_there(pg_platform *p, xcb_window_t id, pg_error *e) {
+    pg_err rc = x11_alive(p, e);
+    if (rc != PG_OK) return rc;
+    xcb_get_window_attributes_reply_t *a = x11_take(p, xcb_get_window_attributes(p->c, id).sequence, &rc, e);
+    if (rc == PG_OK && !a)
+        rc = pg_error_set(e, PG_E_NOTFOUND, "list windows again; the window may have closed", "window %u is gone",
+                          (unsigned)id);
+    free(a);
+    return rc;
+}
+
 pg_err x11_settle(pg_platform *p, uint64_t id, uint32_t quiet_ms, uint32_t timeout_ms,
                   pg_error *e) {
+    /* A window the watcher knows (resolved when it was first watched), quiet
+     * for the interval: settled once one round trip shows it still exists,
+     * without resolving it again (the capture that follows does that). */
+    if (p->watch && id && id <= 0xffffffffu && x11_watch_quiet(p->watch, (xcb_window_t)id, quiet_ms))
+        return still_there(p, (xcb_window_t)id, e);
     x11_win w;
     pg_err rc = x11_resolve(p, id, &w, e);
     if (rc != PG_OK) return rc;

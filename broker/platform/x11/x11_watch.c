@@ -222,6 +222,21 @@ static struct timespec mono_at(double ms) {
     return t;
 }
 
+bool x11_watch_quiet(x11_watch *w, xcb_window_t win, uint32_t quiet_ms) {
+    bool quiet = false;
+    pthread_mutex_lock(&w->lock);
+    double now = pg_mono_ms();
+    for (size_t i = 0; !w->broken && i < X11_WATCH_MAX; i++) {
+        watch_slot *s = &w->slot[i];
+        if (s->win != win || s->gone) continue;
+        quiet = now - active_at(s) >= quiet_ms;
+        if (quiet) s->used_ms = now;
+        break;
+    }
+    pthread_mutex_unlock(&w->lock);
+    return quiet;
+}
+
 pg_err x11_watch_settle(x11_watch *w, xcb_window_t win, uint32_t quiet_ms, uint32_t timeout_ms, bool *waited,
                         pg_error *e) {
     *waited = false;

@@ -154,40 +154,68 @@ static bool has_value(xcb_get_property_reply_t *r) {
     return r && r->type != XCB_NONE && (r->value_len > 0 || r->bytes_after > 0);
 }
 
-/* First WM_STATE carrier at or below top (breadth first, bounded), or 0. */
-static xcb_window_t find_client(pg_platform *p, xcb_window_t top, pg_err *rc, pg_error *e) {
-    xcb_window_t level[64], next[64];
-    size_t nl = 1;
-    level[0] = top;
-    for (int depth = 0; depth < 4 && nl && *rc == PG_OK; depth++) {
-        xcb_get_property_cookie_t st[64];
-        for (size_t i = 0; i < nl; i++) st[i] = ask_prop(p, level[i], p->atom.wm_state, 0);
-        xcb_window_t found = 0;
+/* For each of tops[0..n), the first WM_STATE carrier at or below it
+ * (breadth first, 4 levels, at most 64 windows a level), or 0, in found[].
+ * All the searches go level by level together: two round trips a level
+ * for all of them, not per window. */
+typedef struct {
+    size_t owner;     /* index into tops */
+    xcb_window_t win;
+} frontier_item;
+
+#define FIND_DEPTH 4
+#define FIND_WIDTH 64
+
+static pg_err find_clients(pg_platform *p, const xcb_window_t *tops, size_t n, xcb_window_t *found, pg_error *e) {
+    size_t cap = (n ? n : 1) * FIND_WIDTH;
+    frontier_item *level = malloc(cap * sizeof *level), *next = malloc(cap * sizeof *next);
+    size_t *width = calloc(n ? n : 1, sizeof *width);
+    xcb_get_property_cookie_t *st = malloc(cap * sizeof *st);
+    xcb_query_tree_cookie_t *qt = malloc(cap * sizeof *qt);
+    pg_err rc = level && next && width && st && qt ? PG_OK : pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory");
+    size_t nl = 0;
+    for (size_t i = 0; rc == PG_OK && i < n; i++) {
+        found[i] = 0;
+        level[nl++] = (frontier_item){i, tops[i]};
+    }
+    for (int depth = 0; depth < FIND_DEPTH && nl && rc == PG_OK; depth++) {
+        /* A level's WM_STATE and its children are asked together (the
+         * children of a window that turns out to be the client go unused):
+         * one round trip a level. */
+        bool last = depth + 1 == FIND_DEPTH;
         for (size_t i = 0; i < nl; i++) {
-            xcb_get_property_reply_t *r = x11_take(p, st[i].sequence, rc, e);
-            if (!found && has_value(r)) found = level[i];
+            st[i] = ask_prop(p, level[i].win, p->atom.wm_state, 0);
+            if (!last) qt[i] = xcb_query_tree(p->c, level[i].win);
+        }
+        for (size_t i = 0; i < nl; i++) {
+            xcb_get_property_reply_t *r = x11_take(p, st[i].sequence, &rc, e);
+            if (!found[level[i].owner] && has_value(r)) found[level[i].owner] = level[i].win;
             free(r);
         }
-        if (found) return found;
-        xcb_query_tree_cookie_t qt[64];
-        for (size_t i = 0; i < nl; i++) qt[i] = xcb_query_tree(p->c, level[i]);
+        memset(width, 0, (n ? n : 1) * sizeof *width);
         size_t nn = 0;
-        for (size_t i = 0; i < nl; i++) {
-            xcb_query_tree_reply_t *t = x11_take(p, qt[i].sequence, rc, e);
-            if (!t) continue;
+        for (size_t i = 0; !last && i < nl; i++) {
+            xcb_query_tree_reply_t *t = x11_take(p, qt[i].sequence, &rc, e);
+            if (!t || found[level[i].owner]) {
+                free(t);
+                continue;
+            }
             xcb_window_t *kids = xcb_query_tree_children(t);
-            for (int k = 0; k < xcb_query_tree_children_length(t) && nn < 64; k++) next[nn++] = kids[k];
+            size_t o = level[i].owner;
+            for (int k = 0; k < xcb_query_tree_children_length(t) && width[o] < FIND_WIDTH; k++, width[o]++)
+                next[nn++] = (frontier_item){o, kids[k]};
             free(t);
         }
-        memcpy(level, next, nn * sizeof *next);
-        nl = nn;
+        frontier_item *swap = level;
+        level = next, next = swap, nl = nn;
     }
-    return 0;
+    free(level), free(next), free(width), free(st), free(qt);
+    return rc;
 }
 
 xcb_window_t x11_client_of(pg_platform *p, xcb_window_t toplevel) {
-    pg_err rc = PG_OK;
-    xcb_window_t c = find_client(p, toplevel, &rc, NULL);
+    xcb_window_t c = 0;
+    if (find_clients(p, &toplevel, 1, &c, NULL) != PG_OK) c = 0;
     return c ? c : toplevel;
 }
 
@@ -199,7 +227,12 @@ static pg_err walk_tree(pg_platform *p, xcb_window_t *kids, size_t nk, xcb_windo
         xcb_get_property_cookie_t cls, name, net_name;
     } ck_t;
     ck_t *ck = malloc((nk ? nk : 1) * sizeof *ck);
-    if (!ck) return pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory");
+    xcb_window_t *cand = calloc(nk ? nk : 1, sizeof *cand), *client = calloc(nk ? nk : 1, sizeof *client);
+    bool *plain = malloc((nk ? nk : 1) * sizeof *plain); /* viewable and named: its own client without a WM */
+    if (!ck || !cand || !client || !plain) {
+        free(ck), free(cand), free(client), free(plain);
+        return pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory");
+    }
     for (size_t i = 0; i < nk; i++) {
         ck[i].attr = xcb_get_window_attributes(p->c, kids[i]);
         ck[i].cls = ask_prop(p, kids[i], p->atom.wm_class, 0);
@@ -207,6 +240,7 @@ static pg_err walk_tree(pg_platform *p, xcb_window_t *kids, size_t nk, xcb_windo
         ck[i].net_name = ask_prop(p, kids[i], p->atom.net_wm_name, 0);
     }
     pg_err rc = PG_OK;
+    size_t nc = 0;
     for (size_t i = 0; i < nk; i++) {
         xcb_get_window_attributes_reply_t *a = x11_take(p, ck[i].attr.sequence, &rc, e);
         xcb_get_property_reply_t *c = x11_take(p, ck[i].cls.sequence, &rc, e);
@@ -216,14 +250,16 @@ static pg_err walk_tree(pg_platform *p, xcb_window_t *kids, size_t nk, xcb_windo
         bool named = has_value(c) || has_value(t1) || has_value(t2);
         bool viewable = a && a->map_state == XCB_MAP_STATE_VIEWABLE;
         free(a), free(c), free(t1), free(t2);
-        if (!candidate || rc != PG_OK) continue;
-        /* ICCCM: a WM marks its clients with WM_STATE, possibly inside a frame. */
-        xcb_window_t cl = find_client(p, kids[i], &rc, e);
-        if (!cl && viewable && named) cl = kids[i]; /* no WM: the window itself */
+        if (candidate && rc == PG_OK) plain[nc] = viewable && named, cand[nc++] = kids[i];
+    }
+    /* ICCCM: a WM marks its clients with WM_STATE, possibly inside a frame. */
+    if (rc == PG_OK) rc = find_clients(p, cand, nc, client, e);
+    for (size_t i = 0; rc == PG_OK && i < nc; i++) {
+        xcb_window_t cl = client[i] ? client[i] : plain[i] ? cand[i] : 0; /* no WM: the window itself */
         if (cl && *n < X11_MAX_WINDOWS) ids[(*n)++] = cl;
         else if (cl) *cut = true; /* never silently: the caller decides what an incomplete list means */
     }
-    free(ck);
+    free(ck), free(cand), free(client), free(plain);
     return rc;
 }
 
@@ -234,10 +270,12 @@ pg_err x11_client_ids(pg_platform *p, xcb_window_t **ids, size_t *n, bool *cut, 
     if (!cut) cut = &ignored;
     *cut = false;
     pg_err rc = PG_OK;
-    bool wm = x11_wm_running(p, NULL, 0, e);
+    /* The three questions travel together: one round trip (two with a WM). */
+    xcb_get_property_cookie_t wm_check = x11_wm_check_ask(p);
     xcb_get_property_cookie_t cl = xcb_get_property(p->c, 0, p->root, p->atom.net_client_list,
                                                     XCB_ATOM_WINDOW, 0, X11_MAX_WINDOWS);
     xcb_query_tree_cookie_t qt = xcb_query_tree(p->c, p->root);
+    bool wm = x11_wm_check_take(p, wm_check, NULL, 0, e);
     xcb_get_property_reply_t *list = x11_take(p, cl.sequence, &rc, e);
     xcb_query_tree_reply_t *tree = x11_take(p, qt.sequence, &rc, e);
     if (rc == PG_OK && !tree) rc = pg_error_set(e, PG_E_INTERNAL, NULL, "QueryTree(root) failed");
@@ -362,24 +400,6 @@ pg_err x11_resolve(pg_platform *p, uint64_t id, x11_win *w, pg_error *e) {
 }
 
 /* ---------------------------------------------------------- listing */
-
-/* The focus window and its ancestors: a client is focused when it is on
- * this chain (toolkits focus a child or a focus proxy, not the client). */
-static size_t focus_chain(pg_platform *p, xcb_window_t *chain, size_t cap, pg_error *e) {
-    pg_err rc = PG_OK;
-    xcb_get_input_focus_reply_t *f = x11_take(p, xcb_get_input_focus(p->c).sequence, &rc, e);
-    xcb_window_t w = f ? f->focus : XCB_NONE;
-    free(f);
-    size_t n = 0;
-    /* None (0) and PointerRoot (1) name no window. */
-    while (w > 1 && w != p->root && n < cap && rc == PG_OK) {
-        chain[n++] = w;
-        xcb_query_tree_reply_t *t = x11_take(p, xcb_query_tree(p->c, w).sequence, &rc, e);
-        w = t ? t->parent : XCB_NONE;
-        free(t);
-    }
-    return n;
-}
 
 /* The owner of a window as the server knows it: the pid of its connection
  * and the client's resource base (what "the same X client" means). */
@@ -552,9 +572,24 @@ static void attribute(pg_window *w, const item_meta *m, size_t n) {
 
 /* ---------------------------------------------------------- listing */
 
-/* Fill top[i] with the child of root that holds ids[i], one round trip per
- * level for all of them together. 0 where a window vanished. */
-static pg_err toplevels(pg_platform *p, item *items, size_t n, pg_error *e) {
+/* The focus window and its ancestors below root: a client is focused when
+ * it is on this chain (toolkits focus a child or a focus proxy, not the
+ * client). Walked alongside the toplevels, a level per round trip. */
+typedef struct {
+    xcb_window_t at; /* the next window to add, 0 when done */
+    xcb_window_t chain[X11_MAX_DEPTH];
+    size_t n;
+} focus_walk;
+
+static void focus_start(pg_platform *p, focus_walk *f, xcb_window_t focus) {
+    f->n = 0;
+    f->at = focus > 1 && focus != p->root ? focus : 0; /* None (0) and PointerRoot (1) name no window */
+}
+
+/* Fill top[i] with the child of root that holds ids[i], and the focus chain,
+ * one round trip per level for all of them together. 0 where a window
+ * vanished. */
+static pg_err toplevels(pg_platform *p, item *items, size_t n, focus_walk *f, pg_error *e) {
     xcb_window_t *cur = malloc((n ? n : 1) * sizeof *cur);
     xcb_query_tree_cookie_t *ck = malloc((n ? n : 1) * sizeof *ck);
     if (!cur || !ck) {
@@ -566,18 +601,27 @@ static pg_err toplevels(pg_platform *p, item *items, size_t n, pg_error *e) {
         cur[i] = items[i].id;
         items[i].top = items[i].popup ? items[i].id : 0;
     }
-    for (int depth = 0; depth < X11_MAX_DEPTH && rc == PG_OK; depth++) {
+    for (int depth = 0; rc == PG_OK; depth++) {
         size_t asked = 0;
-        for (size_t i = 0; i < n; i++)
+        for (size_t i = 0; depth < X11_MAX_DEPTH && i < n; i++)
             if (!items[i].top && cur[i]) ck[i] = xcb_query_tree(p->c, cur[i]), asked++;
-        if (!asked) break;
-        for (size_t i = 0; i < n; i++) {
+        bool focus_step = f->at && f->n < X11_MAX_DEPTH;
+        xcb_query_tree_cookie_t fck;
+        if (focus_step) fck = xcb_query_tree(p->c, f->at);
+        if (!asked && !focus_step) break;
+        for (size_t i = 0; asked && i < n; i++) {
             if (items[i].top || !cur[i]) continue;
             xcb_query_tree_reply_t *t = x11_take(p, ck[i].sequence, &rc, e);
             xcb_window_t parent = t ? t->parent : XCB_NONE;
             free(t);
             if (parent == p->root) items[i].top = cur[i];
             cur[i] = parent == p->root ? 0 : parent;
+        }
+        if (focus_step) {
+            f->chain[f->n++] = f->at;
+            xcb_query_tree_reply_t *t = x11_take(p, fck.sequence, &rc, e);
+            f->at = t && t->parent > 1 && t->parent != p->root ? t->parent : 0;
+            free(t);
         }
     }
     free(cur), free(ck);
@@ -625,7 +669,11 @@ static pg_err list(pg_platform *p, bool all_windows, pg_window **out, size_t *n,
     xcb_window_t *ids;
     size_t nid;
     bool cut = false;
-    if ((rc = x11_client_ids(p, &ids, &nid, &cut, e)) != PG_OK) return rc;
+    xcb_get_input_focus_cookie_t focus = xcb_get_input_focus(p->c); /* answered with the client list */
+    if ((rc = x11_client_ids(p, &ids, &nid, &cut, e)) != PG_OK) {
+        xcb_discard_reply(p->c, focus.sequence);
+        return rc;
+    }
     size_t cap = nid + (all_windows ? X11_MAX_WINDOWS : 0), ni = 0;
     item *items = malloc((cap ? cap : 1) * sizeof *items);
     if (!items) {
@@ -635,9 +683,13 @@ static pg_err list(pg_platform *p, bool all_windows, pg_window **out, size_t *n,
     for (size_t i = 0; i < nid; i++) items[ni++] = (item){ids[i], 0, false};
     free(ids);
     if (all_windows) rc = popups(p, items, &ni, cap, &cut, e);
-    if (rc == PG_OK) rc = toplevels(p, items, ni, e);
-    xcb_window_t chain[X11_MAX_DEPTH];
-    size_t nchain = rc == PG_OK ? focus_chain(p, chain, X11_MAX_DEPTH, e) : 0;
+    xcb_get_input_focus_reply_t *fr = x11_take(p, focus.sequence, &rc, e);
+    focus_walk fw;
+    focus_start(p, &fw, fr ? fr->focus : XCB_NONE);
+    free(fr);
+    if (rc == PG_OK) rc = toplevels(p, items, ni, &fw, e);
+    const xcb_window_t *chain = fw.chain;
+    size_t nchain = rc == PG_OK ? fw.n : 0;
     list_ck *ck = malloc((ni ? ni : 1) * sizeof *ck);
     pg_window *w = calloc(ni ? ni : 1, sizeof *w);
     item_meta *meta = calloc(ni ? ni : 1, sizeof *meta);
