@@ -132,8 +132,9 @@ typedef struct {
 
 /* The ids list_windows would return, in stacking-independent order.
  * *ids malloc'd, caller frees. *cut (may be NULL) when there were more than
- * X11_MAX_WINDOWS. */
-pg_err x11_client_ids(pg_platform *p, xcb_window_t **ids, size_t *n, bool *cut, pg_error *e);
+ * X11_MAX_WINDOWS. *at_root (may be NULL; malloc'd, may come back NULL):
+ * which ids are children of root themselves, by the same look at the tree. */
+pg_err x11_client_ids(pg_platform *p, xcb_window_t **ids, size_t *n, bool *cut, bool **at_root, pg_error *e);
 /* Look up id: PG_E_NOTFOUND unless it is one of x11_client_ids (so a frame,
  * child or root id is refused the same way as a vanished one). */
 pg_err x11_resolve(pg_platform *p, uint64_t id, x11_win *w, pg_error *e);

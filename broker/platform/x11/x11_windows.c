@@ -166,7 +166,10 @@ typedef struct {
 #define FIND_DEPTH 4
 #define FIND_WIDTH 64
 
-static pg_err find_clients(pg_platform *p, const xcb_window_t *tops, size_t n, xcb_window_t *found, pg_error *e) {
+/* st0 and qt0 (both or neither): level 0's WM_STATE and QueryTree, asked
+ * by the caller together with its own questions. */
+static pg_err find_clients(pg_platform *p, const xcb_window_t *tops, size_t n, xcb_window_t *found,
+                           const xcb_get_property_cookie_t *st0, const xcb_query_tree_cookie_t *qt0, pg_error *e) {
     size_t cap = (n ? n : 1) * FIND_WIDTH;
     frontier_item *level = malloc(cap * sizeof *level), *next = malloc(cap * sizeof *next);
     size_t *width = calloc(n ? n : 1, sizeof *width);
@@ -174,6 +177,8 @@ static pg_err find_clients(pg_platform *p, const xcb_window_t *tops, size_t n, x
     xcb_query_tree_cookie_t *qt = malloc(cap * sizeof *qt);
     pg_err rc = level && next && width && st && qt ? PG_OK : pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory");
     size_t nl = 0;
+    for (size_t i = 0; rc != PG_OK && st0 && i < n; i++) /* no memory: the pre-sent answers are dropped */
+        xcb_discard_reply(p->c, st0[i].sequence), xcb_discard_reply(p->c, qt0[i].sequence);
     for (size_t i = 0; rc == PG_OK && i < n; i++) {
         found[i] = 0;
         level[nl++] = (frontier_item){i, tops[i]};
@@ -184,6 +189,10 @@ static pg_err find_clients(pg_platform *p, const xcb_window_t *tops, size_t n, x
          * one round trip a level. */
         bool last = depth + 1 == FIND_DEPTH;
         for (size_t i = 0; i < nl; i++) {
+            if (depth == 0 && st0) {
+                st[i] = st0[i], qt[i] = qt0[i];
+                continue;
+            }
             st[i] = ask_prop(p, level[i].win, p->atom.wm_state, 0);
             if (!last) qt[i] = xcb_query_tree(p->c, level[i].win);
         }
@@ -215,7 +224,7 @@ static pg_err find_clients(pg_platform *p, const xcb_window_t *tops, size_t n, x
 
 xcb_window_t x11_client_of(pg_platform *p, xcb_window_t toplevel) {
     xcb_window_t c = 0;
-    if (find_clients(p, &toplevel, 1, &c, NULL) != PG_OK) c = 0;
+    if (find_clients(p, &toplevel, 1, &c, NULL, NULL, NULL) != PG_OK) c = 0;
     return c ? c : toplevel;
 }
 
@@ -224,20 +233,27 @@ static pg_err walk_tree(pg_platform *p, xcb_window_t *kids, size_t nk, xcb_windo
                         size_t *n, bool *cut, pg_error *e) {
     typedef struct {
         xcb_get_window_attributes_cookie_t attr;
-        xcb_get_property_cookie_t cls, name, net_name;
+        xcb_get_property_cookie_t cls, name, net_name, state;
+        xcb_query_tree_cookie_t tree;
     } ck_t;
     ck_t *ck = malloc((nk ? nk : 1) * sizeof *ck);
     xcb_window_t *cand = calloc(nk ? nk : 1, sizeof *cand), *client = calloc(nk ? nk : 1, sizeof *client);
     bool *plain = malloc((nk ? nk : 1) * sizeof *plain); /* viewable and named: its own client without a WM */
-    if (!ck || !cand || !client || !plain) {
-        free(ck), free(cand), free(client), free(plain);
+    xcb_get_property_cookie_t *st0 = calloc(nk ? nk : 1, sizeof *st0);
+    xcb_query_tree_cookie_t *qt0 = calloc(nk ? nk : 1, sizeof *qt0);
+    if (!ck || !cand || !client || !plain || !st0 || !qt0) {
+        free(ck), free(cand), free(client), free(plain), free(st0), free(qt0);
         return pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory");
     }
+    /* The first level of the WM_STATE search travels with the attributes:
+     * one round trip for both (a non-candidate's answers are dropped). */
     for (size_t i = 0; i < nk; i++) {
         ck[i].attr = xcb_get_window_attributes(p->c, kids[i]);
         ck[i].cls = ask_prop(p, kids[i], p->atom.wm_class, 0);
         ck[i].name = ask_prop(p, kids[i], p->atom.wm_name, 0);
         ck[i].net_name = ask_prop(p, kids[i], p->atom.net_wm_name, 0);
+        ck[i].state = ask_prop(p, kids[i], p->atom.wm_state, 0);
+        ck[i].tree = xcb_query_tree(p->c, kids[i]);
     }
     pg_err rc = PG_OK;
     size_t nc = 0;
@@ -250,21 +266,51 @@ static pg_err walk_tree(pg_platform *p, xcb_window_t *kids, size_t nk, xcb_windo
         bool named = has_value(c) || has_value(t1) || has_value(t2);
         bool viewable = a && a->map_state == XCB_MAP_STATE_VIEWABLE;
         free(a), free(c), free(t1), free(t2);
-        if (candidate && rc == PG_OK) plain[nc] = viewable && named, cand[nc++] = kids[i];
+        if (candidate && rc == PG_OK) {
+            plain[nc] = viewable && named, st0[nc] = ck[i].state, qt0[nc] = ck[i].tree, cand[nc++] = kids[i];
+        } else {
+            xcb_discard_reply(p->c, ck[i].state.sequence);
+            xcb_discard_reply(p->c, ck[i].tree.sequence);
+        }
     }
     /* ICCCM: a WM marks its clients with WM_STATE, possibly inside a frame. */
-    if (rc == PG_OK) rc = find_clients(p, cand, nc, client, e);
+    if (rc == PG_OK) rc = find_clients(p, cand, nc, client, st0, qt0, e);
+    else
+        for (size_t i = 0; i < nc; i++) xcb_discard_reply(p->c, st0[i].sequence), xcb_discard_reply(p->c, qt0[i].sequence);
     for (size_t i = 0; rc == PG_OK && i < nc; i++) {
         xcb_window_t cl = client[i] ? client[i] : plain[i] ? cand[i] : 0; /* no WM: the window itself */
         if (cl && *n < X11_MAX_WINDOWS) ids[(*n)++] = cl;
         else if (cl) *cut = true; /* never silently: the caller decides what an incomplete list means */
     }
-    free(ck), free(cand), free(client), free(plain);
+    free(ck), free(cand), free(client), free(plain), free(st0), free(qt0);
     return rc;
 }
 
-pg_err x11_client_ids(pg_platform *p, xcb_window_t **ids, size_t *n, bool *cut, pg_error *e) {
+static int window_order(const void *a, const void *b) {
+    xcb_window_t x = *(const xcb_window_t *)a, y = *(const xcb_window_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Which of ids[0..n) are children of root, by the tree read with them;
+ * malloc'd (NULL when out of memory: then nothing is known to be). */
+static bool *mark_root_children(xcb_query_tree_reply_t *tree, const xcb_window_t *ids, size_t n) {
+    size_t nk = (size_t)xcb_query_tree_children_length(tree);
+    xcb_window_t *kids = malloc((nk ? nk : 1) * sizeof *kids);
+    bool *at_root = calloc(n ? n : 1, sizeof *at_root);
+    if (!kids || !at_root) {
+        free(kids), free(at_root);
+        return NULL;
+    }
+    memcpy(kids, xcb_query_tree_children(tree), nk * sizeof *kids);
+    qsort(kids, nk, sizeof *kids, window_order);
+    for (size_t i = 0; i < n; i++) at_root[i] = bsearch(&ids[i], kids, nk, sizeof *kids, window_order) != NULL;
+    free(kids);
+    return at_root;
+}
+
+pg_err x11_client_ids(pg_platform *p, xcb_window_t **ids, size_t *n, bool *cut, bool **at_root, pg_error *e) {
     *ids = NULL;
+    if (at_root) *at_root = NULL;
     *n = 0;
     bool ignored;
     if (!cut) cut = &ignored;
@@ -294,6 +340,7 @@ pg_err x11_client_ids(pg_platform *p, xcb_window_t **ids, size_t *n, bool *cut, 
         }
         rc = walk_tree(p, xcb_query_tree_children(tree), nk, out, n, cut, e);
     }
+    if (rc == PG_OK && at_root) *at_root = mark_root_children(tree, out, *n);
     free(list);
     free(tree);
     if (rc != PG_OK) {
@@ -327,13 +374,19 @@ static xcb_window_t toplevel_of(pg_platform *p, xcb_window_t w, pg_err *rc, pg_e
     return 0;
 }
 
-static bool is_client(pg_platform *p, xcb_window_t w, pg_err *rc, pg_error *e) {
+/* Is w one of the clients? *at_root: it is a child of root itself (no WM
+ * frame around it), so it is its own toplevel. */
+static bool is_client(pg_platform *p, xcb_window_t w, bool *at_root, pg_err *rc, pg_error *e) {
     xcb_window_t *ids;
+    bool *root_child;
     size_t n;
-    *rc = x11_client_ids(p, &ids, &n, NULL, e);
+    *at_root = false;
+    *rc = x11_client_ids(p, &ids, &n, NULL, &root_child, e);
     bool found = false;
-    for (size_t i = 0; *rc == PG_OK && i < n && !found; i++) found = ids[i] == w;
+    for (size_t i = 0; *rc == PG_OK && i < n && !found; i++)
+        if ((found = ids[i] == w)) *at_root = root_child && root_child[i];
     free(ids);
+    free(root_child);
     return found;
 }
 
@@ -391,9 +444,10 @@ pg_err x11_resolve(pg_platform *p, uint64_t id, x11_win *w, pg_error *e) {
     if (rc != PG_OK) return rc;
     if (id == 0 || id > 0x1fffffffu) return not_found(e, id);
     w->id = (xcb_window_t)id;
-    if (!is_client(p, w->id, &rc, e) && (rc != PG_OK || !is_popup(p, w->id, &rc, e)))
+    bool at_root = false;
+    if (!is_client(p, w->id, &at_root, &rc, e) && (rc != PG_OK || !is_popup(p, w->id, &rc, e)))
         return rc != PG_OK ? rc : not_found(e, id);
-    w->toplevel = toplevel_of(p, w->id, &rc, e);
+    w->toplevel = at_root ? w->id : toplevel_of(p, w->id, &rc, e);
     if (rc != PG_OK) return rc;
     if (!w->toplevel) return not_found(e, id);
     return fill_geometry(p, w, e);
@@ -597,9 +651,9 @@ static pg_err toplevels(pg_platform *p, item *items, size_t n, focus_walk *f, pg
         return pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory");
     }
     pg_err rc = PG_OK;
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n; i++) { /* a popup, or a client known to be a child of root, is its own */
         cur[i] = items[i].id;
-        items[i].top = items[i].popup ? items[i].id : 0;
+        if (items[i].popup) items[i].top = items[i].id;
     }
     for (int depth = 0; rc == PG_OK; depth++) {
         size_t asked = 0;
@@ -669,8 +723,9 @@ static pg_err list(pg_platform *p, bool all_windows, pg_window **out, size_t *n,
     xcb_window_t *ids;
     size_t nid;
     bool cut = false;
+    bool *at_root = NULL;
     xcb_get_input_focus_cookie_t focus = xcb_get_input_focus(p->c); /* answered with the client list */
-    if ((rc = x11_client_ids(p, &ids, &nid, &cut, e)) != PG_OK) {
+    if ((rc = x11_client_ids(p, &ids, &nid, &cut, &at_root, e)) != PG_OK) {
         xcb_discard_reply(p->c, focus.sequence);
         return rc;
     }
@@ -680,8 +735,9 @@ static pg_err list(pg_platform *p, bool all_windows, pg_window **out, size_t *n,
         free(ids);
         return pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory");
     }
-    for (size_t i = 0; i < nid; i++) items[ni++] = (item){ids[i], 0, false};
+    for (size_t i = 0; i < nid; i++) items[ni++] = (item){ids[i], at_root && at_root[i] ? ids[i] : 0, false};
     free(ids);
+    free(at_root);
     if (all_windows) rc = popups(p, items, &ni, cap, &cut, e);
     xcb_get_input_focus_reply_t *fr = x11_take(p, focus.sequence, &rc, e);
     focus_walk fw;
