@@ -328,11 +328,13 @@ static void *keeper(void *arg) {
     return NULL;
 }
 
-void pg_server_start_worker(pg_broker *b, pg_conn *conn, const pg_peer *peer, unsigned max_conns) {
+/* Admission into the counts: the item to serve now (S.served counts it),
+ * or NULL when the connection was queued, refused or closed. */
+static conn_item *admit(pg_broker *b, pg_conn *conn, const pg_peer *peer, unsigned max_conns) {
     conn_item *it = calloc(1, sizeof *it);
     if (!it) {
         pg_conn_close(conn);
-        return;
+        return NULL;
     }
     it->b = b;
     it->conn = conn;
@@ -351,7 +353,7 @@ void pg_server_start_worker(pg_broker *b, pg_conn *conn, const pg_peer *peer, un
         pthread_mutex_unlock(&S.lock);
         pg_conn_close(conn);
         free(it);
-        return;
+        return NULL;
     }
     char why[160] = "";
     if (S.stopping) {
@@ -385,10 +387,20 @@ void pg_server_start_worker(pg_broker *b, pg_conn *conn, const pg_peer *peer, un
         u->served++;
     }
     pthread_mutex_unlock(&S.lock);
-    if (serve && !start_thread(worker, it)) {
+    return serve ? it : NULL;
+}
+
+void pg_server_serve_here(pg_broker *b, pg_conn *conn, const pg_peer *peer, unsigned max_conns) {
+    conn_item *it = admit(b, conn, peer, max_conns);
+    if (it) worker(it);
+}
+
+void pg_server_start_worker(pg_broker *b, pg_conn *conn, const pg_peer *peer, unsigned max_conns) {
+    conn_item *it = admit(b, conn, peer, max_conns);
+    if (it && !start_thread(worker, it)) {
         pthread_mutex_lock(&S.lock);
         S.served--;
-        u = uid_of(peer->uid);
+        uid_count *u = uid_of(peer->uid);
         if (u) u->served--;
         if (!it->admitted) S.outsiders--;
         refuse_later(it, "broker busy: no thread for this connection");

@@ -53,6 +53,12 @@ void pg_server_configure(const pg_server_limits *l);
 /* Serves conn (owned from here on) on a worker, or queues it, or refuses it
  * BUSY (on the server's own thread, never the caller's). */
 void pg_server_start_worker(pg_broker *b, pg_conn *conn, const pg_peer *peer, unsigned max_conns);
+/* The same, served on the caller's thread when it is admitted to a worker
+ * now (returning when the connection and any waiters it then takes are
+ * done); queued or refused as above otherwise, returning at once. A
+ * listener whose threads accept and serve (pg_posix_listener.c) saves the
+ * hand-off to a new thread: one wake-up fewer per connection. */
+void pg_server_serve_here(pg_broker *b, pg_conn *conn, const pg_peer *peer, unsigned max_conns);
 /* Waits at most wait_ms for the running workers to finish; waiting
  * connections are refused. */
 void pg_server_drain(unsigned wait_ms);
