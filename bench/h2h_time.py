@@ -5,10 +5,14 @@ Usage: h2h_time.py RUNS WARMUP NAME CMD_A CMD_B [NAME CMD_A CMD_B]...
 Each CMD is a shell command line (run by /bin/sh -c, so both sides pay the
 same shell); a row's two commands alternate RUNS times after WARMUP rounds.
 Prints one JSON object per row: medians, quartiles and the floor (a bare
-`/bin/true` through the same path) in ms. A command that fails is an error,
+`/bin/true` through the same path) in ms. $H2H_BETWEEN, when set, is a
+command run (untimed) before each row: bench/h2h empties the token store with
+it, so captures one row kept do not push the next row's past the broker's
+memory budget into the spool. A command that fails is an error,
 never a timing. Not a test: nothing here passes or fails on speed.
 """
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -37,6 +41,8 @@ def main(argv):
     floor = [once("/bin/true") for _ in range(runs)]
     for i in range(0, len(rows), 3):
         name, a, b = rows[i:i + 3]
+        if os.environ.get("H2H_BETWEEN"):
+            once(os.environ["H2H_BETWEEN"])
         for _ in range(warmup):
             once(a), once(b)
         ta, tb = [], []

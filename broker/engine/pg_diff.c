@@ -8,6 +8,7 @@
 #include "pg_diff.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,6 +39,7 @@ typedef struct {
     double alpha;
     pg_oklab *ok; /* oklab only */
     pg_img *out;
+    uint32_t grey_from; /* rows from here on have their grey drawn by the helper (split_grey) */
     pg_img_rect *masks; /* compared-area coordinates, sorted by x */
     size_t n_masks;
     span *open, *shut; /* per-row scratch: unmasked and masked spans */
@@ -384,7 +386,7 @@ static void diff_row(diff_ctx *c, uint32_t y) {
     size_t n_shut, n_open = row_spans(c, y, &n_shut);
     for (size_t i = 0; i < n_open; i++) c->total += c->open[i].x1 - c->open[i].x0;
     if (po) {
-        draw_grey_row(pa, c->w, c->alpha, po);
+        if (y < c->grey_from) draw_grey_row(pa, c->w, c->alpha, po);
         for (size_t i = 0; i < n_shut; i++) tint_masked(po, &c->shut[i]);
     }
     if (memcmp(pa, pb, (size_t)c->w * 4) == 0) return; /* the common case: row unchanged */
@@ -432,8 +434,40 @@ static pg_err window_count(diff_ctx *c, uint32_t asked, pg_diff_result *r, pg_er
     return pg_regions_max_window(&c->reg, c->w, c->h, n, &r->max_window_changed, e);
 }
 
+/* The faded grey of a large diff image is most of a diff's own time (a
+ * 1080p one: 2 M pixels of floating point): the lower half is drawn on a
+ * helper thread while this one compares the upper half, and compared once
+ * the helper is done (the marks of a row go over its grey). */
+#define GREY_SPLIT_MIN_PIXELS (1u << 20)
+
+typedef struct {
+    const diff_ctx *c;
+    uint32_t y0, y1;
+} grey_job;
+
+static void *grey_rows(void *arg) {
+    const grey_job *j = arg;
+    for (uint32_t y = j->y0; y < j->y1; y++)
+        draw_grey_row(pg_img_row(&j->c->a, y), j->c->w, j->c->alpha, pg_img_row(j->c->out, y));
+    return NULL;
+}
+
+static void diff_rows(diff_ctx *c) {
+    uint32_t half = c->h / 2;
+    grey_job job = {c, half, c->h};
+    pthread_t helper;
+    c->grey_from = c->h;
+    bool split = c->out && (uint64_t)c->w * c->h >= GREY_SPLIT_MIN_PIXELS &&
+                 pthread_create(&helper, NULL, grey_rows, &job) == 0;
+    if (split) c->grey_from = half;
+    for (uint32_t y = 0; y < c->h; y++) {
+        if (split && y == half) pthread_join(helper, NULL);
+        diff_row(c, y);
+    }
+}
+
 static pg_err run_diff(diff_ctx *c, const pg_img_rect *area, uint32_t window, pg_diff_result *r, pg_error *e) {
-    for (uint32_t y = 0; y < c->h; y++) diff_row(c, y);
+    diff_rows(c);
     if (c->total == 0)
         return pg_error_set(e, PG_E_USAGE, "shrink the masks: a fully masked comparison proves nothing",
                             "the masks cover the whole compared area");

@@ -261,6 +261,33 @@ PG_TEST(truncated_and_corrupt_png_fail_with_badinput) {
     check_truncations(pg_failed_, "engine_rgb_interlaced.png");
 }
 
+/* Any changed byte inside the compressed rows is refused: libpng checks each
+ * chunk's CRC-32 (the decoder skips zlib's Adler-32, pg_img_png.c). */
+PG_TEST(a_flipped_byte_inside_idat_is_refused_by_its_crc) {
+    size_t n;
+    uint8_t *buf = tu_read("engine_rgba.png", &n);
+    REQUIRE(buf);
+    size_t at = 0;
+    for (size_t i = 8; i + 8 <= n && !at; i++)
+        if (!memcmp(buf + i, "IDAT", 4)) at = i;
+    REQUIRE(at > 4);
+    uint32_t len = (uint32_t)buf[at - 4] << 24 | (uint32_t)buf[at - 3] << 16 | (uint32_t)buf[at - 2] << 8 | buf[at - 1];
+    REQUIRE(len > 4 && at + 4 + len <= n);
+    for (uint32_t k = 2; k < len; k += len / 7 + 1) { /* past the zlib header, then across the data */
+        uint8_t *c = malloc(n);
+        memcpy(c, buf, n);
+        c[at + 4 + k] ^= 0x01;
+        pg_img *img = NULL;
+        pg_error e;
+        pg_err rc = pg_img_decode(c, n, NULL, &img, &e);
+        if (rc != PG_E_BADINPUT) fprintf(stderr, "IDAT byte %u flipped: rc %d\n", k, rc);
+        CHECK_EQ_INT(rc, PG_E_BADINPUT);
+        pg_img_free(img);
+        free(c);
+    }
+    free(buf);
+}
+
 PG_TEST(jpeg_decodes_or_says_unsupported) {
     pg_err rc;
     pg_error e;
