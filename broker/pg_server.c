@@ -268,7 +268,7 @@ static void *worker(void *arg) {
     return NULL;
 }
 
-static bool start_thread(void *(*fn)(void *), void *arg) {
+bool pg_server_start_thread(void *(*fn)(void *), void *arg) {
     pthread_attr_t attr;
     pthread_attr_init(&attr);
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
@@ -345,7 +345,7 @@ static conn_item *admit(pg_broker *b, pg_conn *conn, const pg_peer *peer, unsign
         pg_server_limits_default(&S.lim, max_conns);
         S.configured = true;
     }
-    if (!S.keeper_started) S.keeper_started = start_thread(keeper, NULL);
+    if (!S.keeper_started) S.keeper_started = pg_server_start_thread(keeper, NULL);
     const pg_server_limits *L = &S.lim;
     uid_count *u = uid_of(peer->uid);
     bool serve = false;
@@ -397,7 +397,7 @@ void pg_server_serve_here(pg_broker *b, pg_conn *conn, const pg_peer *peer, unsi
 
 void pg_server_start_worker(pg_broker *b, pg_conn *conn, const pg_peer *peer, unsigned max_conns) {
     conn_item *it = admit(b, conn, peer, max_conns);
-    if (it && !start_thread(worker, it)) {
+    if (it && !pg_server_start_thread(worker, it)) {
         pthread_mutex_lock(&S.lock);
         S.served--;
         uid_count *u = uid_of(peer->uid);

@@ -59,6 +59,8 @@ void pg_server_start_worker(pg_broker *b, pg_conn *conn, const pg_peer *peer, un
  * listener whose threads accept and serve (pg_posix_listener.c) saves the
  * hand-off to a new thread: one wake-up fewer per connection. */
 void pg_server_serve_here(pg_broker *b, pg_conn *conn, const pg_peer *peer, unsigned max_conns);
+/* A detached thread with a worker's stack (512 KiB); false when none. */
+bool pg_server_start_thread(void *(*fn)(void *), void *arg);
 /* Waits at most wait_ms for the running workers to finish; waiting
  * connections are refused. */
 void pg_server_drain(unsigned wait_ms);

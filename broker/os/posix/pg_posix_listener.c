@@ -89,16 +89,7 @@ static int next_connection(acceptors *a) {
 
 static void *acceptor(void *arg);
 
-static bool start_acceptor(acceptors *a) {
-    pthread_attr_t attr;
-    pthread_attr_init(&attr);
-    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-    pthread_attr_setstacksize(&attr, 512 * 1024);
-    pthread_t t;
-    bool ok = pthread_create(&t, &attr, acceptor, a) == 0;
-    pthread_attr_destroy(&attr);
-    return ok;
-}
+static bool start_acceptor(acceptors *a) { return pg_server_start_thread(acceptor, a); }
 
 static void *acceptor(void *arg) {
     acceptors *a = arg;
