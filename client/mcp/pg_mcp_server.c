@@ -116,7 +116,10 @@ static void call_free(call *c) {
     free(c);
 }
 
-/* Takes c out of the list; true when its answer is still wanted. */
+/* Takes c out of the list (a cancellation no longer finds it); true when
+ * its answer is still wanted. It still counts in n_calls until its answer is
+ * written (call_main): the server's end waits for that count, so a call in
+ * flight at the end of input answers before the server returns. */
 static bool finish(server *s, call *c) {
     pthread_mutex_lock(&s->lock);
     for (call **p = &s->calls; *p; p = &(*p)->next)
@@ -124,7 +127,6 @@ static bool finish(server *s, call *c) {
             *p = c->next;
             break;
         }
-    s->n_calls--;
     c->conn = NULL;
     bool wanted = !c->cancelled;
     pthread_mutex_unlock(&s->lock);
@@ -194,6 +196,7 @@ static void *call_main(void *arg) {
     free(image.data);
     call_free(c);
     pthread_mutex_lock(&s->lock);
+    s->n_calls--; /* last: the server may return (and its state go) once this is 0 */
     pthread_cond_broadcast(&s->changed);
     pthread_mutex_unlock(&s->lock);
     return NULL;
