@@ -39,7 +39,7 @@ typedef struct {
     double alpha;
     pg_oklab *ok; /* oklab only */
     pg_img *out;
-    uint32_t grey_from; /* rows from here on have their grey drawn by the helper (split_grey) */
+    uint32_t grey_from; /* rows from here on have their grey drawn by diff_rows' helper */
     pg_img_rect *masks; /* compared-area coordinates, sorted by x */
     size_t n_masks;
     span *open, *shut; /* per-row scratch: unmasked and masked spans */

@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 
 #include "pg_posix_accounts.h"
+#include "pg_time.h"
 
 /* ---- the cache ---------------------------------------------------------- */
 
@@ -213,12 +213,6 @@ static void stamp_now(pg_accounts_stamp *s) {
     for (int i = 0; i < 3; i++) stamp_file(files[i], &s->v[i * 6]);
 }
 
-static uint64_t monotonic_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
-
 static pg_account_cache *the_cache;
 static pthread_once_t the_cache_once = PTHREAD_ONCE_INIT;
 static void make_the_cache(void) { the_cache = pg_account_cache_new(); }
@@ -227,7 +221,7 @@ bool pg_posix_account(uint32_t uid, pg_account *out) {
     pthread_once(&the_cache_once, make_the_cache);
     pg_accounts_stamp stamp;
     stamp_now(&stamp);
-    uint64_t now = monotonic_ms();
+    uint64_t now = (uint64_t)(pg_mono_us() / 1000);
     if (the_cache && pg_account_cache_get(the_cache, uid, &stamp, now, out)) return true;
     if (!lookup_account(uid, out)) {
         memset(out, 0, sizeof *out);

@@ -126,31 +126,26 @@ static void *acceptor(void *arg) {
     return NULL;
 }
 
-/* Stop: every acceptor leaves the socket alone before it is closed (one in
- * poll sees the flag within its quarter second); those serving finish their
- * connection first (pg_server_drain bounds that). */
-static void stop_acceptors(acceptors *a, unsigned wait_ms) {
+/* Waits (at most wait_ms, rounded up to whole seconds and one more) until
+ * done(a); true when it came. */
+static bool wait_for(acceptors *a, bool (*done)(const acceptors *), unsigned wait_ms) {
     struct timespec until;
     clock_gettime(CLOCK_REALTIME, &until);
     until.tv_sec += wait_ms / 1000 + 1;
     pthread_mutex_lock(&a->lock);
     pthread_cond_broadcast(&a->changed);
-    while ((a->leading || a->following) && pthread_cond_timedwait(&a->changed, &a->lock, &until) == 0) {
+    while (!done(a) && pthread_cond_timedwait(&a->changed, &a->lock, &until) == 0) {
     }
+    bool came = done(a);
     pthread_mutex_unlock(&a->lock);
+    return came;
 }
 
-static void wait_acceptors_gone(acceptors *a, unsigned wait_ms) {
-    struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_sec += wait_ms / 1000 + 1;
-    pthread_mutex_lock(&a->lock);
-    while (a->threads && pthread_cond_timedwait(&a->changed, &a->lock, &until) == 0) {
-    }
-    unsigned left = a->threads;
-    pthread_mutex_unlock(&a->lock);
-    if (left) pg_log(PG_LOG_WARN, "%u listener threads still running at shutdown", left);
-}
+/* Stop: every acceptor leaves the socket alone before it is closed (one in
+ * poll sees the flag within its quarter second); those serving finish their
+ * connection first (pg_server_drain bounds that). */
+static bool off_the_socket(const acceptors *a) { return !a->leading && !a->following; }
+static bool all_gone(const acceptors *a) { return a->threads == 0; }
 
 pg_err pg_posix_listener_run(pg_broker *b, const pg_posix_listener_opts *o, volatile sig_atomic_t *stop,
                              volatile sig_atomic_t *hup, void (*on_hup)(pg_broker *b), void (*on_listening)(void),
@@ -177,10 +172,15 @@ pg_err pg_posix_listener_run(pg_broker *b, const pg_posix_listener_opts *o, vola
             if (on_hup) on_hup(b);
         }
     }
-    stop_acceptors(&a, 1000);
+    (void)wait_for(&a, off_the_socket, 1000);
     close(lfd);
     unlink(o->socket_path);
     pg_server_drain(5000);
-    wait_acceptors_gone(&a, 1000);
+    if (!wait_for(&a, all_gone, 1000)) {
+        pthread_mutex_lock(&a.lock);
+        unsigned left = a.threads;
+        pthread_mutex_unlock(&a.lock);
+        pg_log(PG_LOG_WARN, "%u listener threads still running at shutdown", left);
+    }
     return PG_OK;
 }

@@ -16,6 +16,7 @@
 #include "pg_log.h"
 #include "pg_posix_accounts.h"
 #include "pg_posix_peer.h"
+#include "pg_time.h"
 
 /* ---- processes known to have no sshd at or above them ------------------ */
 
@@ -55,15 +56,9 @@ void pg_posix_ancestry_free(pg_posix_ancestry *a) {
     free(a);
 }
 
-static uint64_t monotonic_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
-
 static bool known_local(pg_posix_ancestry *a, int64_t pid, unsigned long long start) {
     if (!a) return false;
-    uint64_t now = monotonic_ms();
+    uint64_t now = (uint64_t)(pg_mono_us() / 1000);
     bool hit = false;
     pthread_mutex_lock(&a->lock);
     for (int i = 0; i < ANCESTRY_SLOTS && !hit; i++)
@@ -82,7 +77,7 @@ typedef struct {
  * else a free one, else the oldest). */
 static void remember_local(pg_posix_ancestry *a, const proc_id *ids, size_t n) {
     if (!a) return;
-    uint64_t now = monotonic_ms();
+    uint64_t now = (uint64_t)(pg_mono_us() / 1000);
     pthread_mutex_lock(&a->lock);
     for (size_t k = 0; k < n; k++) {
         int slot = 0;
@@ -102,11 +97,11 @@ static void remember_local(pg_posix_ancestry *a, const proc_id *ids, size_t n) {
     pthread_mutex_unlock(&a->lock);
 }
 
-/* The start of env->proc/PID/name, at most n-1 bytes, NUL-terminated; *len
- * (may be NULL) its length. One open, one read, one close: /proc files are
+/* The start of env->proc/PID/name, at most n-1 bytes, NUL-terminated. One
+ * open, one read, one close: /proc files are
  * generated whole on the first read, and stdio's fstat and buffer would
  * double the system calls of a walk up a peer's ancestors. */
-static bool read_proc_file(const pg_posix_env *env, int64_t pid, const char *name, char *out, size_t n, size_t *len) {
+static bool read_proc_file(const pg_posix_env *env, int64_t pid, const char *name, char *out, size_t n) {
     char path[512];
     snprintf(path, sizeof path, "%s/%lld/%s", env->proc, (long long)pid, name);
     int fd = pid > 0 ? open(path, O_RDONLY | O_CLOEXEC) : -1;
@@ -117,13 +112,12 @@ static bool read_proc_file(const pg_posix_env *env, int64_t pid, const char *nam
     close(fd);
     if (got < 0) return false;
     out[got] = '\0';
-    if (len) *len = (size_t)got;
     return true;
 }
 
 /* One line of at most n-1 bytes from env->proc/PID/name, without its newline. */
 static bool read_proc(const pg_posix_env *env, int64_t pid, const char *name, char *out, size_t n) {
-    if (!read_proc_file(env, pid, name, out, n, NULL)) return false;
+    if (!read_proc_file(env, pid, name, out, n)) return false;
     out[strcspn(out, "\n")] = '\0';
     return true;
 }
@@ -143,7 +137,7 @@ typedef struct {
  * may hold spaces and parentheses itself); the other fields follow. */
 static bool read_stat(const pg_posix_env *env, int64_t pid, proc_stat *st) {
     char buf[1024];
-    if (!read_proc_file(env, pid, "stat", buf, sizeof buf, NULL)) return false;
+    if (!read_proc_file(env, pid, "stat", buf, sizeof buf)) return false;
     char *open_paren = strchr(buf, '('), *p = strrchr(buf, ')');
     if (!open_paren || !p || p < open_paren) return false;
     snprintf(st->comm, sizeof st->comm, "%.*s", (int)(p - open_paren - 1), open_paren + 1);
@@ -164,7 +158,7 @@ static bool read_stat(const pg_posix_env *env, int64_t pid, proc_stat *st) {
 /* The real, effective, saved and filesystem uids of /proc/PID/status. */
 static bool read_uids(const pg_posix_env *env, int64_t pid, unsigned u[4]) {
     char buf[4096];
-    if (!read_proc_file(env, pid, "status", buf, sizeof buf, NULL)) return false;
+    if (!read_proc_file(env, pid, "status", buf, sizeof buf)) return false;
     const char *line = strstr(buf, "\nUid:");
     return line && sscanf(line + 1, "Uid: %u %u %u %u", &u[0], &u[1], &u[2], &u[3]) == 4;
 }

@@ -156,7 +156,7 @@ static bool has_value(xcb_get_property_reply_t *r) {
 
 /* For each of tops[0..n), the first WM_STATE carrier at or below it
  * (breadth first, 4 levels, at most 64 windows a level), or 0, in found[].
- * All the searches go level by level together: two round trips a level
+ * All the searches go level by level together: one round trip a level
  * for all of them, not per window. */
 typedef struct {
     size_t owner;     /* index into tops */
