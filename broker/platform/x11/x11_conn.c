@@ -26,6 +26,7 @@
 #include <xkbcommon/xkbcommon-x11.h>
 
 #include "x11_private.h"
+#include "pg_framebuf.h"
 
 const char *x11_error_name(uint8_t code) {
     static const char *const names[] = {
@@ -255,6 +256,7 @@ static void x11_close(pg_platform *p) {
     if (p->xkb_ctx) xkb_context_unref(p->xkb_ctx);
     if (p->c) xcb_disconnect(p->c);
     free(p);
+    pg_framebuf_release();
 }
 
 static pg_err x11_open(pg_platform **out, const char *display, pg_error *e) {
@@ -266,6 +268,7 @@ static pg_err x11_open(pg_platform **out, const char *display, pg_error *e) {
         free(p);
         return pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory");
     }
+    pg_framebuf_retain(); /* x11_close releases it, on every path from here */
     p->c = xcb_connect(display, &scr);
     if (xcb_connection_has_error(p->c)) {
         const char *d = display ? display : getenv("DISPLAY");

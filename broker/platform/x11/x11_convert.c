@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pg_framebuf.h"
 #include "x11_private.h"
 
 static xcb_visualtype_t *find_visual(pg_platform *p, xcb_visualid_t id) {
@@ -146,7 +147,7 @@ static void *convert_band(void *arg) {
 pg_err x11_to_rgba(const x11_pixfmt *f, const uint8_t *src, size_t src_stride, uint32_t w,
                    uint32_t h, pg_capture *out, pg_error *e) {
     size_t stride = (size_t)w * 4;
-    uint8_t *dst = (w && h) ? malloc(stride * h) : NULL;
+    uint8_t *dst = (w && h) ? pg_framebuf_alloc(stride * h) : NULL; /* pages already in (pg_framebuf.h) */
     if (!dst) return pg_error_set(e, PG_E_INTERNAL, NULL, "cannot allocate %ux%u capture", w, h);
     bool fast = f->bpp == 32 && !f->msb_first && f->red_mask == 0xff0000u &&
                 f->green_mask == 0xff00u && f->blue_mask == 0xffu;
