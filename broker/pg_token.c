@@ -420,9 +420,16 @@ static bool reserve_memory(pg_tok_store *s, uint64_t bytes) {
 }
 
 pg_err pg_tok_put(pg_tok_store *s, pg_tok_meta *meta, uint8_t *rgba, uint32_t ttl_s, uint64_t uid_quota, pg_error *e) {
+    return pg_tok_put_hashed(s, meta, rgba, NULL, ttl_s, uid_quota, e);
+}
+
+pg_err pg_tok_put_hashed(pg_tok_store *s, pg_tok_meta *meta, uint8_t *rgba, const uint8_t *sha256, uint32_t ttl_s,
+                         uint64_t uid_quota, pg_error *e) {
     uint64_t bytes = (uint64_t)meta->width * meta->height * 4;
     uint8_t digest[PG_SHA256_LEN];
-    pg_err rc = pg_sha256(rgba, bytes, digest, e);
+    pg_err rc = PG_OK;
+    if (sha256) memcpy(digest, sha256, sizeof digest);
+    else rc = pg_sha256(rgba, bytes, digest, e);
     if (!rc) rc = new_token(meta->token, e);
     if (rc) {
         free(rgba);

@@ -84,6 +84,11 @@ uint32_t pg_tok_effective_ttl(pg_tok_store *s, uint32_t ttl_s);
 /* ttl_s 0: the store's TTL. uid_quota 0: no per-user limit; otherwise the
  * owner's tokens together may hold at most that many bytes (PG_E_POLICY). */
 pg_err pg_tok_put(pg_tok_store *s, pg_tok_meta *meta, uint8_t *rgba, uint32_t ttl_s, uint64_t uid_quota, pg_error *e);
+/* pg_tok_put for pixels whose SHA-256 the caller computed as it produced them
+ * (sha256: PG_SHA256_LEN bytes over exactly the rows stored; NULL: hash here).
+ * The store trusts it: it is the broker's own, never a client's. */
+pg_err pg_tok_put_hashed(pg_tok_store *s, pg_tok_meta *meta, uint8_t *rgba, const uint8_t *sha256, uint32_t ttl_s,
+                         uint64_t uid_quota, pg_error *e);
 pg_err pg_tok_get(pg_tok_store *s, const char *token, uint32_t uid, pg_tok_meta *out, pg_error *e);
 /* *rgba is malloc'd tightly packed pixels; caller frees. */
 pg_err pg_tok_load(pg_tok_store *s, const char *token, uint32_t uid, pg_tok_meta *meta, uint8_t **rgba, pg_error *e);

@@ -395,6 +395,10 @@ pg_err pg_call_image_pair(pg_call *c, const pg_image_ref *ra, const pg_image_ref
 pg_img_rect pg_call_img_rect(const pg_rect *r) { return (pg_img_rect){(uint32_t)r->x, (uint32_t)r->y, r->w, r->h}; }
 
 pg_err pg_call_store_image(pg_call *c, pg_img *img, pg_tok_meta *m, pg_error *e) {
+    return pg_call_store_hashed(c, img, NULL, m, e);
+}
+
+pg_err pg_call_store_hashed(pg_call *c, pg_img *img, const uint8_t *sha256, pg_tok_meta *m, pg_error *e) {
     if (img->stride != (size_t)img->width * 4) { /* the store holds tight rows */
         pg_img *tight = NULL;
         pg_err rc = pg_img_clone(img, &tight, e);
@@ -408,7 +412,7 @@ pg_err pg_call_store_image(pg_call *c, pg_img *img, pg_tok_meta *m, pg_error *e)
     uint8_t *px = img->px; /* the store takes the pixels over */
     img->px = NULL;
     pg_img_free(img);
-    return pg_tok_put(c->b->tokens, m, px, c->view->token_ttl_s, c->view->spool_quota_bytes, e);
+    return pg_tok_put_hashed(c->b->tokens, m, px, sha256, c->view->token_ttl_s, c->view->spool_quota_bytes, e);
 }
 
 pg_err pg_call_derived_token(pg_call *c, pg_img *img, const char *method, cJSON *into, const char *field,

@@ -112,6 +112,9 @@ pg_img_rect pg_call_img_rect(const pg_rect *r);
 /* Stores img (always consumed) as a token of the caller under its policy's
  * TTL and quota; fills m's owner, size, token, times and digest. */
 pg_err pg_call_store_image(pg_call *c, pg_img *img, pg_tok_meta *m, pg_error *e);
+/* The same, for pixels whose SHA-256 is already known (the backend's, computed
+ * while converting: pg_capture.sha256); NULL: the store hashes them. */
+pg_err pg_call_store_hashed(pg_call *c, pg_img *img, const uint8_t *sha256, pg_tok_meta *m, pg_error *e);
 /* Stores a derived image (takes img) as a new token of the caller under the
  * same policy as captures; adds its token to into[field]. */
 pg_err pg_call_derived_token(pg_call *c, pg_img *img, const char *method, cJSON *into, const char *field,

@@ -103,7 +103,8 @@ static void fill_meta(pg_tok_meta *m, const pg_args_snapshot *a, const pg_window
     }
 }
 
-/* The capture as an image, downscaled to fit max_size when asked. */
+/* The capture as an image, downscaled to fit max_size when asked (then the
+ * backend's digest no longer fits it). */
 static pg_err to_image(const pg_args_snapshot *a, pg_capture *cap, pg_img **out, pg_error *e) {
     pg_img *img = NULL;
     pg_err rc = pg_img_wrap(&img, cap->rgba, cap->width, cap->height, cap->stride, e);
@@ -116,6 +117,7 @@ static pg_err to_image(const pg_args_snapshot *a, pg_capture *cap, pg_img **out,
         rc = pg_img_downscale_fit(img, a->max_size.w, a->max_size.h, &small, e);
         pg_img_free(img);
         img = small;
+        cap->has_sha256 = false; /* other pixels than the backend hashed */
     }
     *out = img;
     return rc;
@@ -141,7 +143,7 @@ pg_err pg_op_snapshot(pg_call *c, const pg_args_snapshot *a, pg_error *e) {
         rc = pg_call_disclose(c, 1, e); /* its keyed digest: equal or not to another capture's */
         if (rc) pg_img_free(img);
     }
-    if (!rc) rc = pg_call_store_image(c, img, &m, e);
+    if (!rc) rc = pg_call_store_hashed(c, img, cap.has_sha256 ? cap.sha256 : NULL, &m, e);
     if (rc) {
         cJSON_Delete(settled);
         cJSON_Delete(popups);

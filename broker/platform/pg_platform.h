@@ -63,6 +63,8 @@ typedef struct {
     int32_t origin_x;    /* screen coordinates of pixel (0,0): every blackout and every */
     int32_t origin_y;    /* mapping back to the screen starts from these, never from the request */
     char method[32];     /* which path produced it: "composite+shm", "composite+getimage", "shm", "getimage" */
+    bool has_sha256;     /* sha256 holds the SHA-256 of the rows (width*4 bytes each) as they are now, */
+    uint8_t sha256[32];  /* computed on the way by the backend; whoever changes a pixel clears has_sha256 */
 } pg_capture;
 
 typedef enum { PG_BTN_LEFT = 1, PG_BTN_MIDDLE = 2, PG_BTN_RIGHT = 3 } pg_button;

@@ -1,10 +1,13 @@
 /* x11_to_rgba without a server: every pixel of a frame large enough to be
- * converted in two halves on two threads (and of a small one, in one) comes
- * out as the visual's masks say, the seam between the halves included. */
+ * converted on a second thread while this one hashes (and of a small one,
+ * converted and hashed band by band here) comes out as the visual's masks
+ * say, and the digest that comes with it is the SHA-256 of exactly those
+ * rows, a last band shorter than the others included. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "pg_crypto.h"
 #include "pg_test.h"
 #include "x11_private.h"
 
@@ -31,17 +34,22 @@ static bool converts(uint32_t w, uint32_t h, const x11_pixfmt *f, bool bgr) {
             ok = p[0] == r && p[1] == (v >> 8 & 0xff) && p[2] == b && p[3] == 255;
             if (!ok) fprintf(stderr, "pixel %u,%u of %ux%u: %02x%02x%02x%02x\n", x, y, w, h, p[0], p[1], p[2], p[3]);
         }
+    uint8_t want[PG_SHA256_LEN];
+    if (ok && pg_sha256(cap.rgba, (size_t)w * 4 * h, want, &e) == PG_OK) {
+        ok = cap.has_sha256 && memcmp(cap.sha256, want, sizeof want) == 0;
+        if (!ok) fprintf(stderr, "the digest of %ux%u is not the SHA-256 of its rows\n", w, h);
+    }
     free(cap.rgba);
     free(src);
     return ok;
 }
 
-PG_TEST(large_frames_convert_in_two_halves_and_every_pixel_is_right) {
+PG_TEST(frames_convert_pixel_for_pixel_with_the_digest_of_their_rows) {
     x11_pixfmt fast = {.bpp = 32, .pad = 32, .red_mask = 0xff0000u, .green_mask = 0xff00u, .blue_mask = 0xffu};
-    CHECK(converts(1920, 1080, &fast, false)); /* 8 MB: two threads */
-    CHECK(converts(1921, 1081, &fast, false)); /* odd rows: the halves differ by one */
+    CHECK(converts(1920, 1080, &fast, false)); /* 8 MB: converted on a thread, hashed behind it */
+    CHECK(converts(1921, 1081, &fast, false)); /* 1081 rows: the last band is 25 rows */
     CHECK(converts(400, 220, &fast, false));   /* one thread */
-    x11_pixfmt bgr = fast;                     /* x8b8g8r8: the generic loop, in two halves too */
+    x11_pixfmt bgr = fast;                     /* x8b8g8r8: the generic loop, threaded too */
     bgr.red_mask = 0xffu, bgr.blue_mask = 0xff0000u;
     CHECK(converts(1280, 1024, &bgr, true));
 }

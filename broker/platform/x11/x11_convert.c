@@ -5,14 +5,17 @@
  * sees) using the VISUAL's channel masks - GetImage on a pixmap reports zero
  * masks, so they are never taken from the reply. Handles 8/16/24/32 bits per
  * pixel in either image byte order; the common case (32 bpp, x8r8g8b8, LSB
- * first) has a plain loop the compiler vectorizes. A frame of 4 MB or more
- * (a screen) is converted in two halves on two threads.
+ * first) has a plain loop the compiler vectorizes. The SHA-256 of the
+ * RGBA rows comes out with them (pg_capture.sha256): the token store would
+ * otherwise read the whole frame again to hash it. A frame of 4 MB or more
+ * (a screen) is converted on a second thread while this one hashes behind.
  * Never: allocates more than width*height*4 bytes, or reads past src.
  */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "pg_crypto.h"
 #include "pg_framebuf.h"
 #include "x11_private.h"
 
@@ -117,7 +120,9 @@ static void row_generic(const x11_pixfmt *f, const channel ch[3], const uint8_t 
     }
 }
 
-/* Rows [y0, y1) of one conversion. */
+/* Rows [y0, y1) of one conversion, and how far it has got: a converter
+ * thread publishes each finished band under lock, so the thread that hashes
+ * behind it reads only rows that are done. */
 typedef struct {
     const x11_pixfmt *f;
     const channel *ch;
@@ -127,22 +132,68 @@ typedef struct {
     uint8_t *dst;
     size_t stride;
     uint32_t w, y0, y1;
+    pthread_mutex_t lock;
+    pthread_cond_t more;
+    uint32_t done; /* rows [y0, done) are converted */
 } band;
 
-static void *convert_band(void *arg) {
-    const band *b = arg;
-    for (uint32_t y = b->y0; y < b->y1; y++) {
+static void convert_rows(const band *b, uint32_t y0, uint32_t y1) {
+    for (uint32_t y = y0; y < y1; y++) {
         const uint8_t *s = b->src + (size_t)y * b->src_stride;
         uint8_t *d = b->dst + (size_t)y * b->stride;
         if (b->fast) row_bgrx(s, d, b->w);
         else row_generic(b->f, b->ch, s, d, b->w);
     }
+}
+
+/* Rows per band: small enough that the hash starts soon and a band is still
+ * in cache when it is hashed, large enough that publishing costs nothing. */
+#define X11_BAND_ROWS 32u
+
+static void *convert_publishing(void *arg) {
+    band *b = arg;
+    for (uint32_t y = b->y0; y < b->y1; y += X11_BAND_ROWS) {
+        uint32_t end = b->y1 - y < X11_BAND_ROWS ? b->y1 : y + X11_BAND_ROWS;
+        convert_rows(b, y, end);
+        pthread_mutex_lock(&b->lock);
+        b->done = end;
+        pthread_cond_signal(&b->more);
+        pthread_mutex_unlock(&b->lock);
+    }
     return NULL;
 }
 
-/* A frame this large (a 1080p screen: 8 MB, ~3 ms) is converted in two
- * halves on two cores; a window's few hundred KB is not worth a thread. */
+static void wait_converted(band *b, uint32_t rows) {
+    pthread_mutex_lock(&b->lock);
+    while (b->done < rows) pthread_cond_wait(&b->more, &b->lock);
+    pthread_mutex_unlock(&b->lock);
+}
+
+/* A frame this large (a 1080p screen: 8 MB, ~5 ms of SHA-256, ~3 ms to
+ * convert on one core) is converted on a second thread while this one hashes
+ * the rows already done, so the conversion hides under the hash; a window's
+ * few hundred KB is converted and hashed band by band on this thread, each
+ * band hashed while it is still in cache. */
 #define X11_CONVERT_SPLIT_BYTES ((size_t)4 << 20)
+
+/* Hashes rows [0, h) of b->dst as the conversion (here, or on a thread
+ * when threaded) finishes them; false when the hash failed (the store then
+ * hashes on its own). The conversion always completes. */
+static bool convert_and_hash(band *b, bool threaded, uint8_t digest[PG_SHA256_LEN]) {
+    pg_sha256_ctx *ctx = NULL;
+    pg_error ignored;
+    bool hashing = pg_sha256_new(&ctx, &ignored) == PG_OK;
+    size_t row = (size_t)b->w * 4;
+    for (uint32_t y = 0; y < b->y1; y += X11_BAND_ROWS) {
+        uint32_t end = b->y1 - y < X11_BAND_ROWS ? b->y1 : y + X11_BAND_ROWS;
+        if (threaded) wait_converted(b, end);
+        else convert_rows(b, y, end);
+        hashing = hashing && pg_sha256_update(ctx, b->dst + (size_t)y * b->stride, row * (end - y), &ignored) == PG_OK;
+    }
+    if (hashing) return pg_sha256_final(ctx, digest, &ignored) == PG_OK;
+    pg_sha256_free(ctx);
+    return false;
+}
 
 pg_err x11_to_rgba(const x11_pixfmt *f, const uint8_t *src, size_t src_stride, uint32_t w,
                    uint32_t h, pg_capture *out, pg_error *e) {
@@ -152,17 +203,16 @@ pg_err x11_to_rgba(const x11_pixfmt *f, const uint8_t *src, size_t src_stride, u
     bool fast = f->bpp == 32 && !f->msb_first && f->red_mask == 0xff0000u &&
                 f->green_mask == 0xff00u && f->blue_mask == 0xffu;
     channel ch[3] = {channel_of(f->red_mask), channel_of(f->green_mask), channel_of(f->blue_mask)};
-    band top = {f, ch, fast, src, src_stride, dst, stride, w, 0, h};
-    band bottom = top;
+    band b = {f, ch, fast, src, src_stride, dst, stride, w, 0, h, .done = 0};
+    pthread_mutex_init(&b.lock, NULL);
+    pthread_cond_init(&b.more, NULL);
     pthread_t t;
-    bool split = stride * h >= X11_CONVERT_SPLIT_BYTES && h >= 2;
-    if (split) {
-        top.y1 = bottom.y0 = h / 2;
-        split = pthread_create(&t, NULL, convert_band, &bottom) == 0;
-        if (!split) top.y1 = h; /* no thread: all of it here */
-    }
-    convert_band(&top);
-    if (split) pthread_join(t, NULL);
+    bool threaded = stride * h >= X11_CONVERT_SPLIT_BYTES &&
+                    pthread_create(&t, NULL, convert_publishing, &b) == 0; /* no thread: all of it here */
+    out->has_sha256 = convert_and_hash(&b, threaded, out->sha256);
+    if (threaded) pthread_join(t, NULL);
+    pthread_cond_destroy(&b.more);
+    pthread_mutex_destroy(&b.lock);
     out->rgba = dst;
     out->width = w;
     out->height = h;
