@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "pg_time.h"
 
@@ -50,6 +51,16 @@ static int next_job_locked(void) {
     return -1;
 }
 
+/* PG_FRAMEBUF_REFILL_MS after the take (lock held), or until stopped. */
+static void wait_for_refill_locked(void) {
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until); /* pthread_cond_timedwait's clock */
+    until.tv_nsec += PG_FRAMEBUF_REFILL_MS * 1000000L;
+    if (until.tv_nsec >= 1000000000L) until.tv_sec++, until.tv_nsec -= 1000000000L;
+    while (!stopping && pthread_cond_timedwait(&pool_wake, &pool_lock, &until) == 0)
+        continue; /* woken by another take: the deadline stands */
+}
+
 static void *make_spares(void *unused) {
     (void)unused;
     lower_priority();
@@ -58,6 +69,12 @@ static void *make_spares(void *unused) {
         int i;
         while (!stopping && (i = next_job_locked()) < 0) pthread_cond_wait(&pool_wake, &pool_lock);
         if (stopping) break;
+        /* Not beside the capture that took the spare, nor beside its client
+         * reading the answer and exiting: the faults of 8 MB are 4-7 ms of
+         * kernel time that slow whatever runs with them (docs/performance.md). */
+        wait_for_refill_locked();
+        if (stopping) break;
+        if ((i = next_job_locked()) < 0) continue;
         size_t bytes = slots[i].bytes;
         slots[i].wanted = false;
         pthread_mutex_unlock(&pool_lock);
