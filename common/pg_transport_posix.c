@@ -1,7 +1,8 @@
 /* pg_transport over a Unix stream socket. PLATFORM SHIM (see pg_transport_win.c).
- * Every read and write waits with poll() against one deadline per call (or
- * the caller's, pg_conn_read_until), so a stuck peer costs at most the
- * connection's timeout. */
+ * Every read and write that has to wait does so with poll() against one
+ * deadline per call (or the caller's, pg_conn_read_until), so a stuck peer
+ * costs at most the connection's timeout; one that need not wait (bytes
+ * already there, room in the socket) makes no poll at all. */
 #include <errno.h>
 #include <stdbool.h>
 #include <poll.h>
@@ -74,13 +75,16 @@ pg_err pg_conn_read_until(pg_conn *c, void *buf, size_t n, pg_deadline deadline,
     if (c->limited && c->limit.us < deadline.us) deadline = c->limit;
     uint8_t *p = buf;
     while (n > 0) {
-        pg_err rc = wait_ready(c, POLLIN, deadline, e);
-        if (rc) return rc;
-        ssize_t r = recv(c->fd, p, n, 0);
+        /* Bytes that are already there are taken without a poll first (the
+         * body after a header, an answer that came while we wrote). */
+        ssize_t r = recv(c->fd, p, n, MSG_DONTWAIT);
         if (r == 0) return pg_error_set(e, PG_E_UNREACHABLE, NULL, "peer closed the connection");
         if (r < 0) {
-            if (errno == EINTR || errno == EAGAIN) continue;
-            return pg_error_set(e, PG_E_UNREACHABLE, NULL, "read: %s", strerror(errno));
+            pg_err rc = errno == EAGAIN || errno == EWOULDBLOCK ? wait_ready(c, POLLIN, deadline, e)
+                        : errno == EINTR                        ? PG_OK
+                            : pg_error_set(e, PG_E_UNREACHABLE, NULL, "read: %s", strerror(errno));
+            if (rc) return rc;
+            continue;
         }
         p += r;
         n -= (size_t)r;
@@ -92,13 +96,15 @@ pg_err pg_conn_write_full(pg_conn *c, const void *buf, size_t n, pg_error *e) {
     pg_deadline deadline = call_deadline(c);
     const uint8_t *p = buf;
     while (n > 0) {
-        pg_err rc = wait_ready(c, POLLOUT, deadline, e);
-        if (rc) return rc;
-        /* MSG_NOSIGNAL: a vanished peer is an error code, not a SIGPIPE. */
-        ssize_t r = send(c->fd, p, n, MSG_NOSIGNAL);
+        /* MSG_NOSIGNAL: a vanished peer is an error code, not a SIGPIPE.
+         * Sent at once while the socket has room; polled only when full. */
+        ssize_t r = send(c->fd, p, n, MSG_NOSIGNAL | MSG_DONTWAIT);
         if (r < 0) {
-            if (errno == EINTR || errno == EAGAIN) continue;
-            return pg_error_set(e, PG_E_UNREACHABLE, NULL, "write: %s", strerror(errno));
+            pg_err rc = errno == EAGAIN || errno == EWOULDBLOCK ? wait_ready(c, POLLOUT, deadline, e)
+                        : errno == EINTR                        ? PG_OK
+                            : pg_error_set(e, PG_E_UNREACHABLE, NULL, "write: %s", strerror(errno));
+            if (rc) return rc;
+            continue;
         }
         p += r;
         n -= (size_t)r;

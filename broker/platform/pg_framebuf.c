@@ -44,14 +44,17 @@ static void touch_pages(uint8_t *p, size_t bytes) {
     if (bytes) p[bytes - 1] = 0;
 }
 
-/* A slot whose spare should be made (lock held), or -1. */
+/* The slot whose spare should be made next (lock held), smallest first (a
+ * window's is made at once, a screen's waits), or -1. */
 static int next_job_locked(void) {
+    int best = -1;
     for (int i = 0; i < PG_FRAMEBUF_SLOTS; i++)
-        if (slots[i].wanted && !slots[i].ready && slots[i].bytes) return i;
-    return -1;
+        if (slots[i].wanted && !slots[i].ready && slots[i].bytes && (best < 0 || slots[i].bytes < slots[best].bytes))
+            best = i;
+    return best;
 }
 
-/* PG_FRAMEBUF_REFILL_MS after the take (lock held), or until stopped. */
+/* PG_FRAMEBUF_REFILL_MS from now (lock held), or until stopped. */
 static void wait_for_refill_locked(void) {
     struct timespec until;
     clock_gettime(CLOCK_REALTIME, &until); /* pthread_cond_timedwait's clock */
@@ -69,12 +72,15 @@ static void *make_spares(void *unused) {
         int i;
         while (!stopping && (i = next_job_locked()) < 0) pthread_cond_wait(&pool_wake, &pool_lock);
         if (stopping) break;
-        /* Not beside the capture that took the spare, nor beside its client
-         * reading the answer and exiting: the faults of 8 MB are 4-7 ms of
-         * kernel time that slow whatever runs with them (docs/performance.md). */
-        wait_for_refill_locked();
-        if (stopping) break;
-        if ((i = next_job_locked()) < 0) continue;
+        /* A large one not beside the capture that took it, nor beside its
+         * client reading the answer and exiting: the faults of 8 MB are 4-7
+         * ms of kernel time that slow whatever runs with them; a window's
+         * few hundred KB are not worth a wait (docs/performance.md). */
+        if (slots[i].bytes >= PG_FRAMEBUF_LATE_BYTES) {
+            wait_for_refill_locked();
+            if (stopping) break;
+            if ((i = next_job_locked()) < 0) continue;
+        }
         size_t bytes = slots[i].bytes;
         slots[i].wanted = false;
         pthread_mutex_unlock(&pool_lock);

@@ -7,10 +7,11 @@
  * of it. The buffer cannot be reused (the store keeps it), so the faults are
  * moved instead: after a capture of a given size takes its buffer, a thread
  * at idle priority allocates the next one of that size and touches every
- * page, PG_FRAMEBUF_REFILL_MS after the take: not beside the capture and
- * its client, whom the faults would slow (they contend for the memory bus
- * and the kernel's page locks), but while the broker waits for the agent's
- * next call.
+ * page: a window-sized one at once, one of PG_FRAMEBUF_LATE_BYTES or more
+ * (a screen) PG_FRAMEBUF_REFILL_MS after the take, not beside the capture
+ * and its client, whom its faults would slow (they contend for the memory
+ * bus and the kernel's page locks), but while the broker waits for the
+ * agent's next call.
  *
  * Contract: pg_framebuf_alloc(bytes) returns memory the caller owns and
  * frees with free(), exactly as malloc(bytes) would: a ready spare of that
@@ -36,6 +37,7 @@
 #define PG_FRAMEBUF_SLOTS 3
 #define PG_FRAMEBUF_MIN_BYTES ((size_t)64 << 10)
 #define PG_FRAMEBUF_MAX_BYTES ((size_t)64 << 20)
+#define PG_FRAMEBUF_LATE_BYTES ((size_t)4 << 20)
 #define PG_FRAMEBUF_REFILL_MS 20
 
 void pg_framebuf_retain(void);
