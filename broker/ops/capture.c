@@ -18,6 +18,34 @@ pg_err pg_capture_check_allowed(pg_call *c, const pg_window *w, pg_error *e) {
                         "window %llu is never captured (capture.deny_windows)", (unsigned long long)w->id);
 }
 
+static pg_err gone(const pg_window *w, pg_error *e) {
+    return pg_error_set(e, PG_E_NOTFOUND, "the window closed; find it again with 'pixelgate windows'",
+                        "window %llu is gone", (unsigned long long)w->id);
+}
+
+/* Was then->pid, still is: else the id names another program's window now. */
+static pg_err same_program(const pg_window *then, const pg_window *now, pg_error *e) {
+    if (now->pid == then->pid) return PG_OK;
+    return pg_error_set(e, PG_E_NOTFOUND, "find the window again with 'pixelgate windows'",
+                        "window %llu now belongs to another program", (unsigned long long)then->id);
+}
+
+/* A normal window read on its own (describe_window: a few round trips, not
+ * a listing). *done false: it takes the listing after all (the backend
+ * cannot describe one window, or the window is a dialog now, whose parent's
+ * deny rules count). */
+static pg_err refresh_alone(pg_call *c, pg_window *w, bool *done, pg_error *e) {
+    *done = false;
+    if (w->kind != PG_WINDOW_NORMAL || !c->b->plat_ops->describe_window) return PG_OK;
+    pg_window now;
+    pg_err rc = c->b->plat_ops->describe_window(c->plat, w->id, &now, e);
+    if (rc == PG_E_NOTFOUND) return gone(w, e);
+    if (rc || now.kind != PG_WINDOW_NORMAL) return rc;
+    if (!(rc = same_program(w, &now, e))) *w = now;
+    *done = true;
+    return rc;
+}
+
 /* The window as the platform lists it now (its title may have changed since
  * it was resolved); PG_E_NOTFOUND when it is gone. *owner_denied: the window
  * a dialog belongs to is one the deny rules (or a cut title) refuse. */
@@ -25,21 +53,16 @@ static pg_err refresh(pg_call *c, pg_window *w, bool *owner_denied, pg_error *e)
     pg_window *all = NULL;
     size_t n = 0;
     *owner_denied = false;
-    bool complete;
-    pg_err rc = w->kind == PG_WINDOW_POPUP ? c->b->plat_ops->list_all(c->plat, &all, &n, &complete, e) /* popups too */
-                                          : c->b->plat_ops->list_windows(c->plat, &all, &n, e);
+    bool complete, done;
+    pg_err rc = refresh_alone(c, w, &done, e);
+    if (rc || done) return rc; /* a normal window has no parent whose rules count */
+    rc = w->kind == PG_WINDOW_POPUP ? c->b->plat_ops->list_all(c->plat, &all, &n, &complete, e) /* popups too */
+                                    : c->b->plat_ops->list_windows(c->plat, &all, &n, e);
     if (rc) return rc;
-    rc = pg_error_set(e, PG_E_NOTFOUND, "the window closed; find it again with 'pixelgate windows'",
-                      "window %llu is gone", (unsigned long long)w->id);
+    rc = gone(w, e);
     for (size_t i = 0; i < n; i++)
         if (all[i].id == w->id) {
-            if (all[i].pid != w->pid) { /* the id is another program's window now: this one is gone */
-                rc = pg_error_set(e, PG_E_NOTFOUND, "find the window again with 'pixelgate windows'",
-                                  "window %llu now belongs to another program", (unsigned long long)w->id);
-                break;
-            }
-            *w = all[i];
-            rc = PG_OK;
+            if (!(rc = same_program(w, &all[i], e))) *w = all[i];
             break;
         }
     *owner_denied = !rc && pg_call_window_denied(c, w, all, n); /* the dialog's parent counts too */

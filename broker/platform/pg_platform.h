@@ -146,6 +146,14 @@ typedef struct {
      * backend stopped at its limit (windows were left out): a caller that
      * must see every window (screen redaction) then refuses. */
     pg_err (*list_all)(pg_platform *p, pg_window **out, size_t *n, bool *complete, pg_error *e);
+    /* One window as list_windows would describe it now, read without listing
+     * the others (a few round trips instead of a listing's many), for the
+     * look after the pixels of a window the caller resolved moments ago:
+     * it does not decide again that id is an application window, and parent
+     * is 0 (whose a dialog is takes the whole list: a caller that gets kind
+     * != PG_WINDOW_NORMAL lists). PG_E_NOTFOUND when the window is gone.
+     * Optional: NULL means list. */
+    pg_err (*describe_window)(pg_platform *p, uint64_t id, pg_window *out, pg_error *e);
     /* region NULL = whole window; region is window-relative and is clipped;
      * an empty intersection is PG_E_BADINPUT. Unknown/vanished id: PG_E_NOTFOUND.
      * Only the window's own pixels: a backend that would copy the screen

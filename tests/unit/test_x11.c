@@ -454,6 +454,16 @@ static void t_list(int *pg_failed_, int mode) {
     size_t same = 0;
     for (size_t i = 0; i < n; i++) same += w[i].id == env.demo;
     CHECK_EQ_INT(same, 1);
+    pg_window one; /* described alone (the look after a capture's pixels): what the listing says */
+    CHECK(env.ops->describe_window(env.p, env.demo, &one, &e) == PG_OK);
+    if (d) {
+        CHECK(one.id == d->id && one.pid == d->pid && !strcmp(one.title, d->title) &&
+              !strcmp(one.class_name, d->class_name) && !strcmp(one.instance, d->instance));
+        CHECK(one.x == d->x && one.y == d->y && one.width == d->width && one.height == d->height);
+        CHECK(one.frame.x == d->frame.x && one.frame.y == d->frame.y && one.frame.w == d->frame.w &&
+              one.frame.h == d->frame.h); /* with openbox: the frame's, asked the second time */
+        CHECK(one.kind == d->kind && one.visible == d->visible && one.focused == d->focused && one.parent == 0);
+    }
     free(w);
 }
 
@@ -1148,6 +1158,9 @@ static void t_not_found(int *pg_failed_, int mode) {
     CHECK_EQ_INT(env.ops->focus(env.p, gone, &e), PG_E_NOTFOUND);
     CHECK_EQ_INT(env.ops->type_text(env.p, gone, "x", &e), PG_E_NOTFOUND);
     CHECK_EQ_INT(env.ops->settle(env.p, gone, 10, 100, &e), PG_E_NOTFOUND);
+    pg_window one;
+    CHECK_EQ_INT(env.ops->describe_window(env.p, gone, &one, &e), PG_E_NOTFOUND);
+    CHECK_EQ_INT(env.ops->describe_window(env.p, 0, &one, &e), PG_E_NOTFOUND);
     CHECK_EQ_INT(env.ops->capture_window(env.p, env.root, NULL, &c, &e), PG_E_NOTFOUND);
     CHECK_EQ_INT(env.ops->capture_window(env.p, 0, NULL, &c, &e), PG_E_NOTFOUND);
     if (mode == MODE_OPENBOX) { /* the WM's frame is not an application window */
@@ -1166,6 +1179,8 @@ static void t_focus_and_settle(int *pg_failed_, int mode) {
     REQUIRE(env.ops->list_windows(env.p, &w, &n, &e) == PG_OK);
     const pg_window *d = find_demo(w, n);
     CHECK(d && d->focused);
+    pg_window one; /* the focus chain walked for one window as for the listing */
+    CHECK(env.ops->describe_window(env.p, env.demo, &one, &e) == PG_OK && one.focused);
     free(w);
     /* The focused entry's cursor blinks (600 ms on, 300 ms off). */
     CHECK_EQ_INT(env.ops->settle(env.p, env.demo, 100, 3000, &e), PG_OK);
