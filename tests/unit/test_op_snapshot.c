@@ -173,6 +173,25 @@ PG_TEST(a_screen_capture_whose_second_window_list_fails_is_refused_not_stored) {
     pg_fx_fini(&fx);
 }
 
+static void fail_next_describe(pg_fake *f, void *ctx) {
+    (void)ctx;
+    pg_fake_fail(f, "describe_window", PG_E_TIMEOUT, 1);
+}
+
+PG_TEST(a_window_capture_whose_look_after_the_pixels_fails_is_refused_not_stored) {
+    FX(fx, NULL);
+    uint64_t id = pg_fake_add_window(fx.fake, "news", "Browser", getpid(), 0, 0, 80, 40, 0xff336699);
+    unsigned before = tokens_held(&fx);
+    pg_fake_after_capture(fx.fake, fail_next_describe, NULL); /* the window read again after its pixels */
+    pg_fx_reply r;
+    char args[64];
+    snprintf(args, sizeof args, "{\"id\":%llu}", (unsigned long long)id);
+    CHECK_EQ_INT(pg_fx_call(&fx, "snapshot", args, NULL, 0, &r), PG_E_TIMEOUT);
+    pg_fx_reply_fini(&r);
+    CHECK_EQ_INT(tokens_held(&fx), before);
+    pg_fx_fini(&fx);
+}
+
 PG_TEST(a_screen_capture_is_refused_when_the_backend_could_not_list_every_window) {
     /* X11 stops at X11_MAX_WINDOWS, and in a tree walk the topmost windows are the ones left out */
     FX(fx, NULL);

@@ -206,6 +206,18 @@ static pg_err fake_list_all(pg_platform *f, pg_window **out, size_t *n, bool *co
     return rc;
 }
 
+/* One window as the listing has it, parent left out as the contract says. */
+static pg_err fake_describe(pg_platform *f, uint64_t id, pg_window *out, pg_error *e) {
+    memset(out, 0, sizeof *out);
+    fake_window *fw;
+    pg_err rc = injected(f, "describe_window", e);
+    if (!rc) rc = resolve(f, id, &fw, e);
+    if (rc) return rc;
+    *out = fw->w;
+    out->parent = 0;
+    return PG_OK;
+}
+
 static void before_capture(pg_fake *f) {
     f->captures++;
     if (f->on_capture) f->on_capture(f, f->on_capture_ctx);
@@ -483,6 +495,7 @@ const pg_platform_ops pg_fake_ops = {
     .caps = fake_caps,
     .list_windows = fake_list,
     .list_all = fake_list_all,
+    .describe_window = fake_describe,
     .capture_window = fake_capture_window,
     .capture_screen = fake_capture_screen,
     .focus = fake_focus,
