@@ -11,6 +11,10 @@
 #include "pg_test.h"
 
 #define FRAME ((size_t)1920 * 1080 * 4)
+/* The maker runs at idle priority: on a machine whose cores are busy with
+ * other tests (CI runs them in parallel, under ASan) it may wait seconds
+ * for a turn. Waits return as soon as the spare is there. */
+#define READY_MS 60000
 
 /* Writes every byte and frees: the buffer is the caller's, whole. */
 static bool usable(void *p, size_t bytes) {
@@ -25,10 +29,10 @@ PG_TEST(a_size_seen_before_gets_a_spare_made_ahead) {
     unsigned long before = pg_framebuf_spares_served();
     CHECK(usable(pg_framebuf_alloc(FRAME), FRAME)); /* the first of its size: malloc, and a spare is wanted */
     CHECK(pg_framebuf_spares_served() == before);
-    CHECK(pg_framebuf_wait_ready(FRAME, 10000));
+    CHECK(pg_framebuf_wait_ready(FRAME, READY_MS));
     CHECK(usable(pg_framebuf_alloc(FRAME), FRAME));
     CHECK(pg_framebuf_spares_served() == before + 1);
-    CHECK(pg_framebuf_wait_ready(FRAME, 10000)); /* and the next one is made after it */
+    CHECK(pg_framebuf_wait_ready(FRAME, READY_MS)); /* and the next one is made after it */
     pg_framebuf_release();
 }
 
@@ -53,9 +57,9 @@ PG_TEST(more_sizes_than_slots_turn_the_oldest_slot_over) {
     for (int i = 0; i <= PG_FRAMEBUF_SLOTS; i++) {
         sizes[i] = PG_FRAMEBUF_MIN_BYTES * (size_t)(i + 1);
         CHECK(usable(pg_framebuf_alloc(sizes[i]), sizes[i]));
-        if (i < PG_FRAMEBUF_SLOTS) CHECK(pg_framebuf_wait_ready(sizes[i], 10000));
+        if (i < PG_FRAMEBUF_SLOTS) CHECK(pg_framebuf_wait_ready(sizes[i], READY_MS));
     }
-    CHECK(pg_framebuf_wait_ready(sizes[PG_FRAMEBUF_SLOTS], 10000));
+    CHECK(pg_framebuf_wait_ready(sizes[PG_FRAMEBUF_SLOTS], READY_MS));
     CHECK(!pg_framebuf_wait_ready(sizes[0], 50)); /* the least recently used size gave its slot up */
     for (int i = 1; i <= PG_FRAMEBUF_SLOTS; i++) CHECK(pg_framebuf_wait_ready(sizes[i], 50));
     pg_framebuf_retain(); /* two users: the first release keeps the pool */
