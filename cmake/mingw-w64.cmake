@@ -13,8 +13,10 @@
 #     programs only on the host. pkg-config sees only the target's .pc files.
 #   - Executables link statically (libgcc, winpthread, zlib): a test .exe runs
 #     under Wine without any DLL next to it.
-#   - CMAKE_CROSSCOMPILING_EMULATOR is the 64-bit Wine loader, so ctest runs
-#     the test .exe files through it. The Wine environment (WINEPREFIX,
+#   - CMAKE_CROSSCOMPILING_EMULATOR is the 64-bit Wine loader behind
+#     scripts/wine-run.sh (a run that fails before printing anything is Wine
+#     not starting it: tried once more), so ctest runs the test .exe files
+#     through it. The Wine environment (WINEPREFIX,
 #     DISPLAY, WINEDEBUG) is the caller's: source scripts/wine-env.sh first.
 # Never: downloads, builds dependencies, or falls back to host libraries.
 
@@ -100,7 +102,8 @@ if(NOT PG_WINE)
   find_program(PG_WINE NAMES wine64 wine)
 endif()
 if(PG_WINE)
-  set(CMAKE_CROSSCOMPILING_EMULATOR "${PG_WINE}")
+  # Through scripts/wine-run.sh: a run Wine failed to start is tried once more.
+  set(CMAKE_CROSSCOMPILING_EMULATOR "/bin/bash;${CMAKE_CURRENT_LIST_DIR}/../scripts/wine-run.sh;${PG_WINE}")
 else()
   message(WARNING "mingw-w64: no wine64/wine found; tests cannot run (scripts/mingw-deps.sh installs wine64)")
 endif()
