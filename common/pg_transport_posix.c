@@ -65,6 +65,14 @@ static pg_err wait_ready(pg_conn *c, short events, pg_deadline deadline, pg_erro
     }
 }
 
+/* After a recv/send that moved nothing (errno set): wait while the socket
+ * would block, go again after a signal, else the peer is gone. */
+static pg_err wait_or_fail(pg_conn *c, short events, pg_deadline deadline, const char *what, pg_error *e) {
+    if (errno == EAGAIN || errno == EWOULDBLOCK) return wait_ready(c, events, deadline, e);
+    if (errno == EINTR) return PG_OK;
+    return pg_error_set(e, PG_E_UNREACHABLE, NULL, "%s: %s", what, strerror(errno));
+}
+
 pg_err pg_conn_read_full(pg_conn *c, void *buf, size_t n, pg_error *e) {
     return pg_conn_read_until(c, buf, n, call_deadline(c), e);
 }
@@ -80,9 +88,7 @@ pg_err pg_conn_read_until(pg_conn *c, void *buf, size_t n, pg_deadline deadline,
         ssize_t r = recv(c->fd, p, n, MSG_DONTWAIT);
         if (r == 0) return pg_error_set(e, PG_E_UNREACHABLE, NULL, "peer closed the connection");
         if (r < 0) {
-            pg_err rc = errno == EAGAIN || errno == EWOULDBLOCK ? wait_ready(c, POLLIN, deadline, e)
-                        : errno == EINTR                        ? PG_OK
-                            : pg_error_set(e, PG_E_UNREACHABLE, NULL, "read: %s", strerror(errno));
+            pg_err rc = wait_or_fail(c, POLLIN, deadline, "read", e);
             if (rc) return rc;
             continue;
         }
@@ -100,9 +106,7 @@ pg_err pg_conn_write_full(pg_conn *c, const void *buf, size_t n, pg_error *e) {
          * Sent at once while the socket has room; polled only when full. */
         ssize_t r = send(c->fd, p, n, MSG_NOSIGNAL | MSG_DONTWAIT);
         if (r < 0) {
-            pg_err rc = errno == EAGAIN || errno == EWOULDBLOCK ? wait_ready(c, POLLOUT, deadline, e)
-                        : errno == EINTR                        ? PG_OK
-                            : pg_error_set(e, PG_E_UNREACHABLE, NULL, "write: %s", strerror(errno));
+            pg_err rc = wait_or_fail(c, POLLOUT, deadline, "write", e);
             if (rc) return rc;
             continue;
         }

@@ -120,9 +120,9 @@ static void row_generic(const x11_pixfmt *f, const channel ch[3], const uint8_t 
     }
 }
 
-/* Rows [y0, y1) of one conversion, and how far it has got: a converter
- * thread publishes each finished band under lock, so the thread that hashes
- * behind it reads only rows that are done. */
+/* One conversion of h rows, and how far it has got: a converter thread
+ * publishes each finished band under lock, so the thread that hashes behind
+ * it reads only rows that are done. */
 typedef struct {
     const x11_pixfmt *f;
     const channel *ch;
@@ -131,10 +131,10 @@ typedef struct {
     size_t src_stride;
     uint8_t *dst;
     size_t stride;
-    uint32_t w, y0, y1;
+    uint32_t w, h;
     pthread_mutex_t lock;
     pthread_cond_t more;
-    uint32_t done; /* rows [y0, done) are converted */
+    uint32_t done; /* rows [0, done) are converted */
 } band;
 
 static void convert_rows(const band *b, uint32_t y0, uint32_t y1) {
@@ -150,10 +150,13 @@ static void convert_rows(const band *b, uint32_t y0, uint32_t y1) {
  * in cache when it is hashed, large enough that publishing costs nothing. */
 #define X11_BAND_ROWS 32u
 
+/* The end of the band that starts at row y (the last one may be short). */
+static uint32_t band_end(const band *b, uint32_t y) { return b->h - y < X11_BAND_ROWS ? b->h : y + X11_BAND_ROWS; }
+
 static void *convert_publishing(void *arg) {
     band *b = arg;
-    for (uint32_t y = b->y0; y < b->y1; y += X11_BAND_ROWS) {
-        uint32_t end = b->y1 - y < X11_BAND_ROWS ? b->y1 : y + X11_BAND_ROWS;
+    for (uint32_t y = 0; y < b->h; y += X11_BAND_ROWS) {
+        uint32_t end = band_end(b, y);
         convert_rows(b, y, end);
         pthread_mutex_lock(&b->lock);
         b->done = end;
@@ -184,8 +187,8 @@ static bool convert_and_hash(band *b, bool threaded, uint8_t digest[PG_SHA256_LE
     pg_error ignored;
     bool hashing = pg_sha256_new(&ctx, &ignored) == PG_OK;
     size_t row = (size_t)b->w * 4;
-    for (uint32_t y = 0; y < b->y1; y += X11_BAND_ROWS) {
-        uint32_t end = b->y1 - y < X11_BAND_ROWS ? b->y1 : y + X11_BAND_ROWS;
+    for (uint32_t y = 0; y < b->h; y += X11_BAND_ROWS) {
+        uint32_t end = band_end(b, y);
         if (threaded) wait_converted(b, end);
         else convert_rows(b, y, end);
         hashing = hashing && pg_sha256_update(ctx, b->dst + (size_t)y * b->stride, row * (end - y), &ignored) == PG_OK;
@@ -203,7 +206,7 @@ pg_err x11_to_rgba(const x11_pixfmt *f, const uint8_t *src, size_t src_stride, u
     bool fast = f->bpp == 32 && !f->msb_first && f->red_mask == 0xff0000u &&
                 f->green_mask == 0xff00u && f->blue_mask == 0xffu;
     channel ch[3] = {channel_of(f->red_mask), channel_of(f->green_mask), channel_of(f->blue_mask)};
-    band b = {f, ch, fast, src, src_stride, dst, stride, w, 0, h, .done = 0};
+    band b = {f, ch, fast, src, src_stride, dst, stride, w, h, .done = 0};
     pthread_mutex_init(&b.lock, NULL);
     pthread_cond_init(&b.more, NULL);
     pthread_t t;

@@ -147,6 +147,7 @@ pg_err x11_list_windows(pg_platform *p, pg_window **out, size_t *n, pg_error *e)
 /* list_windows plus the mapped override-redirect children of root (popups),
  * with kinds and parents (pg_platform.h). */
 pg_err x11_list_all(pg_platform *p, pg_window **out, size_t *n, bool *complete, pg_error *e);
+/* One window as list_windows describes it, without the listing (pg_platform.h). */
 pg_err x11_describe_window(pg_platform *p, uint64_t id, pg_window *out, pg_error *e);
 
 /* ---- x11_capture.c ---- */
