@@ -262,7 +262,10 @@ static void *worker(void *arg) {
         uid_forget_if_idle(w->peer.uid);
         free(w);
         w = S.stopping ? NULL : take_waiter(); /* the thread lives on with the next waiter */
-        pthread_cond_broadcast(&S.changed);
+        /* Only the drain waits for a connection to end (the keeper waits for
+         * refusals and deadlines): waking the keeper after every connection
+         * cost each ping two context switches. */
+        if (S.stopping) pthread_cond_broadcast(&S.changed);
         pthread_mutex_unlock(&S.lock);
     }
     return NULL;
