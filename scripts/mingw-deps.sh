@@ -40,54 +40,6 @@ die() { log "ERROR: $*"; exit 1; }
 # shellcheck source-path=SCRIPTDIR source=lib/debsrc.sh
 . "$HERE/lib/debsrc.sh"
 
-# deb-src twins of the system's enabled Debian entries (deb822 and one-line).
-write_src_list() {
-    local out=$1 f
-    : >"$out.new"
-    for f in /etc/apt/sources.list.d/*.sources; do
-        [ -r "$f" ] || continue
-        awk -v RS='' '/(^|\n)Types:[^\n]*deb([ \n]|$)/ && !/(^|\n)Enabled: *no/ && /debian-archive-keyring|\/debian(-security)?\/? *(\n|$)/ {
-            uri=""; su=""; sb=""
-            n=split($0, L, "\n")
-            for (i=1;i<=n;i++) {
-                if (L[i] ~ /^URIs:/) uri=substr(L[i],6)
-                else if (L[i] ~ /^Suites:/) su=substr(L[i],8)
-                else if (L[i] ~ /^Signed-By:/) sb=substr(L[i],11)
-            }
-            printf "Types: deb-src\nURIs:%s\nSuites:%s\nComponents: main\n", uri, su
-            if (sb != "") printf "Signed-By:%s\n", sb
-            printf "\n"
-        }' "$f" >>"$out.new"
-    done
-    if [ -r /etc/apt/sources.list ]; then
-        awk '$1=="deb" && $0 ~ /\/debian(-security)?\/? / {sub(/^deb /,"deb-src "); print}' \
-            /etc/apt/sources.list >"$(dirname "$out")/legacy.list.tmp"
-    fi
-    [ -s "$out.new" ] || [ -s "$(dirname "$out")/legacy.list.tmp" ] ||
-        die "no Debian entry in /etc/apt/sources.list{,.d} to derive a deb-src list from"
-    mv "$out.new" "$out"
-    if [ -s "$(dirname "$out")/legacy.list.tmp" ]; then
-        mv "$(dirname "$out")/legacy.list.tmp" "$(dirname "$out")/legacy.list"
-    else
-        rm -f "$(dirname "$out")/legacy.list.tmp" "$(dirname "$out")/legacy.list"
-    fi
-}
-
-refresh_src_index() {
-    mkdir -p "$SRC/parts" "$SRC/lists/partial" "$SRC/cache/archives/partial"
-    write_src_list "$SRC/parts/debian-src.sources"
-    local sum
-    sum=$(cat "$SRC"/parts/* | sha256sum | cut -c1-16)
-    if [ "${PG_DEPS_REFRESH:-0}" = 1 ] || [ "$(cat "$SRC/lists.sum" 2>/dev/null)" != "$sum" ] ||
-        ! ls "$SRC"/lists/*Sources* >/dev/null 2>&1; then
-        log "fetching the Debian source index into $SRC/lists"
-        mapfile -t O < <(apt_src_opts)
-        apt-get "${O[@]}" update -q >"$LOGS/apt-src-update.log" 2>&1 ||
-            { tail -n 20 "$LOGS/apt-src-update.log" >&2; die "apt-get update (deb-src) failed"; }
-        echo "$sum" >"$SRC/lists.sum"
-    fi
-}
-
 sysroot_key() {
     local gcc tm zlib
     gcc=$("$TRIPLE-gcc" -dumpfullversion)
@@ -174,8 +126,7 @@ main() {
     SRC=$CACHE/debsrc
     LOGS=$CACHE/logs
     mkdir -p "$LOGS"
-    exec 9>"$CACHE/.mingw-deps.lock"
-    flock -w 1800 9 || die "another mingw-deps.sh holds $CACHE/.mingw-deps.lock"
+    lock_src_index
     refresh_src_index
     CJSON_V=$(resolve_src cjson)
     PNG_V=$(resolve_src libpng1.6)

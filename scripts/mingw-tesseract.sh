@@ -245,8 +245,7 @@ main() {
     # The deb-src index and pool belong to mingw-deps.sh: read and extend them
     # under its lock, and only for as long as that takes.
     [ -f "$SRC/lists.sum" ] || die "no Debian source index in $SRC: run scripts/mingw-deps.sh first"
-    exec 9>"$CACHE/.mingw-deps.lock"
-    flock -w 1800 9 || die "another mingw-deps.sh holds $CACHE/.mingw-deps.lock"
+    lock_src_index
     LEPT_V=$(resolve_src leptonlib)
     TESS_V=$(resolve_src tesseract)
     exec 9>&-

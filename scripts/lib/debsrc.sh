@@ -1,10 +1,11 @@
-# scripts/lib/debsrc.sh - SOURCE this (bash): what scripts/mingw-deps.sh and
-# scripts/mingw-tesseract.sh share to install Debian packages and to fetch
-# Debian source packages through the private deb-src index in $SRC.
+# scripts/lib/debsrc.sh - SOURCE this (bash): what scripts/mingw-deps.sh,
+# scripts/mingw-tesseract.sh and scripts/static-deps.sh share to install
+# Debian packages and to fetch Debian source packages through the private
+# deb-src index in $SRC.
 #
 # The caller defines log() and die(), the array PKGS (packages its build
-# needs), and before calling the source functions: SRC (the index dir that
-# mingw-deps.sh keeps: parts/, lists/, cache/, pool/) and LOGS.
+# needs), and before calling the source functions: CACHE, SRC (the index dir:
+# parts/, lists/, cache/, pool/; refresh_src_index makes it) and LOGS.
 # Never: touches the system's apt sources, lists or caches; reads stdin.
 
 # The cache dir: $PG_CACHE, else /var/cache/pixelgate-build if we may write
@@ -37,6 +38,62 @@ install_packages() {
     done
     as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
         -oDPkg::Lock::Timeout=600 "${miss[@]}" >&2
+}
+
+# deb-src twins of the system's enabled Debian entries (deb822 and one-line).
+write_src_list() {
+    local out=$1 f
+    : >"$out.new"
+    for f in /etc/apt/sources.list.d/*.sources; do
+        [ -r "$f" ] || continue
+        awk -v RS='' '/(^|\n)Types:[^\n]*deb([ \n]|$)/ && !/(^|\n)Enabled: *no/ && /debian-archive-keyring|\/debian(-security)?\/? *(\n|$)/ {
+            uri=""; su=""; sb=""
+            n=split($0, L, "\n")
+            for (i=1;i<=n;i++) {
+                if (L[i] ~ /^URIs:/) uri=substr(L[i],6)
+                else if (L[i] ~ /^Suites:/) su=substr(L[i],8)
+                else if (L[i] ~ /^Signed-By:/) sb=substr(L[i],11)
+            }
+            printf "Types: deb-src\nURIs:%s\nSuites:%s\nComponents: main\n", uri, su
+            if (sb != "") printf "Signed-By:%s\n", sb
+            printf "\n"
+        }' "$f" >>"$out.new"
+    done
+    if [ -r /etc/apt/sources.list ]; then
+        awk '$1=="deb" && $0 ~ /\/debian(-security)?\/? / {sub(/^deb /,"deb-src "); print}' \
+            /etc/apt/sources.list >"$(dirname "$out")/legacy.list.tmp"
+    fi
+    [ -s "$out.new" ] || [ -s "$(dirname "$out")/legacy.list.tmp" ] ||
+        die "no Debian entry in /etc/apt/sources.list{,.d} to derive a deb-src list from"
+    mv "$out.new" "$out"
+    if [ -s "$(dirname "$out")/legacy.list.tmp" ]; then
+        mv "$(dirname "$out")/legacy.list.tmp" "$(dirname "$out")/legacy.list"
+    else
+        rm -f "$(dirname "$out")/legacy.list.tmp" "$(dirname "$out")/legacy.list"
+    fi
+}
+
+refresh_src_index() {
+    mkdir -p "$SRC/parts" "$SRC/lists/partial" "$SRC/cache/archives/partial"
+    write_src_list "$SRC/parts/debian-src.sources"
+    local sum
+    sum=$(cat "$SRC"/parts/* | sha256sum | cut -c1-16)
+    if [ "${PG_DEPS_REFRESH:-0}" = 1 ] || [ "$(cat "$SRC/lists.sum" 2>/dev/null)" != "$sum" ] ||
+        ! ls "$SRC"/lists/*Sources* >/dev/null 2>&1; then
+        log "fetching the Debian source index into $SRC/lists"
+        mapfile -t O < <(apt_src_opts)
+        apt-get "${O[@]}" update -q >"$LOGS/apt-src-update.log" 2>&1 ||
+            { tail -n 20 "$LOGS/apt-src-update.log" >&2; die "apt-get update (deb-src) failed"; }
+        echo "$sum" >"$SRC/lists.sum"
+    fi
+}
+
+# The source index and pool in $SRC are shared by every script that builds
+# from Debian's source packages: hold this lock (fd 9) while reading or
+# extending them. Released by `exec 9>&-` or when the script ends.
+lock_src_index() {
+    exec 9>"$CACHE/.debsrc.lock"
+    flock -w 1800 9 || die "another build from Debian's source packages holds $CACHE/.debsrc.lock"
 }
 
 # apt options that confine apt to $SRC (lists, caches) and our source list.
