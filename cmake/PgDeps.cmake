@@ -3,9 +3,23 @@
 
 find_path(CJSON_INCLUDE_DIR cJSON.h PATH_SUFFIXES cjson REQUIRED)
 find_library(CJSON_LIBRARY NAMES cjson libcjson REQUIRED)
+include(PgStaticClient) # PG_CLIENT_STATIC and the static archives it links
+
+# pg_static_or_shared(VAR STATIC SHARED): VAR = a link item that is STATIC for
+# a target whose property PG_STATIC_LINK is true (the target being linked,
+# however far down the chain this library is), SHARED for every other one.
+function(pg_static_or_shared var static shared)
+  if(PG_CLIENT_STATIC)
+    set(${var} "$<IF:$<BOOL:$<TARGET_PROPERTY:PG_STATIC_LINK>>,${static},${shared}>" PARENT_SCOPE)
+  else()
+    set(${var} "${shared}" PARENT_SCOPE)
+  endif()
+endfunction()
+
 add_library(pg_dep_cjson INTERFACE)
 target_include_directories(pg_dep_cjson INTERFACE ${CJSON_INCLUDE_DIR})
-target_link_libraries(pg_dep_cjson INTERFACE ${CJSON_LIBRARY})
+pg_static_or_shared(_pg_cjson_link "${PG_STATIC_CJSON_LIBRARY}" "${CJSON_LIBRARY}")
+target_link_libraries(pg_dep_cjson INTERFACE "${_pg_cjson_link}")
 
 find_package(PNG REQUIRED)
 
@@ -15,7 +29,8 @@ if(WIN32)
 else()
   find_package(OpenSSL REQUIRED COMPONENTS Crypto)
   add_library(pg_dep_crypto INTERFACE)
-  target_link_libraries(pg_dep_crypto INTERFACE OpenSSL::Crypto)
+  pg_static_or_shared(_pg_crypto_link "${PG_STATIC_CRYPTO_LIBRARY}" OpenSSL::Crypto)
+  target_link_libraries(pg_dep_crypto INTERFACE "${_pg_crypto_link}")
 endif()
 
 # Regular expressions (window patterns), used through common/pg_regex.h: the C

@@ -58,3 +58,8 @@ if [ ${#missing[@]} -gt 0 ]; then
     [ -z "$made_prc" ] || rm -f "$prc"
     [ "$rc" = 0 ] || exit "$rc"
 fi
+
+# The client links statically (cmake/PgStaticClient.cmake says why), and
+# Debian ships cJSON only as a shared library: build the static one from
+# Debian's source package. Cached: a rerun takes a second, without the network.
+bash "$(dirname "$0")/static-deps.sh" >/dev/null
