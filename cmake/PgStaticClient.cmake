@@ -22,6 +22,7 @@
 # statically when its property PG_STATIC_LINK is true (cmake/PgDeps.cmake
 # chooses per target); client/CMakeLists.txt sets it on `pixelgate`.
 
+include(${CMAKE_CURRENT_LIST_DIR}/PgCache.cmake)
 set(PG_STATIC_CLIENT AUTO CACHE STRING "Link the client statically: AUTO, ON or OFF")
 set_property(CACHE PG_STATIC_CLIENT PROPERTY STRINGS AUTO ON OFF)
 
@@ -40,17 +41,7 @@ function(pg_static_client_why_not out)
     set(prefix "$ENV{PG_STATIC_CJSON_PREFIX}")
   endif()
   if(NOT IS_DIRECTORY "${prefix}")
-    if(DEFINED ENV{PG_CACHE})
-      set(cache "$ENV{PG_CACHE}")
-    else()
-      set(cache /var/cache/pixelgate-build)
-    endif()
-    file(GLOB stamps LIST_DIRECTORIES false "${cache}/native-cjson-*/.pg-complete")
-    if(stamps)
-      list(SORT stamps COMPARE NATURAL ORDER DESCENDING)
-      list(GET stamps 0 stamp)
-      get_filename_component(prefix "${stamp}" DIRECTORY)
-    endif()
+    pg_newest_in_cache(prefix "native-cjson-*")
   endif()
   if(NOT EXISTS "${prefix}/lib/libcjson.a" OR NOT EXISTS "${prefix}/include/cjson/cJSON.h")
     set(${out} "no static cJSON (run scripts/static-deps.sh, or set PG_STATIC_CJSON_PREFIX)" PARENT_SCOPE)

@@ -232,13 +232,8 @@ build_prefix() {
 main() {
     install_packages
     SYSROOT=$(find_sysroot "${1:-}")
-    CACHE=$(pg_cache_dir)
-    mkdir -p "$CACHE"
-    CACHE=$(cd "$CACHE" && pwd)
-    SRC=$CACHE/debsrc
-    LOGS=$CACHE/logs
+    use_cache_dirs
     TESSDATA_WINE="Z:${TESSDATA//\//\\}"
-    mkdir -p "$LOGS"
     [ -f "$TESSDATA/eng.traineddata" ] || die "$TESSDATA/eng.traineddata missing (Debian: tesseract-ocr-eng)"
     exec 7>"$CACHE/.mingw-tesseract.lock"
     flock -w 3600 7 || die "another mingw-tesseract.sh holds $CACHE/.mingw-tesseract.lock"

@@ -55,12 +55,7 @@ build_prefix() {
 main() {
     install_packages
     CC=${CC:-cc}
-    CACHE=$(pg_cache_dir)
-    mkdir -p "$CACHE"
-    CACHE=$(cd "$CACHE" && pwd)
-    SRC=$CACHE/debsrc
-    LOGS=$CACHE/logs
-    mkdir -p "$LOGS"
+    use_cache_dirs
     lock_src_index
     refresh_src_index
     CJSON_V=$(resolve_src cjson)

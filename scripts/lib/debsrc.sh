@@ -17,6 +17,16 @@ pg_cache_dir() {
     echo "${XDG_CACHE_HOME:-$HOME/.cache}/pixelgate-build"
 }
 
+# Sets CACHE (absolute, made), SRC (its source index dir) and LOGS (made).
+use_cache_dirs() {
+    CACHE=$(pg_cache_dir)
+    mkdir -p "$CACHE"
+    CACHE=$(cd "$CACHE" && pwd)
+    SRC=$CACHE/debsrc
+    LOGS=$CACHE/logs
+    mkdir -p "$LOGS"
+}
+
 as_root() {
     if [ "$(id -u)" = 0 ]; then "$@"
     elif command -v sudo >/dev/null; then sudo -n "$@"
