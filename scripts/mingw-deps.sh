@@ -49,14 +49,6 @@ sysroot_key() {
     echo "r$RECIPE-$TRIPLE-gcc$gcc-cjson$CJSON_V-libpng$PNG_V-pcre2-$PCRE2_V-curl-$CURL_V-utf8proc$UTF8PROC_V-zlib$zlib" | tr ':~' '__'
 }
 
-# unpack_src PKG VERSION -> prints the unpacked source dir under $WORK
-unpack_src() {
-    local pkg=$1 dir=$WORK/$1-src
-    dpkg-source -x "$SRC/pool/$1_$2"/*.dsc "$dir" >>"$LOGS/$pkg-fetch.log" 2>&1 </dev/null ||
-        { tail -n 20 "$LOGS/$pkg-fetch.log" >&2; die "dpkg-source -x $pkg failed"; }
-    echo "$dir"
-}
-
 # cmake_build NAME SRC_DIR ARGS... -> configure, build, install into $SYSROOT
 cmake_build() {
     local name=$1 src=$2 bld=$WORK/$1-build

@@ -81,13 +81,6 @@ prefix_key() {
     echo "r$RECIPE-$TRIPLE-gxx$gxx-lept$LEPT_V-tess$TESS_V-sys$sys" | tr ':~' '__'
 }
 
-unpack_src() {
-    local pkg=$1 dir=$WORK/$1-src
-    dpkg-source -x "$SRC/pool/$1_$2"/*.dsc "$dir" >>"$LOGS/$pkg-fetch.log" 2>&1 ||
-        { tail -n 20 "$LOGS/$pkg-fetch.log" >&2; die "dpkg-source -x $pkg failed"; }
-    echo "$dir"
-}
-
 # The project's toolchain (find roots, -static, Wine emulator), plus the C++
 # compiler and this prefix as one more find root (Leptonica's CMake package).
 # C goes through the POSIX-model driver too: CMake passes the C compiler's
@@ -237,8 +230,8 @@ main() {
     [ -f "$TESSDATA/eng.traineddata" ] || die "$TESSDATA/eng.traineddata missing (Debian: tesseract-ocr-eng)"
     exec 7>"$CACHE/.mingw-tesseract.lock"
     flock -w 3600 7 || die "another mingw-tesseract.sh holds $CACHE/.mingw-tesseract.lock"
-    # The deb-src index and pool belong to mingw-deps.sh: read and extend them
-    # under its lock, and only for as long as that takes.
+    # The deb-src index and pool are shared (scripts/lib/debsrc.sh): read and
+    # extend them under their lock, and only for as long as that takes.
     [ -f "$SRC/lists.sum" ] || die "no Debian source index in $SRC: run scripts/mingw-deps.sh first"
     lock_src_index
     LEPT_V=$(resolve_src leptonlib)

@@ -32,11 +32,9 @@ die() { log "ERROR: $*"; exit 1; }
 . "$HERE/lib/debsrc.sh"
 
 build_prefix() {
-    local work=$1 src bld=$1/build
-    rm -rf "$PREFIX" "$work" && mkdir -p "$work"
-    dpkg-source -x "$SRC/pool/cjson_$CJSON_V"/*.dsc "$work/src" >>"$LOGS/cjson-fetch.log" 2>&1 ||
-        { tail -n 20 "$LOGS/cjson-fetch.log" >&2; die "dpkg-source -x cjson failed"; }
-    src=$work/src
+    local src bld=$WORK/build
+    rm -rf "$PREFIX" "$WORK" && mkdir -p "$WORK"
+    src=$(unpack_src cjson "$CJSON_V")
     log "building cJSON $CJSON_V (log: $LOGS/native-cjson-build.log)"
     {
         cmake -S "$src" -B "$bld" -G Ninja -DCMAKE_C_COMPILER="$CC" -DCMAKE_BUILD_TYPE=Release \
@@ -48,7 +46,7 @@ build_prefix() {
         { tail -n 30 "$LOGS/native-cjson-build.log" >&2; die "building cJSON failed"; }
     [ -f "$PREFIX/lib/libcjson.a" ] || die "libcjson.a missing after install (log: $LOGS/native-cjson-build.log)"
     [ -f "$PREFIX/include/cjson/cJSON.h" ] || die "cJSON.h missing after install"
-    rm -rf "$work"
+    rm -rf "$WORK"
     printf 'recipe %s\ncjson %s\ncc %s\n' "$RECIPE" "$CJSON_V" "$CC" >"$PREFIX/.pg-complete"
 }
 
@@ -63,7 +61,8 @@ main() {
     ccv=$("$CC" -dumpfullversion 2>/dev/null || "$CC" -dumpversion)
     key=$(echo "r$RECIPE-$(basename "$CC")$ccv-cjson$CJSON_V" | tr ':~' '__')
     PREFIX=$CACHE/native-cjson-$key
-    [ -f "$PREFIX/.pg-complete" ] || build_prefix "$CACHE/work-native-cjson-$key"
+    WORK=$CACHE/work-native-cjson-$key
+    [ -f "$PREFIX/.pg-complete" ] || build_prefix
     exec 9>&-
     echo "$PREFIX"
 }

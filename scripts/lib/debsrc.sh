@@ -142,6 +142,15 @@ download_src() {
     rm -rf "$dir" && mv "$dir.tmp" "$dir"
 }
 
+# unpack_src PKG VERSION -> unpacks the downloaded source package (Debian's
+# patches applied) into $WORK/PKG-src and prints that dir. Needs WORK.
+unpack_src() {
+    local pkg=$1 dir=$WORK/$1-src
+    dpkg-source -x "$SRC/pool/$1_$2"/*.dsc "$dir" >>"$LOGS/$pkg-fetch.log" 2>&1 </dev/null ||
+        { tail -n 20 "$LOGS/$pkg-fetch.log" >&2; die "dpkg-source -x $pkg failed"; }
+    echo "$dir"
+}
+
 # Prints the version of PKG to build: the newest one the mirror actually
 # serves (a security mirror may list a version it cannot deliver). The choice
 # is remembered per source index, so a rerun resolves it offline.
