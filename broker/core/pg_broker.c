@@ -76,7 +76,9 @@ static void log_policy(const pg_policy *p) {
 
 pg_err pg_broker_init(pg_broker *b, const pg_broker_config *cfg, pg_error *e) {
     memset(b, 0, sizeof *b);
+    if (!cfg->handlers) return pg_error_set(e, PG_E_INTERNAL, NULL, "no handler table (pg_broker_config.handlers)");
     b->plat_ops = cfg->plat_ops;
+    b->handlers = cfg->handlers;
     b->settle_quiet_ms = 60;
     b->settle_timeout_ms = 1000;
     b->self_uid = cfg->self_uid;

@@ -1,13 +1,14 @@
-/* pg_broker.h - the broker's shared state and the operation table.
+/* pg_broker.h - the broker's process state and lifecycle, for the process
+ * shells (broker/os/), the server and the core.
  *
- * One pg_broker lives for the process. Requests arrive on worker threads; each
- * becomes a pg_call handed to the handler registered for its op in
- * pg_ops_table (broker/pg_dispatch.c). Handlers fill call->result (a cJSON
- * object) or return an error (with optional call->details). The platform
- * handle is not thread-safe: handlers take plat_lock around every platform
- * call (pg_broker_plat_lock/unlock).
- * Never: a handler opens a path named by a client, or takes identity from the
- * request (call->peer comes from the kernel).
+ * One pg_broker lives for the process: the display connections and their
+ * locks, the stores (broker/store/), the audit log, the OCR engines, the
+ * policy and the decoded-pixel budget. Requests arrive on worker threads
+ * (pg_server.h); each becomes a pg_call (pg_call.h) that pg_dispatch
+ * (pg_dispatch.h) hands to its operation's handler. The platform handle is
+ * not thread-safe: handlers reach it only through pg_call_plat_* (pg_call.h),
+ * which take these locks.
+ * Never: anything here takes identity from a request (pg_identity.h).
  */
 #ifndef PG_BROKER_H
 #define PG_BROKER_H
@@ -19,47 +20,23 @@
 
 #include <cJSON.h>
 
-#include "pg_approval.h"
-#include "pg_baseline.h"
 #include "pg_opdecl.h"
 #include "pg_held.h"
 #include "pg_platform.h"
 #include "pg_policy.h"
 #include "pg_proto.h"
-#include "pg_token.h"
+#include "pg_store.h"
 
 typedef struct pg_audit pg_audit;
+/* A request on its way through the core (pg_call.h). */
+typedef struct pg_call pg_call;
+/* An operation's handler as the dispatcher calls it: args is the checked
+ * pg_args_<op>. The table of them, indexed by PG_OPI_<op>, belongs to the
+ * handlers (broker/ops/pg_handlers.h); the process shell hands it to the
+ * broker (pg_broker_config.handlers), so the core never names a handler. */
+typedef pg_err (*pg_handler_fn)(pg_call *c, const void *args, pg_error *e);
 typedef struct pg_disclose pg_disclose;
 typedef struct pg_judge_cache pg_judge_cache;
-
-#define PG_PEER_MAX_GROUPS 64
-
-/* Who is on the other end of a connection, as the kernel says.
- * Linux: SO_PEERCRED, passwd, /proc. Windows: the pipe client's token
- * (ImpersonateNamedPipeClient) and GetNamedPipeClientProcessId. */
-typedef struct {
-    uint32_t uid;    /* POSIX uid. Windows: the broker's number for the user SID
-                        (pg_win_principals; stable while the broker runs), so
-                        tokens and approvals bind to a SID exactly as to a uid */
-    uint32_t gid;    /* POSIX primary gid; 0 on Windows */
-    int64_t pid;
-    char user[64];   /* passwd name, or the uid in decimal. Windows: account name,
-                        "DOMAIN\\name" unless the domain is this machine */
-    char comm[64];   /* /proc/PID/comm; Windows: image file name */
-    char exe[256];   /* /proc/PID/exe when readable (same uid), else empty;
-                        Windows: full image path */
-    char sid[192];   /* Windows: user SID ("S-1-5-21-..."); empty on POSIX */
-    uint32_t integrity_rid; /* Windows: SECURITY_MANDATORY_*_RID; 0 on POSIX */
-    bool admin;      /* Windows: enabled Administrators/SYSTEM; POSIX: uid 0 */
-    /* Windows: this connection's own usable groups (enabled, not deny-only),
-     * named as the policy spells them, from its own token: never another
-     * process's of the same account. POSIX: unused (the group database is
-     * asked, pg_broker_principal). */
-    char groups[PG_PEER_MAX_GROUPS][64];
-    uint32_t n_groups;
-    bool remote;          /* POSIX: decided once, at accept (pg_peer_is_remote) */
-    char remote_why[128]; /* why, for the log */
-} pg_peer;
 
 /* The display as the broker last saw it. Its own lock, so that ping and
  * caps report it without waiting for a platform call to finish. */
@@ -92,6 +69,7 @@ typedef struct {
 
 typedef struct {
     const pg_platform_ops *plat_ops;
+    const pg_handler_fn *handlers; /* PG_OPI_COUNT of them (pg_broker_config.handlers) */
     pg_platform *plat;           /* the main connection: input (under plat_lock, the input lock), and
                                     everything else when there are no readers; NULL when not open */
     uint64_t plat_gen;           /* display.gen when plat was opened */
@@ -150,84 +128,6 @@ typedef struct {
     uint32_t settle_timeout_ms;
 } pg_broker;
 
-/* What a handler tells the audit log about its request (all optional). */
-typedef struct {
-    bool has_window;
-    uint64_t window_id;
-    char window_title[256];
-    char window_class[128];
-    char image_sha256[65];
-    const char *kind;           /* "token", "analyze", "ocr", "release", "input", ... */
-    char token[PG_TOKEN_LEN + 1]; /* recorded as a prefix only */
-    char endpoint[64];
-    char mode[32];
-    char request_id[32];
-    char detail[256];
-} pg_call_audit;
-
-typedef struct {
-    pg_broker *b;
-    const pg_peer *peer;
-    const pg_request *req;
-    const pg_opdecl *op;         /* the operation's declaration (common/pg_ops.def) */
-    const void *args;            /* its checked arguments: a pg_args_<op> */
-    const pg_msg *msg;           /* request attachments */
-    pg_conn *conn;               /* the client's connection, or NULL (tests): long operations
-                                    stop when the client hung up (pg_call_client_gone) */
-    pg_platform *plat;           /* the display connection the handler holds now (pg_call_plat_*) */
-    int plat_slot;               /* which one: a reader, or -1 for the main connection */
-    cJSON *result;               /* set by the handler on success */
-    cJSON *details;              /* optional structured detail on failure */
-    pg_blob reply_att;           /* optional bytes released with the reply (owned) */
-    pg_policy *policy;           /* the policy this request runs under (a reference) */
-    const pg_policy_view *view;  /* the peer's effective policy, set by admission */
-    char created_token[PG_TOKEN_LEN + 1]; /* dropped again if the audit write fails */
-    pg_call_audit audit;
-    /* The sources of protected pixels this request read (pg_disclose.h): what
-     * its numeric answers are charged to. */
-    char sources[4][48];
-    size_t n_sources;
-    uint64_t pixels_held; /* of the broker's decoded-pixel budget, given back after the handler */
-    double bits; /* charged so far, for the audit record */
-    /* Record, then act (PG_OPF_EFFECT): "SEQ:HASH" of the record of intent
-     * written right before the effect (pg_dispatch_intent); the outcome
-     * record names it. Empty: no intent written (yet). */
-    char intent[96];
-    bool intent_refused; /* it could not be written: nothing was done */
-    /* pg_dispatch_begin: the operation is known and the peer admitted (or not). */
-    bool begun;
-    pg_err admit_rc;
-} pg_call;
-
-/* Dispatch one parsed request: look up its declaration, admit the peer,
- * check the arguments against the declaration into a typed struct, run the
- * handler, then write the audit record (when the op is audited, or was
- * refused) before the caller replies. A failed audit write turns the outcome
- * into PG_E_INTERNAL and undoes a created token: nothing happens that is not
- * on record. */
-pg_err pg_dispatch(pg_call *c, pg_error *e);
-/* Between two polls of a long operation: PG_E_UNREACHABLE (filled in e) when
- * the client closed its connection (a cancelled MCP call, a killed CLI), so
- * the broker stops capturing for nobody; PG_OK otherwise. */
-pg_err pg_call_client_gone(const pg_call *c, pg_error *e);
-/* The first half of pg_dispatch, for a server that reads a request's
- * attachments only once it is admitted: finds the declaration (c->op) and
- * admits the peer (c->view). Its outcome is kept for pg_dispatch, which then
- * answers (and audits) a refusal without running anything; e must be left
- * as it is in between. */
-pg_err pg_dispatch_begin(pg_call *c, pg_error *e);
-/* Record, then act: writes the request's record of intent (who, what: the
- * op and c->audit's detail so far, where: its window) after reserving room
- * for it and its outcome; a handler of a PG_OPF_EFFECT operation calls it
- * (as pg_call_intent) right before the platform or relay call. PG_E_INTERNAL
- * when it cannot be written: the handler must not act. Once per request.
- * pg_dispatch refuses the answer of an effect operation that returns PG_OK
- * without one. */
-pg_err pg_dispatch_intent(pg_call *c, pg_error *e);
-/* Is the peer one of the current policy's clients? No audit record: the
- * server's question when a connection arrives. */
-bool pg_dispatch_admitted(pg_broker *b, const pg_peer *peer);
-
 /* Takes bytes of the decoded-pixel budget for a request, waiting at most
  * wait_ms for other requests to give some back: PG_E_BUSY when they did
  * not, PG_E_BADINPUT when bytes alone are over the whole budget.
@@ -254,44 +154,8 @@ pg_policy *pg_broker_policy(pg_broker *b);
 /* Loads the policy file again; on success swaps it in, otherwise keeps the
  * old one and says why. */
 pg_err pg_broker_reload_policy(pg_broker *b, pg_error *e);
-/* Per platform (broker/os/posix/pg_posix_peer.c, broker/os/win/pg_win_peer.c): */
-/* Fills the policy principal of a connected peer; group names live in buf.
- * POSIX: uid and name from the peer, groups from the group database.
- * Windows: administrator and groups from the connection's own token (the
- * peer's groups), never from another connection of the same SID. */
-void pg_broker_principal(const pg_peer *peer, pg_principal *p, const char **groups, size_t max_groups, char *buf,
-                         size_t buflen);
-/* Shared by the two: a principal holding only uid and user, and one more
- * group name copied into buf (false when buf or the array is full). */
-void pg_principal_start(pg_principal *p, uint32_t uid, const char *user, const char **groups);
-bool pg_principal_add_group(pg_principal *p, size_t max_groups, char *buf, size_t buflen, size_t *used,
-                            const char *name);
-/* Did the peer come through a remote transport (an SSH-forwarded socket)? */
-bool pg_peer_is_remote(const pg_peer *p);
-/* What input into window w (owned by process w->pid) must know, from one
- * look at the process: *same_owner - it runs as the peer (Linux: /proc;
- * Windows: its token's user SID); false when unknown. The result: Windows refuses
- * (PG_E_POLICY) a process at a higher integrity level than the requester
- * (UIPI's rule, kept by the broker too) or one whose token cannot be read,
- * whatever the policy says, and a vanished one is PG_E_NOTFOUND. Linux: PG_OK
- * (X11 has no integrity levels; ownership and the policy decide). */
-pg_err pg_broker_input_target(const pg_window *w, const pg_peer *peer, bool *same_owner, pg_error *e);
-
-/* The account process pid runs as, for rules that name accounts (input into
- * an approver's window is refused): its name as the policy spells it into
- * user, and whether it is the administrator (Linux: uid 0; Windows: its token
- * is elevated, integrity High or System). Linux counts an owner only when the
- * process's real, effective, saved and filesystem uids agree. PG_E_NOTFOUND
- * when the process or its owner cannot be told. */
-pg_err pg_broker_process_owner(int64_t pid, char user[64], bool *admin, pg_error *e);
-/* When process pid started, in ms since 1970 (Linux: /proc/PID/stat and the
- * boot time; Windows: GetProcessTimes); 0 when unknown. A window's
- * generation: an id the server reuses for a new process's window gets
- * another one. */
-int64_t pg_broker_process_started_ms(int64_t pid);
-
 /* Lifecycle shared by the Linux daemon and the Windows service
- * (broker/pg_broker.c). cfg->policy is handed over (one reference). */
+ * (broker/core/pg_broker.c). cfg->policy is handed over (one reference). */
 typedef struct {
     pg_policy *policy;
     const char *policy_path;
@@ -300,6 +164,7 @@ typedef struct {
     const char *display;         /* may be NULL */
     const char *journal_socket;  /* NULL: the system journal's socket */
     const pg_platform_ops *plat_ops;
+    const pg_handler_fn *handlers; /* every operation's handler, by PG_OPI_<op> (pg_op_handlers) */
     uint64_t quota_cap_bytes;    /* hard cap over the policy's spool quota */
     uint64_t memory_budget;
     uint32_t ttl_s;

@@ -8,9 +8,12 @@
 #include <pthread.h>
 #include <time.h>
 
+#include "pg_crypto.h"
 #include "pg_disclose.h"
+#include "pg_dispatch.h"
+#include "pg_fingerprint.h"
 #include "pg_img_codec.h"
-#include "pg_ops.h"
+#include "pg_call.h"
 #include "pg_regex.h"
 
 /* ---- JSON shapes ---- */
@@ -36,7 +39,7 @@ void pg_iso_time(int64_t ms, char out[40]) {
     snprintf(out + n, 40 - n, ".%03dZ", (int)(ms % 1000));
 }
 
-cJSON *pg_tok_meta_json(pg_call *c, const pg_tok_meta *m) {
+cJSON *pg_call_token_json(pg_call *c, const pg_tok_meta *m) {
     char created[40], expires[40], digest[65];
     bool keyed;
     pg_call_digest(c, m, digest, &keyed);
@@ -161,7 +164,7 @@ bool pg_call_window_private(pg_call *c, const pg_window *w, const pg_window *all
     if (c->view->input_other_users) return false;
     bool same_owner = false;
     pg_error ignored;
-    if (pg_broker_input_target(w, c->peer, &same_owner, &ignored) != PG_OK) return true;
+    if (pg_identity_input_target(w, c->peer, &same_owner, &ignored) != PG_OK) return true;
     return !same_owner;
 }
 
@@ -286,7 +289,7 @@ pg_err pg_call_resolve_window(pg_call *c, const pg_target *t, pg_window *out, pg
     return rc;
 }
 
-int64_t pg_call_window_generation(const pg_window *w) { return pg_broker_process_started_ms(w->pid); }
+int64_t pg_call_window_generation(const pg_window *w) { return pg_identity_process_started_ms(w->pid); }
 
 cJSON *pg_call_window_json(const pg_window *w) {
     cJSON *o = pg_window_json(w);
@@ -473,4 +476,46 @@ void pg_call_digest(pg_call *c, const pg_tok_meta *m, char out[65], bool *keyed)
     *keyed = pg_disclose_protected(c->view) && m->source[0];
     if (*keyed) pg_disclose_digest(c->b->disclose, (uint32_t)c->peer->uid, m->sha256, out);
     else memcpy(out, m->sha256, 65);
+}
+
+/* ---- who the caller is to the policy ---- */
+
+/* The caller as the policy sees it (groups from the connection). */
+void pg_call_principal(pg_call *c, pg_principal *p, const char **groups, char *buf, size_t n) {
+    pg_identity_principal(c->peer, p, groups, 64, buf, n);
+    p->remote = pg_identity_remote(c->peer);
+}
+
+/* May the caller approve what (uid, user) prepared? */
+pg_err pg_call_may_approve(pg_call *c, uint32_t uid, const char *user, pg_error *e) {
+    const char *groups[64];
+    char buf[4096];
+    pg_principal me, them;
+    pg_call_principal(c, &me, groups, buf, sizeof buf);
+    pg_principal_start(&them, uid, user, NULL); /* only who it is: uid and name */
+    return pg_policy_may_approve(c->policy, &me, &them, e);
+}
+
+/* Is the caller an approver at all (for seeing true digests and images)? */
+bool pg_call_is_approver(pg_call *c) {
+    pg_error ignored;
+    return pg_call_may_approve(c, UINT32_MAX - 1, "\x01nobody", &ignored) == PG_OK;
+}
+
+/* ---- small JSON and image helpers ---- */
+
+void pg_json_str(const cJSON *o, const char *k, char *dst, size_t n) {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+    snprintf(dst, n, "%s", cJSON_IsString(v) ? v->valuestring : "");
+}
+
+double pg_json_num(const cJSON *o, const char *k, double def) {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+    return cJSON_IsNumber(v) ? v->valuedouble : def;
+}
+
+void pg_call_image_sha256(const pg_img *img, char out[65]) {
+    uint8_t d[PG_SHA256_LEN];
+    if (pg_fingerprint_sha256(img, NULL, d, NULL) != PG_OK) memset(d, 0, sizeof d);
+    pg_hex(d, sizeof d, out);
 }

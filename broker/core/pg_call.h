@@ -1,28 +1,92 @@
-/* pg_ops.h - the handler of every operation and the helpers they share.
+/* pg_call.h - the handlers' one door into the broker: the request a
+ * handler runs (pg_call), and every service of the core it may ask for:
+ * the display (under its locks), targets and windows under the deny rules,
+ * captures, images and tokens, disclosure charges, receipts, stability,
+ * finding things, baseline environments and candidates, identity
+ * (pg_identity.h).
  *
  * Every operation declared in common/pg_ops.def has one handler,
  *     pg_err pg_op_<id>(pg_call *c, const pg_args_<id> *a, pg_error *e);
- * in broker/ops/<id>.c (or the file of its family: input.c holds focus,
- * click, key and type; diff.c the image comparisons; wait.c the waits). The
- * dispatcher (broker/pg_dispatch.c) has already checked the arguments against
- * the declaration, so a handler reads typed, in-range values from `a` and
- * checks only what spans several arguments.
+ * declared here and defined in broker/ops/<id>.c (or the file of its family:
+ * input.c holds focus, click, key and type; diff.c the image comparisons;
+ * wait.c the waits). The dispatcher (broker/core/pg_dispatch.c) has already
+ * checked the arguments against the declaration, so a handler reads typed,
+ * in-range values from `a` and checks only what spans several arguments.
+ * A handler includes this header and no other handler's file.
  *
- * The helpers below (call.c, capture.c, find.c) carry the pg_call_ /
- * pg_capture_ / pg_find_ prefixes of their files.
- * Never: a helper opens a path a client named, or trusts a window's own word
+ * The services carry the prefix of their file in broker/core/: pg_call_
+ * (pg_call.c, and the few in other files that take a pg_call first),
+ * pg_capture_ (pg_capture.c, pg_popups.c), pg_receipt_ (pg_receipt.c),
+ * pg_stable_ (pg_stable.c), pg_find_ (pg_find.c), pg_env_ (pg_env.c),
+ * pg_rules_ (pg_candidate.c), pg_compare_coarse_ (pg_compare_coarse.c).
+ * Never: a service opens a path a client named, or trusts a window's own word
  * about who owns it.
  */
-#ifndef PG_OPS_H
-#define PG_OPS_H
+#ifndef PG_CALL_H
+#define PG_CALL_H
 
-#include "../pg_broker.h"
 #include "pg_accept.h"
+#include "pg_broker.h"
 #include "pg_design.h"
+#include "pg_identity.h"
 #include "pg_img.h"
 #include "pg_regex.h"
 #include "pg_template.h"
 #include "pg_window_json.h" /* pg_window_json: the window shape of every result */
+
+/* What a handler tells the audit log about its request (all optional). */
+typedef struct {
+    bool has_window;
+    uint64_t window_id;
+    char window_title[256];
+    char window_class[128];
+    char image_sha256[65];
+    const char *kind;           /* "token", "analyze", "ocr", "release", "input", ... */
+    char token[PG_TOKEN_LEN + 1]; /* recorded as a prefix only */
+    char endpoint[64];
+    char mode[32];
+    char request_id[32];
+    char detail[256];
+} pg_call_audit;
+
+struct pg_call {
+    pg_broker *b;
+    const pg_peer *peer;
+    const pg_request *req;
+    const pg_opdecl *op;         /* the operation's declaration (common/pg_ops.def) */
+    const void *args;            /* its checked arguments: a pg_args_<op> */
+    const pg_msg *msg;           /* request attachments */
+    pg_conn *conn;               /* the client's connection, or NULL (tests): long operations
+                                    stop when the client hung up (pg_call_client_gone) */
+    pg_platform *plat;           /* the display connection the handler holds now (pg_call_plat_*) */
+    int plat_slot;               /* which one: a reader, or -1 for the main connection */
+    cJSON *result;               /* set by the handler on success */
+    cJSON *details;              /* optional structured detail on failure */
+    pg_blob reply_att;           /* optional bytes released with the reply (owned) */
+    pg_policy *policy;           /* the policy this request runs under (a reference) */
+    const pg_policy_view *view;  /* the peer's effective policy, set by admission */
+    char created_token[PG_TOKEN_LEN + 1]; /* dropped again if the audit write fails */
+    pg_call_audit audit;
+    /* The sources of protected pixels this request read (pg_disclose.h): what
+     * its numeric answers are charged to. */
+    char sources[4][48];
+    size_t n_sources;
+    uint64_t pixels_held; /* of the broker's decoded-pixel budget, given back after the handler */
+    double bits; /* charged so far, for the audit record */
+    /* Record, then act (PG_OPF_EFFECT): "SEQ:HASH" of the record of intent
+     * written right before the effect (pg_dispatch_intent); the outcome
+     * record names it. Empty: no intent written (yet). */
+    char intent[96];
+    bool intent_refused; /* it could not be written: nothing was done */
+    /* pg_dispatch_begin: the operation is known and the peer admitted (or not). */
+    bool begun;
+    pg_err admit_rc;
+};
+
+/* Between two polls of a long operation: PG_E_UNREACHABLE (filled in e) when
+ * the client closed its connection (a cancelled MCP call, a killed CLI), so
+ * the broker stops capturing for nobody; PG_OK otherwise. */
+pg_err pg_call_client_gone(const pg_call *c, pg_error *e);
 
 /* ---- the handlers, one per declaration ---- */
 #define PG_OP(id, ...) pg_err pg_op_##id(pg_call *c, const pg_args_##id *a, pg_error *e);
@@ -33,7 +97,7 @@
 #undef PG_ARG
 #undef PG_END
 
-/* ---- call.c: targets, images, tokens, audit fields, JSON shapes ---- */
+/* ---- pg_call.c: targets, images, tokens, audit fields, JSON shapes ---- */
 
 /* The window an operation names (PG_TARGET_ARGS in pg_ops.def). */
 typedef struct {
@@ -122,7 +186,7 @@ pg_err pg_call_derived_token(pg_call *c, pg_img *img, const char *method, cJSON 
 
 /* A token's metadata as the client sees it: its digest is the SHA-256 when
  * the pixels are the caller's to have, else keyed (pg_disclose.h). */
-cJSON *pg_tok_meta_json(pg_call *c, const pg_tok_meta *m);
+cJSON *pg_call_token_json(pg_call *c, const pg_tok_meta *m);
 
 /* ---- disclosure (pg_disclose.h): answers about protected pixels ---- */
 
@@ -150,7 +214,7 @@ cJSON *pg_rect_json(const pg_img_rect *r);
 pg_err pg_call_verdict(pg_call *c, cJSON *measured, bool pass, pg_error *e, const char *tip, const char *fmt,
                        double v1, double v2);
 
-/* ---- capture.c: live pixels of a window, under the deny rules ---- */
+/* ---- pg_capture.c, pg_popups.c: live pixels of a window, under the deny rules ---- */
 
 /* PG_E_POLICY when the policy never captures this window. */
 pg_err pg_capture_check_allowed(pg_call *c, const pg_window *w, pg_error *e);
@@ -188,7 +252,7 @@ pg_err pg_capture_screen_locked(pg_call *c, const pg_rect *region, pg_capture *c
 pg_err pg_capture_window_img(pg_call *c, const pg_target *t, pg_window *w, const pg_rect *region, pg_img **img,
                              char method[32], pg_error *e);
 
-/* ---- receipt.c: --expect-change, an input's visible effect ---- */
+/* ---- pg_receipt.c: --expect-change, an input's visible effect ---- */
 
 typedef struct {
     bool on;              /* --expect-change given */
@@ -207,14 +271,14 @@ pg_err pg_receipt_before(pg_call *c, pg_receipt *r, const pg_window *w, pg_error
 pg_err pg_receipt_after(pg_call *c, pg_receipt *r, pg_window *w, cJSON *result, pg_error *e);
 void pg_receipt_fini(pg_receipt *r);
 
-/* ---- compare_coarse.c: a design comparison about protected pixels ---- */
+/* ---- pg_compare_coarse.c: a design comparison about protected pixels ---- */
 
 /* The result as the caller may see it when prot[0] (REF) or prot[1] (CAND)
  * holds pixels it may not have: the engine's shape, quantised
  * (docs/threat-model.md, "compare"); *bits gets what it can carry. NULL
  * when out of memory. */
 cJSON *pg_compare_coarse_json(const pg_design_result *r, const bool prot[2], double *bits);
-/* ---- stable.c: capture until the window holds still ---- */
+/* ---- pg_stable.c: capture until the window holds still ---- */
 
 #define PG_STABLE_MAX_CYCLE 4 /* longest repeating cycle recognised (a blinking caret is 2) */
 
@@ -250,7 +314,7 @@ void pg_stable_opts_init(pg_stable_opts *o);
 pg_err pg_stable_capture(pg_call *c, const pg_target *t, const pg_rect *region, const pg_stable_opts *o,
                          pg_stable_result *res, pg_error *e);
 
-/* ---- baseline.c: environments, frozen rules, candidates (accept.c shares them) ---- */
+/* ---- pg_env.c, pg_candidate.c: environments, frozen rules, candidates (baseline and accept) ---- */
 
 /* What changes pixels, so a baseline is used only where it was made
  * (docs/acceptance.md "Environments"). */
@@ -264,7 +328,7 @@ typedef struct {
     char key[17];       /* hex of the SHA-256 of all of the above: the store's directory name */
 } pg_env;
 
-pg_err pg_env_current(pg_call *c, const char *toolkit, uint32_t dpi, pg_env *out, pg_error *e);
+pg_err pg_call_env(pg_call *c, const char *toolkit, uint32_t dpi, pg_env *out, pg_error *e);
 cJSON *pg_env_json(const pg_env *v);
 bool pg_env_parse(const cJSON *j, pg_env *out);
 /* v with toolkit "*" (the key an imported baseline is stored under). */
@@ -288,12 +352,28 @@ pg_err pg_rules_parse(const cJSON *j, pg_rules *r, pg_error *e);
 void pg_baseline_digest(const char *case_id, const char *variant, const char *env_key_hex, const char *image_sha,
                         const cJSON *rules, char out[65]);
 /* Stores img as a candidate; *out = what the caller may see of it. */
-pg_err pg_candidate_make(pg_call *c, const char *case_id, const char *variant, const pg_env *env, const pg_rules *r,
+pg_err pg_call_candidate(pg_call *c, const char *case_id, const char *variant, const pg_env *env, const pg_rules *r,
                          const pg_img *img, const char *source, const char *kind, cJSON **out, pg_error *e);
+/* ---- who the caller is to the policy (pg_call.c) ---- */
+
+/* The caller as the policy sees it: groups from the connection into buf
+ * (groups has room for 64). */
+void pg_call_principal(pg_call *c, pg_principal *p, const char **groups, char *buf, size_t n);
+/* May the caller approve what (uid, user) prepared? PG_E_POLICY saying why not. */
+pg_err pg_call_may_approve(pg_call *c, uint32_t uid, const char *user, pg_error *e);
 /* Is the caller an approver (policy approvers or root)? */
 bool pg_call_is_approver(pg_call *c);
 
-/* ---- find.c (templates) and ocr.c (text): finding things in an image ---- */
+/* ---- small helpers (pg_call.c) ---- */
+
+/* o[k] as a string into dst[n] ("" when absent or not a string). */
+void pg_json_str(const cJSON *o, const char *k, char *dst, size_t n);
+/* o[k] as a number, def when absent or not a number. */
+double pg_json_num(const cJSON *o, const char *k, double def);
+/* The SHA-256 of img's pixels in hex (zeros when it cannot be computed). */
+void pg_call_image_sha256(const pg_img *img, char out[65]);
+
+/* ---- pg_find.c: finding things in an image (templates, text, controls) ---- */
 
 /* The template image in img; *out = {found, threshold, best[, matches]}. */
 pg_err pg_find_template(pg_call *c, const pg_img *img, const pg_image_ref *tmpl, double threshold, bool all,
@@ -314,25 +394,21 @@ typedef struct {
 pg_err pg_find_text_ex(pg_call *c, const pg_img *img, const pg_img_rect *region, const char *phrase,
                        const pg_find_text_opts *fo, pg_img_rect *box, cJSON **out, pg_error *e);
 
-/* ---- caps.c ---- */
-/* "pixels" | "ocr+vision" | "ocr-only" (and "vision" / "none" when OCR is off). */
-const char *pg_caps_perception(const pg_policy_view *v);
-
-/* ---- ocr.c: the engines (one per language, shared under a lock) ---- */
+/* ---- pg_find.c: the OCR engines (one per language, shared under a lock) ---- */
 struct pg_ocr;
 /* The language spec a request runs with (lang NULL: the policy's default);
  * PG_E_POLICY when OCR is off or the language is not allowed. */
-pg_err pg_ocr_lang_of(pg_call *c, const char *lang, char out[128], pg_error *e);
+pg_err pg_call_ocr_lang(pg_call *c, const char *lang, char out[128], pg_error *e);
 /* Runs fn with the engine of lang, under the engines' lock. */
-typedef pg_err (*pg_ocr_fn)(struct pg_ocr *o, void *ctx, pg_error *e);
-pg_err pg_ocr_with(pg_call *c, const char *lang, pg_ocr_fn fn, void *ctx, pg_error *e);
+typedef pg_err (*pg_call_ocr_fn)(struct pg_ocr *o, void *ctx, pg_error *e);
+pg_err pg_call_ocr_with(pg_call *c, const char *lang, pg_call_ocr_fn fn, void *ctx, pg_error *e);
 
-/* ---- layout.c: controls named relative to the token layout ran on ---- */
+/* ---- pg_find.c: controls named relative to the token layout ran on ---- */
 /* Control n (0-based, as layout listed it) of token: its box's centre in the
  * token's source window's coordinates into *x, *y, the window id into *wid,
  * its kind into *kind (may be NULL). PG_E_NOTFOUND when there is no such
  * control; PG_E_USAGE when the token is not a window's capture. */
-pg_err pg_layout_control_point(pg_call *c, const char *token, int64_t n, const char *lang, uint64_t *wid,
+pg_err pg_call_control_point(pg_call *c, const char *token, int64_t n, const char *lang, uint64_t *wid,
                                int64_t *x, int64_t *y, int *kind, pg_error *e);
 
 #endif

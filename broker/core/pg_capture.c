@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "pg_disclose.h"
-#include "pg_ops.h"
+#include "pg_call.h"
 
 pg_err pg_capture_check_allowed(pg_call *c, const pg_window *w, pg_error *e) {
     char pattern[256];

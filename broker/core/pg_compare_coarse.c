@@ -21,7 +21,7 @@
 
 #include "pg_design.h"
 #include "pg_disclose.h"
-#include "pg_ops.h"
+#include "pg_call.h"
 
 #define COARSE_FINDINGS 6
 #define COARSE_FEATURES 8 /* the four margins and the first four gaps */

@@ -1,32 +1,15 @@
-/* Dispatch: every operation of common/pg_ops.def bound to its handler
- * (broker/ops/), admission, the argument check, and the audit record. */
+/* Dispatch: admission, the argument check, every operation of
+ * common/pg_ops.def run by its handler (the table the shell handed the
+ * broker, broker/ops/pg_handlers.h), and the audit record. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "audit/pg_audit.h"
-#include "ops/pg_ops.h"
-#include "pg_broker.h"
+#include "pg_dispatch.h"
 #include "pg_log.h"
 #include "pg_refusals.h"
-
-typedef pg_err (*handler_fn)(pg_call *c, const void *args, pg_error *e);
-
-/* One adapter per operation gives every handler the same C type. */
-#define PG_OP(id, ...) \
-    static pg_err run_##id(pg_call *c, const void *a, pg_error *e) { return pg_op_##id(c, a, e); }
-#define PG_ARG(op, name, type, ...)
-#define PG_END(id)
-#include "pg_ops.def"
-#undef PG_OP
-#define PG_OP(id, ...) [PG_OPI_##id] = run_##id,
-static const handler_fn handlers[PG_OPI_COUNT] = {
-#include "pg_ops.def"
-};
-#undef PG_OP
-#undef PG_ARG
-#undef PG_END
 
 static bool is_power_of_ten(uint64_t n) {
     while (n >= 10 && n % 10 == 0) n /= 10;
@@ -127,8 +110,8 @@ static pg_err admit_principal(const pg_policy *p, const pg_peer *peer, const pg_
     const char *groups[64];
     char buf[4096];
     pg_principal who;
-    pg_broker_principal(peer, &who, groups, 64, buf, sizeof buf);
-    who.remote = pg_peer_is_remote(peer);
+    pg_identity_principal(peer, &who, groups, 64, buf, sizeof buf);
+    who.remote = pg_identity_remote(peer);
     return pg_policy_admit(p, &who, view, e);
 }
 
@@ -163,7 +146,7 @@ static pg_err run(pg_call *c, pg_error *e) {
     if (!args) return pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory");
     pg_err rc = pg_opdecl_parse(c->op, c->req->args, args, e);
     c->args = args;
-    if (!rc) rc = handlers[c->op - pg_opdecls](c, args, e);
+    if (!rc) rc = c->b->handlers[c->op - pg_opdecls](c, args, e);
     c->args = NULL;
     free(args);
     pg_broker_pixels_give(c->b, c->pixels_held); /* the request's decoded pixels are freed by now */
@@ -206,21 +189,4 @@ pg_err pg_dispatch(pg_call *c, pg_error *e) {
 pg_err pg_call_client_gone(const pg_call *c, pg_error *e) {
     if (!c->conn || !pg_conn_peer_gone(c->conn)) return PG_OK;
     return pg_error_set(e, PG_E_UNREACHABLE, NULL, "the client hung up (the call was cancelled)");
-}
-
-void pg_principal_start(pg_principal *p, uint32_t uid, const char *user, const char **groups) {
-    memset(p, 0, sizeof *p);
-    p->user = user;
-    p->uid = uid;
-    p->groups = groups;
-}
-
-bool pg_principal_add_group(pg_principal *p, size_t max_groups, char *buf, size_t buflen, size_t *used,
-                            const char *name) {
-    size_t len = strlen(name) + 1;
-    if (p->n_groups >= max_groups || *used + len > buflen) return false;
-    memcpy(buf + *used, name, len);
-    ((const char **)p->groups)[p->n_groups++] = buf + *used;
-    *used += len;
-    return true;
 }

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pg_ops.h"
+#include "pg_call.h"
 
 /* The window's own popups and dialogs, by the owner attribution input uses
  * (into_own_popup): parent w, the same process, shown, with an area. */

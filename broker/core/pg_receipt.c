@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "pg_disclose.h"
-#include "pg_ops.h"
+#include "pg_call.h"
 #include "pg_time.h"
 
 #define RECEIPT_INTERVAL_MS 50

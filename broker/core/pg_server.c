@@ -1,6 +1,7 @@
 /* Workers, the wait queue and refusals, the same on every platform; see
  * pg_server.h. The listeners are broker/os/posix/pg_posix_listener.c and
  * broker/os/win/pg_win_listener.c. */
+#include "pg_dispatch.h"
 #include "pg_server.h"
 
 #include <stdio.h>

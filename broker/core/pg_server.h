@@ -31,6 +31,7 @@
 #define PG_SERVER_H
 
 #include "pg_broker.h"
+#include "pg_identity.h"
 
 typedef struct {
     unsigned max_conns;      /* workers: connections served at once */

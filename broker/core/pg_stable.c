@@ -1,12 +1,12 @@
 /* The one "capture until the screen holds still" loop: wait-stable, accept
- * and baseline prepare --window all run it (pg_ops.h, pg_stable_capture).
+ * and baseline prepare --window all run it (pg_call.h, pg_stable_capture).
  * The platform lock is held per capture only, never across the sleep. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "pg_fingerprint.h"
-#include "pg_ops.h"
+#include "pg_call.h"
 #include "pg_time.h"
 
 #define RING (2 * PG_STABLE_MAX_CYCLE) /* frames remembered: two turns of the longest cycle */

@@ -11,7 +11,7 @@
 #include "pg_disclose.h"
 #include "pg_fingerprint.h"
 #include "pg_img_codec.h"
-#include "pg_ops.h"
+#include "pg_call.h"
 #include "pg_report.h"
 
 typedef enum { OUT_PASSED, OUT_FAILED, OUT_BLOCKED, OUT_NEEDS_APPROVAL } outcome;
@@ -70,7 +70,7 @@ static pg_err take_capture(pg_call *c, const pg_args_accept *a, accept_ctx *x, p
         pg_tok_meta m;
         char label[64];
         pg_err rc = pg_call_token_image(c, a->token, &x->cap, label, &m, e);
-        if (!rc) rc = pg_env_current(c, m.screen ? "screen" : m.window_class, 0, &x->env, e);
+        if (!rc) rc = pg_call_env(c, m.screen ? "screen" : m.window_class, 0, &x->env, e);
         cJSON_AddBoolToObject(x->stability, "checked", false);
         cJSON_AddStringToObject(x->stability, "note", "compared an existing capture: no stability check ran");
         return rc;
@@ -93,7 +93,7 @@ static pg_err take_capture(pg_call *c, const pg_args_accept *a, accept_ctx *x, p
     cJSON_AddStringToObject(x->stability, "rule", "two adjacent identical captures, or a repeating cycle of period "
                                                   "2..4 whose changes fit a caret (masked)");
     if (x->s.cycle) cJSON_AddNumberToObject(x->stability, "cycle", x->s.cycle);
-    return pg_env_current(c, x->s.window.class_name, x->s.window.dpi, &x->env, e);
+    return pg_call_env(c, x->s.window.class_name, x->s.window.dpi, &x->env, e);
 }
 
 /* ---- the baseline ---- */
@@ -195,7 +195,7 @@ static pg_err needs_approval(pg_call *c, accept_ctx *x, cJSON *r, pg_error *e) {
         pg_string_list none_s = {.n = 0};
         pg_rules_from(&rules, 0.1, 0.001, 0, false, &none_r, &none_s, 0, e);
         cJSON *cand = NULL;
-        rc = pg_candidate_make(c, x->case_id, x->variant, &x->env, &rules, x->cap, "accept", "image", &cand, e);
+        rc = pg_call_candidate(c, x->case_id, x->variant, &x->env, &rules, x->cap, "accept", "image", &cand, e);
         if (!rc) {
             cJSON_AddStringToObject(r, "candidate", cJSON_GetObjectItemCaseSensitive(cand, "candidate")->valuestring);
             cJSON_AddStringToObject(r, "candidate_digest", cJSON_GetObjectItemCaseSensitive(cand, "digest")->valuestring);

@@ -7,7 +7,7 @@
 
 #include "pg_img.h"
 #include "pg_img_codec.h"
-#include "pg_ops.h"
+#include "pg_call.h"
 #include "relay/pg_relay.h"
 
 /* An endpoint as the relay wants it, filled from the policy's description. */

@@ -1,6 +1,6 @@
 /* baseline prepare / approve / reject / list / show: the candidates an agent
- * proposes and the baselines a human approves (pg_baseline.h keeps them),
- * plus what accept.c shares: environments, frozen rules, candidates.
+ * proposes and the baselines a human approves (pg_baseline.h keeps them;
+ * environments, frozen rules and candidates are core's, pg_call.h).
  * An agent never reads or writes a baseline: it names a case. */
 #include <dirent.h>
 #include <pthread.h>
@@ -14,391 +14,14 @@
 #include "pg_disclose.h"
 #include "pg_fingerprint.h"
 #include "pg_img_codec.h"
-#include "pg_ops.h"
+#include "pg_call.h"
 #include "pg_report.h"
 #include "pg_time.h"
-
-/* ---- environment ---- */
-
-/* Order-independent fingerprint of the font files under dir (names, sizes,
- * modification times), depth-limited: a font added, removed or upgraded
- * changes text rendering, so it changes the environment. */
-static void fonts_walk(const char *dir, int depth, uint64_t *acc, unsigned *count) {
-    DIR *d = depth > 4 ? NULL : opendir(dir);
-    if (!d) return;
-    struct dirent *de;
-    while ((de = readdir(d)) && *count < 20000) {
-        if (de->d_name[0] == '.') continue;
-        char path[2048];
-        snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
-        struct stat st;
-        if (stat(path, &st) != 0) continue;
-        if (S_ISDIR(st.st_mode)) {
-            fonts_walk(path, depth + 1, acc, count);
-            continue;
-        }
-        char line[2200];
-        int n = snprintf(line, sizeof line, "%s|%lld|%lld", path, (long long)st.st_size, (long long)st.st_mtime);
-        uint8_t h[PG_SHA256_LEN];
-        if (n > 0 && pg_sha256(line, (size_t)n, h, NULL) == PG_OK) {
-            uint64_t v;
-            memcpy(&v, h, sizeof v);
-            *acc += v; /* a sum: readdir's order does not matter */
-            (*count)++;
-        }
-    }
-    closedir(d);
-}
-
-static pthread_mutex_t fonts_lock = PTHREAD_MUTEX_INITIALIZER;
-static char fonts_hex[17];
-static int64_t fonts_at_ms = -1;
-
-/* Recomputed at most once a minute. */
-static void fonts_fingerprint(char out[17]) {
-    pthread_mutex_lock(&fonts_lock);
-    int64_t now = pg_mono_ms();
-    if (fonts_at_ms < 0 || now - fonts_at_ms > 60000) {
-        uint64_t acc = 0;
-        unsigned count = 0;
-#ifdef _WIN32
-        const char *win = getenv("WINDIR");
-        char dir[1024];
-        snprintf(dir, sizeof dir, "%s\\Fonts", win ? win : "C:\\Windows");
-        fonts_walk(dir, 0, &acc, &count);
-#else
-        static const char *const dirs[] = {"/usr/share/fonts", "/usr/local/share/fonts", "/etc/fonts"};
-        for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) fonts_walk(dirs[i], 0, &acc, &count);
-#endif
-        snprintf(fonts_hex, sizeof fonts_hex, "%016llx", (unsigned long long)(acc ^ count));
-        fonts_at_ms = now;
-    }
-    memcpy(out, fonts_hex, 17);
-    pthread_mutex_unlock(&fonts_lock);
-}
-
-static void env_key(pg_env *v) {
-    char text[512];
-    int n = snprintf(text, sizeof text, "%s|%s|%u|%u|%s|%s", v->platform, v->backend, v->depth, v->scale_pct,
-                     v->toolkit, v->fonts);
-    uint8_t h[PG_SHA256_LEN];
-    char hex[65];
-    if (pg_sha256(text, (size_t)n, h, NULL) != PG_OK) memset(h, 0, sizeof h);
-    pg_hex(h, sizeof h, hex);
-    memcpy(v->key, hex, 16);
-    v->key[16] = 0;
-}
-
-/* The screen depth from the backend's caps detail ("... screen WxHxD"). */
-static uint32_t depth_of(const char *detail) {
-    const char *p = strstr(detail, "screen ");
-    unsigned w, h, d;
-    return p && sscanf(p, "screen %ux%ux%u", &w, &h, &d) == 3 ? d : 0;
-}
-
-pg_err pg_env_current(pg_call *c, const char *toolkit, uint32_t dpi, pg_env *out, pg_error *e) {
-    memset(out, 0, sizeof *out);
-#ifdef _WIN32
-    snprintf(out->platform, sizeof out->platform, "windows");
-#else
-    snprintf(out->platform, sizeof out->platform, "linux");
-#endif
-    pg_caps caps;
-    memset(&caps, 0, sizeof caps);
-    pg_err rc = pg_call_plat_input(c, e);
-    if (rc) return rc;
-    rc = c->b->plat_ops->caps(c->plat, &caps, e);
-    pg_call_plat_done(c);
-    if (rc) return rc;
-    snprintf(out->backend, sizeof out->backend, "%s", caps.backend);
-    out->depth = depth_of(caps.detail);
-    out->scale_pct = dpi ? (dpi * 100 + 48) / 96 : 100; /* X11: physical pixels, no per-window scale */
-    snprintf(out->toolkit, sizeof out->toolkit, "%s", toolkit && *toolkit ? toolkit : "*");
-    fonts_fingerprint(out->fonts);
-    env_key(out);
-    return PG_OK;
-}
-
-cJSON *pg_env_json(const pg_env *v) {
-    cJSON *o = cJSON_CreateObject();
-    cJSON_AddStringToObject(o, "platform", v->platform);
-    cJSON_AddStringToObject(o, "backend", v->backend);
-    cJSON_AddNumberToObject(o, "depth", v->depth);
-    cJSON_AddNumberToObject(o, "scale_pct", v->scale_pct);
-    cJSON_AddStringToObject(o, "toolkit", v->toolkit);
-    cJSON_AddStringToObject(o, "fonts", v->fonts);
-    cJSON_AddStringToObject(o, "key", v->key);
-    return o;
-}
-
-static void jstr(const cJSON *o, const char *k, char *dst, size_t n) {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-    snprintf(dst, n, "%s", cJSON_IsString(v) ? v->valuestring : "");
-}
-
-static double jnum(const cJSON *o, const char *k, double def) {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-    return cJSON_IsNumber(v) ? v->valuedouble : def;
-}
-
-bool pg_env_parse(const cJSON *j, pg_env *out) {
-    memset(out, 0, sizeof *out);
-    if (!cJSON_IsObject(j)) return false;
-    jstr(j, "platform", out->platform, sizeof out->platform);
-    jstr(j, "backend", out->backend, sizeof out->backend);
-    out->depth = (uint32_t)jnum(j, "depth", 0);
-    out->scale_pct = (uint32_t)jnum(j, "scale_pct", 0);
-    jstr(j, "toolkit", out->toolkit, sizeof out->toolkit);
-    jstr(j, "fonts", out->fonts, sizeof out->fonts);
-    env_key(out);
-    return true;
-}
-
-void pg_env_any_toolkit(const pg_env *v, pg_env *out) {
-    *out = *v;
-    snprintf(out->toolkit, sizeof out->toolkit, "*");
-    env_key(out);
-}
-
-void pg_env_diff(const pg_env *want, const pg_env *have, char *out, size_t n) {
-    size_t len = 0;
-    out[0] = 0;
-#define FIELD(cond, fmt, ...)                                                                             \
-    if ((cond) && len < n) len += (size_t)snprintf(out + len, n - len, "%s" fmt, len ? "; " : "", __VA_ARGS__)
-    FIELD(strcmp(want->platform, have->platform), "platform %s, here %s", want->platform, have->platform);
-    FIELD(strcmp(want->backend, have->backend), "backend %s, here %s", want->backend, have->backend);
-    FIELD(want->depth != have->depth, "screen depth %u, here %u", want->depth, have->depth);
-    FIELD(want->scale_pct != have->scale_pct, "scale %u%%, here %u%%", want->scale_pct, have->scale_pct);
-    FIELD(strcmp(want->toolkit, "*") && strcmp(want->toolkit, have->toolkit), "toolkit %s, here %s", want->toolkit,
-          have->toolkit);
-    FIELD(strcmp(want->fonts, have->fonts), "fonts %s, here %s", want->fonts, have->fonts);
-#undef FIELD
-}
-
-/* ---- rules ---- */
-
-/* "X,Y,W,H:T:F" (T and F optional: the case's threshold and ratio). */
-static pg_err zone_parse(const char *s, const pg_rules *r, pg_accept_zone *z, pg_error *e) {
-    unsigned x, y, w, h;
-    double t = r->r.threshold, f = r->r.max_ratio;
-    int used = 0;
-    int n = sscanf(s, "%u,%u,%u,%u%n", &x, &y, &w, &h, &used);
-    const char *rest = n == 4 ? s + used : "";
-    bool ok = n == 4 && w > 0 && h > 0;
-    if (ok && *rest == ':') {
-        char *end;
-        t = strtod(rest + 1, &end);
-        rest = end;
-        if (*rest == ':') {
-            f = strtod(rest + 1, &end);
-            rest = end;
-        }
-    }
-    if (!ok || *rest || !(t >= 0 && t <= 1) || !(f >= 0 && f <= 1))
-        return pg_error_set(e, PG_E_USAGE, "--zone X,Y,W,H:THRESHOLD:MAX_DIFF_RATIO, e.g. 10,10,200,40:0.3:0.05",
-                            "bad zone \"%.64s\"", s);
-    *z = (pg_accept_zone){{x, y, w, h}, t, f};
-    return PG_OK;
-}
-
-pg_err pg_rules_from(pg_rules *r, double threshold, double max_ratio, int metric, bool include_aa,
-                     const pg_rect_list *masks, const pg_string_list *zones, int64_t shift, pg_error *e) {
-    memset(r, 0, sizeof *r);
-    pg_accept_rules_init(&r->r);
-    r->r.threshold = threshold;
-    r->r.max_ratio = max_ratio;
-    r->r.metric = metric ? PG_DIFF_OKLAB : PG_DIFF_YIQ;
-    r->r.include_aa = include_aa;
-    r->r.shift = (uint32_t)shift;
-    for (size_t i = 0; i < masks->n && i < PG_LIST_MAX; i++) r->masks[i] = pg_call_img_rect(&masks->v[i]);
-    r->r.n_masks = masks->n;
-    if (zones->n > PG_ACCEPT_MAX_ZONES)
-        return pg_error_set(e, PG_E_USAGE, NULL, "at most %d zones", PG_ACCEPT_MAX_ZONES);
-    for (size_t i = 0; i < zones->n; i++) {
-        pg_err rc = zone_parse(zones->v[i], r, &r->zones[i], e);
-        if (rc) return rc;
-    }
-    r->r.n_zones = zones->n;
-    r->r.masks = r->masks;
-    r->r.zones = r->zones;
-    return PG_OK;
-}
-
-cJSON *pg_rules_json(const pg_rules *r) {
-    cJSON *o = cJSON_CreateObject();
-    cJSON_AddNumberToObject(o, "threshold", r->r.threshold);
-    cJSON_AddNumberToObject(o, "max_diff_ratio", r->r.max_ratio);
-    cJSON_AddStringToObject(o, "metric", r->r.metric == PG_DIFF_OKLAB ? "oklab" : "yiq");
-    cJSON_AddBoolToObject(o, "include_aa", r->r.include_aa);
-    cJSON *m = cJSON_AddArrayToObject(o, "masks");
-    for (size_t i = 0; i < r->r.n_masks; i++) cJSON_AddItemToArray(m, pg_rect_json(&r->masks[i]));
-    cJSON *z = cJSON_AddArrayToObject(o, "zones");
-    for (size_t i = 0; i < r->r.n_zones; i++) {
-        cJSON *j = pg_rect_json(&r->zones[i].box);
-        cJSON_AddNumberToObject(j, "threshold", r->zones[i].threshold);
-        cJSON_AddNumberToObject(j, "max_diff_ratio", r->zones[i].max_ratio);
-        cJSON_AddItemToArray(z, j);
-    }
-    cJSON_AddNumberToObject(o, "shift", r->r.shift);
-    return o;
-}
-
-static bool rect_of(const cJSON *j, pg_img_rect *out) {
-    double x = jnum(j, "x", -1), y = jnum(j, "y", -1), w = jnum(j, "w", -1), h = jnum(j, "h", -1);
-    if (x < 0 || y < 0 || w < 1 || h < 1 || x > 1e7 || y > 1e7 || w > 1e7 || h > 1e7) return false;
-    *out = (pg_img_rect){(uint32_t)x, (uint32_t)y, (uint32_t)w, (uint32_t)h};
-    return true;
-}
-
-pg_err pg_rules_parse(const cJSON *j, pg_rules *r, pg_error *e) {
-    memset(r, 0, sizeof *r);
-    pg_accept_rules_init(&r->r);
-    const cJSON *m = cJSON_GetObjectItemCaseSensitive(j, "masks"), *z = cJSON_GetObjectItemCaseSensitive(j, "zones");
-    const cJSON *metric = cJSON_GetObjectItemCaseSensitive(j, "metric");
-    bool ok = cJSON_IsObject(j) && cJSON_IsArray(m) && cJSON_IsArray(z) && cJSON_IsString(metric) &&
-              cJSON_GetArraySize(m) <= PG_LIST_MAX && cJSON_GetArraySize(z) <= PG_ACCEPT_MAX_ZONES;
-    if (ok) {
-        r->r.threshold = jnum(j, "threshold", -1);
-        r->r.max_ratio = jnum(j, "max_diff_ratio", -1);
-        r->r.metric = !strcmp(metric->valuestring, "oklab") ? PG_DIFF_OKLAB : PG_DIFF_YIQ;
-        r->r.include_aa = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "include_aa"));
-        r->r.shift = (uint32_t)jnum(j, "shift", 0);
-        const cJSON *it;
-        cJSON_ArrayForEach(it, m) ok &= rect_of(it, &r->masks[r->r.n_masks++]);
-        cJSON_ArrayForEach(it, z) {
-            pg_accept_zone *zz = &r->zones[r->r.n_zones++];
-            ok &= rect_of(it, &zz->box);
-            zz->threshold = jnum(it, "threshold", -1);
-            zz->max_ratio = jnum(it, "max_diff_ratio", -1);
-        }
-    }
-    r->r.masks = r->masks;
-    r->r.zones = r->zones;
-    if (!ok) return pg_error_set(e, PG_E_BLOCKED, "the baseline store is damaged: re-prepare the case", "bad rules");
-    return PG_OK;
-}
-
-/* ---- digests and candidates ---- */
-
-void pg_baseline_digest(const char *case_id, const char *variant, const char *env_key_hex, const char *image_sha,
-                        const cJSON *rules, char out[65]) {
-    char *rt = cJSON_PrintUnformatted(rules);
-    size_t n = strlen(case_id) + strlen(variant) + strlen(env_key_hex) + strlen(image_sha) + (rt ? strlen(rt) : 0) + 64;
-    char *text = malloc(n);
-    uint8_t h[PG_SHA256_LEN];
-    memset(h, 0, sizeof h);
-    if (text) {
-        int len = snprintf(text, n, "pixelgate-baseline-v1\n%s\n%s\n%s\n%s\n%s", case_id, variant, env_key_hex,
-                           image_sha, rt ? rt : "");
-        pg_sha256(text, (size_t)len, h, NULL);
-    }
-    free(text);
-    free(rt);
-    pg_hex(h, sizeof h, out);
-}
-
-static void img_sha(const pg_img *img, char out[65]) {
-    uint8_t d[PG_SHA256_LEN];
-    if (pg_fingerprint_sha256(img, NULL, d, NULL) != PG_OK) memset(d, 0, sizeof d);
-    pg_hex(d, sizeof d, out);
-}
-
-/* The digest as the caller may see it: keyed when the pixels are not theirs. */
-static void shown_digest(pg_call *c, const char *real, char out[65], const char **kind) {
-    if (pg_call_protected(c)) {
-        pg_disclose_digest(c->b->disclose, (uint32_t)c->peer->uid, real, out);
-        *kind = "keyed";
-    } else {
-        memcpy(out, real, 65);
-        *kind = "sha256";
-    }
-}
-
-pg_err pg_candidate_make(pg_call *c, const char *case_id, const char *variant, const pg_env *env, const pg_rules *r,
-                         const pg_img *img, const char *source, const char *kind, cJSON **out, pg_error *e) {
-    char sha[65], digest[65], created[40];
-    img_sha(img, sha);
-    cJSON *rules = pg_rules_json(r);
-    pg_baseline_digest(case_id, variant, env->key, sha, rules, digest);
-    pg_iso_time((int64_t)time(NULL) * 1000, created);
-    cJSON *m = cJSON_CreateObject();
-    cJSON_AddStringToObject(m, "kind", kind);
-    cJSON_AddStringToObject(m, "case", case_id);
-    cJSON_AddStringToObject(m, "variant", variant);
-    cJSON_AddItemToObject(m, "environment", pg_env_json(env));
-    cJSON_AddItemToObject(m, "rules", rules);
-    cJSON_AddNumberToObject(m, "width", img->width);
-    cJSON_AddNumberToObject(m, "height", img->height);
-    cJSON_AddStringToObject(m, "image_sha256", sha);
-    cJSON_AddStringToObject(m, "digest", digest);
-    cJSON_AddStringToObject(m, "source", source);
-    cJSON_AddBoolToObject(m, "protected", pg_call_protected(c));
-    cJSON *by = cJSON_AddObjectToObject(m, "prepared_by");
-    cJSON_AddNumberToObject(by, "uid", c->peer->uid);
-    cJSON_AddStringToObject(by, "user", c->peer->user);
-    cJSON_AddStringToObject(m, "prepared_at", created);
-    uint8_t *png = NULL;
-    size_t len = 0;
-    char id[PG_BASELINE_ID_LEN + 1];
-    pg_err rc = pg_img_encode_png(img, NULL, &png, &len, e);
-    if (!rc) rc = pg_baseline_candidate_put(c->b->baselines, m, png, len, id, e);
-    free(png);
-    if (rc) {
-        cJSON_Delete(m);
-        return rc;
-    }
-    memcpy(c->audit.image_sha256, sha, sizeof c->audit.image_sha256);
-    snprintf(c->audit.detail, sizeof c->audit.detail, "prepared %s (%s) for %s/%s env %s digest %s", id, kind, case_id,
-             variant, env->key, digest);
-    const char *dk;
-    char shown[65];
-    shown_digest(c, digest, shown, &dk);
-    cJSON *res = cJSON_CreateObject();
-    cJSON_AddStringToObject(res, "candidate", id);
-    cJSON_AddStringToObject(res, "kind", kind);
-    cJSON_AddStringToObject(res, "case", case_id);
-    cJSON_AddStringToObject(res, "variant", variant);
-    cJSON_AddStringToObject(res, "digest", shown);
-    cJSON_AddStringToObject(res, "digest_kind", dk);
-    cJSON_AddNumberToObject(res, "width", img->width);
-    cJSON_AddNumberToObject(res, "height", img->height);
-    cJSON_AddItemToObject(res, "environment", pg_env_json(env));
-    cJSON_AddItemReferenceToObject(res, "rules", cJSON_GetObjectItemCaseSensitive(m, "rules"));
-    cJSON_AddStringToObject(res, "next", "an approver reviews it (baseline show CANDIDATE --png PATH) and approves it");
-    *out = cJSON_Duplicate(res, 1);
-    cJSON_Delete(res);
-    cJSON_Delete(m);
-    return PG_OK;
-}
 
 static pg_err names_check(const char *case_id, const char *variant, pg_error *e) {
     if (pg_baseline_name_ok(case_id) && pg_baseline_name_ok(variant)) return PG_OK;
     return pg_error_set(e, PG_E_USAGE, "case and variant names are 1..64 of A-Z a-z 0-9 . _ - (not starting with .)",
                         "bad case or variant name");
-}
-
-/* ---- who may ---- */
-
-/* The caller as the policy sees it (groups from the connection). */
-static void caller_principal(pg_call *c, pg_principal *p, const char **groups, char *buf, size_t n) {
-    pg_broker_principal(c->peer, p, groups, 64, buf, n);
-    p->remote = pg_peer_is_remote(c->peer);
-}
-
-/* May the caller approve what (uid, user) prepared? */
-static pg_err may_approve(pg_call *c, uint32_t uid, const char *user, pg_error *e) {
-    const char *groups[64];
-    char buf[4096];
-    pg_principal me, them;
-    caller_principal(c, &me, groups, buf, sizeof buf);
-    pg_principal_start(&them, uid, user, NULL); /* only who it is: uid and name */
-    return pg_policy_may_approve(c->policy, &me, &them, e);
-}
-
-/* Is the caller an approver at all (for seeing true digests and images)? */
-bool pg_call_is_approver(pg_call *c) {
-    pg_error ignored;
-    return may_approve(c, UINT32_MAX - 1, "\x01nobody", &ignored) == PG_OK;
 }
 
 /* list and show are open to the policy's clients and to approvers. */
@@ -408,7 +31,7 @@ static pg_err client_or_approver(pg_call *c, bool *approver, pg_error *e) {
     const char *groups[64];
     char buf[4096];
     pg_principal who;
-    caller_principal(c, &who, groups, buf, sizeof buf);
+    pg_call_principal(c, &who, groups, buf, sizeof buf);
     const pg_policy_view *v = NULL;
     pg_err rc = pg_policy_admit(c->policy, &who, &v, e);
     if (!rc) c->view = v;
@@ -423,7 +46,7 @@ static pg_err prepare_image(pg_call *c, const pg_args_baseline_prepare *a, pg_im
         pg_tok_meta m;
         char label[64];
         pg_err rc = pg_call_token_image(c, a->token, img, label, &m, e);
-        if (!rc) rc = pg_env_current(c, m.screen ? "screen" : m.window_class, 0, env, e);
+        if (!rc) rc = pg_call_env(c, m.screen ? "screen" : m.window_class, 0, env, e);
         *source = "token";
         return rc;
     }
@@ -431,7 +54,7 @@ static pg_err prepare_image(pg_call *c, const pg_args_baseline_prepare *a, pg_im
         char label[64];
         *source = "import";
         pg_err rc = pg_call_image(c, &a->import, img, label, NULL, NULL, e);
-        return rc ? rc : pg_env_current(c, NULL, 0, env, e); /* a file of unknown origin: any toolkit */
+        return rc ? rc : pg_call_env(c, NULL, 0, env, e); /* a file of unknown origin: any toolkit */
     }
     pg_target t = PG_TARGET_OF(a);
     pg_stable_opts o;
@@ -453,7 +76,7 @@ static pg_err prepare_image(pg_call *c, const pg_args_baseline_prepare *a, pg_im
                             "the window never held still for two captures (%lld tries)", (long long)s.observed);
     }
     *img = s.last;
-    return pg_env_current(c, s.window.class_name, s.window.dpi, env, e);
+    return pg_call_env(c, s.window.class_name, s.window.dpi, env, e);
 }
 
 /* keep_image: the case's one approved image, with the rules proposed now. */
@@ -504,7 +127,7 @@ pg_err pg_op_baseline_prepare(pg_call *c, const pg_args_baseline_prepare *a, pg_
     const char *source = "approved";
     rc = a->keep_image ? approved_image(c, a->case_id, variant, &img, &env, e)
                        : prepare_image(c, a, &img, &env, &source, e);
-    if (!rc) rc = pg_candidate_make(c, a->case_id, variant, &env, &r, img, source, a->keep_image ? "rules" : "image",
+    if (!rc) rc = pg_call_candidate(c, a->case_id, variant, &env, &r, img, source, a->keep_image ? "rules" : "image",
                                     &c->result, e);
     pg_img_free(img);
     return rc;
@@ -517,8 +140,8 @@ static pg_err load_candidate(pg_call *c, const char *id, cJSON **m, uint8_t **pn
     pg_err rc = pg_baseline_candidate_get(c->b->baselines, id, m, png, len, e);
     if (rc) return rc;
     const cJSON *by = cJSON_GetObjectItemCaseSensitive(*m, "prepared_by");
-    *uid = (uint32_t)jnum(by, "uid", UINT32_MAX);
-    jstr(by, "user", user, 64);
+    *uid = (uint32_t)pg_json_num(by, "uid", UINT32_MAX);
+    pg_json_str(by, "user", user, 64);
     return PG_OK;
 }
 
@@ -528,12 +151,12 @@ static pg_err verify_candidate(const cJSON *m, const uint8_t *png, size_t len, c
     pg_err rc = pg_img_decode(png, len, NULL, &img, e);
     if (rc) return rc;
     char sha[65], digest[65], case_id[80], variant[80], want_sha[80], want_digest[80];
-    img_sha(img, sha);
+    pg_call_image_sha256(img, sha);
     pg_img_free(img);
-    jstr(m, "case", case_id, sizeof case_id);
-    jstr(m, "variant", variant, sizeof variant);
-    jstr(m, "image_sha256", want_sha, sizeof want_sha);
-    jstr(m, "digest", want_digest, sizeof want_digest);
+    pg_json_str(m, "case", case_id, sizeof case_id);
+    pg_json_str(m, "variant", variant, sizeof variant);
+    pg_json_str(m, "image_sha256", want_sha, sizeof want_sha);
+    pg_json_str(m, "digest", want_digest, sizeof want_digest);
     pg_env env;
     pg_env_parse(cJSON_GetObjectItemCaseSensitive(m, "environment"), &env);
     pg_baseline_digest(case_id, variant, env.key, sha, cJSON_GetObjectItemCaseSensitive(m, "rules"), digest);
@@ -556,15 +179,15 @@ pg_err pg_op_baseline_approve(pg_call *c, const pg_args_baseline_approve *a, pg_
     uint32_t uid;
     char user[64];
     pg_err rc = load_candidate(c, a->candidate, &m, &png, &len, &uid, user, e);
-    if (!rc) rc = may_approve(c, uid, user, e);
+    if (!rc) rc = pg_call_may_approve(c, uid, user, e);
     if (!rc) rc = verify_candidate(m, png, len, a->digest, e);
     char case_id[80] = "", variant[80] = "", kind[16] = "", sha[80] = "", created[40];
     pg_env env;
     if (!rc) {
-        jstr(m, "case", case_id, sizeof case_id);
-        jstr(m, "variant", variant, sizeof variant);
-        jstr(m, "kind", kind, sizeof kind);
-        jstr(m, "image_sha256", sha, sizeof sha);
+        pg_json_str(m, "case", case_id, sizeof case_id);
+        pg_json_str(m, "variant", variant, sizeof variant);
+        pg_json_str(m, "kind", kind, sizeof kind);
+        pg_json_str(m, "image_sha256", sha, sizeof sha);
         memcpy(c->audit.image_sha256, sha, 65);
         pg_env_parse(cJSON_GetObjectItemCaseSensitive(m, "environment"), &env);
         pg_iso_time((int64_t)time(NULL) * 1000, created);
@@ -602,12 +225,12 @@ pg_err pg_op_baseline_reject(pg_call *c, const pg_args_baseline_reject *a, pg_er
     uint32_t uid;
     char user[64];
     pg_err rc = load_candidate(c, a->candidate, &m, NULL, NULL, &uid, user, e);
-    if (!rc && uid != c->peer->uid) rc = may_approve(c, uid, user, e); /* the preparer may withdraw it */
+    if (!rc && uid != c->peer->uid) rc = pg_call_may_approve(c, uid, user, e); /* the preparer may withdraw it */
     char case_id[80] = "", digest[80] = "";
     if (!rc) {
-        jstr(m, "case", case_id, sizeof case_id);
-        jstr(m, "digest", digest, sizeof digest);
-        jstr(m, "image_sha256", c->audit.image_sha256, sizeof c->audit.image_sha256);
+        pg_json_str(m, "case", case_id, sizeof case_id);
+        pg_json_str(m, "digest", digest, sizeof digest);
+        pg_json_str(m, "image_sha256", c->audit.image_sha256, sizeof c->audit.image_sha256);
         rc = pg_baseline_candidate_drop(c->b->baselines, a->candidate, e);
     }
     cJSON_Delete(m);
@@ -663,8 +286,8 @@ pg_err pg_op_baseline_list(pg_call *c, const pg_args_baseline_list *a, pg_error 
 /* The approved baseline a candidate would replace, as PNG (NULL when none). */
 static void current_png(pg_call *c, const cJSON *m, uint8_t **png, size_t *len) {
     char case_id[80], variant[80];
-    jstr(m, "case", case_id, sizeof case_id);
-    jstr(m, "variant", variant, sizeof variant);
+    pg_json_str(m, "case", case_id, sizeof case_id);
+    pg_json_str(m, "variant", variant, sizeof variant);
     pg_env env;
     pg_env_parse(cJSON_GetObjectItemCaseSensitive(m, "environment"), &env);
     cJSON *cur = NULL;
@@ -680,9 +303,9 @@ static pg_err review_html(pg_call *c, const cJSON *m, const uint8_t *png, size_t
     size_t cur_len = 0;
     current_png(c, m, &cur, &cur_len);
     char title[260], case_id[80], variant[80], id[40];
-    jstr(m, "case", case_id, sizeof case_id);
-    jstr(m, "variant", variant, sizeof variant);
-    jstr(m, "id", id, sizeof id);
+    pg_json_str(m, "case", case_id, sizeof case_id);
+    pg_json_str(m, "variant", variant, sizeof variant);
+    pg_json_str(m, "id", id, sizeof id);
     snprintf(title, sizeof title, "%s / %s: candidate %s", case_id, variant, id);
     cJSON *metrics = cJSON_CreateObject();
     const char *keys[] = {"kind", "digest", "source", "prepared_at"};
@@ -724,7 +347,7 @@ static pg_err show_candidate(pg_call *c, const pg_args_baseline_show *a, bool ap
         return pg_error_set(e, PG_E_POLICY, "an approver reviews candidates; you get its metadata",
                             "only an approver may see a candidate's image");
     }
-    jstr(m, "image_sha256", c->audit.image_sha256, sizeof c->audit.image_sha256);
+    pg_json_str(m, "image_sha256", c->audit.image_sha256, sizeof c->audit.image_sha256);
     snprintf(c->audit.detail, sizeof c->audit.detail, "show %s%s", a->what,
              a->image == 1 ? ": PNG released to the approver" : a->image == 2 ? ": review page released to the approver" : "");
     c->result = cJSON_CreateObject();

@@ -1,6 +1,6 @@
 /* caps: what the backend can do here, every operation, and what this
  * user's policy lets out of the broker (names and limits, no URLs). */
-#include "pg_ops.h"
+#include "pg_call.h"
 
 static void add_caps(cJSON *o, const pg_caps *k) {
     cJSON_AddBoolToObject(o, "list_windows", k->list_windows);
@@ -17,7 +17,7 @@ static void add_caps(cJSON *o, const pg_caps *k) {
 /* What the agent can verify with: the pixels themselves (expose_pixels
  * allow), OCR plus an approved vision endpoint, OCR and the engine's
  * answers only, or nothing that reads text ("none": OCR off, no endpoint). */
-const char *pg_caps_perception(const pg_policy_view *v) {
+static const char *caps_perception(const pg_policy_view *v) {
     if (v->expose_pixels == PG_EXPOSE_ALLOW) return "pixels";
     bool vision = v->expose_pixels != PG_EXPOSE_NEVER && v->n_endpoints > 0;
     if (vision) return v->ocr ? "ocr+vision" : "vision";
@@ -56,7 +56,7 @@ pg_err pg_op_caps(pg_call *c, const pg_args_caps *a, pg_error *e) {
     cJSON *ops = cJSON_AddArrayToObject(r, "operations");
     for (size_t i = 0; i < PG_OPI_COUNT; i++) cJSON_AddItemToArray(ops, cJSON_CreateString(pg_opdecls[i].id));
     cJSON_AddItemToObject(r, "policy", pg_policy_view_to_json(c->view));
-    cJSON_AddStringToObject(r, "perception", pg_caps_perception(c->view));
+    cJSON_AddStringToObject(r, "perception", caps_perception(c->view));
     cJSON *no = cJSON_AddArrayToObject(r, "cannot");
     for (size_t i = 0; i < sizeof cannot / sizeof cannot[0]; i++) cJSON_AddItemToArray(no, cJSON_CreateString(cannot[i]));
     c->result = r;

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "pg_disclose.h"
-#include "pg_ops.h"
+#include "pg_call.h"
 #include "pg_palette.h"
 
 /* A square of side ceil(sqrt(min_area)) (at least 16) around p, moved

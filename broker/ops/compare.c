@@ -2,7 +2,7 @@
  * (broker/engine/pg_design.h), over tokens or the caller's own files. Both
  * images the caller's to have (its files, tokens under expose_pixels allow):
  * the engine's answer, exact. Otherwise the answer is bounded as
- * docs/threat-model.md says (compare_coarse.c) and charged before it is
+ * docs/threat-model.md says (core/pg_compare_coarse.c) and charged before it is
  * sent. The four diagnostic images become tokens that inherit the source of
  * the pixels they show, so they are released only as the policy allows. */
 #include <stdio.h>
@@ -11,7 +11,7 @@
 
 #include "pg_design.h"
 #include "pg_disclose.h"
-#include "pg_ops.h"
+#include "pg_call.h"
 
 static pg_err opts_of(const pg_args_compare *a, pg_design_opts *o, pg_error *e) {
     pg_design_opts_init(o);

@@ -9,7 +9,7 @@
 
 #include "pg_diff.h"
 #include "pg_disclose.h"
-#include "pg_ops.h"
+#include "pg_call.h"
 
 /* The arguments every comparison shares (PG_DIFF_ARGS in pg_ops.def). */
 typedef struct {

@@ -3,7 +3,7 @@
  * user's token are all just "not found", and only counts come back. */
 #include <stdio.h>
 
-#include "pg_ops.h"
+#include "pg_call.h"
 
 pg_err pg_op_drop(pg_call *c, const pg_args_drop *a, pg_error *e) {
     (void)e;

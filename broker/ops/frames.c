@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "pg_disclose.h"
-#include "pg_ops.h"
+#include "pg_call.h"
 #include "pg_time.h"
 
 #define FRAMES_MAX_MS 60000 /* count x interval: a series is a short look, not a recording */
@@ -137,7 +137,7 @@ pg_err pg_op_frames(pg_call *c, const pg_args_frames *a, pg_error *e) {
     snprintf(c->audit.detail, sizeof c->audit.detail, "frames: %u of %ux%u (%s) every %lld ms via %s%s", s.count, s.w,
              s.h, a->screen ? "screen" : "window", (long long)a->interval, m.method,
              s.redacted ? ", denied windows blacked out" : "");
-    cJSON *r = pg_tok_meta_json(c, &m);
+    cJSON *r = pg_call_token_json(c, &m);
     cJSON_AddNumberToObject(r, "interval_ms", (double)a->interval);
     cJSON_AddNumberToObject(r, "elapsed_ms", (double)(long long)elapsed);
     if (!a->screen) cJSON_ReplaceItemInObject(r, "window", pg_window_json(&w));

@@ -4,7 +4,7 @@
 
 #include "pg_disclose.h"
 #include "pg_fingerprint.h"
-#include "pg_ops.h"
+#include "pg_call.h"
 
 enum { ALGO_SHA256, ALGO_DHASH }; /* the order of "algo"'s values */
 

@@ -1,10 +1,10 @@
 /* info: a token's metadata - never its pixels or where they are kept. */
-#include "pg_ops.h"
+#include "pg_call.h"
 
 pg_err pg_op_info(pg_call *c, const pg_args_info *a, pg_error *e) {
     pg_tok_meta m;
     pg_err rc = pg_tok_get(c->b->tokens, a->token, c->peer->uid, &m, e);
     if (rc) return rc;
-    c->result = pg_tok_meta_json(c, &m);
+    c->result = pg_call_token_json(c, &m);
     return PG_OK;
 }

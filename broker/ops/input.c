@@ -11,7 +11,7 @@
 
 #include "pg_disclose.h"
 #include "pg_fingerprint.h"
-#include "pg_ops.h"
+#include "pg_call.h"
 
 /* Runs an input action under the platform lock against the resolved window,
  * and answers {"window": {...}} plus whatever the action adds. */
@@ -25,7 +25,7 @@ static pg_err refuse_approvers_window(pg_call *c, const pg_window *w, pg_error *
     char user[64];
     bool admin = false;
     pg_error why;
-    if (pg_broker_process_owner(w->pid, user, &admin, &why) != PG_OK)
+    if (pg_identity_process_owner(w->pid, user, &admin, &why) != PG_OK)
         return pg_error_set(e, PG_E_POLICY, "drive a window of a program you started yourself",
                             "input refused: the window's owner cannot be told, and it could be an approver (%s)",
                             why.message);
@@ -156,7 +156,7 @@ static pg_err with_target(pg_call *c, const pg_target *t, const void *a, input_f
         /* Ownership from the server side (X-Resource pid -> /proc uid), never
          * from anything the client or the window says about itself. */
         bool same_owner = false;
-        rc = pg_broker_input_target(&w, c->peer, &same_owner, e);
+        rc = pg_identity_input_target(&w, c->peer, &same_owner, e);
         if (!rc) rc = pg_policy_check_input(c->view, w.title, w.class_name, w.instance, same_owner, e);
         if (!rc) rc = pg_call_check_denied(c, &w, e); /* a denied application's dialogs, cut titles */
         if (!rc && !same_owner) rc = refuse_approvers_window(c, &w, e);
@@ -610,7 +610,7 @@ static pg_err control_target(pg_call *c, bool has_in, const char *in, bool has_c
                             "--control and --in go together");
     if (!has_in) return PG_OK;
     uint64_t wid = 0;
-    pg_err rc = pg_layout_control_point(c, in, control, NULL, &wid, x, y, NULL, e);
+    pg_err rc = pg_call_control_point(c, in, control, NULL, &wid, x, y, NULL, e);
     if (!rc) *t = (pg_target){NULL, true, wid, false, false, 0};
     return rc;
 }
@@ -857,7 +857,7 @@ static pg_err own_window_at(pg_call *c, int32_t sx, int32_t sy, pg_window *out, 
     pg_err rc = window_on_top(c, sx, sy, 0, &all, &n, &top, e);
     bool same_owner = false;
     pg_error why;
-    *found = !rc && top && pg_broker_input_target(top, c->peer, &same_owner, &why) == PG_OK && same_owner &&
+    *found = !rc && top && pg_identity_input_target(top, c->peer, &same_owner, &why) == PG_OK && same_owner &&
              !pg_call_window_denied(c, top, all, n);
     if (*found) *out = *top;
     free(all);

@@ -13,7 +13,7 @@
 #include "ocr/pg_ocr_layout.h"
 #include "pg_disclose.h"
 #include "pg_layout.h"
-#include "pg_ops.h"
+#include "pg_call.h"
 
 /* ---- the image: a token, or a fresh capture stored as one ---- */
 
@@ -143,14 +143,14 @@ static pg_err lay_out(pg_call *c, const pg_img *img, const char *lang, pg_ocr_la
     pg_err rc = pg_call_area(c, (uint64_t)img->width * img->height, "layout of an image", e);
     if (rc) return rc;
     lay_job j = {img, lay};
-    return pg_ocr_with(c, lang, run_layout, &j, e);
+    return pg_call_ocr_with(c, lang, run_layout, &j, e);
 }
 
 pg_err pg_op_layout(pg_call *c, const pg_args_layout *a, pg_error *e) {
     c->audit.kind = "layout";
     src_spec s = {a->token, PG_TARGET_OF(a)};
     char spec[128];
-    pg_err rc = pg_ocr_lang_of(c, a->lang, spec, e); /* refuse before any capture */
+    pg_err rc = pg_call_ocr_lang(c, a->lang, spec, e); /* refuse before any capture */
     if (rc) return rc;
     pg_img *img = NULL;
     pg_tok_meta m;
@@ -194,40 +194,6 @@ pg_err pg_op_layout(pg_call *c, const pg_args_layout *a, pg_error *e) {
         return rc;
     }
     c->result = o;
-    return PG_OK;
-}
-
-/* ---- controls named relative to a token ---- */
-
-pg_err pg_layout_control_point(pg_call *c, const char *token, int64_t n, const char *lang, uint64_t *wid,
-                               int64_t *x, int64_t *y, int *kind, pg_error *e) {
-    (void)lang; /* numbering does not depend on OCR */
-    pg_img *img = NULL;
-    pg_tok_meta m;
-    char label[64];
-    pg_err rc = pg_call_token_image(c, token, &img, label, &m, e);
-    if (rc) return rc;
-    if (m.screen || !m.window_id || m.width != m.source_width || m.height != m.source_height) {
-        pg_img_free(img);
-        return pg_error_set(e, PG_E_USAGE, "run layout on a window snapshot taken without --max-size",
-                            "%s is not a full-size capture of a window: its controls cannot be aimed at", label);
-    }
-    pg_layout_result lr;
-    rc = pg_layout_detect(img, NULL, &lr, e);
-    pg_img_free(img);
-    if (rc) return rc;
-    if (n < 0 || (size_t)n >= lr.n) {
-        size_t have = lr.n;
-        pg_layout_result_fini(&lr);
-        return pg_error_set(e, PG_E_NOTFOUND, "number controls with 'pixelgate layout TOKEN'",
-                            "%s has no control %lld (it has %zu)", label, (long long)n, have);
-    }
-    const pg_layout_control *k = &lr.v[n];
-    *wid = m.window_id;
-    *x = (int64_t)k->box.x + k->box.w / 2 + m.region_x;
-    *y = (int64_t)k->box.y + k->box.h / 2 + m.region_y;
-    if (kind) *kind = (int)k->kind;
-    pg_layout_result_fini(&lr);
     return PG_OK;
 }
 
@@ -276,7 +242,7 @@ pg_err pg_op_assert_control(pg_call *c, const pg_args_assert_control *a, pg_erro
     snprintf(c->audit.mode, sizeof c->audit.mode, "control");
     src_spec s = {a->in, PG_TARGET_OF(a)};
     char spec[128];
-    pg_err rc = pg_ocr_lang_of(c, a->lang, spec, e);
+    pg_err rc = pg_call_ocr_lang(c, a->lang, spec, e);
     if (rc) return rc;
     pg_img *img = NULL;
     pg_tok_meta m;

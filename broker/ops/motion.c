@@ -11,7 +11,7 @@
 
 #include "pg_disclose.h"
 #include "pg_motion.h"
-#include "pg_ops.h"
+#include "pg_call.h"
 
 typedef struct {
     pg_img *img;                              /* the whole strip */

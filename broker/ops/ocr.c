@@ -9,24 +9,7 @@
 #include <string.h>
 
 #include "ocr/pg_ocr.h"
-#include "pg_ops.h"
-
-pg_err pg_ocr_lang_of(pg_call *c, const char *lang, char out[128], pg_error *e) {
-    if (!c->view->ocr)
-        return pg_error_set(e, PG_E_POLICY, "the administrator turned OCR off (analysis.ocr)", "OCR is off by policy");
-    return pg_policy_ocr_lang(c->view, lang, out, e);
-}
-
-pg_err pg_ocr_with(pg_call *c, const char *lang, pg_ocr_fn fn, void *ctx, pg_error *e) {
-    char spec[128];
-    pg_err rc = pg_ocr_lang_of(c, lang, spec, e);
-    if (rc) return rc;
-    struct pg_ocr *engine = NULL;
-    rc = pg_broker_ocr_take(c->b, spec, &engine, e);
-    if (!rc) rc = fn(engine, ctx, e);
-    pg_broker_ocr_give(c->b, engine);
-    return rc;
-}
+#include "pg_call.h"
 
 typedef struct {
     const pg_img *img;
@@ -44,7 +27,7 @@ static pg_err run_job(pg_ocr *o, void *ctx, pg_error *e) {
 static pg_err broker_ocr(pg_call *c, const char *lang, const pg_img *img, const pg_img_rect *region,
                          const pg_ocr_opts *opts, pg_ocr_result *out, pg_error *e) {
     ocr_job j = {img, region, opts, out};
-    return pg_ocr_with(c, lang, run_job, &j, e);
+    return pg_call_ocr_with(c, lang, run_job, &j, e);
 }
 
 static cJSON *words_json(const pg_ocr_result *r, size_t first, size_t n, bool coarse) {
@@ -86,7 +69,7 @@ pg_err pg_op_ocr(pg_call *c, const pg_args_ocr *a, pg_error *e) {
     cJSON_AddNumberToObject(o, "scale", r.scale);
     cJSON_AddBoolToObject(o, "inverted", r.inverted);
     char spec[128];
-    if (pg_ocr_lang_of(c, a->lang, spec, e) == PG_OK) cJSON_AddStringToObject(o, "lang", spec);
+    if (pg_call_ocr_lang(c, a->lang, spec, e) == PG_OK) cJSON_AddStringToObject(o, "lang", spec);
     cJSON_AddStringToObject(o, "token", a->token);
     pg_ocr_result_fini(&r);
     c->result = o;

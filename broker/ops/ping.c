@@ -1,5 +1,5 @@
 /* ping: liveness, who the broker thinks you are, and the display's state. */
-#include "pg_ops.h"
+#include "pg_call.h"
 
 pg_err pg_op_ping(pg_call *c, const pg_args_ping *a, pg_error *e) {
     (void)a;

@@ -7,7 +7,7 @@
 
 #include "pg_img.h"
 #include "pg_img_codec.h"
-#include "pg_ops.h"
+#include "pg_call.h"
 
 /* Decides whether this release may go ahead; fills the mode it goes under. */
 static pg_err decide(pg_call *c, const pg_tok_meta *m, const char **mode, pg_error *e) {
@@ -140,8 +140,8 @@ pg_err pg_op_approve(pg_call *c, const pg_args_approve *a, pg_error *e) {
     const char *g1[64];
     char b1[4096];
     pg_principal approver, requester;
-    pg_broker_principal(c->peer, &approver, g1, 64, b1, sizeof b1);
-    approver.remote = pg_peer_is_remote(c->peer);
+    pg_identity_principal(c->peer, &approver, g1, 64, b1, sizeof b1);
+    approver.remote = pg_identity_remote(c->peer);
     pg_principal_start(&requester, info.uid, info.user, NULL); /* only who it is: uid and name */
     rc = pg_policy_may_approve(c->policy, &approver, &requester, e);
     if (!rc && !a->show) rc = pg_approval_approve(c->b->approvals, id, (uint32_t)c->peer->uid, &info, e);

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 
 #include "pg_monitor_json.h"
-#include "pg_ops.h"
+#include "pg_call.h"
 
 pg_err pg_op_screens(pg_call *c, const pg_args_screens *a, pg_error *e) {
     (void)a;

@@ -7,7 +7,7 @@
 #include "pg_disclose.h"
 #include "pg_img.h"
 #include "pg_log.h"
-#include "pg_ops.h"
+#include "pg_call.h"
 #include "pg_time.h"
 
 /* --screen, or one monitor of it (--output NAME): a screen capture either way. */
@@ -158,7 +158,7 @@ pg_err pg_op_snapshot(pg_call *c, const pg_args_snapshot *a, pg_error *e) {
     snprintf(c->audit.detail, sizeof c->audit.detail, "%s %ux%u via %s%s", IS_SCREEN(a) ? "screen" : "window", m.width,
              m.height, m.method,
              redacted ? ", denied windows blacked out" : popups ? ", with its popups" : "");
-    cJSON *r = pg_tok_meta_json(c, &m);
+    cJSON *r = pg_call_token_json(c, &m);
     if (!IS_SCREEN(a)) cJSON_ReplaceItemInObject(r, "window", pg_call_window_json(&w));
     cJSON_AddItemToObject(r, "settled", settled ? settled : cJSON_CreateNull());
     if (settle_ms >= 0) cJSON_AddNumberToObject(r, "settle_ms", (double)(int64_t)(settle_ms * 10 + 0.5) / 10);

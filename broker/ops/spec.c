@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "pg_disclose.h"
-#include "pg_ops.h"
+#include "pg_call.h"
 #include "pg_spec.h"
 
 static pg_err range_arg(const char *name, const char *v, pg_spec_range *out, pg_error *e) {

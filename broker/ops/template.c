@@ -2,7 +2,7 @@
  * cross-correlation, OpenCV's TM_CCOEFF_NORMED)? */
 #include <stdio.h>
 
-#include "pg_ops.h"
+#include "pg_call.h"
 
 pg_err pg_op_assert_template(pg_call *c, const pg_args_assert_template *a, pg_error *e) {
     c->audit.kind = "assert";

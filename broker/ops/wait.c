@@ -8,7 +8,7 @@
 
 #include "pg_disclose.h"
 #include "pg_fingerprint.h"
-#include "pg_ops.h"
+#include "pg_call.h"
 #include "pg_time.h"
 
 static double now_s(void) { return pg_mono_ms() / 1000.0; }

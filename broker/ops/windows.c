@@ -2,7 +2,7 @@
  * filtered by a regex. */
 #include <stdlib.h>
 
-#include "pg_ops.h"
+#include "pg_call.h"
 #include "pg_regex.h"
 
 /* Does w belong to a listed window the pattern matches (and may probe)? */

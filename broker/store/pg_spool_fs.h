@@ -1,5 +1,5 @@
 /* pg_spool_fs.h - the token spool's file operations, one implementation per
- * platform (internal to pg_tokstore; pg_token.c is the only caller).
+ * platform (internal to pg_store; pg_token.c is the only caller).
  *
  * pg_spool_fs_posix.c: a directory fd opened O_DIRECTORY|O_NOFOLLOW, files by
  *   openat/unlinkat relative to it (O_EXCL|O_NOFOLLOW, mode 0600).

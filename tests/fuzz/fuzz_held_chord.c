@@ -1,4 +1,4 @@
-/* Fuzz the chord arithmetic of held keys (broker/pg_held.h): a client's
+/* Fuzz the chord arithmetic of held keys (broker/core/pg_held.h): a client's
  * chord, split into parts, joined with the keys held, or stripped of them.
  * The input is "held keys, one per line" then a NUL then the chord. Any
  * bytes give parts that fit their room, and the joined chord ends in the

@@ -2,7 +2,7 @@
 # desktop (broker/platform/fake): no root, no X, no Wine.
 if(NOT WIN32)
   add_library(pg_broker_fixture STATIC pg_broker_fixture.c)
-  target_link_libraries(pg_broker_fixture PUBLIC pg_broker_core pg_platform_fake pg_test_main)
+  target_link_libraries(pg_broker_fixture PUBLIC pg_ops pg_platform_fake pg_test_main)
   # test_dispatch and every test_op_*.c: a new operation's test needs no line here
   file(GLOB pg_op_tests CONFIGURE_DEPENDS RELATIVE ${CMAKE_CURRENT_SOURCE_DIR} ${CMAKE_CURRENT_SOURCE_DIR}/test_op_*.c)
   list(TRANSFORM pg_op_tests REPLACE "\\.c$" "")

@@ -1,5 +1,6 @@
 /* The in-process broker of pg_broker_fixture.h. */
 #include "pg_broker_fixture.h"
+#include "pg_handlers.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -62,7 +63,7 @@ int pg_fx_init(pg_fx *fx, const char *policy_json) {
     pg_error e;
     if (pg_policy_parse(text, strlen(text), &p, &e)) return fprintf(stderr, "fixture policy: %s\n", e.message), -1;
     pg_broker_config cfg = {.policy = p, .policy_path = "(memory)", .state_dir = fx->dir, .spool_dir = spool,
-                            .display = ":fake", .plat_ops = &pg_fake_ops, .memory_budget = 64u << 20,
+                            .display = ":fake", .plat_ops = &pg_fake_ops, .handlers = pg_op_handlers, .memory_budget = 64u << 20,
                             .ttl_s = 3600, .self_uid = (uint32_t)getuid(), .self_pid = getpid()};
     if (pg_broker_init(&fx->b, &cfg, &e)) return fprintf(stderr, "fixture broker: %s\n", e.message), -1;
     pg_broker_open_platform(&fx->b);

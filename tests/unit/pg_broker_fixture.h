@@ -9,7 +9,7 @@
 
 #include <cJSON.h>
 
-#include "pg_broker.h"
+#include "pg_dispatch.h"
 #include "pg_fake.h"
 
 typedef struct {

@@ -281,7 +281,7 @@ PG_TEST(a_window_id_reused_by_a_new_program_is_not_found_under_its_old_generatio
     const cJSON *gen = cJSON_GetObjectItem(w, "generation");
     REQUIRE(cJSON_IsNumber(gen));
     int64_t g = (int64_t)gen->valuedouble;
-    CHECK_EQ_INT(g, pg_broker_process_started_ms(getpid())); /* the owner's start time */
+    CHECK_EQ_INT(g, pg_identity_process_started_ms(getpid())); /* the owner's start time */
     pg_fx_reply_fini(&r);
     char args[160];
     snprintf(args, sizeof args, "{\"id\":%llu,\"generation\":%lld,\"chord\":\"a\"}", (unsigned long long)id, (long long)g);

@@ -289,7 +289,7 @@ PG_TEST(a_real_peer_renamed_sshd_is_judged_like_its_parent) {
     printf("     this process: %s (%s); the renamed child: %s (%s)\n", parent_remote ? "remote" : "local", why,
            p.remote ? "remote" : "local", p.remote_why);
     CHECK_EQ_INT(p.remote, parent_remote);
-    CHECK_EQ_INT(pg_peer_is_remote(&p), parent_remote);
+    CHECK_EQ_INT(pg_identity_remote(&p), parent_remote);
     close(fd);
     waitpid(child, NULL, 0);
     close(lfd);

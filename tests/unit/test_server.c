@@ -1,4 +1,4 @@
-/* The server's capacity rules (broker/pg_server.h) over socket pairs, with
+/* The server's capacity rules (broker/core/pg_server.h) over socket pairs, with
  * a whole broker on the fake desktop behind it: busy is BUSY with the
  * request's own id and a clean end of stream, waiters are served when a
  * worker frees, per-user and outsider limits, one deadline per request, and

@@ -75,11 +75,11 @@ PG_TEST(one_uid_per_sid_and_groups_from_the_connections_token) {
     const char *groups[8];
     char buf[512];
     pg_principal p;
-    pg_broker_principal(&pb, &p, groups, 8, buf, sizeof buf);
+    pg_identity_principal(&pb, &p, groups, 8, buf, sizeof buf);
     CHECK(p.admin);
     CHECK_EQ_INT(p.n_groups, 1);
     if (p.n_groups == 1) CHECK_STR(p.groups[0], "Administrators");
-    pg_broker_principal(&pa, &p, groups, 8, buf, sizeof buf);
+    pg_identity_principal(&pa, &p, groups, 8, buf, sizeof buf);
     CHECK(!p.admin);
     CHECK_EQ_INT(p.n_groups, 0); /* deny-only groups never admit */
 }
@@ -102,12 +102,12 @@ PG_TEST(each_connection_keeps_its_own_groups_not_the_latest_of_its_sid) {
     const char *groups[8];
     char buf[512];
     pg_principal p;
-    pg_broker_principal(&pf, &p, groups, 8, buf, sizeof buf);
+    pg_identity_principal(&pf, &p, groups, 8, buf, sizeof buf);
     CHECK(!p.admin);
     CHECK_EQ_INT(p.n_groups, 0);
     pg_peer pf2;
     REQUIRE(pg_win_peer_from_client(&filtered, &pf2, &e) == PG_OK); /* and another filtered one after */
-    pg_broker_principal(&pe, &p, groups, 8, buf, sizeof buf);
+    pg_identity_principal(&pe, &p, groups, 8, buf, sizeof buf);
     CHECK(p.admin);
     CHECK_EQ_INT(p.n_groups, 1);
 }
@@ -125,19 +125,19 @@ PG_TEST(own_process_identity_and_ownership) {
     CHECK_EQ_INT(pg_win_peer_from_client(&me, &pme, &e), PG_OK);
     CHECK_EQ_INT(pg_win_peer_from_client(&other, &pother, &e), PG_OK);
     bool same = false;
-    CHECK_EQ_INT(pg_broker_input_target(&(pg_window){.pid = GetCurrentProcessId()}, &pme, &same, &e), PG_OK);
+    CHECK_EQ_INT(pg_identity_input_target(&(pg_window){.pid = GetCurrentProcessId()}, &pme, &same, &e), PG_OK);
     CHECK(same);
-    CHECK_EQ_INT(pg_broker_input_target(&(pg_window){.pid = GetCurrentProcessId()}, &pother, &same, &e), PG_OK);
+    CHECK_EQ_INT(pg_identity_input_target(&(pg_window){.pid = GetCurrentProcessId()}, &pother, &same, &e), PG_OK);
     CHECK(!same); /* another user's process */
     pg_peer nobody = pme;
     nobody.sid[0] = '\0'; /* a peer whose SID is unknown owns nothing */
-    CHECK_EQ_INT(pg_broker_input_target(&(pg_window){.pid = GetCurrentProcessId()}, &nobody, &same, &e), PG_OK);
+    CHECK_EQ_INT(pg_identity_input_target(&(pg_window){.pid = GetCurrentProcessId()}, &nobody, &same, &e), PG_OK);
     CHECK(!same);
     /* A requester below the target's integrity is refused whatever the policy says. */
     pg_peer low = pme;
     low.integrity_rid = rid > 0x1000 ? 0x1000 : 0;
     if (rid > 0x1000) {
-        CHECK_EQ_INT(pg_broker_input_target(&(pg_window){.pid = GetCurrentProcessId()}, &low, &same, &e), PG_E_POLICY);
+        CHECK_EQ_INT(pg_identity_input_target(&(pg_window){.pid = GetCurrentProcessId()}, &low, &same, &e), PG_E_POLICY);
         CHECK(strstr(e.message, "integrity") != NULL);
     }
 }
@@ -151,7 +151,7 @@ PG_TEST(vanished_process_is_not_found) {
     pg_peer someone = {.uid = 0x10000, .integrity_rid = 0x3000};
     snprintf(someone.sid, sizeof someone.sid, "%s", USER_A);
     bool same = true;
-    CHECK_EQ_INT(pg_broker_input_target(&(pg_window){.pid = 0x7ffffff0}, &someone, &same, &e), PG_E_NOTFOUND);
+    CHECK_EQ_INT(pg_identity_input_target(&(pg_window){.pid = 0x7ffffff0}, &someone, &same, &e), PG_E_NOTFOUND);
     CHECK(!same);
 }
 

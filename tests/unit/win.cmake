@@ -24,4 +24,4 @@ pg_unit_test(test_win_pipe_server SOURCES test_win_pipe_server.c LIBS pg_win_pip
 pg_unit_test(test_win_helper SOURCES test_win_helper.c LIBS pg_win_helper pg_win_testapp shell32 user32)
 add_dependencies(test_win_helper win32_testapp)
 # Windows principals of the broker core (SID -> uid, policy names, integrity rule).
-pg_unit_test(test_win_peer SOURCES test_win_peer.c LIBS pg_broker_core)
+pg_unit_test(test_win_peer SOURCES test_win_peer.c LIBS pg_shell)

@@ -16,6 +16,7 @@
 
 #include "ocr/pg_ocr.h"
 #include "pg_broker.h"
+#include "pg_handlers.h"
 #include "pg_log.h"
 #include "pg_posix_listener.h"
 #include "pg_server.h"
@@ -276,7 +277,7 @@ int main(int argc, char **argv) {
     pg_broker b;
     pg_broker_config bc = {.policy = policy, .policy_path = policy_path, .state_dir = o.state_dir,
                            .spool_dir = spool, .display = o.display, .journal_socket = o.journal_socket,
-                           .plat_ops = pg_platform_default(),
+                           .plat_ops = pg_platform_default(), .handlers = pg_op_handlers,
                            .quota_cap_bytes = o.quota_given ? o.quota_bytes : 0, .memory_budget = o.memory_budget,
                            .ttl_s = o.ttl_s, .ttl_cap_s = o.ttl_given ? o.ttl_s : 0,
                            .uid_max_tokens = o.tokens_per_user, .pixel_budget = o.pixel_budget,

@@ -346,7 +346,7 @@ pg_err pg_posix_peer_from_socket(int fd, pg_peer *p, pg_error *e) {
     return PG_OK;
 }
 
-void pg_broker_principal(const pg_peer *peer, pg_principal *p, const char **groups, size_t max_groups, char *buf,
+void pg_identity_principal(const pg_peer *peer, pg_principal *p, const char **groups, size_t max_groups, char *buf,
                          size_t buflen) {
     pg_principal_start(p, peer->uid, peer->user, groups);
     pg_account a;
@@ -358,7 +358,7 @@ void pg_broker_principal(const pg_peer *peer, pg_principal *p, const char **grou
     pg_account_free(&a);
 }
 
-bool pg_peer_is_remote(const pg_peer *p) { return p->remote; }
+bool pg_identity_remote(const pg_peer *p) { return p->remote; }
 
 /* ---- whose window is it ------------------------------------------------- */
 
@@ -416,13 +416,13 @@ bool pg_posix_window_owned(const pg_posix_env *env, uint64_t window_id, int64_t 
     return st.start <= first_seen(window_id, pid);
 }
 
-pg_err pg_broker_input_target(const pg_window *w, const pg_peer *peer, bool *same_owner, pg_error *e) {
+pg_err pg_identity_input_target(const pg_window *w, const pg_peer *peer, bool *same_owner, pg_error *e) {
     (void)e;
     *same_owner = pg_posix_window_owned(&pg_posix_env_system, w->id, w->pid, peer->uid);
     return PG_OK;
 }
 
-pg_err pg_broker_process_owner(int64_t pid, char user[64], bool *admin, pg_error *e) {
+pg_err pg_identity_process_owner(int64_t pid, char user[64], bool *admin, pg_error *e) {
     unsigned u[4];
     if (!read_uids(&pg_posix_env_system, pid, u))
         return pg_error_set(e, PG_E_NOTFOUND, NULL, "process %lld cannot be examined", (long long)pid);
@@ -460,7 +460,7 @@ static long long boot_time_s(void) {
     return bt;
 }
 
-int64_t pg_broker_process_started_ms(int64_t pid) {
+int64_t pg_identity_process_started_ms(int64_t pid) {
     unsigned long long ticks;
     long hz = sysconf(_SC_CLK_TCK);
     long long bt = boot_time_s();

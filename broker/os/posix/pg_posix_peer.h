@@ -1,13 +1,13 @@
 /* pg_posix_peer.h - who a POSIX peer is: SO_PEERCRED, the passwd and group
- * databases, /proc. The Windows twin is pg_win_peer.h. This file also
- * implements pg_broker.h's per-platform principal, remoteness and
- * input-target questions.
+ * databases, /proc. The Windows twin is pg_win_peer.h. pg_posix_peer.c also
+ * answers the core's identity questions (broker/core/pg_identity.h):
+ * principal, remoteness, input target, process owner and start.
  * Never: takes a name, uid or pid from the request.
  */
 #ifndef PG_POSIX_PEER_H
 #define PG_POSIX_PEER_H
 
-#include "pg_broker.h"
+#include "pg_identity.h"
 
 /* Processes found with no trusted sshd at or above them, remembered by pid
  * and start time (pg_posix_peer.c says why that verdict keeps). */

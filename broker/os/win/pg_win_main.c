@@ -25,6 +25,7 @@
 
 #include "pg_utf8.h"
 #include "pg_broker.h"
+#include "pg_handlers.h"
 #include "pg_server.h"
 #include "pg_log.h"
 #include "pg_win_helper.h"
@@ -163,6 +164,7 @@ static pg_err broker_start(broker_run *r, pg_error *e) {
     pg_broker_config bc = {.policy = policy, .policy_path = opts.policy_path, .state_dir = audit_dir,
                            .spool_dir = spool, .display = NULL,
                            .plat_ops = opts.in_process ? pg_platform_default() : pg_win_helper_ops(),
+                           .handlers = pg_op_handlers,
                            .quota_cap_bytes = 0, .memory_budget = opts.memory_budget, .ttl_s = opts.ttl_s,
                            .self_uid = 0, .self_pid = (int64_t)GetCurrentProcessId()};
     rc = pg_broker_init(&r->b, &bc, e);

@@ -128,7 +128,7 @@ pg_err pg_win_peer_from_client(const pg_win_client_id *id, pg_peer *p, pg_error 
     return PG_OK;
 }
 
-void pg_broker_principal(const pg_peer *peer, pg_principal *p, const char **groups, size_t max_groups, char *buf,
+void pg_identity_principal(const pg_peer *peer, pg_principal *p, const char **groups, size_t max_groups, char *buf,
                          size_t buflen) {
     pg_principal_start(p, peer->uid, peer->user, groups);
     p->admin = peer->admin;
@@ -137,7 +137,7 @@ void pg_broker_principal(const pg_peer *peer, pg_principal *p, const char **grou
         if (!pg_principal_add_group(p, max_groups, buf, buflen, &used, peer->groups[i])) break;
 }
 
-bool pg_peer_is_remote(const pg_peer *p) {
+bool pg_identity_remote(const pg_peer *p) {
     /* The pipe is created with PIPE_REJECT_REMOTE_CLIENTS unless the policy
      * admits remote clients, so a connected peer is local or allowed. */
     (void)p;
@@ -175,7 +175,7 @@ bool pg_win_integrity_allows(uint32_t requester_rid, uint32_t target_rid) {
     return target_rid <= requester_rid;
 }
 
-pg_err pg_broker_input_target(const pg_window *w, const pg_peer *peer, bool *same_owner, pg_error *e) {
+pg_err pg_identity_input_target(const pg_window *w, const pg_peer *peer, bool *same_owner, pg_error *e) {
     int64_t pid = w->pid;
     char sid[PG_WIN_SID_STR_MAX];
     uint32_t rid;
@@ -191,7 +191,7 @@ pg_err pg_broker_input_target(const pg_window *w, const pg_peer *peer, bool *sam
     return PG_OK;
 }
 
-pg_err pg_broker_process_owner(int64_t pid, char user[64], bool *admin, pg_error *e) {
+pg_err pg_identity_process_owner(int64_t pid, char user[64], bool *admin, pg_error *e) {
     char sid[PG_WIN_SID_STR_MAX], computer[64];
     uint32_t rid = 0;
     pg_err rc = pg_win_process_identity(pid, sid, &rid, e);
@@ -206,7 +206,7 @@ pg_err pg_broker_process_owner(int64_t pid, char user[64], bool *admin, pg_error
     return PG_OK;
 }
 
-int64_t pg_broker_process_started_ms(int64_t pid) {
+int64_t pg_identity_process_started_ms(int64_t pid) {
     if (pid <= 0) return 0;
     HANDLE h = OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION, FALSE, (DWORD)pid);
     if (!h) return 0;

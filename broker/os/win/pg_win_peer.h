@@ -6,14 +6,14 @@
  * the broker runs (tokens do not outlive the broker either). Nothing else is
  * kept per account: each connection's peer carries what its own token says
  * (account name, usable group names, whether it is an administrator, its
- * integrity level), and the policy principal (pg_broker_principal) is built
+ * integrity level), and the policy principal (pg_identity_principal) is built
  * from that peer alone, so a filtered process of an administrator is never
  * judged by an elevated one of the same SID, or the other way round.
  *   Names as the policy sees them: "name" when the account's domain is this
  *   machine, BUILTIN or NT AUTHORITY; "DOMAIN\name" otherwise, so a domain
  *   account never matches a local name by accident.
  * It also implements the core's per-platform questions about processes
- * (pg_broker_input_target in pg_broker.h) from the
+ * (pg_identity.h: pg_identity_input_target and the rest) from the
  * target process's token: owner SID and integrity level.
  * Wine gives every process the same SID and integrity, so there the owner
  * check always holds; the rule itself is pg_win_integrity_allows (pure).
@@ -26,7 +26,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "pg_broker.h"
+#include "pg_identity.h"
 #include "pg_win_pipe_server.h"
 
 /* Fills *p from the kernel's view of a pipe client (pg_win_pipe_server_accept).
