@@ -1,5 +1,6 @@
 /* pg_layout.c - see pg_layout.h. Flat regions, their shapes, then classes. */
 #include "pg_layout.h"
+#include "pg_morph.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -158,28 +159,7 @@ static void measure(const seg *s, uint32_t id, shape *sh, uint8_t *m, uint32_t *
     /* m: 1 region, 2 reached from outside, 0 enclosed */
     for (uint32_t y = 0; y < bh; y++)
         for (uint32_t x = 0; x < bw; x++) m[y * bw + x] = s->lab[(g->y0 + y) * s->w + g->x0 + x] == id;
-    size_t sp = 0;
-#define SEED(X, Y)                                                              \
-    do {                                                                        \
-        uint32_t i_ = (Y) * bw + (X);                                           \
-        if (m[i_] == 0) m[i_] = 2, st[sp++] = i_;                               \
-    } while (0)
-    for (uint32_t x = 0; x < bw; x++) {
-        SEED(x, 0);
-        SEED(x, bh - 1);
-    }
-    for (uint32_t y = 0; y < bh; y++) {
-        SEED(0, y);
-        SEED(bw - 1, y);
-    }
-    while (sp) {
-        uint32_t p = st[--sp], x = p % bw, y = p / bw;
-        if (x > 0) SEED(x - 1, y);
-        if (x + 1 < bw) SEED(x + 1, y);
-        if (y > 0) SEED(x, y - 1);
-        if (y + 1 < bh) SEED(x, y + 1);
-    }
-#undef SEED
+    pg_morph_fill_from_edge(m, bw, bh, st);
     sh->hx0 = UINT32_MAX, sh->hy0 = UINT32_MAX;
     for (uint32_t y = 0; y < bh; y++)
         for (uint32_t x = 0; x < bw; x++) {

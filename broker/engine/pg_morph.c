@@ -163,3 +163,30 @@ pg_err pg_morph_components(const uint8_t *mask, uint32_t w, uint32_t h, uint64_t
     while (*n_out > 0 && out[*n_out - 1].pixels < min_pixels) (*n_out)--;
     return PG_OK;
 }
+
+/* Pushes cell i when it is open (0), marking it reached (2) at once so that
+ * it is pushed no more than once: the stack never holds more than w * h. */
+static inline void fill_seed(uint8_t *m, uint32_t *stack, size_t *sp, size_t i) {
+    if (m[i] == 0) m[i] = 2, stack[(*sp)++] = (uint32_t)i;
+}
+
+void pg_morph_fill_from_edge(uint8_t *m, uint32_t w, uint32_t h, uint32_t *stack) {
+    if (!w || !h) return;
+    size_t sp = 0;
+    for (uint32_t x = 0; x < w; x++) {
+        fill_seed(m, stack, &sp, x);
+        fill_seed(m, stack, &sp, (size_t)(h - 1) * w + x);
+    }
+    for (uint32_t y = 0; y < h; y++) {
+        fill_seed(m, stack, &sp, (size_t)y * w);
+        fill_seed(m, stack, &sp, (size_t)y * w + w - 1);
+    }
+    while (sp) {
+        size_t p = stack[--sp];
+        uint32_t x = (uint32_t)(p % w), y = (uint32_t)(p / w);
+        if (x > 0) fill_seed(m, stack, &sp, p - 1);
+        if (x + 1 < w) fill_seed(m, stack, &sp, p + 1);
+        if (y > 0) fill_seed(m, stack, &sp, p - w);
+        if (y + 1 < h) fill_seed(m, stack, &sp, p + w);
+    }
+}

@@ -36,6 +36,11 @@ pg_err pg_morph_close(const uint8_t *in, uint8_t *out, uint32_t w, uint32_t h, u
                       pg_error *e);
 
 /* 3x3 max - min of grey into out (w*h). */
+/* Marks with 2 every 0 cell of m (w x h, row-major) that a 4-connected path
+ * of 0 cells joins to the grid's edge; nonzero cells are walls and stay as
+ * they are. stack has room for w * h entries. The 0 cells left are the
+ * enclosed ones: a shape's holes, the text cut out of a button. */
+void pg_morph_fill_from_edge(uint8_t *m, uint32_t w, uint32_t h, uint32_t *stack);
 pg_err pg_morph_gradient(const uint8_t *grey, uint8_t *out, uint32_t w, uint32_t h, pg_error *e);
 
 /* Otsu's threshold; 0 when the histogram holds a single value. */

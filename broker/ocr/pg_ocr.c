@@ -16,6 +16,7 @@
 #include <utf8proc.h>
 #endif
 
+#include "pg_morph.h"
 #include "pg_time.h"
 
 struct pg_ocr {
@@ -338,33 +339,12 @@ static int64_t enclosed(const uint8_t *m, uint32_t w, uint32_t x0, uint32_t y0, 
         free(st);
         return -1;
     }
-    size_t sn = 0;
-#define FREE_AT(x, y) (m[(size_t)(y0 + (y)) * w + x0 + (x)] != 3)
-#define SEED(x, y)                                                          \
-    do {                                                                    \
-        size_t i_ = (size_t)(y) * bw + (x);                                 \
-        if (!out[i_] && FREE_AT(x, y)) out[i_] = 1, st[sn++] = (uint32_t)i_; \
-    } while (0)
-    for (uint32_t x = 0; x < bw; x++) {
-        SEED(x, 0);
-        SEED(x, bh - 1);
-    }
-    for (uint32_t y = 0; y < bh; y++) {
-        SEED(0, y);
-        SEED(bw - 1, y);
-    }
-    while (sn) {
-        uint32_t p = st[--sn], x = p % bw, y = p / bw;
-        if (x > 0) SEED(x - 1, y);
-        if (x + 1 < bw) SEED(x + 1, y);
-        if (y > 0) SEED(x, y - 1);
-        if (y + 1 < bh) SEED(x, y + 1);
-    }
-    int64_t cnt = 0;
+    /* out: 1 where the component is (a wall), then 2 where the box's edge is reached */
     for (uint32_t y = 0; y < bh; y++)
-        for (uint32_t x = 0; x < bw; x++) cnt += !out[(size_t)y * bw + x] && FREE_AT(x, y);
-#undef SEED
-#undef FREE_AT
+        for (uint32_t x = 0; x < bw; x++) out[(size_t)y * bw + x] = m[(size_t)(y0 + y) * w + x0 + x] == 3;
+    pg_morph_fill_from_edge(out, bw, bh, st);
+    int64_t cnt = 0;
+    for (size_t i = 0; i < n; i++) cnt += !out[i];
     free(out);
     free(st);
     return cnt;
