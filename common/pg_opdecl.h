@@ -23,7 +23,7 @@
  *
  * Adding an operation: one PG_OP block in pg_ops.def, its handler
  * broker/ops/<op>.c, its unit test, and the doc lines the agreement test
- * (tests/unit/test_opdecl.c, tools/pg_gendoc) asks for. See
+ * (unit.doc_agreement: tools/pg_gendoc) asks for. See
  * docs/architecture.md "Adding an operation".
  */
 #ifndef PG_OPDECL_H

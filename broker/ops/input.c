@@ -579,17 +579,23 @@ static pg_err one_point_in(pg_call *c, const char *token, bool has_at, pg_point 
 }
 
 /* move and scroll: one point, which --in TOKEN maps. */
-#define ONE_POINT_OP(op, fn)                                                     \
-    pg_err pg_op_##op(pg_call *c, const pg_args_##op *a, pg_error *e) {         \
-        pg_target t = PG_TARGET_OF(a);                                           \
-        pg_receipt rcpt = PG_RECEIPT_OF(a);                                      \
-        pg_args_##op b = *a;                                                     \
-        in_token in = {0};                                                       \
-        pg_err rc = one_point_in(c, a->in, a->has_at, &b.at, &in, &t, e);       \
-        return rc ? rc : with_target(c, &t, &b, fn, &rcpt, &in, e);             \
-    }
-ONE_POINT_OP(move, do_move)
-ONE_POINT_OP(scroll, do_scroll)
+pg_err pg_op_move(pg_call *c, const pg_args_move *a, pg_error *e) {
+    pg_target t = PG_TARGET_OF(a);
+    pg_receipt rcpt = PG_RECEIPT_OF(a);
+    pg_args_move b = *a;
+    in_token in = {0};
+    pg_err rc = one_point_in(c, a->in, a->has_at, &b.at, &in, &t, e);
+    return rc ? rc : with_target(c, &t, &b, do_move, &rcpt, &in, e);
+}
+
+pg_err pg_op_scroll(pg_call *c, const pg_args_scroll *a, pg_error *e) {
+    pg_target t = PG_TARGET_OF(a);
+    pg_receipt rcpt = PG_RECEIPT_OF(a);
+    pg_args_scroll b = *a;
+    in_token in = {0};
+    pg_err rc = one_point_in(c, a->in, a->has_at, &b.at, &in, &t, e);
+    return rc ? rc : with_target(c, &t, &b, do_scroll, &rcpt, &in, e);
+}
 
 pg_err pg_op_drag(pg_call *c, const pg_args_drag *a, pg_error *e) {
     pg_target t = PG_TARGET_OF(a);
