@@ -71,6 +71,15 @@ static double conf_shown(shown *s, double conf) {
     return pg_disclose_step(conf, 0, 100, CONF_STEP, &s->bits);
 }
 
+/* The mean of the confidences shown: about protected pixels a function of
+ * what the words already carry (no bits of its own), 0 with no words. */
+static double mean_conf_shown(const pg_ocr_result *r, const shown *s) {
+    if (!s->coarse) return (int)(r->mean_conf * 10) / 10.0;
+    double sum = 0, ignored = 0;
+    for (size_t i = 0; i < r->n_words; i++) sum += pg_disclose_step(r->words[i].conf, 0, 100, CONF_STEP, &ignored);
+    return r->n_words ? (int)(sum / (double)r->n_words + 0.5) : 0;
+}
+
 static pg_img_rect box_shown(shown *s, pg_img_rect box) {
     return s->coarse ? pg_disclose_box(box, s->w, s->h, &s->bits) : box;
 }
@@ -132,7 +141,7 @@ static cJSON *ocr_json(void *ctx, shown *s) {
     cJSON_AddStringToObject(o, "text", r->text);
     cJSON_AddItemToObject(o, "words", words_json(r, 0, r->n_words, s));
     cJSON_AddNumberToObject(o, "lines", (double)r->n_lines);
-    if (!s->withheld) cJSON_AddNumberToObject(o, "mean_conf", conf_shown(s, r->mean_conf));
+    if (!s->withheld) cJSON_AddNumberToObject(o, "mean_conf", mean_conf_shown(r, s));
     char spec[128];
     pg_error ignored;
     if (pg_ocr_lang_of(rep->c, rep->a->lang, spec, &ignored) == PG_OK) cJSON_AddStringToObject(o, "lang", spec);
