@@ -102,7 +102,12 @@ SECTIONS = [
              "`not_found`; `held` is what you still have. When your quota is reached a snapshot is refused (exit 3) with a message saying how many tokens and MiB you hold and what the capture needs, and a recovery tip naming `pixelgate drop TOKEN...` and `pixelgate drop --all`."),
     ("ocr", "Text and word boxes, read inside the broker (Tesseract). `--lang` picks the language model (one "
             "of the policy's `analysis.ocr_languages`; `caps` lists them); `--field` reads a region as one "
-            "field: one line, the text caret removed, small text upscaled, light-on-dark read inverted."),
+            "field: one line, the text caret removed, small text upscaled, light-on-dark read inverted. The "
+            "engine's own choices (scale, polarity) are not in the answer. About pixels you may not have "
+            "(`expose_pixels` analyze-only or never) word boxes are on the 8-pixel grid and confidences in steps "
+            "of 10, both charged to the disclosure budget (`\"geometry\":\"coarse\"`); once the budget is spent "
+            "the words come back with their text and line only (`\"geometry\":\"withheld: ...\"`): the text is "
+            "never withheld."),
     ("click", "At a point (`--at X,Y`), or at the centre (plus `--offset`) of text (`--text`, by OCR) or a "
               "template (`--template`) found in a fresh capture. A click on a point another window covers is "
               "refused (exit 3), and input goes only to windows of your own programs. `--control N --in TOKEN` "

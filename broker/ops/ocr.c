@@ -10,6 +10,7 @@
 
 #include "ocr/pg_ocr.h"
 #include "pg_call.h"
+#include "pg_disclose.h"
 
 typedef struct {
     const pg_img *img;
@@ -30,21 +31,105 @@ static pg_err broker_ocr(pg_call *c, const char *lang, const pg_img *img, const 
     return pg_call_ocr_with(c, lang, run_job, &j, e);
 }
 
-static cJSON *words_json(const pg_ocr_result *r, size_t first, size_t n, bool coarse) {
+/* How a reply shows what OCR found beyond its text. The text, each word's
+ * text and line, and the line count are the analysis.ocr release (the line
+ * count and a word's line follow from the text's rows). Everything else comes
+ * from the pixels and not from the text: where each word sits and how sure
+ * Tesseract was. About protected pixels those are coarse (boxes on the
+ * disclosure grid, confidences in steps of 10) and charged; when the budget
+ * cannot pay, they are withheld and the text still comes back (whether the
+ * budget pays depends on the word count and the image size only, so the
+ * choice tells nothing). */
+typedef struct {
+    bool coarse;      /* protected pixels */
+    bool withheld;    /* coarse, and the budget refused the geometry */
+    uint32_t w, h;    /* the image, for the grid */
+    double bits;      /* what the coarse fields shown can carry */
+} shown;
+
+#define CONF_STEP 10.0 /* 11 levels: 3.5 bits, enough to tell a sure word from a guess */
+
+static double conf_shown(shown *s, double conf) {
+    if (!s->coarse) return (int)(conf * 10) / 10.0;
+    return pg_disclose_step(conf, 0, 100, CONF_STEP, &s->bits);
+}
+
+/* The mean of the confidences shown: about protected pixels a function of
+ * what the words already carry (no bits of its own), 0 with no words. */
+static double mean_conf_shown(const pg_ocr_result *r, const shown *s) {
+    if (!s->coarse) return (int)(r->mean_conf * 10) / 10.0;
+    double sum = 0, ignored = 0;
+    for (size_t i = 0; i < r->n_words; i++) sum += pg_disclose_step(r->words[i].conf, 0, 100, CONF_STEP, &ignored);
+    return r->n_words ? (int)(sum / (double)r->n_words + 0.5) : 0;
+}
+
+static pg_img_rect box_shown(shown *s, pg_img_rect box) {
+    return s->coarse ? pg_disclose_box(box, s->w, s->h, &s->bits) : box;
+}
+
+static cJSON *words_json(const pg_ocr_result *r, size_t first, size_t n, shown *s) {
     cJSON *arr = cJSON_CreateArray();
     for (size_t i = first; i < first + n && i < r->n_words; i++) {
         const pg_ocr_word *w = &r->words[i];
         cJSON *o = cJSON_CreateObject();
         cJSON_AddStringToObject(o, "text", w->text);
-        cJSON_AddNumberToObject(o, "x", w->x);
-        cJSON_AddNumberToObject(o, "y", w->y);
-        cJSON_AddNumberToObject(o, "w", w->w);
-        cJSON_AddNumberToObject(o, "h", w->h);
-        cJSON_AddNumberToObject(o, "conf", coarse ? (int)w->conf : (int)(w->conf * 10) / 10.0);
+        if (!s->withheld) {
+            pg_img_rect b = box_shown(s, (pg_img_rect){(uint32_t)w->x, (uint32_t)w->y, (uint32_t)w->w, (uint32_t)w->h});
+            cJSON_AddNumberToObject(o, "x", b.x);
+            cJSON_AddNumberToObject(o, "y", b.y);
+            cJSON_AddNumberToObject(o, "w", b.w);
+            cJSON_AddNumberToObject(o, "h", b.h);
+            cJSON_AddNumberToObject(o, "conf", conf_shown(s, w->conf));
+        }
         cJSON_AddNumberToObject(o, "line", w->line);
         cJSON_AddItemToArray(arr, o);
     }
     return arr;
+}
+
+/* Charges what the coarse fields of *o carry (s->bits, gathered while o was
+ * built). A refusal is not the caller's error: *o is rebuilt without them by
+ * build, and the reply says so in "geometry". */
+typedef cJSON *(*build_fn)(void *ctx, shown *s);
+
+static cJSON *build_charged(pg_call *c, build_fn build, void *ctx, shown *s) {
+    cJSON *o = build(ctx, s);
+    if (!s->coarse) return o;
+    pg_error refused;
+    if (pg_call_disclose(c, s->bits, &refused) == PG_OK) {
+        cJSON_AddStringToObject(o, "geometry", "coarse");
+        return o;
+    }
+    cJSON_Delete(o);
+    s->withheld = true, s->bits = 0;
+    o = build(ctx, s);
+    cJSON_AddStringToObject(o, "geometry", "withheld: the disclosure budget is spent; the text is complete");
+    return o;
+}
+
+typedef struct {
+    pg_call *c;
+    const pg_args_ocr *a;
+    const pg_ocr_result *r;
+} ocr_reply;
+
+/* The reply of ocr. The engine's own choices (scale, polarity, segmentation
+ * mode) stay in the broker: the polarity is "mean luma < 128" over the
+ * region, an exact luminance predicate that a sliding region turns into
+ * block sums of the pixels (issue 27). */
+static cJSON *ocr_json(void *ctx, shown *s) {
+    ocr_reply *rep = ctx;
+    const pg_ocr_result *r = rep->r;
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "text", r->text);
+    cJSON_AddItemToObject(o, "words", words_json(r, 0, r->n_words, s));
+    cJSON_AddNumberToObject(o, "lines", (double)r->n_lines);
+    if (!s->withheld) cJSON_AddNumberToObject(o, "mean_conf", mean_conf_shown(r, s));
+    char spec[128];
+    pg_error ignored;
+    if (pg_call_ocr_lang(rep->c, rep->a->lang, spec, &ignored) == PG_OK) cJSON_AddStringToObject(o, "lang", spec);
+    cJSON_AddStringToObject(o, "token", rep->a->token);
+    return o;
 }
 
 pg_err pg_op_ocr(pg_call *c, const pg_args_ocr *a, pg_error *e) {
@@ -54,34 +139,63 @@ pg_err pg_op_ocr(pg_call *c, const pg_args_ocr *a, pg_error *e) {
     char label[64];
     pg_err rc = pg_call_token_image(c, a->token, &img, label, NULL, e);
     pg_ocr_result r = {0};
+    uint32_t w = img ? img->width : 0, h = img ? img->height : 0;
     if (!rc && a->has_region) rc = pg_call_area(c, (uint64_t)region.w * region.h, "OCR of a region", e);
     pg_ocr_opts opts = {.field = a->field};
     if (!rc) rc = broker_ocr(c, a->lang, img, a->has_region ? &region : NULL, &opts, &r, e);
     pg_img_free(img);
     if (rc) return rc;
-    snprintf(c->audit.detail, sizeof c->audit.detail, "%zu words%s", r.n_words, a->field ? ", field" : "");
-    cJSON *o = cJSON_CreateObject();
-    cJSON_AddStringToObject(o, "text", r.text);
-    bool coarse = pg_call_protected(c);
-    cJSON_AddItemToObject(o, "words", words_json(&r, 0, r.n_words, coarse));
-    cJSON_AddNumberToObject(o, "lines", (double)r.n_lines);
-    cJSON_AddNumberToObject(o, "mean_conf", coarse ? (int)r.mean_conf : (int)(r.mean_conf * 10) / 10.0);
-    cJSON_AddNumberToObject(o, "scale", r.scale);
-    cJSON_AddBoolToObject(o, "inverted", r.inverted);
-    char spec[128];
-    if (pg_call_ocr_lang(c, a->lang, spec, e) == PG_OK) cJSON_AddStringToObject(o, "lang", spec);
-    cJSON_AddStringToObject(o, "token", a->token);
+    shown sh = {.coarse = pg_call_protected(c), .w = w, .h = h};
+    ocr_reply rep = {c, a, &r};
+    c->result = build_charged(c, ocr_json, &rep, &sh);
+    snprintf(c->audit.detail, sizeof c->audit.detail, "%zu words%s%s", r.n_words, a->field ? ", field" : "",
+             sh.withheld ? ", geometry withheld (budget)" : "");
     pg_ocr_result_fini(&r);
-    c->result = o;
     return PG_OK;
 }
 
-static cJSON *match_json(const pg_img_rect *box) {
+static void match_json(cJSON *o, const pg_img_rect *box) {
     cJSON *b = pg_rect_json(box);
     cJSON *ctr = cJSON_AddObjectToObject(b, "center");
     cJSON_AddNumberToObject(ctr, "x", box->x + box->w / 2);
     cJSON_AddNumberToObject(ctr, "y", box->y + box->h / 2);
-    return b;
+    cJSON_AddItemToObject(o, "match", b);
+}
+
+typedef struct {
+    const char *phrase;
+    const pg_find_text_opts *fo;
+    const pg_ocr_result *r;
+    bool found, measured;
+    const pg_ocr_match *m;
+    const pg_ocr_near *near;
+} find_reply;
+
+/* The reply of a text search: found or not, the distance measures and the
+ * text read (all functions of the text and the phrase), and where the match
+ * is (shown like ocr's word boxes; the center is the shown box's). */
+static cJSON *find_json(void *ctx, shown *s) {
+    const find_reply *f = ctx;
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddBoolToObject(o, "found", f->found);
+    cJSON_AddStringToObject(o, "expect", f->phrase);
+    cJSON_AddBoolToObject(o, "exact", f->fo->exact);
+    if (f->fo->normalize) cJSON_AddStringToObject(o, "normalized", "NFKC+casefold");
+    if (f->measured) {
+        cJSON_AddNumberToObject(o, "edit_distance", (double)f->near->distance);
+        cJSON_AddNumberToObject(o, "max_distance", (double)f->fo->max_distance);
+        cJSON_AddNumberToObject(o, "similarity", (int)(f->near->similarity * 1000) / 1000.0);
+        cJSON_AddStringToObject(o, "closest", f->near->matched);
+    }
+    if (f->found) {
+        if (!s->withheld) {
+            pg_img_rect b = box_shown(s, f->m->box);
+            match_json(o, &b);
+        }
+        cJSON_AddItemToObject(o, "words", words_json(f->r, f->m->first_word, f->m->n_words, s));
+    }
+    cJSON_AddStringToObject(o, "text_read", f->r->text);
+    return o;
 }
 
 pg_err pg_find_text(pg_call *c, const pg_img *img, const pg_img_rect *region, const char *phrase, bool exact,
@@ -119,25 +233,12 @@ pg_err pg_find_text_ex(pg_call *c, const pg_img *img, const pg_img_rect *region,
             m.box = near.box, m.first_word = near.first_word, m.n_words = near.n_words;
         }
     }
-    cJSON *o = cJSON_CreateObject();
-    cJSON_AddBoolToObject(o, "found", found == PG_OK);
-    cJSON_AddStringToObject(o, "expect", phrase);
-    cJSON_AddBoolToObject(o, "exact", fo->exact);
-    if (fo->normalize) cJSON_AddStringToObject(o, "normalized", "NFKC+casefold");
-    if (measured) {
-        cJSON_AddNumberToObject(o, "edit_distance", (double)near.distance);
-        cJSON_AddNumberToObject(o, "max_distance", (double)fo->max_distance);
-        cJSON_AddNumberToObject(o, "similarity", (int)(near.similarity * 1000) / 1000.0);
-        cJSON_AddStringToObject(o, "closest", near.matched);
-    }
-    if (found == PG_OK) {
-        cJSON_AddItemToObject(o, "match", match_json(&m.box));
-        cJSON_AddItemToObject(o, "words", words_json(&r, m.first_word, m.n_words, pg_call_protected(c)));
-        if (box) *box = m.box;
-    }
-    cJSON_AddStringToObject(o, "text_read", r.text);
+    find_reply f = {phrase, fo, &r, found == PG_OK, measured, &m, &near};
+    /* nothing found shows no geometry: a wait polling for the text is not charged per frame */
+    shown sh = {.coarse = pg_call_protected(c) && f.found, .w = img->width, .h = img->height};
+    *out = build_charged(c, find_json, &f, &sh);
+    if (f.found && box) *box = m.box; /* exact: the broker's own click aims with it */
     pg_ocr_result_fini(&r);
-    *out = o;
     return PG_OK;
 }
 

@@ -28,9 +28,13 @@ out=$(AS ocr "$BEFORE")
 check "ocr reads the status label" grep -q "Status: idle" <<<"$(jq -r .text <<<"$out")"
 check "ocr gives word boxes inside the window" test "$(jq '[.words[] | select(.x >= 0 and .y >= 0 and .w > 0 and .h > 0)] | length > 3' <<<"$out")" = true
 read -r BX BY BW BH < <(jq -r '"\(.press.x) \(.press.y) \(.press.w) \(.press.h)"' "$PG_STATE_FILE")
-check "the word 'Press' is boxed inside the real button" \
+# analyze-only: word boxes are grown out to the 8-pixel disclosure grid, and charged
+check "the word 'Press' is boxed inside the real button (within the disclosure grid)" \
     test "$(jq --argjson bx "$BX" --argjson by "$BY" --argjson bw "$BW" --argjson bh "$BH" \
-      '[.words[] | select(.text=="Press") | select(.x >= $bx and .y >= $by and .x+.w <= $bx+$bw and .y+.h <= $by+$bh)] | length' <<<"$out")" = 1
+      '[.words[] | select(.text=="Press") | select(.x % 8 == 0 and .y % 8 == 0 and .x >= $bx - 8 and .y >= $by - 8
+        and .x+.w <= $bx+$bw+8 and .y+.h <= $by+$bh+8)] | length' <<<"$out")" = 1
+check "ocr says its geometry is coarse and shows no polarity or scale" \
+    test "$(jq -c '[.geometry, has("inverted"), has("scale")]' <<<"$out")" = '["coarse",false,false]'
 
 # --- click by label text, then settle
 out=$(AS click --window "$W" --text "Press me")

