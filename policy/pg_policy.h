@@ -128,6 +128,12 @@ typedef struct {
     const pg_policy_patset *allow_windows;     /* NULL: any window (subject to ownership) */
     const pg_policy_patset *allow_windows_user;/* NULL: no further narrowing */
     bool input_other_users;
+    /* How long one connection may keep keys or buttons held down (key-down,
+     * mouse-down): hold_idle_s without a new input request from it, and
+     * hold_max_s from its first press, whatever it sends; then the broker
+     * lets go (docs/policy.md "input"). The holder's own view decides. */
+    uint32_t hold_idle_s;
+    uint32_t hold_max_s;
     uint32_t token_ttl_s;
     uint64_t spool_quota_bytes;  /* this user's tokens together (the whole spool is capped by
                                     pg_policy_settings()->spool_quota_bytes) */

@@ -22,6 +22,8 @@
 
 /* Defaults (docs/policy.md, "Defaults"). */
 #define DEF_TTL_S 3600u
+#define DEF_HOLD_IDLE_S 10u
+#define DEF_HOLD_MAX_S 60u
 #define DEF_QUOTA_MB 1024u
 #define DEF_MAX_INPUT_BYTES 67108864u
 #define DEF_MAX_PIXELS 100000000u
@@ -597,7 +599,7 @@ static pg_err parse_ocr_langs(pc *c, const cJSON *x, const char *path, const pg_
 }
 static const char *const user_analysis_forbidden[] = {"allowlist", NULL};
 static const char *const capture_keys[] = {"deny_windows", NULL};
-static const char *const input_keys[] = {"allow_windows", "other_users", NULL};
+static const char *const input_keys[] = {"allow_windows", "other_users", "hold_idle_s", "hold_max_s", NULL};
 static const char *const tokens_keys[] = {"ttl_s", "spool_quota_mb", NULL};
 static const char *const images_keys[] = {"max_input_bytes", "max_pixels", NULL};
 static const char *const disclosure_keys[] = {"bits_per_source_hour", "bits_per_user_hour", "min_area", NULL};
@@ -912,6 +914,17 @@ static pg_err parse_section(pc *c, const cJSON *obj, const char *path, const pg_
             if (is_user && b && !g->input_other_users) return bad(c, el, "may only tighten (global is false)");
             v->input_other_users = b;
         }
+        uint64_t u = 0;
+        if ((y = get(x, "hold_idle_s"))) {
+            path_key(el, sub, "hold_idle_s");
+            if ((rc = tighten_uint(c, y, el, 1, 600, is_user ? g->hold_idle_s : 0, is_user, &u)) != PG_OK) return rc;
+            v->hold_idle_s = (uint32_t)u;
+        }
+        if ((y = get(x, "hold_max_s"))) {
+            path_key(el, sub, "hold_max_s");
+            if ((rc = tighten_uint(c, y, el, 1, 3600, is_user ? g->hold_max_s : 0, is_user, &u)) != PG_OK) return rc;
+            v->hold_max_s = (uint32_t)u;
+        }
     }
     if ((x = get(obj, "tokens"))) {
         path_key(sub, path, "tokens");
@@ -1044,6 +1057,8 @@ static pg_err parse_root(pc *c, const cJSON *root) {
     g->ocr_langs = default_ocr_langs;
     g->n_ocr_langs = sizeof default_ocr_langs / sizeof *default_ocr_langs;
     g->token_ttl_s = DEF_TTL_S;
+    g->hold_idle_s = DEF_HOLD_IDLE_S;
+    g->hold_max_s = DEF_HOLD_MAX_S;
     g->spool_quota_bytes = DEF_QUOTA_MB * MIB;
     g->max_input_bytes = DEF_MAX_INPUT_BYTES;
     g->max_pixels = DEF_MAX_PIXELS;

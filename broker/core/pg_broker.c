@@ -402,6 +402,13 @@ static void publish_held(pg_broker *b) {
     atomic_store(&b->held_by, pg_held_any(&b->held) ? (uintptr_t)b->held.holder | 1u : 0u);
 }
 
+void pg_broker_expire_held_locked(pg_broker *b) {
+    char why[128];
+    if (!pg_held_expired(&b->held, pg_mono_us(), why, sizeof why)) return;
+    pg_broker_release_held_locked(b, why);
+    publish_held(b);
+}
+
 void pg_broker_release_held(pg_broker *b, const void *conn) {
     /* Only conn's own worker can make it a holder, and it is here: a
      * connection that held nothing goes without the lock (a 10 s drag of
@@ -475,6 +482,7 @@ void pg_broker_watch_once(pg_broker *b) {
             pg_error_clear(&e);
             open_handle(b, &b->plat, &b->plat_gen, &e);
         }
+        pg_broker_expire_held_locked(b); /* nobody else may ask: a hold ends on time all the same */
         pthread_mutex_unlock(&b->plat_lock);
     }
     for (unsigned i = 0; i < b->n_readers; i++) {

@@ -200,6 +200,10 @@ pg_err pg_broker_plat_lock(pg_broker *b, pg_error *e);
  * the reverse of their order, and records it in the audit log as the
  * holder's input, with why ("the connection ended"). plat_lock held. */
 void pg_broker_release_held_locked(pg_broker *b, const char *why);
+/* Lets go of what is held when the hold outlived its limits
+ * (pg_held_expired), recording why; plat_lock held. The watcher calls it
+ * every half second, and input calls it before judging the input lock. */
+void pg_broker_expire_held_locked(pg_broker *b);
 /* The end of a connection: releases what it held (takes plat_lock). */
 void pg_broker_release_held(pg_broker *b, const void *conn);
 void pg_broker_plat_unlock(pg_broker *b);

@@ -80,6 +80,10 @@ struct pg_call {
     bool intent_refused; /* it could not be written: nothing was done */
     /* pg_dispatch_begin: the operation is known and the peer admitted (or not). */
     bool begun;
+    /* Admitted only to end a hold (key-up --all): root or an approver who is
+     * not one of the policy's clients. A person can always let go of keys an
+     * agent holds down; nothing else is open to them this way. */
+    bool person_only;
     pg_err admit_rc;
 };
 

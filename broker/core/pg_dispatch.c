@@ -120,7 +120,16 @@ static pg_err admit(pg_call *c, pg_error *e) {
         c->view = pg_policy_view_for(c->policy, c->peer->user);
         return PG_OK;
     }
-    return admit_principal(c->policy, c->peer, &c->view, e);
+    pg_err rc = admit_principal(c->policy, c->peer, &c->view, e);
+    /* key-up is open to root and approvers who are not clients: the handler
+     * then takes only --all (c->person_only), to end an agent's hold. */
+    if (rc == PG_E_POLICY && c->op == &pg_opdecls[PG_OPI_key_up] && pg_call_is_approver(c)) {
+        pg_error_clear(e);
+        c->view = pg_policy_view_for(c->policy, c->peer->user);
+        c->person_only = true;
+        return PG_OK;
+    }
+    return rc;
 }
 
 bool pg_dispatch_admitted(pg_broker *b, const pg_peer *peer) {

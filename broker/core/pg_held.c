@@ -95,10 +95,30 @@ void pg_held_strip(const pg_held *h, const char *chord, char *out, size_t cap) {
         if ((i + 1 == n || !pg_held_has_key(h, parts[i])) && !append(out, cap, &len, parts[i])) return;
 }
 
-void pg_held_claim(pg_held *h, const void *conn, uint32_t uid, const char *user, int64_t pid, uint64_t window) {
+void pg_held_claim(pg_held *h, const void *conn, uint32_t uid, const char *user, int64_t pid, uint64_t window,
+                   int64_t now_us, uint32_t idle_ms, uint32_t max_ms) {
     if (pg_held_any(h)) return;
     h->holder = conn, h->uid = uid, h->pid = pid, h->window = window;
     snprintf(h->user, sizeof h->user, "%s", user ? user : "");
+    h->since_us = h->last_us = now_us;
+    h->idle_ms = idle_ms, h->max_ms = max_ms;
+}
+
+void pg_held_touch(pg_held *h, int64_t now_us) {
+    if (pg_held_any(h)) h->last_us = now_us;
+}
+
+bool pg_held_expired(const pg_held *h, int64_t now_us, char *why, size_t n) {
+    if (!pg_held_any(h)) return false;
+    if (h->max_ms && now_us - h->since_us >= (int64_t)h->max_ms * 1000) {
+        snprintf(why, n, "held for %u s, the limit from the first press (input.hold_max_s)", h->max_ms / 1000);
+        return true;
+    }
+    if (h->idle_ms && now_us - h->last_us >= (int64_t)h->idle_ms * 1000) {
+        snprintf(why, n, "no input from the holder for %u s (input.hold_idle_s)", h->idle_ms / 1000);
+        return true;
+    }
+    return false;
 }
 
 bool pg_held_add_key(pg_held *h, const char *name) {

@@ -4,7 +4,11 @@
  * the connection it belongs to: the input lock. While one connection holds
  * anything, input from every other connection is refused BUSY (its keys
  * would land with those modifiers down); everything held is released when
- * the holder lets go of it, or when its connection ends (pg_broker_release_held).
+ * the holder lets go of it, when its connection ends (pg_broker_release_held),
+ * or when the hold outlives its limits (pg_held_expired): idle_ms without a
+ * new input request from the holder, or max_ms from its first press, which
+ * nothing the holder sends extends; so the person's keyboard never stays
+ * modified for longer, whatever an agent keeps alive.
  * It also builds the chord a key makes with what is held, so that the
  * keyguard judges "ctrl+alt+Delete" whether it was sent as one chord or
  * built from key-down ctrl, key-down alt, key Delete.
@@ -29,6 +33,10 @@ typedef struct {
     char keys[PG_HELD_MAX][64]; /* in the order they went down */
     size_t n_keys;
     unsigned buttons;     /* bit b set: button b (pg_button) down */
+    int64_t since_us;     /* pg_mono_us of the first press */
+    int64_t last_us;      /* pg_mono_us of the holder's last input request */
+    uint32_t idle_ms;     /* limits the holder's policy set at the first press */
+    uint32_t max_ms;
 } pg_held;
 
 /* Is anything held (a key or a button)? */
@@ -49,8 +57,16 @@ size_t pg_held_split(const char *chord, char parts[][64], size_t max);
  * second press and its release would let go of the held one). */
 void pg_held_strip(const pg_held *h, const char *chord, char *out, size_t cap);
 /* Bookkeeping after the platform pressed or released. */
-/* The first press: conn (whose uid, user, pid) holds the display's input now. */
-void pg_held_claim(pg_held *h, const void *conn, uint32_t uid, const char *user, int64_t pid, uint64_t window);
+/* The first press: conn (whose uid, user, pid) holds the display's input
+ * now, from now_us, for at most max_ms and idle_ms between its requests
+ * (0: that limit off). A later press of the same holder changes nothing. */
+void pg_held_claim(pg_held *h, const void *conn, uint32_t uid, const char *user, int64_t pid, uint64_t window,
+                   int64_t now_us, uint32_t idle_ms, uint32_t max_ms);
+/* The holder sent an input request at now_us: the idle limit starts again
+ * (the total limit does not). */
+void pg_held_touch(pg_held *h, int64_t now_us);
+/* Has the hold outlived a limit at now_us? why[n] says which. */
+bool pg_held_expired(const pg_held *h, int64_t now_us, char *why, size_t n);
 bool pg_held_add_key(pg_held *h, const char *name);
 void pg_held_remove_key(pg_held *h, const char *name);
 void pg_held_add_button(pg_held *h, unsigned button);

@@ -12,6 +12,7 @@
 #include "pg_disclose.h"
 #include "pg_fingerprint.h"
 #include "pg_call.h"
+#include "pg_time.h"
 
 /* Runs an input action under the platform lock against the resolved window,
  * and answers {"window": {...}} plus whatever the action adds. */
@@ -121,13 +122,36 @@ static cJSON *in_json(const in_token *t) {
 }
 
 /* The input lock (platform lock held): refused while another connection
- * holds keys or buttons down; they would change what this input means. */
+ * holds keys or buttons down; they would change what this input means. A
+ * hold past its limits is let go of first (pg_held_expired); the holder's
+ * own input starts its idle limit again. */
 static pg_err input_free(pg_call *c, pg_error *e) {
-    if (!pg_held_by_other(&c->b->held, c->conn)) return PG_OK;
+    pg_broker_expire_held_locked(c->b);
+    if (!pg_held_by_other(&c->b->held, c->conn)) {
+        pg_held_touch(&c->b->held, pg_mono_us());
+        return PG_OK;
+    }
     char what[256];
     pg_held_describe(&c->b->held, what, sizeof what);
-    return pg_error_set(e, PG_E_BUSY, "retry once the other session lets go (its keys are released when it ends)",
+    return pg_error_set(e, PG_E_BUSY,
+                        "retry once the other session lets go (its keys are released when it ends, after "
+                        "input.hold_idle_s without input from it, or input.hold_max_s in all)",
                         "another connection holds %s down on the display: input waits until it lets go", what);
+}
+
+/* The first press of this connection: it holds the display's input from
+ * now, under its policy's limits. */
+static void claim(pg_call *c, uint64_t window) {
+    pg_held_claim(&c->b->held, c->conn, c->peer->uid, c->peer->user, c->peer->pid, window, pg_mono_us(),
+                  c->view->hold_idle_s * 1000u, c->view->hold_max_s * 1000u);
+}
+
+/* Everything held, whoever holds it: what key-up --all lets go of. */
+static cJSON *held_names_into(const pg_held *h, cJSON *a) {
+    char names[PG_HELD_NAMES_MAX][64];
+    size_t n = pg_held_names(h, names, PG_HELD_NAMES_MAX);
+    for (size_t i = 0; i < n; i++) cJSON_AddItemToArray(a, cJSON_CreateString(names[i]));
+    return a;
 }
 
 /* "held": what this connection holds now. */
@@ -135,10 +159,7 @@ static cJSON *held_json(const pg_call *c) {
     cJSON *a = cJSON_CreateArray();
     const pg_held *h = &c->b->held;
     if (h->holder != c->conn) return a;
-    char names[PG_HELD_NAMES_MAX][64];
-    size_t n = pg_held_names(h, names, PG_HELD_NAMES_MAX);
-    for (size_t i = 0; i < n; i++) cJSON_AddItemToArray(a, cJSON_CreateString(names[i]));
-    return a;
+    return held_names_into(h, a);
 }
 
 /* rcpt: the op's --expect-change, or NULL (focus has none). */
@@ -674,7 +695,7 @@ static pg_err do_key_down(pg_call *c, const void *args, const pg_window *w, cJSO
     snprintf(press.key, sizeof press.key, "%s", a->key);
     if (!rc) rc = c->b->plat_ops->hold(c->plat, &press, e);
     if (rc) return rc;
-    pg_held_claim(h, c->conn, c->peer->uid, c->peer->user, c->peer->pid, w->id);
+    claim(c, w->id);
     pg_held_add_key(h, a->key);
     cJSON_AddStringToObject(r, "pressed", a->key);
     cJSON_AddItemToObject(r, "held", held_json(c));
@@ -694,11 +715,23 @@ static pg_err let_go(pg_call *c, const pg_hold *up, pg_error *e) {
     return rc;
 }
 
-static pg_err release_keys(pg_call *c, const pg_args_key_up *a, cJSON *released, pg_error *e) {
+/* key-up --all may end any connection's hold when root or an approver
+ * (pg_call_is_approver) asks: a person can always end a hold that an agent
+ * keeps alive. *why gets what the release record says. */
+static pg_err input_free_for_all(pg_call *c, char why[128], pg_error *e) {
+    snprintf(why, 128, "key-up --all");
+    pg_err rc = input_free(c, e);
+    if (rc != PG_E_BUSY || !pg_call_is_approver(c)) return rc;
+    pg_error_clear(e);
+    snprintf(why, 128, "key-up --all by %.60s (an approver)", c->peer->user);
+    return PG_OK;
+}
+
+static pg_err release_keys(pg_call *c, const pg_args_key_up *a, const char *why, cJSON *released, pg_error *e) {
     pg_held *h = &c->b->held;
     if (a->all) {
         pg_err rc = pg_call_intent(c, e);
-        if (!rc) pg_broker_release_held_locked(c->b, "key-up --all");
+        if (!rc) pg_broker_release_held_locked(c->b, why);
         return rc;
     }
     if (!pg_held_has_key(h, a->key) || h->holder != c->conn)
@@ -712,19 +745,18 @@ static pg_err release_keys(pg_call *c, const pg_args_key_up *a, cJSON *released,
 }
 
 pg_err pg_op_key_up(pg_call *c, const pg_args_key_up *a, pg_error *e) {
+    if (c->person_only && !a->all)
+        return pg_error_set(e, PG_E_POLICY, "as an approver who is not a client, use key-up --all",
+                            "you are not one of the policy's clients: key-up --all only, to end a hold");
     pg_err rc = pg_call_plat_input(c, e);
     if (rc) return rc;
     c->audit.kind = "input";
     snprintf(c->audit.detail, sizeof c->audit.detail, "key-up %s", a->all ? "--all" : a->key);
     cJSON *released = cJSON_CreateArray();
-    rc = input_free(c, e);
-    if (!rc && a->all) { /* everything, as pg_broker_release_held_locked records it */
-        cJSON *now = held_json(c);
-        cJSON *item;
-        cJSON_ArrayForEach(item, now) cJSON_AddItemToArray(released, cJSON_CreateString(item->valuestring));
-        cJSON_Delete(now);
-    }
-    if (!rc) rc = release_keys(c, a, released, e);
+    char why[128];
+    rc = a->all ? input_free_for_all(c, why, e) : input_free(c, e);
+    if (!rc && a->all) held_names_into(&c->b->held, released); /* as pg_broker_release_held_locked records it */
+    if (!rc) rc = release_keys(c, a, why, released, e);
     cJSON *held = rc ? NULL : held_json(c);
     pg_call_plat_done(c);
     if (rc) {
@@ -764,7 +796,7 @@ static pg_err do_mouse_down(pg_call *c, const void *args, const pg_window *w, cJ
     pg_hold press = {.id = target.id, .down = true, .button = b, .at = a->has_at, .x = (int32_t)x, .y = (int32_t)y};
     if (!rc) rc = c->b->plat_ops->hold(c->plat, &press, e);
     if (rc) return rc;
-    pg_held_claim(h, c->conn, c->peer->uid, c->peer->user, c->peer->pid, target.id);
+    claim(c, target.id);
     pg_held_add_button(h, b);
     cJSON *k = cJSON_AddObjectToObject(r, "pressed");
     cJSON_AddNumberToObject(k, "x", (double)x);

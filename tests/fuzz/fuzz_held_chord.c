@@ -31,7 +31,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     memcpy(chord, nul + 1, len);
     chord[len] = 0;
     pg_held h = {0};
-    pg_held_claim(&h, NULL, 1, "fuzz", 1, 1);
+    pg_held_claim(&h, NULL, 1, "fuzz", 1, 1, 0, 0, 0);
     for (const uint8_t *p = data; p < nul && h.n_keys < PG_HELD_MAX;) {
         const uint8_t *end = memchr(p, '\n', (size_t)(nul - p));
         if (!end) end = nul;

@@ -1,7 +1,10 @@
 /* key-down, key-up, mouse-down, mouse-up, key --hold and cursor against the
  * fake desktop: what is held is the display's and one connection's (the
  * input lock), chords built from held keys are judged whole, and
- * everything held is let go of when its connection ends. */
+ * everything held is let go of when its connection ends, when its holder
+ * sends no input for input.hold_idle_s, after input.hold_max_s in all
+ * whatever it sends, or when an approver says key-up --all. */
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -225,5 +228,107 @@ PG_TEST(cursor_answers_points_in_your_own_windows_and_null_elsewhere) {
     CHECK(cJSON_IsNull(cJSON_GetObjectItem(r.result, "cursor")));
     pg_fx_reply_fini(&r);
     CHECK_EQ_INT(pg_fx_audit_count(&fx, "cursor", "OK"), 3);
+    pg_fx_fini(&fx);
+}
+
+/* Is anything held on the broker's display now? */
+static bool held_now(pg_fx *fx) {
+    pthread_mutex_lock(&fx->b.plat_lock);
+    bool any = pg_held_any(&fx->b.held);
+    pthread_mutex_unlock(&fx->b.plat_lock);
+    return any;
+}
+
+/* The detail of the last release_held record, or "" (into out[256]). */
+static void last_release(pg_fx *fx, char out[256]) {
+    out[0] = 0;
+    cJSON *all = pg_fx_audit(fx), *rec;
+    cJSON_ArrayForEach(rec, all) {
+        const cJSON *op = cJSON_GetObjectItem(rec, "op");
+        if (!cJSON_IsString(op) || strcmp(op->valuestring, "release_held")) continue;
+        const cJSON *d = cJSON_GetObjectItem(cJSON_GetObjectItem(rec, "disposition"), "detail");
+        snprintf(out, 256, "%s", cJSON_IsString(d) ? d->valuestring : "");
+    }
+    cJSON_Delete(all);
+}
+
+static const char *short_holds =
+    "{\"version\":1,\"clients\":{\"users\":[\"agent\"]},\"input\":{\"hold_idle_s\":1,\"hold_max_s\":2}}";
+
+PG_TEST(a_hold_kept_alive_without_input_ends_after_the_idle_limit) {
+    FX(fx, short_holds);
+    own_window(&fx);
+    int conn_a;
+    fx.conn = (pg_conn *)&conn_a;
+    int64_t t0 = pg_mono_us();
+    REQUIRE(call1(&fx, "key_down", "{\"window\":\"demo\",\"key\":\"ctrl\"}") == PG_OK);
+    /* cursor reads, it sends no input: it does not keep the hold alive; the
+     * watcher lets go without anyone asking */
+    while (held_now(&fx) && pg_mono_us() - t0 < 30 * 1000000LL) {
+        CHECK(call1(&fx, "cursor", NULL) == PG_OK);
+        pg_broker_watch_once(&fx.b);
+        usleep(20 * 1000);
+    }
+    CHECK(!held_now(&fx));
+    CHECK(pg_mono_us() - t0 >= 1000000LL);
+    char why[256];
+    last_release(&fx, why);
+    CHECK(strstr(why, "ctrl") && strstr(why, "input.hold_idle_s"));
+    CHECK(input_is(&fx, pg_fake_input_count(fx.fake) - 1, "hold 0 key ctrl up", 0));
+    fx.conn = NULL;
+    pg_fx_fini(&fx);
+}
+
+PG_TEST(a_hold_whose_holder_keeps_sending_input_ends_at_the_total_limit) {
+    FX(fx, short_holds);
+    own_window(&fx);
+    int conn_a, conn_b;
+    fx.conn = (pg_conn *)&conn_a;
+    int64_t t0 = pg_mono_us();
+    REQUIRE(call1(&fx, "key_down", "{\"window\":\"demo\",\"key\":\"ctrl\"}") == PG_OK);
+    int moves = 0;
+    while (held_now(&fx) && pg_mono_us() - t0 < 30 * 1000000LL) {
+        if (call1(&fx, "move", "{\"window\":\"demo\",\"at\":{\"x\":10,\"y\":10}}") == PG_OK) moves++;
+        usleep(100 * 1000); /* well inside the 1 s idle limit */
+    }
+    CHECK(!held_now(&fx));
+    CHECK(pg_mono_us() - t0 >= 2000000LL); /* not before the total limit */
+    CHECK(moves > 0);
+    char why[256];
+    last_release(&fx, why);
+    CHECK(strstr(why, "input.hold_max_s") != NULL);
+    /* and then the display is free for everyone */
+    fx.conn = (pg_conn *)&conn_b;
+    CHECK(call1(&fx, "click", "{\"window\":\"demo\",\"at\":{\"x\":10,\"y\":20}}") == PG_OK);
+    fx.conn = NULL;
+    pg_fx_fini(&fx);
+}
+
+PG_TEST(an_approver_ends_another_connections_hold_and_an_agent_cannot) {
+    /* boss is not a client: key-up --all is all it is admitted to */
+    FX(fx, "{\"version\":1,\"clients\":{\"users\":[\"agent\"]},\"approvers\":[\"boss\"]}");
+    own_window(&fx);
+    int conn_a, conn_b;
+    fx.conn = (pg_conn *)&conn_a;
+    REQUIRE(call1(&fx, "key_down", "{\"window\":\"demo\",\"key\":\"shift\"}") == PG_OK);
+    fx.conn = (pg_conn *)&conn_b; /* an agent on another connection: not its hold */
+    uint32_t uid = fx.peer.uid;
+    fx.peer.uid = 4242; /* not root, whom the broker takes for an approver */
+    CHECK(call1(&fx, "key_up", "{\"all\":true}") == PG_E_BUSY);
+    CHECK(held_now(&fx));
+    fx.peer.uid = uid;
+    snprintf(fx.peer.user, sizeof fx.peer.user, "boss");
+    CHECK(call1(&fx, "key_up", "{\"key\":\"shift\"}") == PG_E_POLICY);
+    CHECK(call1(&fx, "click", "{\"window\":\"demo\",\"at\":{\"x\":10,\"y\":20}}") == PG_E_POLICY);
+    CHECK(held_now(&fx));
+    pg_fx_reply r;
+    REQUIRE(call(&fx, "key_up", "{\"all\":true}", &r) == PG_OK);
+    CHECK_STR(cJSON_GetArrayItem(cJSON_GetObjectItem(r.result, "released"), 0)->valuestring, "shift");
+    pg_fx_reply_fini(&r);
+    CHECK(!held_now(&fx));
+    char why[256];
+    last_release(&fx, why);
+    CHECK(strstr(why, "by boss (an approver)") != NULL);
+    fx.conn = NULL;
     pg_fx_fini(&fx);
 }

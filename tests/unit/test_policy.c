@@ -562,6 +562,9 @@ PG_TEST(each_loosening_per_user_value_is_rejected) {
     CHECK(refused(with_user("{'images':{'max_input_bytes':1001}}"), "$.users.bob.images.max_input_bytes: may only tighten", NULL));
     CHECK(refused(with_user("{'images':{'max_pixels':2001}}"), "$.users.bob.images.max_pixels: may only tighten", NULL));
     CHECK(refused(with_user("{'input':{'other_users':true}}"), "$.users.bob.input.other_users: may only tighten (global is false)", NULL));
+    CHECK(refused(with_user("{'input':{'hold_idle_s':11}}"), "$.users.bob.input.hold_idle_s: may only tighten", "global is 10"));
+    CHECK(refused(with_user("{'input':{'hold_max_s':61}}"), "$.users.bob.input.hold_max_s: may only tighten", "global is 60"));
+    CHECK(refused(with_user("{'input':{'hold_max_s':0}}"), "$.users.bob.input.hold_max_s", NULL));
     CHECK(refused(with_user("{'clients':{'users':['bob']}}"), "$.users.bob.clients: not allowed in a per-user section", NULL));
     CHECK(refused(with_user("{'approvers':['bob']}"), "$.users.bob.approvers: not allowed in a per-user section", NULL));
     CHECK(refused(with_user("{'audit':{'rotate_mb':1}}"), "$.users.bob.audit: not allowed in a per-user section", NULL));
