@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "pg_platform.h"
+#include "pg_platform_decl.h"
 #include "pg_test.h"
 #include "pg_time.h"
 #include "win_testapp.h"
@@ -130,6 +131,9 @@ PG_TEST(caps_report_win32_dpi_awareness_and_methods) {
     CHECK(caps.list_windows && caps.capture_window && caps.capture_screen && caps.settle);
     CHECK(caps.input_pointer && caps.input_keys && caps.input_text_unicode);
     CHECK(!caps.capture_covered); /* honest: only PrintWindow could, per window */
+    char why[1024];
+    CHECK_EQ_INT(pg_platform_conform(env.ops, PG_BK_WIN32, &caps, why, sizeof why), 0); /* pg_platform.def */
+    if (why[0]) printf("     %s", why);
     CHECK(strstr(caps.detail, "dpi: per-monitor") != NULL);
     if (env.wine) CHECK(!caps.window_manager && strstr(caps.detail, "wine ") != NULL);
     CHECK_STR(env.ops->name, "win32");

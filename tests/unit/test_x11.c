@@ -29,6 +29,7 @@
 #include <xcb/xcb.h>
 
 #include "pg_platform.h"
+#include "pg_platform_decl.h"
 #include "pg_test.h"
 #include "pg_time.h"
 
@@ -431,6 +432,9 @@ static void t_caps(int *pg_failed_, int mode) {
     CHECK_EQ_INT(caps.window_manager, mode == MODE_OPENBOX);
     CHECK(strstr(caps.detail, "1920x1080") != NULL);
     if (mode == MODE_OPENBOX) CHECK(strstr(caps.detail, "Openbox") != NULL);
+    char why[1024];
+    CHECK_EQ_INT(pg_platform_conform(env.ops, PG_BK_X11, &caps, why, sizeof why), 0); /* pg_platform.def */
+    if (why[0]) printf("     %s", why);
 }
 
 static void t_list(int *pg_failed_, int mode) {
