@@ -67,3 +67,17 @@ PG_TEST(caps_promising_a_missing_primitive_is_caught) {
     caps.settle = false;
     CHECK_EQ_INT(conform(&broken, PG_BK_FAKE, &caps), 1);
 }
+
+PG_TEST(fake_window_frame_is_the_frame_it_was_given) {
+    pg_platform *p = NULL;
+    uint32_t l, r, t, b;
+    REQUIRE(pg_fake_ops.open(&p, NULL, NULL) == PG_OK);
+    uint64_t id = pg_fake_add_window(p, "w", "c", 1, 100, 50, 40, 30, 0xffffffffu);
+    CHECK_EQ_INT(pg_fake_ops.window_frame(p, id, &l, &r, &t, &b, NULL), PG_OK);
+    CHECK(l == 0 && r == 0 && t == 0 && b == 0);
+    pg_fake_set_frame(p, id, 2, 24, 3, 4);
+    CHECK_EQ_INT(pg_fake_ops.window_frame(p, id, &l, &r, &t, &b, NULL), PG_OK);
+    CHECK(l == 2 && r == 3 && t == 24 && b == 4);
+    CHECK_EQ_INT(pg_fake_ops.window_frame(p, 9, &l, &r, &t, &b, NULL), PG_E_NOTFOUND);
+    pg_fake_ops.close(p);
+}

@@ -445,6 +445,21 @@ void pg_fake_refuse_chord(pg_fake *f, const char *chord) { snprintf(f->refused_c
 
 void pg_fake_set_pointer(pg_fake *f, int32_t x, int32_t y) { f->px = x, f->py = y; }
 
+/* The frame pg_fake_set_frame configured (none: 0 on every side). */
+static pg_err fake_window_frame(pg_platform *f, uint64_t id, uint32_t *left, uint32_t *right, uint32_t *top,
+                                uint32_t *bottom, pg_error *e) {
+    fake_window *fw;
+    *left = *right = *top = *bottom = 0;
+    pg_err rc = injected(f, "window_frame", e);
+    if (!rc) rc = resolve(f, id, &fw, e);
+    if (rc) return rc;
+    const pg_window *w = &fw->w;
+    *left = (uint32_t)(w->x - w->frame.x), *top = (uint32_t)(w->y - w->frame.y);
+    *right = (uint32_t)((int64_t)w->frame.x + w->frame.w - w->x - w->width);
+    *bottom = (uint32_t)((int64_t)w->frame.y + w->frame.h - w->y - w->height);
+    return PG_OK;
+}
+
 static pg_err fake_responding(pg_platform *f, uint64_t id, uint32_t max_ms, pg_responding *out, pg_error *e) {
     (void)max_ms;
     fake_window *fw;
