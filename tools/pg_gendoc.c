@@ -1,13 +1,16 @@
 /* pg_gendoc - the documentation sections that come from the operation
  * declarations (common/pg_ops.def), and the check that the docs agree.
  *
- *   pg_gendoc protocol | agents | ops-list   print one generated section
+ *   pg_gendoc protocol | agents | ops-list | platform-primitives
+ *                                            print one generated section
  *   pg_gendoc write DOCS_DIR                 rewrite the generated sections in place
  *   pg_gendoc check DOCS_DIR PIXELGATE       fail (exit 1) naming each disagreement
  *   pg_gendoc man-client | man-broker PIXELGATED | man-policy POLICY_MD
  *                                            pixelgate(1), pixelgated(8), pixelgate-policy(5)
  *                                            (pg_gendoc_man.c; tools/check_man.sh checks them)
  *
+ * platform-primitives comes from broker/platform/pg_platform.def (through
+ * pg_platform_decl.h), every other section from the operation declarations.
  * A generated section sits between "<!-- BEGIN generated:NAME -->" and
  * "<!-- END generated:NAME -->" lines. check also holds the hand-written
  * parts to the declarations: every command has an example section in
@@ -24,6 +27,7 @@
 #include "pg_cli.h"
 #include "pg_gendoc.h"
 #include "pg_opdecl.h"
+#include "pg_platform_decl.h"
 
 /* ---- a growing string ---- */
 
@@ -128,6 +132,24 @@ static void gen_ops_list(pg_gendoc_buf *b) {
     }
 }
 
+/* Each platform primitive, which backends have it and what caps() field promises it. */
+static void gen_platform_primitives(pg_gendoc_buf *b) {
+    static const unsigned bks[] = {PG_BK_X11, PG_BK_WIN32, PG_BK_FAKE, PG_BK_HELPER};
+    pg_gendoc_put(b, "| primitive | x11 | win32 | fake | helper proxy | promised by caps | |\n|---|---|---|---|---|---|---|\n");
+    for (size_t i = 0; i < PG_PRIM_COUNT; i++) {
+        const pg_prim_decl *d = &pg_prim_decls[i];
+        pg_gendoc_put(b, "| `%s` |", d->name);
+        for (size_t k = 0; k < sizeof bks / sizeof *bks; k++) {
+            bool has = (d->backends & bks[k]) != 0;
+            if (bks[k] == PG_BK_HELPER && has) pg_gendoc_put(b, " yes (%s) |", d->helper);
+            else pg_gendoc_put(b, " %s |", has ? "yes" : "-");
+        }
+        pg_gendoc_put(b, " %s%s%s | ", d->caps ? "`" : "", d->caps ? d->caps : "-", d->caps ? "`" : "");
+        cell(b, d->doc);
+        pg_gendoc_put(b, " |\n");
+    }
+}
+
 typedef struct {
     const char *file, *name;
     void (*gen)(pg_gendoc_buf *b);
@@ -137,6 +159,7 @@ static const section sections[] = {
     {"protocol.md", "ops", gen_protocol},
     {"agents.md", "reference", gen_agents},
     {"architecture.md", "ops-list", gen_ops_list},
+    {"architecture.md", "platform-primitives", gen_platform_primitives},
 };
 
 /* ---- files ---- */
@@ -322,6 +345,7 @@ int main(int argc, char **argv) {
     if (argc == 2 && !strcmp(argv[1], "protocol")) gen_protocol(&b);
     else if (argc == 2 && !strcmp(argv[1], "agents")) gen_agents(&b);
     else if (argc == 2 && !strcmp(argv[1], "ops-list")) gen_ops_list(&b);
+    else if (argc == 2 && !strcmp(argv[1], "platform-primitives")) gen_platform_primitives(&b);
     else if (argc == 2 && !strcmp(argv[1], "man-client")) pg_gendoc_man_client(&b);
     else if (argc == 3 && !strcmp(argv[1], "man-broker")) {
         char cmd[4200];
@@ -344,7 +368,7 @@ int main(int argc, char **argv) {
         if (failures) fprintf(stderr, "pg_gendoc check: %d disagreement(s)\n", failures);
         return failures ? 1 : 0;
     } else {
-        fprintf(stderr, "usage: pg_gendoc protocol|agents|ops-list | write DOCS_DIR | check DOCS_DIR PIXELGATE\n"
+        fprintf(stderr, "usage: pg_gendoc protocol|agents|ops-list|platform-primitives | write DOCS_DIR | check DOCS_DIR PIXELGATE\n"
                         "       pg_gendoc man-client | man-broker PIXELGATED | man-policy POLICY_MD   (roff on stdout)\n");
         return 2;
     }

@@ -1,7 +1,10 @@
 /* pg_platform.h - the one interface every platform backend implements.
  *
  * Contract: a backend is a table of functions (pg_platform_ops) over an opaque
- * handle. It enumerates top-level windows, captures pixels (window, region,
+ * handle. The functions, the primitives, are declared once in pg_platform.def
+ * (their parameters, which backends have them, what caps() promises of them);
+ * the struct below is generated from it, and tests/unit/test_platform_decl.c
+ * fails when a backend's table or caps() disagrees (pg_platform_decl.h). It enumerates top-level windows, captures pixels (window, region,
  * screen) into a malloc'd RGBA8 buffer, and injects input. Coordinates given to
  * input functions are relative to the window's content origin (0,0 = the
  * window's top-left inside any frame). Every result says which method ran
@@ -129,106 +132,61 @@ typedef struct {
 
 typedef struct pg_platform pg_platform;
 
+/* ---- the primitives: declared once in pg_platform.def ---- */
+
+/* Which backends fill a primitive in (pg_platform.def's BACKENDS column). */
+#define PG_BK_X11 0x1u
+#define PG_BK_WIN32 0x2u
+#define PG_BK_FAKE 0x4u   /* fake/pg_fake.h, the unit tests' desktop */
+#define PG_BK_HELPER 0x8u /* broker/os/win/pg_win_helper.h, the service's proxy to its session helper */
+#define PG_BK_ALL (PG_BK_X11 | PG_BK_WIN32 | PG_BK_FAKE | PG_BK_HELPER)
+
+/* The C type of each parameter KIND in pg_platform.def. */
+#define PG_T_SELF pg_platform *
+#define PG_T_NEW pg_platform **
+#define PG_T_DISPLAY const char *
+#define PG_T_ERR pg_error *
+#define PG_T_ID uint64_t
+#define PG_T_I32 int32_t
+#define PG_T_U32 uint32_t
+#define PG_T_WAIT_MS uint32_t /* a wait the callee may take whole: the helper's call gets it on top */
+#define PG_T_PING_MS uint32_t /* the same, at most 60 s */
+#define PG_T_BUTTON pg_button
+#define PG_T_COUNT int
+#define PG_T_TEXT const char *
+#define PG_T_REGION const pg_rect *
+#define PG_T_PATH const pg_point *
+#define PG_T_NPOINTS size_t
+#define PG_T_HOLD const pg_hold *
+#define PG_T_WHY char *
+#define PG_T_WHY_LEN size_t
+#define PG_T_CAPS pg_caps *
+#define PG_T_WINDOWS pg_window **
+#define PG_T_NWINDOWS size_t *
+#define PG_T_COMPLETE bool *
+#define PG_T_WINDOW pg_window *
+#define PG_T_CAPTURE pg_capture *
+#define PG_T_MONITORS pg_monitor **
+#define PG_T_NMONITORS size_t *
+#define PG_T_OUT_ID uint64_t *
+#define PG_T_OUT_I32 int32_t *
+#define PG_T_OUT_U32 uint32_t *
+#define PG_T_RESPONDING pg_responding *
+
+/* PG_PARAMS(name): a primitive's parameter list, "pg_platform *p, uint64_t id, ...". */
+#define PG_PARAM_DECL_(kind, pname) , PG_T_##kind pname
+#define PG_TAIL_(first, ...) __VA_ARGS__
+#define PG_TAIL(...) PG_TAIL_(__VA_ARGS__)
+#define PG_PARAMS(name) PG_TAIL(PG_ARGS_##name(PG_PARAM_DECL_))
+
+/* A backend: a name and one function per primitive, NULL where
+ * pg_platform.def says the backend does not have it. What each one does, its
+ * arguments and its errors are written above its lines in pg_platform.def. */
 typedef struct {
     const char *name;
-    /* display: backend-specific (X display name, NULL = $DISPLAY). */
-    pg_err (*open)(pg_platform **out, const char *display, pg_error *e);
-    void (*close)(pg_platform *p);
-    pg_err (*caps)(pg_platform *p, pg_caps *out, pg_error *e);
-    /* *out is malloc'd array of *n windows; caller frees. Only top-level,
-     * application windows (not WM frames): normal windows and dialogs, the
-     * windows input and capture may target. */
-    pg_err (*list_windows)(pg_platform *p, pg_window **out, size_t *n, pg_error *e);
-    /* Everything that shows pixels on the screen and belongs to an
-     * application: what list_windows reports plus popups, dialogs and
-     * owned windows it leaves out, each with its kind and parent. Used to
-     * black out all of a denied application. *complete is false when the
-     * backend stopped at its limit (windows were left out): a caller that
-     * must see every window (screen redaction) then refuses. */
-    pg_err (*list_all)(pg_platform *p, pg_window **out, size_t *n, bool *complete, pg_error *e);
-    /* One window as list_windows would describe it now, read without listing
-     * the others (a few round trips instead of a listing's many), for the
-     * look after the pixels of a window the caller resolved moments ago:
-     * it does not decide again that id is an application window, and parent
-     * is 0 (whose a dialog is takes the whole list: a caller that gets kind
-     * != PG_WINDOW_NORMAL lists). PG_E_NOTFOUND when the window is gone.
-     * Optional: NULL means list. */
-    pg_err (*describe_window)(pg_platform *p, uint64_t id, pg_window *out, pg_error *e);
-    /* region NULL = whole window; region is window-relative and is clipped;
-     * an empty intersection is PG_E_BADINPUT. Unknown/vanished id: PG_E_NOTFOUND.
-     * Only the window's own pixels: a backend that would copy the screen
-     * where another window covers it refuses (PG_E_POLICY, the cover named
-     * by decimal id). */
-    pg_err (*capture_window)(pg_platform *p, uint64_t id, const pg_rect *region, pg_capture *out,
-                             pg_error *e);
-    /* region NULL = whole screen; region in screen coordinates, clipped to the
-     * screen (Windows: the virtual screen, whose origin may be negative);
-     * out->origin_x/y say where the clipped capture starts. */
-    pg_err (*capture_screen)(pg_platform *p, const pg_rect *region, pg_capture *out, pg_error *e);
-    pg_err (*focus)(pg_platform *p, uint64_t id, pg_error *e);
-    /* Move the pointer to window-relative (x,y) (hover). Checked like a
-     * click: inside the window, and not covered (the hover would reach the
-     * cover). */
-    pg_err (*pointer_move)(pg_platform *p, uint64_t id, int32_t x, int32_t y, pg_error *e);
-    /* Click at window-relative (x,y). A point outside the window is
-     * PG_E_BADINPUT. When another top-level window is on top at that point the
-     * click is refused with PG_E_POLICY and the message names the covering
-     * window by its decimal id (a click lands on whatever is on top; never by
-     * title: it may be another user's). count: 1, 2 = double, 3 = triple. */
-    pg_err (*click)(pg_platform *p, uint64_t id, int32_t x, int32_t y, pg_button b, int count,
-                    pg_error *e);
-    /* Scroll at window-relative (x,y), checked like a click: dy notches down
-     * (> 0) or up (< 0), dx right (> 0) or left (< 0); |dx|, |dy| <= PG_SCROLL_MAX.
-     * The pointer moves to the point first (X11 and Windows scroll what is
-     * under the pointer). */
-    pg_err (*scroll)(pg_platform *p, uint64_t id, int32_t x, int32_t y, int32_t dx, int32_t dy, pg_error *e);
-    /* Press button b at path[0], move through path[1..n-1] (step_ms between
-     * moves, hold_ms after the press), release at path[n-1], its shape as
-     * pg_drag_shape_ok allows. Every point is checked like a click's before
-     * anything is sent, and the release is sent whatever fails after the
-     * press: a drag never leaves a button down. */
-    pg_err (*drag)(pg_platform *p, uint64_t id, const pg_point *path, size_t n, pg_button b, uint32_t hold_ms,
-                   uint32_t step_ms, pg_error *e);
-    /* The monitors (X11: RandR 1.5 monitors; Win32: EnumDisplayMonitors),
-     * *out malloc'd, at least one (the whole screen when none is known). */
-    pg_err (*monitors)(pg_platform *p, pg_monitor **out, size_t *n, pg_error *e);
-    /* The listed window (a client, a popup) on top at screen point (x,y):
-     * what a click there would reach. *id 0: none (the desktop). */
-    pg_err (*top_at)(pg_platform *p, int32_t x, int32_t y, uint64_t *id, pg_error *e);
-    /* Presses or releases one key or button (pg_hold) and leaves it so. A
-     * press is checked like key() (the key alone: the broker checks the
-     * chord it makes with what is held through key_check) or like a click
-     * (at the point, or where the pointer is); a release with id 0 is
-     * never refused. A key that is a modifier but not by its chord name
-     * (Control_L, ISO_Level3_Shift, Caps_Lock) is PG_E_BADINPUT: held
-     * modifiers are what the broker's chord rule reads. */
-    pg_err (*hold)(pg_platform *p, const pg_hold *h, pg_error *e);
-    /* Would key() send chord? The keyguard with the keymap's view of it
-     * (what the key yields with the modifiers), nothing sent. */
-    pg_err (*key_check)(pg_platform *p, const char *chord, pg_error *e);
-    /* Where the pointer is, in screen coordinates. */
-    pg_err (*pointer_at)(pg_platform *p, int32_t *x, int32_t *y, pg_error *e);
-    /* chord: "ctrl+a", "Return", "shift+Tab", "alt+F4", "a". Focuses first. */
-    pg_err (*key)(pg_platform *p, uint64_t id, const char *chord, pg_error *e);
-    /* UTF-8 text, any Unicode; focuses first. */
-    pg_err (*type_text)(pg_platform *p, uint64_t id, const char *utf8, pg_error *e);
-    /* Wait until the window has had no repaint for quiet_ms, at most timeout_ms.
-     * PG_E_TIMEOUT if it never went quiet. */
-    pg_err (*settle)(pg_platform *p, uint64_t id, uint32_t quiet_ms, uint32_t timeout_ms,
-                     pg_error *e);
-    /* Has the connection to the display (X server, session helper) been lost
-     * for good? Never blocks: it looks at what the connection already knows
-     * (reading what waits on it without waiting). true: why says so (a
-     * sentence), and the handle is only good for close(); the broker opens a
-     * new one when the display is back. NULL: never lost. */
-    bool (*lost)(pg_platform *p, char *why, size_t n);
-    /* Does window id's program answer? X11: where a window manager runs, a
-     * _NET_WM_PING answered within max_ms (YES), else NO or SILENT by whether
-     * the client lists _NET_WM_PING in WM_PROTOCOLS; without a window manager
-     * UNKNOWN (nothing pings there, so no program is expected to answer).
-     * Win32: IsHungAppWindow (YES or NO). Unknown id: PG_E_NOTFOUND. NULL:
-     * always UNKNOWN. Stateless: remembering who answered is the broker's. */
-    pg_err (*responding)(pg_platform *p, uint64_t id, uint32_t max_ms, pg_responding *out, pg_error *e);
+#define PG_PRIM(name, ret, ...) ret (*name)(PG_PARAMS(name));
+#include "pg_platform.def"
+#undef PG_PRIM
 } pg_platform_ops;
 
 /* The backend compiled in for this build (X11 on Linux, Win32 on Windows). */

@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "pg_platform.h"
+#include "pg_platform_decl.h"
 #include "pg_test.h"
 #include "pg_time.h"
 #include "win_testapp.h"
@@ -130,6 +131,9 @@ PG_TEST(caps_report_win32_dpi_awareness_and_methods) {
     CHECK(caps.list_windows && caps.capture_window && caps.capture_screen && caps.settle);
     CHECK(caps.input_pointer && caps.input_keys && caps.input_text_unicode);
     CHECK(!caps.capture_covered); /* honest: only PrintWindow could, per window */
+    char why[1024];
+    CHECK_EQ_INT(pg_platform_conform(env.ops, PG_BK_WIN32, &caps, why, sizeof why), 0); /* pg_platform.def */
+    if (why[0]) printf("     %s", why);
     CHECK(strstr(caps.detail, "dpi: per-monitor") != NULL);
     if (env.wine) CHECK(!caps.window_manager && strstr(caps.detail, "wine ") != NULL);
     CHECK_STR(env.ops->name, "win32");
@@ -293,6 +297,25 @@ PG_TEST(a_title_longer_than_the_field_is_marked_cut) {
         DestroyWindow(h);
         pump(20);
     }
+}
+
+PG_TEST(window_frame_is_the_listed_frame_around_the_client_area) {
+    SETUP();
+    pg_window *w;
+    size_t n;
+    pg_error e;
+    uint32_t l, r, t, b;
+    REQUIRE(env.ops->list_windows(env.p, &w, &n, &e) == PG_OK);
+    const pg_window *a = pg_testapp_find(w, n);
+    REQUIRE(a != NULL);
+    CHECK_EQ_INT(env.ops->window_frame(env.p, env.app, &l, &r, &t, &b, &e), PG_OK);
+    printf("     frame: left %u right %u top %u bottom %u\n", l, r, t, b);
+    CHECK_EQ_INT(l, a->x - a->frame.x);
+    CHECK_EQ_INT(t, a->y - a->frame.y);
+    CHECK_EQ_INT(r, (a->frame.x + (int64_t)a->frame.w) - (a->x + (int64_t)a->width));
+    CHECK_EQ_INT(b, (a->frame.y + (int64_t)a->frame.h) - (a->y + (int64_t)a->height));
+    CHECK_EQ_INT(env.ops->window_frame(env.p, 0, &l, &r, &t, &b, &e), PG_E_NOTFOUND);
+    free(w);
 }
 
 PG_TEST(window_info_reports_frame_source_dpi_and_state) {

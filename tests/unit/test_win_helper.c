@@ -175,6 +175,25 @@ PG_TEST(list_through_the_helper_finds_the_app_with_pid_and_client_area) {
     free(w);
 }
 
+PG_TEST(window_frame_through_the_helper_is_the_listed_frame_around_the_client_area) {
+    SETUP();
+    pg_window *w;
+    size_t n;
+    pg_error e;
+    uint32_t l, r, t, b;
+    REQUIRE(env.ops->list_windows(env.p, &w, &n, &e) == PG_OK);
+    const pg_window *a = pg_testapp_find(w, n);
+    REQUIRE(a != NULL);
+    CHECK_EQ_INT(env.ops->window_frame(env.p, env.app, &l, &r, &t, &b, &e), PG_OK);
+    printf("     frame: left %u right %u top %u bottom %u\n", l, r, t, b);
+    CHECK_EQ_INT(l, a->x - a->frame.x);
+    CHECK_EQ_INT(t, a->y - a->frame.y);
+    CHECK_EQ_INT(r, (a->frame.x + (int64_t)a->frame.w) - (a->x + (int64_t)a->width));
+    CHECK_EQ_INT(b, (a->frame.y + (int64_t)a->frame.h) - (a->y + (int64_t)a->height));
+    CHECK_EQ_INT(env.ops->window_frame(env.p, 0, &l, &r, &t, &b, &e), PG_E_NOTFOUND);
+    free(w);
+}
+
 PG_TEST(capture_through_the_helper_is_right_size_not_black_and_names_its_method) {
     SETUP();
     pg_capture c;

@@ -29,6 +29,7 @@
 #include <xcb/xcb.h>
 
 #include "pg_platform.h"
+#include "pg_platform_decl.h"
 #include "pg_test.h"
 #include "pg_time.h"
 
@@ -431,6 +432,9 @@ static void t_caps(int *pg_failed_, int mode) {
     CHECK_EQ_INT(caps.window_manager, mode == MODE_OPENBOX);
     CHECK(strstr(caps.detail, "1920x1080") != NULL);
     if (mode == MODE_OPENBOX) CHECK(strstr(caps.detail, "Openbox") != NULL);
+    char why[1024];
+    CHECK_EQ_INT(pg_platform_conform(env.ops, PG_BK_X11, &caps, why, sizeof why), 0); /* pg_platform.def */
+    if (why[0]) printf("     %s", why);
 }
 
 static void t_list(int *pg_failed_, int mode) {
@@ -1291,6 +1295,26 @@ static void t_no_composite(int *pg_failed_, int mode) {
     (void)mode;
 }
 
+/* window_frame: openbox puts a title bar above the demo and says so in
+ * _NET_FRAME_EXTENTS, as the frame list_windows reports; without a window
+ * manager nothing frames it. */
+static void t_window_frame(int *pg_failed_, int mode) {
+    pg_window *w;
+    size_t n;
+    pg_error e;
+    uint32_t l, r, t, b;
+    REQUIRE(env.ops->list_windows(env.p, &w, &n, &e) == PG_OK);
+    const pg_window *d = find_demo(w, n);
+    REQUIRE(d != NULL);
+    CHECK_EQ_INT(env.ops->window_frame(env.p, env.demo, &l, &r, &t, &b, &e), PG_OK);
+    printf("     frame: left %u right %u top %u bottom %u; listed frame %d,%d %ux%u, content %d,%d\n", l, r, t, b,
+           d->frame.x, d->frame.y, d->frame.w, d->frame.h, d->x, d->y);
+    if (mode == MODE_OPENBOX) CHECK(t > 0 && (int64_t)t == (int64_t)d->y - d->frame.y);
+    else CHECK(l == 0 && r == 0 && t == 0 && b == 0);
+    CHECK_EQ_INT(env.ops->window_frame(env.p, 0x1fffff00u, &l, &r, &t, &b, &e), PG_E_NOTFOUND);
+    free(w);
+}
+
 /* Tests run in source order: all of one mode, then all of the other. */
 #define MODE_TESTS(prefix, mode)                                                                    \
     PG_TEST(prefix##_caps_report_extensions_wm_and_screen) { SETUP(mode); t_caps(pg_failed_, mode); } \
@@ -1311,7 +1335,8 @@ static void t_no_composite(int *pg_failed_, int mode) {
     PG_TEST(prefix##_bad_chords_and_text_are_badinput) { SETUP(mode); t_bad_input(pg_failed_, mode); } \
     PG_TEST(prefix##_vanished_root_and_frame_ids_are_notfound) { SETUP(mode); t_not_found(pg_failed_, mode); } \
     PG_TEST(prefix##_focus_and_settle_see_repaints) { SETUP(mode); t_focus_and_settle(pg_failed_, mode); } \
-    PG_TEST(prefix##_settle_remembers_quiet_windows_and_waits_after_repaints_and_input) { SETUP(mode); t_settle_remembers(pg_failed_, mode); }
+    PG_TEST(prefix##_settle_remembers_quiet_windows_and_waits_after_repaints_and_input) { SETUP(mode); t_settle_remembers(pg_failed_, mode); } \
+    PG_TEST(prefix##_window_frame_reads_the_wm_frame_extents) { SETUP(mode); t_window_frame(pg_failed_, mode); }
 
 MODE_TESTS(nowm, MODE_NOWM)
 MODE_TESTS(openbox, MODE_OPENBOX)

@@ -11,7 +11,7 @@ add_library(pg_win_testapp STATIC win_testapp.c)
 target_include_directories(pg_win_testapp PUBLIC ${CMAKE_CURRENT_SOURCE_DIR})
 target_include_directories(pg_win_testapp PUBLIC ${CMAKE_SOURCE_DIR}/broker/platform)
 target_link_libraries(pg_win_testapp PUBLIC pg_common user32)
-pg_unit_test(test_win32 SOURCES test_win32.c LIBS pg_platform_win32 pg_win_testapp user32 gdi32)
+pg_unit_test(test_win32 SOURCES test_win32.c LIBS pg_platform_win32 pg_platform_decl pg_win_testapp user32 gdi32)
 add_dependencies(test_win32 win32_testapp)
 set_tests_properties(unit.test_win32 PROPERTIES LABELS "unit;win32" TIMEOUT 120)
 # Windows security rules: pure SID and ACL functions (common/pg_win_sid.h,

@@ -11,9 +11,11 @@
  *
  * Proxy (service side): pg_win_helper_ops() is a pg_platform_ops whose every
  * call is one request/reply over the helper pipe. Requests are PGF1 frames
- * (pg_proto.h) {"v":1,"id":N,"op":OP,"args":{...}} with OP one of caps,
- * list, list_all (its result also says "complete"), capture_window, capture_screen, focus, pointer_move, click, key,
- * type_text, settle; replies are {"ok":true,"result":{...}} or
+ * (pg_proto.h) {"v":1,"id":N,"op":OP,"args":{...}} with OP a primitive
+ * that broker/platform/pg_platform.def marks WIRE or CUSTOM (its name is the
+ * op, its parameters the args; list_all's result also says "complete");
+ * a WIRE primitive's request, argument specs and reply are generated from
+ * its parameters (pg_win_wire_kind below); replies are {"ok":true,"result":{...}} or
  * {"ok":false,"error":{"code":...,"message":...,"recovery_tip":...}}. A
  * capture's pixels come back as one attachment of raw RGBA rows (width,
  * height, stride, method in the result); listed windows are in the one JSON
@@ -75,6 +77,48 @@
 #define PG_WIN_HELPER_MAX_WINDOWS 4096u
 #define PG_WIN_HELPER_MAX_TEXT ((size_t)512 << 10) /* bytes of a chord or typed text */
 #define PG_WIN_HELPER_MAX_REQUEST (4u << 20)       /* request header: the text, JSON-escaped */
+
+/* How a WIRE primitive's parameter travels (pg_platform.def's kinds that
+ * the helper can carry without hand-written code): a number argument in the
+ * request, or a number field in the reply for an output. Both ends hold it
+ * to its range. A kind missing here is not WIRE-able: a WIRE primitive with
+ * it does not compile. */
+typedef enum {
+    PG_WK_SELF,       /* the handle: not sent */
+    PG_WK_ERR,        /* the error: not sent */
+    PG_WK_ID,         /* a window id, 0..2^53-1 */
+    PG_WK_I32,
+    PG_WK_U32,
+    PG_WK_WAIT_MS,    /* a uint32 wait: the proxy waits that much longer for the reply */
+    PG_WK_PING_MS,    /* the same, at most 60 s */
+    PG_WK_BUTTON,     /* int32 range: the backend judges it */
+    PG_WK_COUNT,      /* int32 range: the backend judges it */
+    PG_WK_TEXT,       /* a string of at most PG_WIN_HELPER_MAX_TEXT bytes */
+    PG_WK_OUT_ID,     /* outputs: */
+    PG_WK_OUT_I32,
+    PG_WK_OUT_U32,
+    PG_WK_RESPONDING  /* a pg_responding */
+} pg_win_wire_kind;
+
+/* One parameter of a WIRE call, as the generated code lists them. */
+typedef struct {
+    const char *name;
+    pg_win_wire_kind kind;
+    union {
+        uint64_t u64;
+        int32_t i32;
+        uint32_t u32;
+        const char *text;
+        pg_responding responding;
+    } v;          /* an input's value (helper: also an output's) */
+    void *out;    /* proxy: where an output goes */
+} pg_win_wire_param;
+
+/* Is the kind an output (a reply field)? */
+static inline bool pg_win_wire_is_out(pg_win_wire_kind k) { return k >= PG_WK_OUT_ID; }
+
+/* The range both ends hold a number of kind k to; false for SELF, ERR, TEXT. */
+bool pg_win_wire_range(pg_win_wire_kind k, double *lo, double *hi);
 
 /* How to start the helper. Every field may be 0/NULL for the default. */
 typedef struct {

@@ -117,7 +117,7 @@ pg_err pg_win_helper_proxy_from_conn(pg_platform **out, pg_conn *conn, uint32_t 
     return PG_OK;
 }
 
-static pg_err proxy_ops_open(pg_platform **out, const char *display, pg_error *e) {
+static pg_err proxy_open(pg_platform **out, const char *display, pg_error *e) {
     *out = NULL;
     if (display && display[0])
         return pg_error_set(e, PG_E_USAGE, "leave the display empty on Windows",
@@ -269,18 +269,6 @@ static pg_err dec_none(proxy *x, const cJSON *result, pg_msg *m, void *out, pg_e
     pg_err rc = check_fields(result, NULL, 0, "result", e);
     if (!rc && m->n_att) return bad_reply(e, "unexpected attachment");
     return rc;
-}
-
-static pg_err dec_responding(proxy *x, const cJSON *result, pg_msg *m, void *out, pg_error *e) {
-    (void)x;
-    static const pg_arg_spec spec[] = {{"responding", PG_ARG_INT, true}};
-    pg_err rc = check_fields(result, spec, 1, "responding", e);
-    if (rc) return rc;
-    if (m->n_att) return bad_reply(e, "unexpected attachment");
-    int64_t v;
-    if (!int_in(result, "responding", PG_RESPONDING_UNKNOWN, PG_RESPONDING_SILENT, &v)) return bad_reply(e, "responding out of range");
-    *(pg_responding *)out = (pg_responding)v;
-    return PG_OK;
 }
 
 /* Keeps whole UTF-8 sequences when cutting s to fit cap bytes. */
@@ -541,11 +529,11 @@ static pg_err proxy_caps(pg_platform *p, pg_caps *out, pg_error *e) {
     return call(p, "caps", cJSON_CreateObject(), 0, dec_caps, out, e);
 }
 
-static pg_err proxy_list(pg_platform *p, pg_window **out, size_t *n, pg_error *e) {
+static pg_err proxy_list_windows(pg_platform *p, pg_window **out, size_t *n, pg_error *e) {
     *out = NULL;
     *n = 0;
     list_out lo = {out, n, NULL};
-    return call(p, "list", cJSON_CreateObject(), 0, dec_list, &lo, e);
+    return call(p, "list_windows", cJSON_CreateObject(), 0, dec_list, &lo, e);
 }
 
 static pg_err proxy_list_all(pg_platform *p, pg_window **out, size_t *n, bool *complete, pg_error *e) {
@@ -572,48 +560,10 @@ static pg_err proxy_capture_screen(pg_platform *p, const pg_rect *region, pg_cap
     return call(p, "capture_screen", built(a, a && add_region(a, region)), 0, dec_capture, &co, e);
 }
 
-static pg_err proxy_focus(pg_platform *p, uint64_t id, pg_error *e) {
-    if (id > (uint64_t)MAX_ID) return id_unknown(id, e);
-    return call(p, "focus", args_for(id), 0, dec_none, NULL, e);
-}
-
-static pg_err proxy_pointer_move(pg_platform *p, uint64_t id, int32_t x, int32_t y, pg_error *e) {
-    if (id > (uint64_t)MAX_ID) return id_unknown(id, e);
-    cJSON *a = args_for(id);
-    return call(p, "pointer_move", built(a, add_num(a, "x", x) && add_num(a, "y", y)), 0, dec_none, NULL, e);
-}
-
-static pg_err proxy_click(pg_platform *p, uint64_t id, int32_t x, int32_t y, pg_button b, int count, pg_error *e) {
-    if (id > (uint64_t)MAX_ID) return id_unknown(id, e);
-    cJSON *a = args_for(id);
-    bool ok = add_num(a, "x", x) && add_num(a, "y", y) && add_num(a, "button", (int)b) && add_num(a, "count", count);
-    return call(p, "click", built(a, ok), 0, dec_none, NULL, e);
-}
-
-static pg_err proxy_scroll(pg_platform *p, uint64_t id, int32_t x, int32_t y, int32_t dx, int32_t dy, pg_error *e) {
-    if (id > (uint64_t)MAX_ID) return id_unknown(id, e);
-    cJSON *a = args_for(id);
-    bool ok = add_num(a, "x", x) && add_num(a, "y", y) && add_num(a, "dx", dx) && add_num(a, "dy", dy);
-    return call(p, "scroll", built(a, ok), 0, dec_none, NULL, e);
-}
-
 typedef struct {
     pg_monitor *v;
     size_t n;
 } monitor_out;
-
-/* {"id": N}: the window on top at the point, 0 for none. */
-static pg_err dec_top(proxy *x, const cJSON *result, pg_msg *m, void *out, pg_error *e) {
-    (void)x;
-    static const pg_arg_spec spec[] = {{"id", PG_ARG_INT, true}};
-    pg_err rc = check_fields(result, spec, 1, "top_at", e);
-    if (rc) return rc;
-    if (m->n_att) return bad_reply(e, "unexpected attachment");
-    const cJSON *id = cJSON_GetObjectItemCaseSensitive(result, "id");
-    if (!(id->valuedouble >= 0 && id->valuedouble <= MAX_ID)) return bad_reply(e, "top_at: id out of range");
-    *(uint64_t *)out = (uint64_t)id->valuedouble;
-    return PG_OK;
-}
 
 /* {"monitors": [...]} in the one monitor form (pg_monitor_json.h). */
 static pg_err dec_monitors(proxy *x, const cJSON *result, pg_msg *m, void *out, pg_error *e) {
@@ -634,12 +584,6 @@ static pg_err proxy_monitors(pg_platform *p, pg_monitor **out, size_t *n, pg_err
     pg_err rc = call(p, "monitors", cJSON_CreateObject(), 0, dec_monitors, &mo, e);
     *out = mo.v, *n = mo.n;
     return rc;
-}
-
-static pg_err proxy_top_at(pg_platform *p, int32_t x, int32_t y, uint64_t *id, pg_error *e) {
-    cJSON *a = cJSON_CreateObject();
-    *id = 0;
-    return call(p, "top_at", built(a, add_num(a, "x", x) && add_num(a, "y", y)), 0, dec_top, id, e);
 }
 
 /* The path goes as [[x,y],...]; the helper's wait is the drag's own. */
@@ -665,13 +609,6 @@ static pg_err text_check(const char *s, const char *what, pg_error *e) {
     return PG_OK;
 }
 
-static pg_err proxy_key(pg_platform *p, uint64_t id, const char *chord, pg_error *e) {
-    if (text_check(chord, "chord", e)) return PG_E_BADINPUT;
-    if (id > (uint64_t)MAX_ID) return id_unknown(id, e);
-    cJSON *a = args_for(id);
-    return call(p, "key", built(a, a && cJSON_AddStringToObject(a, "chord", chord)), 0, dec_none, NULL, e);
-}
-
 /* {"id","down","key"} or {"id","down","button","at","x","y"}; id 0: a
  * release wherever the focus or the pointer is. */
 static pg_err proxy_hold(pg_platform *p, const pg_hold *h, pg_error *e) {
@@ -684,49 +621,6 @@ static pg_err proxy_hold(pg_platform *p, const pg_hold *h, pg_error *e) {
         ok = ok && add_num(a, "button", (int)h->button) && cJSON_AddBoolToObject(a, "at", h->at) &&
              add_num(a, "x", h->x) && add_num(a, "y", h->y);
     return call(p, "hold", built(a, ok), 0, dec_none, NULL, e);
-}
-
-static pg_err proxy_key_check(pg_platform *p, const char *chord, pg_error *e) {
-    if (text_check(chord, "chord", e)) return PG_E_BADINPUT;
-    cJSON *a = cJSON_CreateObject();
-    return call(p, "key_check", built(a, a && cJSON_AddStringToObject(a, "chord", chord)), 0, dec_none, NULL, e);
-}
-
-/* {"x": N, "y": N}: the pointer on the virtual screen. */
-static pg_err dec_point(proxy *x, const cJSON *result, pg_msg *m, void *out, pg_error *e) {
-    (void)x;
-    static const pg_arg_spec spec[] = {{"x", PG_ARG_INT, true}, {"y", PG_ARG_INT, true}};
-    pg_err rc = check_fields(result, spec, 2, "pointer_at", e);
-    if (rc) return rc;
-    if (m->n_att) return bad_reply(e, "unexpected attachment");
-    int64_t px = 0, py = 0;
-    if (!int_in(result, "x", INT32_MIN, INT32_MAX, &px) || !int_in(result, "y", INT32_MIN, INT32_MAX, &py))
-        return bad_reply(e, "pointer_at: out of range");
-    ((int32_t *)out)[0] = (int32_t)px, ((int32_t *)out)[1] = (int32_t)py;
-    return PG_OK;
-}
-
-static pg_err proxy_pointer_at(pg_platform *p, int32_t *x, int32_t *y, pg_error *e) {
-    int32_t pt[2] = {0, 0};
-    pg_err rc = call(p, "pointer_at", cJSON_CreateObject(), 0, dec_point, pt, e);
-    *x = pt[0], *y = pt[1];
-    return rc;
-}
-
-static pg_err proxy_type_text(pg_platform *p, uint64_t id, const char *utf8, pg_error *e) {
-    if (text_check(utf8, "text", e)) return PG_E_BADINPUT;
-    if (id > (uint64_t)MAX_ID) return id_unknown(id, e);
-    cJSON *a = args_for(id);
-    return call(p, "type_text", built(a, a && cJSON_AddStringToObject(a, "text", utf8)), 0, dec_none, NULL,
-                e);
-}
-
-static pg_err proxy_settle(pg_platform *p, uint64_t id, uint32_t quiet_ms, uint32_t timeout_ms, pg_error *e) {
-    if (id > (uint64_t)MAX_ID) return id_unknown(id, e);
-    cJSON *a = args_for(id);
-    bool ok = add_num(a, "quiet_ms", quiet_ms) && add_num(a, "timeout_ms", timeout_ms);
-    /* The helper may rightly take the whole settle timeout before it answers. */
-    return call(p, "settle", built(a, ok), timeout_ms, dec_none, NULL, e);
 }
 
 /* The helper this proxy started is gone (its pipe closed, or its process
@@ -743,37 +637,155 @@ static bool proxy_lost(pg_platform *p, char *why, size_t n) {
     return gone;
 }
 
-static pg_err proxy_responding(pg_platform *p, uint64_t id, uint32_t max_ms, pg_responding *out, pg_error *e) {
-    *out = PG_RESPONDING_UNKNOWN;
-    if (id > (uint64_t)MAX_ID) return id_unknown(id, e);
-    cJSON *a = args_for(id);
-    return call(p, "responding", built(a, add_num(a, "max_ms", max_ms)), max_ms, dec_responding, out, e);
+/* ------------------------------------------- the generated (WIRE) ops */
+
+bool pg_win_wire_range(pg_win_wire_kind k, double *lo, double *hi) {
+    switch (k) {
+    case PG_WK_ID: case PG_WK_OUT_ID: *lo = 0, *hi = MAX_ID; return true;
+    case PG_WK_I32: case PG_WK_BUTTON: case PG_WK_COUNT: case PG_WK_OUT_I32: *lo = INT32_MIN, *hi = INT32_MAX; return true;
+    case PG_WK_U32: case PG_WK_WAIT_MS: case PG_WK_OUT_U32: *lo = 0, *hi = UINT32_MAX; return true;
+    case PG_WK_PING_MS: *lo = 0, *hi = 60000; return true;
+    case PG_WK_RESPONDING: *lo = PG_RESPONDING_UNKNOWN, *hi = PG_RESPONDING_SILENT; return true;
+    default: return false;
+    }
 }
 
+/* Outputs start out empty, so a failed call leaves nothing half-read. */
+static void wire_reset(const pg_win_wire_param *ps, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        if (ps[i].kind == PG_WK_OUT_ID) *(uint64_t *)ps[i].out = 0;
+        else if (ps[i].kind == PG_WK_OUT_I32) *(int32_t *)ps[i].out = 0;
+        else if (ps[i].kind == PG_WK_OUT_U32) *(uint32_t *)ps[i].out = 0;
+        else if (ps[i].kind == PG_WK_RESPONDING) *(pg_responding *)ps[i].out = PG_RESPONDING_UNKNOWN;
+    }
+}
+
+/* What the helper's limits refuse is refused here, unsent: text first, then
+ * ids no window can have (they cannot be sent exactly). */
+static pg_err wire_precheck(const pg_win_wire_param *ps, size_t n, pg_error *e) {
+    for (size_t i = 0; i < n; i++)
+        if (ps[i].kind == PG_WK_TEXT && text_check(ps[i].v.text, ps[i].name, e)) return PG_E_BADINPUT;
+    for (size_t i = 0; i < n; i++)
+        if (ps[i].kind == PG_WK_ID && ps[i].v.u64 > (uint64_t)MAX_ID) return id_unknown(ps[i].v.u64, e);
+    return PG_OK;
+}
+
+static double wire_number(const pg_win_wire_param *q) {
+    switch (q->kind) {
+    case PG_WK_ID: return (double)q->v.u64;
+    case PG_WK_I32: case PG_WK_BUTTON: case PG_WK_COUNT: return q->v.i32;
+    default: return q->v.u32;
+    }
+}
+
+/* The request's args; *extra_ms: the waits the helper may take whole. NULL: out of memory. */
+static cJSON *wire_request(const pg_win_wire_param *ps, size_t n, uint32_t *extra_ms) {
+    cJSON *a = cJSON_CreateObject();
+    bool ok = a != NULL;
+    *extra_ms = 0;
+    for (size_t i = 0; ok && i < n; i++) {
+        const pg_win_wire_param *q = &ps[i];
+        double lo, hi;
+        if (q->kind == PG_WK_TEXT) ok = cJSON_AddStringToObject(a, q->name, q->v.text) != NULL;
+        else if (!pg_win_wire_is_out(q->kind) && pg_win_wire_range(q->kind, &lo, &hi))
+            ok = add_num(a, q->name, wire_number(q));
+        if (q->kind == PG_WK_WAIT_MS || q->kind == PG_WK_PING_MS) *extra_ms += q->v.u32;
+    }
+    return built(a, ok);
+}
+
+typedef struct {
+    const char *op;
+    pg_win_wire_param *ps;
+    size_t n;
+} wire_call;
+
+#define WIRE_MAX_PARAMS 8
+
+/* The reply of a WIRE call: exactly its outputs, each a number in its range. */
+static pg_err dec_wire(proxy *x, const cJSON *result, pg_msg *m, void *out, pg_error *e) {
+    (void)x;
+    const wire_call *w = out;
+    pg_arg_spec spec[WIRE_MAX_PARAMS];
+    size_t k = 0;
+    for (size_t i = 0; i < w->n; i++)
+        if (pg_win_wire_is_out(w->ps[i].kind)) spec[k++] = (pg_arg_spec){w->ps[i].name, PG_ARG_INT, true};
+    pg_err rc = check_fields(result, k ? spec : NULL, k, w->op, e);
+    if (rc) return rc;
+    if (m->n_att) return bad_reply(e, "unexpected attachment");
+    int64_t v[WIRE_MAX_PARAMS] = {0};
+    for (size_t i = 0; i < w->n; i++) {
+        double lo, hi;
+        if (pg_win_wire_is_out(w->ps[i].kind) && pg_win_wire_range(w->ps[i].kind, &lo, &hi) &&
+            !int_in(result, w->ps[i].name, lo, hi, &v[i]))
+            return bad_reply(e, "%s: %s out of range", w->op, w->ps[i].name);
+    }
+    for (size_t i = 0; i < w->n; i++) { /* all in range: only now written */
+        void *o = w->ps[i].out;
+        switch (w->ps[i].kind) {
+        case PG_WK_OUT_ID: *(uint64_t *)o = (uint64_t)v[i]; break;
+        case PG_WK_OUT_I32: *(int32_t *)o = (int32_t)v[i]; break;
+        case PG_WK_OUT_U32: *(uint32_t *)o = (uint32_t)v[i]; break;
+        case PG_WK_RESPONDING: *(pg_responding *)o = (pg_responding)v[i]; break;
+        default: break;
+        }
+    }
+    return PG_OK;
+}
+
+/* One WIRE call: outputs reset, inputs checked and sent, the reply decoded. */
+static pg_err wire(pg_platform *p, const char *op, pg_win_wire_param *ps, size_t n, pg_error *e) {
+    wire_reset(ps, n);
+    pg_err rc = wire_precheck(ps, n, e);
+    if (rc) return rc;
+    uint32_t extra_ms;
+    cJSON *a = wire_request(ps, n, &extra_ms);
+    wire_call w = {op, ps, n};
+    return call(p, op, a, extra_ms, dec_wire, &w, e);
+}
+
+/* Each parameter as a pg_win_wire_param: inputs by value, outputs by where they go. */
+#define PX_PARAM_(kind, pn) PX_PARAM_##kind(pn)
+#define PX_PARAM_SELF(pn) {#pn, PG_WK_SELF, {0}, NULL},
+#define PX_PARAM_ERR(pn) {#pn, PG_WK_ERR, {0}, NULL},
+#define PX_PARAM_ID(pn) {#pn, PG_WK_ID, {.u64 = pn}, NULL},
+#define PX_PARAM_I32(pn) {#pn, PG_WK_I32, {.i32 = pn}, NULL},
+#define PX_PARAM_BUTTON(pn) {#pn, PG_WK_BUTTON, {.i32 = (int32_t)pn}, NULL},
+#define PX_PARAM_COUNT(pn) {#pn, PG_WK_COUNT, {.i32 = (int32_t)pn}, NULL},
+#define PX_PARAM_U32(pn) {#pn, PG_WK_U32, {.u32 = pn}, NULL},
+#define PX_PARAM_WAIT_MS(pn) {#pn, PG_WK_WAIT_MS, {.u32 = pn}, NULL},
+#define PX_PARAM_PING_MS(pn) {#pn, PG_WK_PING_MS, {.u32 = pn}, NULL},
+#define PX_PARAM_TEXT(pn) {#pn, PG_WK_TEXT, {.text = pn}, NULL},
+#define PX_PARAM_OUT_ID(pn) {#pn, PG_WK_OUT_ID, {0}, pn},
+#define PX_PARAM_OUT_I32(pn) {#pn, PG_WK_OUT_I32, {0}, pn},
+#define PX_PARAM_OUT_U32(pn) {#pn, PG_WK_OUT_U32, {0}, pn},
+#define PX_PARAM_RESPONDING(pn) {#pn, PG_WK_RESPONDING, {0}, pn},
+
+/* proxy_<name> for each WIRE primitive of pg_platform.def. */
+#define PX_WIRE(name)                                                             \
+    static pg_err proxy_##name(PG_PARAMS(name)) {                                 \
+        pg_win_wire_param ps[] = {PG_ARGS_##name(PX_PARAM_)};                     \
+        _Static_assert(sizeof ps / sizeof *ps <= WIRE_MAX_PARAMS, "too many");    \
+        return wire(p, #name, ps, sizeof ps / sizeof *ps, e);                     \
+    }
+#define PX_GEN_WIRE(name) PX_WIRE(name)
+#define PX_GEN_CUSTOM(name)
+#define PX_GEN_LOCAL(name)
+#define PX_GEN_NONE(name)
+#define PG_PRIM(name, ret, bk, cap, helper, ...) PX_GEN_##helper(name)
+#include "pg_platform.def"
+#undef PG_PRIM
+
+/* The table: generated for WIRE, written above for CUSTOM and LOCAL, NULL for NONE. */
+#define PX_FN_WIRE(name) proxy_##name
+#define PX_FN_CUSTOM(name) proxy_##name
+#define PX_FN_LOCAL(name) proxy_##name
+#define PX_FN_NONE(name) NULL
+#define PG_PRIM(name, ret, bk, cap, helper, ...) .name = PX_FN_##helper(name),
 static const pg_platform_ops helper_ops = {
     .name = "win32-helper",
-    .open = proxy_ops_open,
-    .close = proxy_close,
-    .caps = proxy_caps,
-    .list_windows = proxy_list,
-    .list_all = proxy_list_all,
-    .capture_window = proxy_capture_window,
-    .capture_screen = proxy_capture_screen,
-    .focus = proxy_focus,
-    .pointer_move = proxy_pointer_move,
-    .click = proxy_click,
-    .scroll = proxy_scroll,
-    .drag = proxy_drag,
-    .top_at = proxy_top_at,
-    .hold = proxy_hold,
-    .key_check = proxy_key_check,
-    .pointer_at = proxy_pointer_at,
-    .monitors = proxy_monitors,
-    .key = proxy_key,
-    .type_text = proxy_type_text,
-    .settle = proxy_settle,
-    .lost = proxy_lost,
-    .responding = proxy_responding,
+#include "pg_platform.def"
 };
+#undef PG_PRIM
 
 const pg_platform_ops *pg_win_helper_ops(void) { return &helper_ops; }

@@ -152,7 +152,7 @@ static pg_err list_reply(pg_window *w, size_t n, const bool *complete, cJSON **r
     return arr ? PG_OK : pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory");
 }
 
-static pg_err h_list(helper *h, const cJSON *args, cJSON **result, pg_blob *att, pg_error *e) {
+static pg_err h_list_windows(helper *h, const cJSON *args, cJSON **result, pg_blob *att, pg_error *e) {
     (void)att;
     pg_window *w = NULL;
     size_t n = 0;
@@ -222,55 +222,6 @@ static pg_err h_capture_screen(helper *h, const cJSON *args, cJSON **result, pg_
     return rc ? rc : capture_reply(h, &c, pg_win_screen_fallback(h->p), result, att, e);
 }
 
-static pg_err h_focus(helper *h, const cJSON *args, cJSON **result, pg_blob *att, pg_error *e) {
-    static const pg_arg_spec spec[] = {{"id", PG_ARG_INT, true}};
-    (void)result, (void)att;
-    uint64_t id;
-    pg_err rc = id_args(args, spec, 1, &id, e);
-    return rc ? rc : h->ops->focus(h->p, id, e);
-}
-
-static pg_err h_pointer_move(helper *h, const cJSON *args, cJSON **result, pg_blob *att, pg_error *e) {
-    static const pg_arg_spec spec[] = {{"id", PG_ARG_INT, true}, {"x", PG_ARG_INT, true}, {"y", PG_ARG_INT, true}};
-    (void)result, (void)att;
-    uint64_t id;
-    int64_t x = 0, y = 0;
-    pg_err rc = id_args(args, spec, 3, &id, e);
-    if (!rc && (!arg_in(args, "x", INT32_MIN, INT32_MAX, &x) || !arg_in(args, "y", INT32_MIN, INT32_MAX, &y)))
-        rc = out_of_range("x/y", e);
-    return rc ? rc : h->ops->pointer_move(h->p, id, (int32_t)x, (int32_t)y, e);
-}
-
-static pg_err h_click(helper *h, const cJSON *args, cJSON **result, pg_blob *att, pg_error *e) {
-    static const pg_arg_spec spec[] = {{"id", PG_ARG_INT, true},
-                                       {"x", PG_ARG_INT, true},
-                                       {"y", PG_ARG_INT, true},
-                                       {"button", PG_ARG_INT, true},
-                                       {"count", PG_ARG_INT, true}};
-    (void)result, (void)att;
-    uint64_t id;
-    int64_t x = 0, y = 0, b = 0, n = 0;
-    pg_err rc = id_args(args, spec, 5, &id, e);
-    if (!rc && (!arg_in(args, "x", INT32_MIN, INT32_MAX, &x) || !arg_in(args, "y", INT32_MIN, INT32_MAX, &y) ||
-                !arg_in(args, "button", INT32_MIN, INT32_MAX, &b) || !arg_in(args, "count", INT32_MIN, INT32_MAX, &n)))
-        rc = out_of_range("x/y/button/count", e);
-    /* The backend judges button and count, as it would in-process. */
-    return rc ? rc : h->ops->click(h->p, id, (int32_t)x, (int32_t)y, (pg_button)b, (int)n, e);
-}
-
-static pg_err h_scroll(helper *h, const cJSON *args, cJSON **result, pg_blob *att, pg_error *e) {
-    static const pg_arg_spec spec[] = {{"id", PG_ARG_INT, true}, {"x", PG_ARG_INT, true}, {"y", PG_ARG_INT, true},
-                                       {"dx", PG_ARG_INT, true}, {"dy", PG_ARG_INT, true}};
-    (void)result, (void)att;
-    uint64_t id;
-    int64_t x = 0, y = 0, dx = 0, dy = 0;
-    pg_err rc = id_args(args, spec, 5, &id, e);
-    if (!rc && (!arg_in(args, "x", INT32_MIN, INT32_MAX, &x) || !arg_in(args, "y", INT32_MIN, INT32_MAX, &y) ||
-                !arg_in(args, "dx", INT32_MIN, INT32_MAX, &dx) || !arg_in(args, "dy", INT32_MIN, INT32_MAX, &dy)))
-        rc = out_of_range("x/y/dx/dy", e);
-    return rc ? rc : h->ops->scroll(h->p, id, (int32_t)x, (int32_t)y, (int32_t)dx, (int32_t)dy, e);
-}
-
 static pg_err h_drag(helper *h, const cJSON *args, cJSON **result, pg_blob *att, pg_error *e) {
     static const pg_arg_spec spec[] = {{"id", PG_ARG_INT, true},      {"path", PG_ARG_ARRAY, true},
                                        {"button", PG_ARG_INT, true},  {"hold_ms", PG_ARG_INT, true},
@@ -288,21 +239,6 @@ static pg_err h_drag(helper *h, const cJSON *args, cJSON **result, pg_blob *att,
     return rc ? rc : h->ops->drag(h->p, id, path, n, (pg_button)b, (uint32_t)hold, (uint32_t)step, e);
 }
 
-static pg_err h_top_at(helper *h, const cJSON *args, cJSON **result, pg_blob *att, pg_error *e) {
-    static const pg_arg_spec spec[] = {{"x", PG_ARG_INT, true}, {"y", PG_ARG_INT, true}};
-    (void)att;
-    int64_t x = 0, y = 0;
-    uint64_t id = 0;
-    pg_err rc = pg_args_check(args, spec, 2, e);
-    if (!rc && (!arg_in(args, "x", INT32_MIN, INT32_MAX, &x) || !arg_in(args, "y", INT32_MIN, INT32_MAX, &y)))
-        rc = out_of_range("x/y", e);
-    if (!rc) rc = h->ops->top_at(h->p, (int32_t)x, (int32_t)y, &id, e);
-    if (rc) return rc;
-    *result = cJSON_CreateObject();
-    if (*result) cJSON_AddNumberToObject(*result, "id", (double)id);
-    return *result ? PG_OK : pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory");
-}
-
 static pg_err h_monitors(helper *h, const cJSON *args, cJSON **result, pg_blob *att, pg_error *e) {
     (void)att;
     pg_monitor *m = NULL;
@@ -316,14 +252,6 @@ static pg_err h_monitors(helper *h, const cJSON *args, cJSON **result, pg_blob *
     else cJSON_Delete(a), a = NULL;
     free(m);
     return a ? PG_OK : pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory");
-}
-
-static pg_err h_key(helper *h, const cJSON *args, cJSON **result, pg_blob *att, pg_error *e) {
-    static const pg_arg_spec spec[] = {{"id", PG_ARG_INT, true}, {"chord", PG_ARG_STRING, true}};
-    (void)result, (void)att;
-    uint64_t id;
-    pg_err rc = id_args(args, spec, 2, &id, e);
-    return rc ? rc : h->ops->key(h->p, id, pg_args_str(args, "chord", ""), e);
 }
 
 static pg_err h_hold(helper *h, const cJSON *args, cJSON **result, pg_blob *att, pg_error *e) {
@@ -354,72 +282,102 @@ static pg_err h_hold(helper *h, const cJSON *args, cJSON **result, pg_blob *att,
     return h->ops->hold(h->p, &hd, e); /* the backend judges the button */
 }
 
-static pg_err h_key_check(helper *h, const cJSON *args, cJSON **result, pg_blob *att, pg_error *e) {
-    static const pg_arg_spec spec[] = {{"chord", PG_ARG_STRING, true}};
-    (void)result, (void)att;
-    pg_err rc = pg_args_check(args, spec, 1, e);
-    return rc ? rc : h->ops->key_check(h->p, pg_args_str(args, "chord", ""), e);
+/* ------------------------------------------ generated (WIRE) handlers */
+
+#define WIRE_MAX_PARAMS 8
+
+/* Reads a WIRE call's args: exactly its inputs, each in its range. */
+static pg_err wire_args(const cJSON *args, pg_win_wire_param *ps, size_t n, pg_error *e) {
+    pg_arg_spec spec[WIRE_MAX_PARAMS];
+    size_t k = 0;
+    double lo, hi;
+    for (size_t i = 0; i < n; i++)
+        if (ps[i].kind == PG_WK_TEXT || (!pg_win_wire_is_out(ps[i].kind) && pg_win_wire_range(ps[i].kind, &lo, &hi)))
+            spec[k++] = (pg_arg_spec){ps[i].name, ps[i].kind == PG_WK_TEXT ? PG_ARG_STRING : PG_ARG_INT, true};
+    pg_err rc = pg_args_check(args, k ? spec : NULL, k, e);
+    for (size_t i = 0; !rc && i < n; i++) {
+        pg_win_wire_param *q = &ps[i];
+        int64_t v = 0;
+        if (q->kind == PG_WK_TEXT) q->v.text = pg_args_str(args, q->name, "");
+        if (q->kind == PG_WK_TEXT || pg_win_wire_is_out(q->kind) || !pg_win_wire_range(q->kind, &lo, &hi)) continue;
+        if (!arg_in(args, q->name, lo, hi, &v)) return out_of_range(q->name, e);
+        if (q->kind == PG_WK_ID) q->v.u64 = (uint64_t)v;
+        else if (q->kind == PG_WK_I32 || q->kind == PG_WK_BUTTON || q->kind == PG_WK_COUNT) q->v.i32 = (int32_t)v;
+        else q->v.u32 = (uint32_t)v;
+    }
+    return rc;
 }
 
-static pg_err h_pointer_at(helper *h, const cJSON *args, cJSON **result, pg_blob *att, pg_error *e) {
-    (void)att;
-    int32_t x = 0, y = 0;
-    pg_err rc = pg_args_check(args, NULL, 0, e);
-    if (!rc) rc = h->ops->pointer_at(h->p, &x, &y, e);
-    if (rc) return rc;
-    *result = cJSON_CreateObject();
-    if (!*result) return pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory");
-    cJSON_AddNumberToObject(*result, "x", x);
-    cJSON_AddNumberToObject(*result, "y", y);
-    return PG_OK;
+/* A WIRE call's outputs as its result (none: an empty result). */
+static pg_err wire_result(const pg_win_wire_param *ps, size_t n, cJSON **result, pg_error *e) {
+    bool ok = true;
+    for (size_t i = 0; ok && i < n; i++) {
+        const pg_win_wire_param *q = &ps[i];
+        if (!pg_win_wire_is_out(q->kind)) continue;
+        double v = q->kind == PG_WK_OUT_ID ? (double)q->v.u64
+                   : q->kind == PG_WK_OUT_I32 ? q->v.i32
+                   : q->kind == PG_WK_OUT_U32 ? q->v.u32
+                                              : (double)q->v.responding;
+        if (!*result) *result = cJSON_CreateObject();
+        ok = *result && cJSON_AddNumberToObject(*result, q->name, v);
+    }
+    return ok ? PG_OK : pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory");
 }
 
-static pg_err h_type_text(helper *h, const cJSON *args, cJSON **result, pg_blob *att, pg_error *e) {
-    static const pg_arg_spec spec[] = {{"id", PG_ARG_INT, true}, {"text", PG_ARG_STRING, true}};
-    (void)result, (void)att;
-    uint64_t id;
-    pg_err rc = id_args(args, spec, 2, &id, e);
-    return rc ? rc : h->ops->type_text(h->p, id, pg_args_str(args, "text", ""), e);
-}
+/* How the handler passes each parameter to the backend, by its kind. */
+#define HS_ARG_(kind, pn) , HS_ARG_##kind(ps[pn##_i])
+#define HS_ARG_SELF(q) h->p
+#define HS_ARG_ERR(q) e
+#define HS_ARG_ID(q) q.v.u64
+#define HS_ARG_I32(q) q.v.i32
+#define HS_ARG_BUTTON(q) (pg_button) q.v.i32
+#define HS_ARG_COUNT(q) (int)q.v.i32
+#define HS_ARG_U32(q) q.v.u32
+#define HS_ARG_WAIT_MS(q) q.v.u32
+#define HS_ARG_PING_MS(q) q.v.u32
+#define HS_ARG_TEXT(q) q.v.text
+#define HS_ARG_OUT_ID(q) &q.v.u64
+#define HS_ARG_OUT_I32(q) &q.v.i32
+#define HS_ARG_OUT_U32(q) &q.v.u32
+#define HS_ARG_RESPONDING(q) &q.v.responding
+#define HS_POS_(kind, pn) pn##_i,
+#define HS_PARAM_(kind, pn) {#pn, PG_WK_##kind, {0}, NULL},
 
-static pg_err h_settle(helper *h, const cJSON *args, cJSON **result, pg_blob *att, pg_error *e) {
-    static const pg_arg_spec spec[] = {
-        {"id", PG_ARG_INT, true}, {"quiet_ms", PG_ARG_INT, true}, {"timeout_ms", PG_ARG_INT, true}};
-    (void)result, (void)att;
-    uint64_t id;
-    int64_t quiet = 0, timeout = 0;
-    pg_err rc = id_args(args, spec, 3, &id, e);
-    if (!rc && (!arg_in(args, "quiet_ms", 0, UINT32_MAX, &quiet) ||
-                !arg_in(args, "timeout_ms", 0, UINT32_MAX, &timeout)))
-        rc = out_of_range("quiet_ms/timeout_ms", e);
-    return rc ? rc : h->ops->settle(h->p, id, (uint32_t)quiet, (uint32_t)timeout, e);
-}
+/* h_<name> for each WIRE primitive of pg_platform.def: args checked and read,
+ * the backend called, its outputs answered. */
+#define HS_WIRE(name)                                                                                          \
+    static pg_err h_##name(helper *h, const cJSON *args, cJSON **result, pg_blob *att, pg_error *e) {          \
+        enum { PG_ARGS_##name(HS_POS_) n_ };                                                                   \
+        pg_win_wire_param ps[n_] = {PG_ARGS_##name(HS_PARAM_)};                                                \
+        _Static_assert(n_ <= WIRE_MAX_PARAMS, "too many parameters");                                          \
+        (void)att;                                                                                             \
+        pg_err rc = wire_args(args, ps, n_, e);                                                                \
+        if (!rc && !h->ops->name)                                                                              \
+            rc = pg_error_set(e, PG_E_UNSUPPORTED, NULL, "session helper: the backend has no %s", #name);      \
+        if (!rc) rc = h->ops->name(PG_TAIL(PG_ARGS_##name(HS_ARG_)));                                          \
+        return rc ? rc : wire_result(ps, n_, result, e);                                                       \
+    }
+#define HS_GEN_WIRE(name) HS_WIRE(name)
+#define HS_GEN_CUSTOM(name)
+#define HS_GEN_LOCAL(name)
+#define HS_GEN_NONE(name)
+#define PG_PRIM(name, ret, bk, cap, helper, ...) HS_GEN_##helper(name)
+#include "pg_platform.def"
+#undef PG_PRIM
 
-static pg_err h_responding(helper *h, const cJSON *args, cJSON **result, pg_blob *att, pg_error *e) {
-    static const pg_arg_spec spec[] = {{"id", PG_ARG_INT, true}, {"max_ms", PG_ARG_INT, true}};
-    (void)att;
-    uint64_t id;
-    int64_t max_ms = 0;
-    pg_err rc = id_args(args, spec, 2, &id, e);
-    if (!rc && !arg_in(args, "max_ms", 0, 60000, &max_ms)) rc = out_of_range("max_ms", e);
-    pg_responding r = PG_RESPONDING_UNKNOWN;
-    if (!rc && h->ops->responding) rc = h->ops->responding(h->p, id, (uint32_t)max_ms, &r, e);
-    if (rc) return rc;
-    *result = cJSON_CreateObject();
-    if (*result) cJSON_AddNumberToObject(*result, "responding", (int)r);
-    return *result ? PG_OK : pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory");
-}
-
+/* The ops the helper answers: every WIRE and CUSTOM primitive, by its name. */
+#define HS_ENTRY_WIRE(name) {#name, h_##name},
+#define HS_ENTRY_CUSTOM(name) {#name, h_##name},
+#define HS_ENTRY_LOCAL(name)
+#define HS_ENTRY_NONE(name)
+#define PG_PRIM(name, ret, bk, cap, helper, ...) HS_ENTRY_##helper(name)
 static const struct {
     const char *op;
     handler_fn fn;
 } handlers[] = {
-    {"caps", h_caps},   {"list", h_list},           {"list_all", h_list_all},           {"capture_window", h_capture_window},
-    {"capture_screen", h_capture_screen}, {"focus", h_focus}, {"pointer_move", h_pointer_move},
-    {"click", h_click}, {"scroll", h_scroll}, {"drag", h_drag}, {"top_at", h_top_at}, {"monitors", h_monitors}, {"key", h_key},             {"type_text", h_type_text},
-    {"hold", h_hold}, {"key_check", h_key_check}, {"pointer_at", h_pointer_at},
-    {"settle", h_settle}, {"responding", h_responding},
+#include "pg_platform.def"
 };
+#undef PG_PRIM
 
 /* ------------------------------------------------------------- serving */
 

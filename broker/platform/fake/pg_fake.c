@@ -191,7 +191,7 @@ static pg_err list(pg_fake *f, bool popups, size_t max, pg_window **out, size_t 
     return PG_OK;
 }
 
-static pg_err fake_list(pg_platform *f, pg_window **out, size_t *n, pg_error *e) {
+static pg_err fake_list_windows(pg_platform *f, pg_window **out, size_t *n, pg_error *e) {
     pg_err rc = injected(f, "list_windows", e);
     if (!rc && f->on_list) f->on_list(f, f->on_list_ctx);
     bool cut;
@@ -207,7 +207,7 @@ static pg_err fake_list_all(pg_platform *f, pg_window **out, size_t *n, bool *co
 }
 
 /* One window as the listing has it, parent left out as the contract says. */
-static pg_err fake_describe(pg_platform *f, uint64_t id, pg_window *out, pg_error *e) {
+static pg_err fake_describe_window(pg_platform *f, uint64_t id, pg_window *out, pg_error *e) {
     memset(out, 0, sizeof *out);
     fake_window *fw;
     pg_err rc = injected(f, "describe_window", e);
@@ -445,28 +445,19 @@ void pg_fake_refuse_chord(pg_fake *f, const char *chord) { snprintf(f->refused_c
 
 void pg_fake_set_pointer(pg_fake *f, int32_t x, int32_t y) { f->px = x, f->py = y; }
 
-static pg_err fake_key(pg_platform *f, uint64_t id, const char *chord, pg_error *e) {
+/* The frame pg_fake_set_frame configured (none: 0 on every side). */
+static pg_err fake_window_frame(pg_platform *f, uint64_t id, uint32_t *left, uint32_t *right, uint32_t *top,
+                                uint32_t *bottom, pg_error *e) {
     fake_window *fw;
-    pg_err rc = injected(f, "key", e);
+    *left = *right = *top = *bottom = 0;
+    pg_err rc = injected(f, "window_frame", e);
     if (!rc) rc = resolve(f, id, &fw, e);
-    if (!rc) record(f, "key %llu %s", (unsigned long long)id, chord);
-    return rc;
-}
-
-static pg_err fake_type(pg_platform *f, uint64_t id, const char *utf8, pg_error *e) {
-    fake_window *fw;
-    pg_err rc = injected(f, "type_text", e);
-    if (!rc) rc = resolve(f, id, &fw, e);
-    if (!rc) record(f, "type %llu %s", (unsigned long long)id, utf8);
-    return rc;
-}
-
-static pg_err fake_settle(pg_platform *f, uint64_t id, uint32_t quiet_ms, uint32_t timeout_ms, pg_error *e) {
-    (void)quiet_ms;
-    (void)timeout_ms;
-    fake_window *fw;
-    pg_err rc = injected(f, "settle", e);
-    return rc ? rc : resolve(f, id, &fw, e);
+    if (rc) return rc;
+    const pg_window *w = &fw->w;
+    *left = (uint32_t)(w->x - w->frame.x), *top = (uint32_t)(w->y - w->frame.y);
+    *right = (uint32_t)((int64_t)w->frame.x + w->frame.w - w->x - w->width);
+    *bottom = (uint32_t)((int64_t)w->frame.y + w->frame.h - w->y - w->height);
+    return PG_OK;
 }
 
 static pg_err fake_responding(pg_platform *f, uint64_t id, uint32_t max_ms, pg_responding *out, pg_error *e) {
@@ -488,32 +479,72 @@ static bool fake_lost(pg_platform *f, char *why, size_t n) {
     return true;
 }
 
+/* ---- the mechanical stubs, from pg_platform.def ---- */
+
+/* Appends " value" to line[cap]. */
+static void fmt_arg(char *line, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void fmt_arg(char *line, size_t cap, const char *fmt, ...) {
+    size_t used = strlen(line);
+    if (used + 1 >= cap) return;
+    line[used++] = ' ', line[used] = '\0';
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line + used, cap - used, fmt, ap);
+    va_end(ap);
+}
+
+/* What a stub does with each parameter, by its kind: a window id must name a
+ * target; values are recorded in order. A kind without a line here is not
+ * mechanical: a stub over it does not compile, and gets written by hand. */
+#define FAKE_RESOLVE_SELF(pn)
+#define FAKE_RESOLVE_ERR(pn)
+#define FAKE_RESOLVE_TEXT(pn)
+#define FAKE_RESOLVE_U32(pn)
+#define FAKE_RESOLVE_WAIT_MS(pn)
+#define FAKE_RESOLVE_ID(pn)                     \
+    if (!rc) {                                  \
+        fake_window *fw_;                       \
+        rc = resolve(p, pn, &fw_, e);           \
+    }
+#define FAKE_FORMAT_SELF(pn)
+#define FAKE_FORMAT_ERR(pn)
+#define FAKE_FORMAT_TEXT(pn) fmt_arg(line, sizeof line, "%s", pn);
+#define FAKE_FORMAT_U32(pn) fmt_arg(line, sizeof line, "%u", (unsigned)pn);
+#define FAKE_FORMAT_WAIT_MS(pn) FAKE_FORMAT_U32(pn)
+#define FAKE_FORMAT_ID(pn) fmt_arg(line, sizeof line, "%llu", (unsigned long long)pn);
+#define FAKE_RESOLVE_(kind, pn) FAKE_RESOLVE_##kind(pn)
+#define FAKE_FORMAT_(kind, pn) FAKE_FORMAT_##kind(pn)
+
+/* A stub: the failure a test injected under the primitive's name, then its
+ * target resolved; recorded as "VERB value..." when it did not fail. */
+#define FAKE_STUB_RECORDED(name, verb)                  \
+    static pg_err fake_##name(PG_PARAMS(name)) {        \
+        pg_err rc = injected(p, #name, e);              \
+        PG_ARGS_##name(FAKE_RESOLVE_)                   \
+        char line[512] = "";                            \
+        PG_ARGS_##name(FAKE_FORMAT_)                    \
+        if (!rc) record(p, "%s%s", verb, line);         \
+        return rc;                                      \
+    }
+/* The same, recording nothing (waits, not input). */
+#define FAKE_STUB_CHECKED(name)                         \
+    static pg_err fake_##name(PG_PARAMS(name)) {        \
+        pg_err rc = injected(p, #name, e);              \
+        PG_ARGS_##name(FAKE_RESOLVE_)                   \
+        return rc;                                      \
+    }
+
+FAKE_STUB_RECORDED(key, "key")
+FAKE_STUB_RECORDED(type_text, "type")
+FAKE_STUB_CHECKED(settle)
+
+/* The table: fake_<primitive> for each primitive pg_platform.def gives the fake. */
+#define PG_PRIM(name, ret, bk, ...) .name = ((bk) & PG_BK_FAKE) ? fake_##name : NULL,
 const pg_platform_ops pg_fake_ops = {
     .name = "fake",
-    .open = fake_open,
-    .close = fake_close,
-    .caps = fake_caps,
-    .list_windows = fake_list,
-    .list_all = fake_list_all,
-    .describe_window = fake_describe,
-    .capture_window = fake_capture_window,
-    .capture_screen = fake_capture_screen,
-    .focus = fake_focus,
-    .pointer_move = fake_pointer_move,
-    .click = fake_click,
-    .scroll = fake_scroll,
-    .drag = fake_drag,
-    .top_at = fake_top_at,
-    .hold = fake_hold,
-    .key_check = fake_key_check,
-    .pointer_at = fake_pointer_at,
-    .monitors = fake_monitors,
-    .key = fake_key,
-    .type_text = fake_type,
-    .settle = fake_settle,
-    .lost = fake_lost,
-    .responding = fake_responding,
+#include "pg_platform.def"
 };
+#undef PG_PRIM
 
 void pg_fake_freeze(pg_fake *f, uint64_t id, bool frozen) {
     fake_window *w = find(f, id);

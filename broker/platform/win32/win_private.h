@@ -69,6 +69,9 @@ pg_err win_client_rect(HWND h, RECT *out, pg_error *e);
 /* Frame bounds: DWM extended frame bounds, else GetWindowRect. *source
  * names which. */
 void win_frame_rect(HWND h, RECT *out, const char **source);
+/* pg_platform_ops.window_frame: win_frame_rect against the client area. */
+pg_err win_window_frame(pg_platform *p, uint64_t id, uint32_t *left, uint32_t *right, uint32_t *top,
+                        uint32_t *bottom, pg_error *e);
 bool win_is_cloaked(HWND h);
 /* A visible, uncloaked top-level window other than the desktop. */
 bool win_shows_pixels(HWND h);

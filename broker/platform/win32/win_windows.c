@@ -215,3 +215,26 @@ pg_err win_list_windows(pg_platform *p, pg_window **out, size_t *n, pg_error *e)
 pg_err win_list_all(pg_platform *p, pg_window **out, size_t *n, bool *complete, pg_error *e) {
     return list(p, true, out, n, complete, e);
 }
+
+/* How far a outer edge lies beyond the inner one, 0 when it does not (a
+ * frame bounds call that failed, or a window without decorations). */
+static uint32_t beyond(LONG outer, LONG inner) { return outer > inner ? (uint32_t)(outer - inner) : 0; }
+
+/* The frame as the user sees it: the DWM's extended frame bounds (without
+ * the invisible resize borders GetWindowRect includes), else the window
+ * rect, each side against the client area in screen coordinates. */
+pg_err win_window_frame(pg_platform *p, uint64_t id, uint32_t *left, uint32_t *right, uint32_t *top,
+                        uint32_t *bottom, pg_error *e) {
+    (void)p;
+    *left = *right = *top = *bottom = 0;
+    HWND h;
+    RECT c, f;
+    const char *source;
+    pg_err rc = win_resolve(id, &h, e);
+    if (!rc) rc = win_client_rect(h, &c, e);
+    if (rc) return rc;
+    win_frame_rect(h, &f, &source);
+    *left = beyond(c.left, f.left), *top = beyond(c.top, f.top);
+    *right = beyond(f.right, c.right), *bottom = beyond(f.bottom, c.bottom);
+    return PG_OK;
+}

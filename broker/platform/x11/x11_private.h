@@ -149,6 +149,9 @@ pg_err x11_list_windows(pg_platform *p, pg_window **out, size_t *n, pg_error *e)
 pg_err x11_list_all(pg_platform *p, pg_window **out, size_t *n, bool *complete, pg_error *e);
 /* One window as list_windows describes it, without the listing (pg_platform.h). */
 pg_err x11_describe_window(pg_platform *p, uint64_t id, pg_window *out, pg_error *e);
+/* pg_platform_ops.window_frame: _NET_FRAME_EXTENTS of the client window. */
+pg_err x11_window_frame(pg_platform *p, uint64_t id, uint32_t *left, uint32_t *right, uint32_t *top,
+                        uint32_t *bottom, pg_error *e);
 
 /* ---- x11_capture.c ---- */
 pg_err x11_capture_window(pg_platform *p, uint64_t id, const pg_rect *region, pg_capture *out,

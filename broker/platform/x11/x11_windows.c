@@ -806,3 +806,31 @@ pg_err x11_describe_window(pg_platform *p, uint64_t id, pg_window *out, pg_error
     if (rc != PG_OK) return rc;
     return there && it.top ? PG_OK : not_found(e, id); /* gone, or no longer under root */
 }
+
+/* The property is the window manager's word for its own decorations (a
+ * reparenting WM's frame may also hold shadows or invisible borders, so the
+ * frame's geometry would not say the same). The atom is asked for with
+ * only_if_exists: where no client ever named it, no WM sets it, and the
+ * window has no frame. */
+pg_err x11_window_frame(pg_platform *p, uint64_t id, uint32_t *left, uint32_t *right, uint32_t *top,
+                        uint32_t *bottom, pg_error *e) {
+    static const char name[] = "_NET_FRAME_EXTENTS";
+    *left = *right = *top = *bottom = 0;
+    x11_win w;
+    pg_err rc = x11_resolve(p, id, &w, e);
+    if (rc != PG_OK) return rc;
+    xcb_intern_atom_reply_t *a =
+        x11_take(p, xcb_intern_atom(p->c, 1, (uint16_t)(sizeof name - 1), name).sequence, &rc, e);
+    xcb_atom_t atom = a ? a->atom : XCB_ATOM_NONE;
+    free(a);
+    if (rc != PG_OK || atom == XCB_ATOM_NONE) return rc;
+    xcb_get_property_reply_t *r =
+        x11_take(p, xcb_get_property(p->c, 0, w.id, atom, XCB_ATOM_CARDINAL, 0, 4).sequence, &rc, e);
+    if (rc == PG_OK && !r) return not_found(e, id); /* BadWindow: it closed meanwhile */
+    if (r && r->type == XCB_ATOM_CARDINAL && r->format == 32 && xcb_get_property_value_length(r) == 16) {
+        const uint32_t *v = xcb_get_property_value(r);
+        *left = v[0], *right = v[1], *top = v[2], *bottom = v[3];
+    }
+    free(r);
+    return rc;
+}
