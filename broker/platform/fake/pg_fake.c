@@ -51,6 +51,8 @@ struct pg_platform {
     bool no_wm;     /* responding() cannot ask: UNKNOWN */
     int32_t px, py; /* the pointer, in screen coordinates */
     char refused_chord[64]; /* key_check refuses exactly this chord ("" none) */
+    uint64_t sel_window[2]; /* the owners of CLIPBOARD [0] and PRIMARY [1] (pg_fake_set_selection) */
+    uint32_t sel_pid[2];
 };
 
 static bool display_down; /* opening fails while set: the display is gone (pg_fake_display_down) */
@@ -444,6 +446,24 @@ static pg_err fake_pointer_at(pg_platform *f, int32_t *x, int32_t *y, pg_error *
 void pg_fake_refuse_chord(pg_fake *f, const char *chord) { snprintf(f->refused_chord, sizeof f->refused_chord, "%s", chord); }
 
 void pg_fake_set_pointer(pg_fake *f, int32_t x, int32_t y) { f->px = x, f->py = y; }
+
+void pg_fake_set_selection(pg_fake *f, const char *selection, uint64_t window, uint32_t pid) {
+    int i = strcmp(selection, "CLIPBOARD") ? 1 : 0;
+    f->sel_window[i] = window, f->sel_pid[i] = pid;
+}
+
+/* The owner pg_fake_set_selection configured (none: 0, 0). */
+static pg_err fake_selection_owner(pg_platform *f, const char *selection, uint64_t *window, uint32_t *pid,
+                                   pg_error *e) {
+    *window = 0, *pid = 0;
+    pg_err rc = injected(f, "selection_owner", e);
+    if (rc) return rc;
+    if (strcmp(selection, "CLIPBOARD") && strcmp(selection, "PRIMARY"))
+        return pg_error_set(e, PG_E_BADINPUT, NULL, "no selection \"%.32s\"", selection);
+    int i = strcmp(selection, "CLIPBOARD") ? 1 : 0;
+    *window = f->sel_window[i], *pid = f->sel_pid[i];
+    return PG_OK;
+}
 
 /* The frame pg_fake_set_frame configured (none: 0 on every side). */
 static pg_err fake_window_frame(pg_platform *f, uint64_t id, uint32_t *left, uint32_t *right, uint32_t *top,

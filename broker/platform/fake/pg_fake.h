@@ -56,6 +56,9 @@ uint64_t pg_fake_add_owned(pg_fake *f, pg_window_kind kind, uint64_t parent, int
  * many pixels wide on each side; screen captures paint them in
  * PG_FAKE_FRAME_RGBA (0x3355aaff) and pg_window.frame reports them. */
 void pg_fake_set_frame(pg_fake *f, uint64_t id, uint32_t left, uint32_t top, uint32_t right, uint32_t bottom);
+/* Who owns selection ("CLIPBOARD" or "PRIMARY"): a window id and its pid
+ * (0, 0: nobody), as selection_owner reports it. */
+void pg_fake_set_selection(pg_fake *f, const char *selection, uint64_t window, uint32_t pid);
 /* list_all stops after max windows, bottom of the stack first, and says the
  * list is incomplete (as the X11 backend at X11_MAX_WINDOWS); 0: no limit. */
 void pg_fake_list_limit(pg_fake *f, size_t max);

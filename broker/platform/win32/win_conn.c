@@ -203,6 +203,7 @@ static const pg_platform_ops win_ops = {
     .list_windows = win_list_windows,
     .list_all = win_list_all,
     .window_frame = win_window_frame,
+    .selection_owner = win_selection_owner,
     .capture_window = win_capture_window,
     .capture_screen = win_capture_screen,
     .focus = win_focus,

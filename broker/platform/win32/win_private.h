@@ -72,6 +72,7 @@ void win_frame_rect(HWND h, RECT *out, const char **source);
 /* pg_platform_ops.window_frame: win_frame_rect against the client area. */
 pg_err win_window_frame(pg_platform *p, uint64_t id, uint32_t *left, uint32_t *right, uint32_t *top,
                         uint32_t *bottom, pg_error *e);
+pg_err win_selection_owner(pg_platform *p, const char *selection, uint64_t *window, uint32_t *pid, pg_error *e);
 bool win_is_cloaked(HWND h);
 /* A visible, uncloaked top-level window other than the desktop. */
 bool win_shows_pixels(HWND h);

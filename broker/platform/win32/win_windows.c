@@ -238,3 +238,20 @@ pg_err win_window_frame(pg_platform *p, uint64_t id, uint32_t *left, uint32_t *r
     *right = beyond(f.right, c.right), *bottom = beyond(f.bottom, c.bottom);
     return PG_OK;
 }
+
+/* The clipboard's owner window and its process; Windows has no PRIMARY
+ * selection, so nobody owns it. */
+pg_err win_selection_owner(pg_platform *p, const char *selection, uint64_t *window, uint32_t *pid, pg_error *e) {
+    (void)p;
+    *window = 0, *pid = 0;
+    if (!strcmp(selection, "PRIMARY")) return PG_OK;
+    if (strcmp(selection, "CLIPBOARD"))
+        return pg_error_set(e, PG_E_BADINPUT, NULL, "no selection \"%.32s\" (CLIPBOARD or PRIMARY)", selection);
+    HWND h = GetClipboardOwner();
+    if (!h) return PG_OK;
+    DWORD owner = 0;
+    GetWindowThreadProcessId(h, &owner);
+    *window = (uint64_t)(uintptr_t)h;
+    *pid = owner;
+    return PG_OK;
+}

@@ -392,6 +392,7 @@ static const pg_platform_ops x11_ops = {
     .list_all = x11_list_all,
     .describe_window = x11_describe_window,
     .window_frame = x11_window_frame,
+    .selection_owner = x11_selection_owner,
     .capture_window = x11_capture_window,
     .capture_screen = x11_capture_screen,
     .focus = x11_focus,

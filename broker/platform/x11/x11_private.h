@@ -152,6 +152,7 @@ pg_err x11_describe_window(pg_platform *p, uint64_t id, pg_window *out, pg_error
 /* pg_platform_ops.window_frame: _NET_FRAME_EXTENTS of the client window. */
 pg_err x11_window_frame(pg_platform *p, uint64_t id, uint32_t *left, uint32_t *right, uint32_t *top,
                         uint32_t *bottom, pg_error *e);
+pg_err x11_selection_owner(pg_platform *p, const char *selection, uint64_t *window, uint32_t *pid, pg_error *e);
 
 /* ---- x11_capture.c ---- */
 pg_err x11_capture_window(pg_platform *p, uint64_t id, const pg_rect *region, pg_capture *out,

@@ -834,3 +834,34 @@ pg_err x11_window_frame(pg_platform *p, uint64_t id, uint32_t *left, uint32_t *r
     free(r);
     return rc;
 }
+
+/* The X client behind window w, by X-Resource: its pid, 0 when not known. */
+static uint32_t res_pid_of(pg_platform *p, xcb_window_t w, pg_err *rc, pg_error *e) {
+    if (!p->res.present || (p->res.major == 1 && p->res.minor < 2)) return 0;
+    xcb_res_client_id_spec_t spec = {w, XCB_RES_CLIENT_ID_MASK_LOCAL_CLIENT_PID};
+    xcb_res_query_client_ids_reply_t *r = x11_take(p, xcb_res_query_client_ids(p->c, 1, &spec).sequence, rc, e);
+    x11_owner o = res_owner(r);
+    free(r);
+    return o.pid > 0 && o.pid <= UINT32_MAX ? (uint32_t)o.pid : 0;
+}
+
+pg_err x11_selection_owner(pg_platform *p, const char *selection, uint64_t *window, uint32_t *pid, pg_error *e) {
+    *window = 0, *pid = 0;
+    xcb_atom_t atom = XCB_ATOM_PRIMARY;
+    pg_err rc = PG_OK;
+    if (!strcmp(selection, "CLIPBOARD")) {
+        xcb_intern_atom_reply_t *a = x11_take(p, xcb_intern_atom(p->c, 0, 9, "CLIPBOARD").sequence, &rc, e);
+        atom = a ? a->atom : XCB_ATOM_NONE;
+        free(a);
+        if (rc != PG_OK) return rc;
+    } else if (strcmp(selection, "PRIMARY")) {
+        return pg_error_set(e, PG_E_BADINPUT, NULL, "no selection \"%.32s\" (CLIPBOARD or PRIMARY)", selection);
+    }
+    xcb_get_selection_owner_reply_t *o = x11_take(p, xcb_get_selection_owner(p->c, atom).sequence, &rc, e);
+    xcb_window_t owner = o ? o->owner : XCB_WINDOW_NONE;
+    free(o);
+    if (rc != PG_OK || owner == XCB_WINDOW_NONE) return rc;
+    *window = owner;
+    *pid = res_pid_of(p, owner, &rc, e); /* an owner window that just closed: pid unknown (0) */
+    return rc;
+}
