@@ -132,6 +132,9 @@ typedef struct {
      * mouse-down): hold_idle_s without a new input request from it, and
      * hold_max_s from its first press, whatever it sends; then the broker
      * lets go (docs/policy.md "input"). The holder's own view decides. */
+    /* May a paste insert a selection (CLIPBOARD, PRIMARY) that another
+     * user's program owns? Never one of a denied program's. */
+    bool paste_other_users;
     uint32_t hold_idle_s;
     uint32_t hold_max_s;
     uint32_t token_ttl_s;

@@ -599,7 +599,7 @@ static pg_err parse_ocr_langs(pc *c, const cJSON *x, const char *path, const pg_
 }
 static const char *const user_analysis_forbidden[] = {"allowlist", NULL};
 static const char *const capture_keys[] = {"deny_windows", NULL};
-static const char *const input_keys[] = {"allow_windows", "other_users", "hold_idle_s", "hold_max_s", NULL};
+static const char *const input_keys[] = {"allow_windows", "other_users", "hold_idle_s", "hold_max_s", "paste_other_users", NULL};
 static const char *const tokens_keys[] = {"ttl_s", "spool_quota_mb", NULL};
 static const char *const images_keys[] = {"max_input_bytes", "max_pixels", NULL};
 static const char *const disclosure_keys[] = {"bits_per_source_hour", "bits_per_user_hour", "min_area", NULL};
@@ -913,6 +913,13 @@ static pg_err parse_section(pc *c, const cJSON *obj, const char *path, const pg_
             if ((rc = read_bool(c, y, el, &b)) != PG_OK) return rc;
             if (is_user && b && !g->input_other_users) return bad(c, el, "may only tighten (global is false)");
             v->input_other_users = b;
+        }
+        if ((y = get(x, "paste_other_users"))) {
+            path_key(el, sub, "paste_other_users");
+            bool b = false;
+            if ((rc = read_bool(c, y, el, &b)) != PG_OK) return rc;
+            if (is_user && b && !g->paste_other_users) return bad(c, el, "may only tighten (global is false)");
+            v->paste_other_users = b;
         }
         uint64_t u = 0;
         if ((y = get(x, "hold_idle_s"))) {

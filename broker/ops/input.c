@@ -343,6 +343,100 @@ static const char *how_located(const aim_spec *a) {
 
 static const pg_button buttons[] = {PG_BTN_LEFT, PG_BTN_MIDDLE, PG_BTN_RIGHT}; /* the order of "button"'s values */
 
+/* ---- paste: what it inserts must be the requester's ---- */
+
+/* Which selections a paste reads: */
+#define PASTE_CLIPBOARD 1u
+#define PASTE_PRIMARY 2u
+
+/* The selections the whole chord (the held keys included) pastes: ctrl+v
+ * and ctrl+shift+v the CLIPBOARD; shift+Insert the CLIPBOARD or PRIMARY
+ * (toolkits differ); the Paste key the CLIPBOARD. 0: not a paste. */
+static unsigned chord_pastes(const char *whole) {
+    char parts[9][64];
+    size_t n = pg_held_split(whole, parts, 9);
+    if (!n) return 0;
+    bool ctrl = false, shift = false, other = false;
+    for (size_t i = 0; i + 1 < n; i++) {
+        if (!strcasecmp(parts[i], "ctrl") || !strcasecmp(parts[i], "control")) ctrl = true;
+        else if (!strcasecmp(parts[i], "shift")) shift = true;
+        else other = true; /* alt, super, meta: another command */
+    }
+    const char *key = parts[n - 1];
+    if (other) return 0;
+    if (ctrl && !strcasecmp(key, "v")) return PASTE_CLIPBOARD;
+    if (shift && !ctrl && (!strcmp(key, "Insert") || !strcmp(key, "KP_Insert"))) return PASTE_CLIPBOARD | PASTE_PRIMARY;
+    if (!strcmp(key, "XF86Paste") || !strcmp(key, "Paste")) return PASTE_CLIPBOARD;
+    return 0;
+}
+
+/* Is any window of process pid one the policy never captures? (Its
+ * selection is its secret as much as its pixels.) Platform lock held. */
+static pg_err owner_denied(pg_call *c, uint32_t pid, bool *denied, pg_error *e) {
+    pg_window *all = NULL;
+    size_t n = 0;
+    bool complete = true;
+    *denied = false;
+    pg_err rc = c->b->plat_ops->list_all(c->plat, &all, &n, &complete, e);
+    for (size_t i = 0; !rc && i < n && !*denied; i++)
+        *denied = all[i].pid == (int64_t)pid && pg_call_window_denied(c, &all[i], all, n);
+    if (!rc && !complete) *denied = true; /* a window left out might be it: fail closed */
+    free(all);
+    return rc;
+}
+
+static pg_err paste_refused(pg_error *e, const char *selection, const char *why) {
+    return pg_error_set(e, PG_E_POLICY,
+                        "type the text you mean (pixelgate type), or copy it in your own window first",
+                        "refused: a paste would insert the %s, which %s", selection, why);
+}
+
+/* May this request paste selection (platform lock held)? Only when nobody
+ * owns it, or its owner is a process of the requester's (the input rule's
+ * test: pg_identity_input_target) none of whose windows a deny rule matches;
+ * input.paste_other_users lifts the first condition, never the second. An
+ * owner the display server does not name counts as another user's. */
+static pg_err paste_one(pg_call *c, const char *selection, pg_error *e) {
+    uint64_t owner = 0;
+    uint32_t pid = 0;
+    pg_err rc = c->b->plat_ops->selection_owner(c->plat, selection, &owner, &pid, e);
+    if (rc || !owner) return rc;
+    bool same = false, denied = false;
+    if (pid) {
+        pg_window w = {.id = owner, .pid = pid};
+        rc = pg_identity_input_target(&w, c->peer, &same, e);
+        if (rc == PG_E_NOTFOUND) rc = PG_OK, same = false; /* the owner is gone: not known to be the caller's */
+        if (rc) return rc;
+        rc = owner_denied(c, pid, &denied, e);
+        if (rc) return rc;
+    }
+    if (denied) return paste_refused(e, selection, "a program the policy never captures owns");
+    if (!same && !c->view->paste_other_users)
+        return paste_refused(e, selection, pid ? "another user's program owns" : "a program the display cannot name owns");
+    return PG_OK;
+}
+
+static pg_err paste_allowed(pg_call *c, unsigned selections, pg_error *e) {
+    pg_err rc = PG_OK;
+    if (selections & PASTE_CLIPBOARD) rc = paste_one(c, "CLIPBOARD", e);
+    if (!rc && (selections & PASTE_PRIMARY)) rc = paste_one(c, "PRIMARY", e);
+    return rc;
+}
+
+/* A chord as the display will see it (the held keys with it): a paste is
+ * judged by its owner. */
+static pg_err chord_paste_allowed(pg_call *c, const char *chord, pg_error *e) {
+    char whole[384];
+    if (!pg_held_chord(&c->b->held, chord, whole, sizeof whole))
+        return pg_error_set(e, PG_E_BADINPUT, NULL, "the chord with the held keys is too long");
+    return paste_allowed(c, chord_pastes(whole), e);
+}
+
+/* The middle button pastes X11's PRIMARY selection in most programs. */
+static pg_err button_paste_allowed(pg_call *c, pg_button b, pg_error *e) {
+    return b == PG_BTN_MIDDLE ? paste_allowed(c, PASTE_PRIMARY, e) : PG_OK;
+}
+
 /* The name of value v of op's "button" argument, as the declaration spells it. */
 static void button_name(size_t op, int64_t v, char out[16]) {
     pg_enum_name(pg_opdecl_arg(&pg_opdecls[op], "button")->values, (int)v, out, 16);
@@ -363,7 +457,8 @@ static pg_err do_click(pg_call *c, const void *args, const pg_window *w, cJSON *
     int count = (int)a->count;
     snprintf(c->audit.detail, sizeof c->audit.detail, "click %lld,%lld %s x%d%s", (long long)x, (long long)y, bname,
              count, a->has_at ? "" : a->has_control ? ", a layout control" : how_located(&aim));
-    rc = pg_call_intent(c, e);
+    rc = button_paste_allowed(c, buttons[a->button], e);
+    if (!rc) rc = pg_call_intent(c, e);
     if (!rc) rc = c->b->plat_ops->click(c->plat, target.id, (int32_t)x, (int32_t)y, buttons[a->button], count, e);
     if (rc) return rc;
     cJSON *k = cJSON_AddObjectToObject(r, "clicked");
@@ -452,7 +547,8 @@ static pg_err do_drag(pg_call *c, const void *args, const pg_window *w, cJSON *r
     button_name(PG_OPI_drag, a->button, bname);
     snprintf(c->audit.detail, sizeof c->audit.detail, "drag %d,%d -> %d,%d %s in %lld steps", a->from.x, a->from.y,
              a->to.x, a->to.y, bname, (long long)a->steps);
-    rc = pg_call_intent(c, e);
+    rc = button_paste_allowed(c, buttons[a->button], e);
+    if (!rc) rc = pg_call_intent(c, e);
     if (!rc) rc = c->b->plat_ops->drag(c->plat, w->id, path, n, buttons[a->button], hold, step, e);
     if (rc) return rc;
     cJSON *k = cJSON_AddObjectToObject(r, "dragged");
@@ -515,6 +611,7 @@ static pg_err do_key(pg_call *c, const void *args, const pg_window *w, cJSON *r,
         snprintf(c->audit.detail + strlen(c->audit.detail), sizeof c->audit.detail - strlen(c->audit.detail),
                  " held %lld ms", (long long)a->hold);
     pg_err rc = check_with_held(c, a->chord, e);
+    if (!rc) rc = chord_paste_allowed(c, a->chord, e);
     char chord[256]; /* without the modifiers already held: they stay down */
     pg_held_strip(&c->b->held, a->chord, chord, sizeof chord);
     if (!rc) rc = pg_call_intent(c, e);
@@ -682,12 +779,13 @@ static pg_err do_key_down(pg_call *c, const void *args, const pg_window *w, cJSO
     pg_held after = *h;
     pg_held_add_key(&after, a->key);
     pg_err rc = PG_OK;
-    for (size_t i = 0; pg_held_any(h) && i < after.n_keys && !rc; i++) { /* alone: the backend judges it */
+    for (size_t i = 0; i < after.n_keys && !rc; i++) {
         char whole[384];
         if (pg_held_is_modifier(after.keys[i])) continue;
         if (!pg_held_chord(&after, after.keys[i], whole, sizeof whole))
             rc = pg_error_set(e, PG_E_BADINPUT, NULL, "the chord with the held keys is too long");
-        else rc = c->b->plat_ops->key_check(c->plat, whole, e);
+        else if (pg_held_any(h)) rc = c->b->plat_ops->key_check(c->plat, whole, e); /* alone: the backend judges it */
+        if (!rc) rc = paste_allowed(c, chord_pastes(whole), e); /* key-down ctrl, then key-down v */
     }
     snprintf(c->audit.detail, sizeof c->audit.detail, "key-down %s", a->key);
     if (!rc) rc = pg_call_intent(c, e);
@@ -792,7 +890,8 @@ static pg_err do_mouse_down(pg_call *c, const void *args, const pg_window *w, cJ
     button_name(PG_OPI_mouse_down, a->button, bname);
     snprintf(c->audit.detail, sizeof c->audit.detail, "mouse-down %s at %lld,%lld%s", bname, (long long)x, (long long)y,
              a->has_at ? "" : ", where the pointer was");
-    rc = pg_call_intent(c, e);
+    rc = button_paste_allowed(c, b, e);
+    if (!rc) rc = pg_call_intent(c, e);
     pg_hold press = {.id = target.id, .down = true, .button = b, .at = a->has_at, .x = (int32_t)x, .y = (int32_t)y};
     if (!rc) rc = c->b->plat_ops->hold(c->plat, &press, e);
     if (rc) return rc;
