@@ -128,6 +128,12 @@ typedef struct {
     const pg_policy_patset *allow_windows;     /* NULL: any window (subject to ownership) */
     const pg_policy_patset *allow_windows_user;/* NULL: no further narrowing */
     bool input_other_users;
+    /* capture.other_users: the accounts whose windows this user may see
+     * (titles) and capture besides its own; another user's window is
+     * otherwise private: refused for window captures, blacked out in screen
+     * captures. A user's section may only keep some of the global names. */
+    const char *const *capture_other_users;
+    size_t n_capture_other_users;
     uint32_t token_ttl_s;
     uint64_t spool_quota_bytes;  /* this user's tokens together (the whole spool is capped by
                                     pg_policy_settings()->spool_quota_bytes) */
@@ -236,6 +242,10 @@ pg_err pg_policy_endpoint_find(const pg_policy_view *v, const char *name,
  * The matching pattern is copied to matched (may be NULL). */
 bool pg_policy_capture_denied(const pg_policy_view *v, const char *title, const char *cls,
                               const char *instance, char *matched, size_t n);
+
+/* May this user see and capture the windows of account `owner` (one of
+ * capture.other_users)? Never for NULL or "". */
+bool pg_policy_capture_user_allowed(const pg_policy_view *v, const char *owner);
 
 /* May input (keys, text, pointer) go to this window? PG_OK when: the window
  * is not capture-denied; same_owner (its owning process runs as the
