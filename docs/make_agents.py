@@ -76,7 +76,8 @@ SECTIONS = [
     ("caps", "What this backend can do here, and `perception`: what you can verify with - `pixels` "
              "(expose_pixels allow), `ocr+vision` (OCR and an approved vision endpoint) or `ocr-only`."),
     ("windows", "Top-level windows; `pid` is the owning process as the X server knows it; `capture_denied` marks "
-                "windows the policy keeps private. `--all` adds popups (menus, dropdowns, tooltips: `kind` "
+                "windows never captured: denied by the policy, or another user's (`other_user`, title `null`) "
+                "unless the policy's `capture.other_users` names their owner. `--all` adds popups (menus, dropdowns, tooltips: `kind` "
                 "`popup`, `parent` the window they belong to; `--match` keeps those of the windows it matches); "
                 "`--id` targets one like any window. A click, move or scroll on a point of a window that its own "
                 "popup or dialog covers lands in that popup, and the answer says so in `into` (the point is then "

@@ -128,15 +128,21 @@ typedef struct {
     const pg_policy_patset *allow_windows;     /* NULL: any window (subject to ownership) */
     const pg_policy_patset *allow_windows_user;/* NULL: no further narrowing */
     bool input_other_users;
+    /* May a paste insert a selection (CLIPBOARD, PRIMARY) that another
+     * user's program owns? Never one of a denied program's. */
+    bool paste_other_users;
     /* How long one connection may keep keys or buttons held down (key-down,
      * mouse-down): hold_idle_s without a new input request from it, and
      * hold_max_s from its first press, whatever it sends; then the broker
      * lets go (docs/policy.md "input"). The holder's own view decides. */
-    /* May a paste insert a selection (CLIPBOARD, PRIMARY) that another
-     * user's program owns? Never one of a denied program's. */
-    bool paste_other_users;
     uint32_t hold_idle_s;
     uint32_t hold_max_s;
+    /* capture.other_users: the accounts whose windows this user may see
+     * (titles) and capture besides its own; another user's window is
+     * otherwise private: refused for window captures, blacked out in screen
+     * captures. A user's section may only keep some of the global names. */
+    const char *const *capture_other_users;
+    size_t n_capture_other_users;
     uint32_t token_ttl_s;
     uint64_t spool_quota_bytes;  /* this user's tokens together (the whole spool is capped by
                                     pg_policy_settings()->spool_quota_bytes) */
@@ -245,6 +251,10 @@ pg_err pg_policy_endpoint_find(const pg_policy_view *v, const char *name,
  * The matching pattern is copied to matched (may be NULL). */
 bool pg_policy_capture_denied(const pg_policy_view *v, const char *title, const char *cls,
                               const char *instance, char *matched, size_t n);
+
+/* May this user see and capture the windows of account `owner` (one of
+ * capture.other_users)? Never for NULL or "". */
+bool pg_policy_capture_user_allowed(const pg_policy_view *v, const char *owner);
 
 /* May input (keys, text, pointer) go to this window? PG_OK when: the window
  * is not capture-denied; same_owner (its owning process runs as the

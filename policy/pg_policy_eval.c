@@ -196,6 +196,12 @@ static bool allow_ok(const pg_policy_patset *s, const char *title, const char *c
     return patset_match(s, title, cls, instance, false) >= 0;
 }
 
+bool pg_policy_capture_user_allowed(const pg_policy_view *v, const char *owner) {
+    for (size_t i = 0; owner && owner[0] && i < v->n_capture_other_users; i++)
+        if (pgp_name_eq(v->capture_other_users[i], owner)) return true;
+    return false;
+}
+
 pg_err pg_policy_check_input(const pg_policy_view *v, const char *title, const char *cls, const char *instance,
                              bool same_owner, pg_error *e) {
     char pat[PGP_MAX_PATTERN + 1];
@@ -216,6 +222,13 @@ pg_err pg_policy_check_input(const pg_policy_view *v, const char *title, const c
                             "the window matches no pattern in $.users.%s.input.allow_windows",
                             v->user ? v->user : "?");
     return PG_OK;
+}
+
+/* A JSON array of names, [] for none (cJSON_CreateStringArray has no empty list). */
+static cJSON *names_json(const char *const *names, size_t n) {
+    cJSON *a = cJSON_CreateArray();
+    for (size_t i = 0; a && i < n; i++) cJSON_AddItemToArray(a, cJSON_CreateString(names[i]));
+    return a;
 }
 
 cJSON *pg_policy_view_to_json(const pg_policy_view *v) {
@@ -240,6 +253,7 @@ cJSON *pg_policy_view_to_json(const pg_policy_view *v) {
         !cJSON_AddBoolToObject(o, "ocr", v->ocr) ||
         !cJSON_AddItemToObject(o, "ocr_languages", cJSON_CreateStringArray(v->ocr_langs, (int)v->n_ocr_langs)) ||
         !cJSON_AddBoolToObject(o, "input_other_users", v->input_other_users) ||
+        !cJSON_AddItemToObject(o, "capture_other_users", names_json(v->capture_other_users, v->n_capture_other_users)) ||
         !cJSON_AddNumberToObject(o, "token_ttl_s", v->token_ttl_s) ||
         !cJSON_AddNumberToObject(o, "spool_quota_bytes", (double)v->spool_quota_bytes) ||
         !cJSON_AddNumberToObject(o, "max_input_bytes", (double)v->max_input_bytes) ||

@@ -597,8 +597,28 @@ static pg_err parse_ocr_langs(pc *c, const cJSON *x, const char *path, const pg_
     v->n_ocr_langs = n;
     return PG_OK;
 }
+/* capture.other_users: account names whose windows the user may see and
+ * capture. Globally any names; per user (g non-NULL) only names the global
+ * list has, so a section can narrow what its user sees, never widen it. */
+static pg_err parse_capture_users(pc *c, const cJSON *x, const char *path, const pg_policy_view *g,
+                                  pg_policy_view *v) {
+    const char **names = NULL;
+    size_t n = 0;
+    pg_err rc = read_names(c, x, path, false, &names, &n, NULL);
+    if (rc != PG_OK) return rc;
+    char el[PATH_MAX_LEN];
+    for (size_t i = 0; g && i < n; i++) {
+        path_idx(el, path, i);
+        if (!pg_policy_capture_user_allowed(g, names[i]))
+            return bad(c, el, "may only tighten: \"%s\" is not in $.capture.other_users", names[i]);
+    }
+    v->capture_other_users = names;
+    v->n_capture_other_users = n;
+    return PG_OK;
+}
+
 static const char *const user_analysis_forbidden[] = {"allowlist", NULL};
-static const char *const capture_keys[] = {"deny_windows", NULL};
+static const char *const capture_keys[] = {"deny_windows", "other_users", NULL};
 static const char *const input_keys[] = {"allow_windows", "other_users", "hold_idle_s", "hold_max_s", "paste_other_users", NULL};
 static const char *const tokens_keys[] = {"ttl_s", "spool_quota_mb", NULL};
 static const char *const images_keys[] = {"max_input_bytes", "max_pixels", NULL};
@@ -893,6 +913,10 @@ static pg_err parse_section(pc *c, const cJSON *obj, const char *path, const pg_
                 v->deny_windows_user = s;
             else
                 v->deny_windows = s;
+        }
+        if ((y = get(x, "other_users"))) {
+            path_key(el, sub, "other_users");
+            if ((rc = parse_capture_users(c, y, el, is_user ? g : NULL, v)) != PG_OK) return rc;
         }
     }
     if ((x = get(obj, "input"))) {

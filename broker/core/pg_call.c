@@ -159,13 +159,20 @@ pg_err pg_call_check_denied(pg_call *c, const pg_window *w, pg_error *e) {
     return rc;
 }
 
-bool pg_call_window_private(pg_call *c, const pg_window *w, const pg_window *all, size_t n) {
-    if (pg_call_window_denied(c, w, all, n)) return true;
-    if (c->view->input_other_users) return false;
+bool pg_call_window_foreign(pg_call *c, const pg_window *w) {
+    if (w->shared) return false;
     bool same_owner = false;
     pg_error ignored;
-    if (pg_identity_input_target(w, c->peer, &same_owner, &ignored) != PG_OK) return true;
-    return !same_owner;
+    /* same_owner alone: Windows' integrity refusal is input's rule, not ownership. */
+    (void)pg_identity_input_target(w, c->peer, &same_owner, &ignored);
+    if (same_owner) return false;
+    char owner[64];
+    if (!c->view->n_capture_other_users || pg_identity_window_owner(w, owner, &ignored) != PG_OK) return true;
+    return !pg_policy_capture_user_allowed(c->view, owner);
+}
+
+bool pg_call_window_private(pg_call *c, const pg_window *w, const pg_window *all, size_t n) {
+    return pg_call_window_denied(c, w, all, n) || pg_call_window_foreign(c, w);
 }
 
 /* Only a positive match counts: a title the engine could not decide (PCRE2's
@@ -216,11 +223,11 @@ static pg_err resolve_popup(pg_call *c, uint64_t id, pg_window *out, pg_error *e
                         (unsigned long long)id);
 }
 
-static cJSON *candidates_json(pg_window *all, size_t n, const bool *hit) {
+static cJSON *candidates_json(pg_call *c, pg_window *all, size_t n, const bool *hit) {
     cJSON *d = cJSON_CreateObject();
     cJSON *arr = cJSON_AddArrayToObject(d, "candidates");
     for (size_t i = 0; i < n; i++)
-        if (hit[i]) cJSON_AddItemToArray(arr, pg_call_window_json(&all[i]));
+        if (hit[i]) cJSON_AddItemToArray(arr, pg_call_window_json(c, &all[i], all, n));
     return d;
 }
 
@@ -253,7 +260,7 @@ static pg_err resolve_by_regex(pg_call *c, pg_window *all, size_t n, const pg_ta
     else if (hits > 1 && !t->first) {
         rc = pg_error_set(e, PG_E_USAGE, "narrow the pattern, pass --id ID, or add --first",
                           "%zu windows match \"%s\" (listed in details.candidates)", hits, t->window);
-        c->details = candidates_json(all, n, hit);
+        c->details = candidates_json(c, all, n, hit);
     } else {
         *out = all[first];
     }
@@ -291,11 +298,42 @@ pg_err pg_call_resolve_window(pg_call *c, const pg_target *t, pg_window *out, pg
 
 int64_t pg_call_window_generation(const pg_window *w) { return pg_identity_process_started_ms(w->pid); }
 
-cJSON *pg_call_window_json(const pg_window *w) {
-    cJSON *o = pg_window_json(w);
+/* Is w, a dialog or popup named without the list it was found in, one of
+ * a denied window? The list is read now (under the display lock the caller
+ * holds, or a reader's taken for it); one that cannot be read says yes. */
+static bool parent_denied_now(pg_call *c, const pg_window *w) {
+    bool held = c->plat != NULL;
+    pg_error ignored;
+    if (!held && pg_call_plat_read(c, &ignored) != PG_OK) return true;
+    pg_window *all = NULL;
+    size_t n = 0;
+    bool denied = c->b->plat_ops->list_windows(c->plat, &all, &n, &ignored) != PG_OK ||
+                  pg_call_window_denied(c, w, all, n);
+    free(all);
+    if (!held) pg_call_plat_done(c);
+    return denied;
+}
+
+bool pg_call_window_hidden(pg_call *c, const pg_window *w, const pg_window *all, size_t n) {
+    if (pg_call_window_private(c, w, all, n)) return true;
+    return !all && w->parent && parent_denied_now(c, w);
+}
+
+cJSON *pg_call_window_json(pg_call *c, const pg_window *w, const pg_window *all, size_t n) {
+    bool hidden = pg_call_window_hidden(c, w, all, n);
+    pg_window shown = *w;
+    if (hidden) shown.title[0] = shown.class_name[0] = shown.instance[0] = '\0', shown.title_cut = false;
+    cJSON *o = pg_window_json(&shown);
     int64_t gen = pg_call_window_generation(w);
     if (gen) cJSON_AddNumberToObject(o, "generation", (double)gen);
     else cJSON_AddNullToObject(o, "generation");
+    if (w->shared) cJSON_AddBoolToObject(o, "shared", true);
+    if (!hidden) return o;
+    cJSON_ReplaceItemInObjectCaseSensitive(o, "title", cJSON_CreateNull());
+    cJSON_ReplaceItemInObjectCaseSensitive(o, "class", cJSON_CreateNull());
+    cJSON_ReplaceItemInObjectCaseSensitive(o, "instance", cJSON_CreateNull());
+    cJSON_AddBoolToObject(o, "private", true);
+    if (pg_call_window_foreign(c, w)) cJSON_AddBoolToObject(o, "other_user", true);
     return o;
 }
 

@@ -134,14 +134,28 @@ pg_err pg_call_resolve_window(pg_call *c, const pg_target *t, pg_window *out, pg
  * generation (--generation) finds only that window, not a new program that
  * the server gave the same id. */
 int64_t pg_call_window_generation(const pg_window *w);
-/* pg_window_json and the window's generation: the window in every result. */
-cJSON *pg_call_window_json(const pg_window *w);
-
+/* The window in every result, and the one place that decides what of it
+ * the caller sees: pg_window_json and its generation; a hidden window
+ * (pg_call_window_hidden) with title, class and instance null and
+ * "private": true, and "other_user": true when it is another user's. all,
+ * n: the list w was found in, or NULL (a dialog's parent is then looked up
+ * afresh). A handler never prints a window any other way. */
+cJSON *pg_call_window_json(pg_call *c, const pg_window *w, const pg_window *all, size_t n);
+/* Is w another user's window to this caller (docs/privacy.md): not a
+ * shared surface of the desktop (pg_window.shared), not the caller's by the
+ * input rule's test (pg_identity_input_target), and not of an account the
+ * policy's capture.other_users names; a window whose owner cannot be
+ * established counts as another user's. Such a window is private, refused
+ * for window captures and blacked out in screen captures. */
+bool pg_call_window_foreign(pg_call *c, const pg_window *w);
 /* Is the window's title private to this caller: denied by the policy, or
- * owned by another user (unless input.other_users)? Private windows are
- * listed without title, class and instance, and no --window pattern matches
- * them (only --id names them), so a pattern cannot probe their titles. */
+ * another user's (pg_call_window_foreign)? Private windows are listed
+ * without title, class and instance, and no --window pattern matches them
+ * (only --id names them), so a pattern cannot probe their titles. */
 bool pg_call_window_private(pg_call *c, const pg_window *w, const pg_window *all, size_t n);
+/* The same for a window printed without its list (all NULL): a dialog or
+ * popup of a denied window is hidden too (the list is read to know). */
+bool pg_call_window_hidden(pg_call *c, const pg_window *w, const pg_window *all, size_t n);
 /* Does an agent's compiled pattern match the window's title, class or
  * instance (their first 1024 bytes: bounded cost whatever the pattern)? */
 bool pg_call_pattern_matches(const regex_t *re, const pg_window *w);

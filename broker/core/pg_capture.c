@@ -10,6 +10,10 @@
 
 pg_err pg_capture_check_allowed(pg_call *c, const pg_window *w, pg_error *e) {
     char pattern[256];
+    if (pg_call_window_foreign(c, w))
+        return pg_error_set(e, PG_E_POLICY, "capture your own windows; the administrator can name accounts in capture.other_users",
+                            "window %llu is another user's and is not captured (capture.other_users)",
+                            (unsigned long long)w->id);
     /* A title the backend had to cut might have matched an anchored deny pattern: fail closed. */
     if (!w->title_cut &&
         !pg_policy_capture_denied(c->view, w->title, w->class_name, w->instance, pattern, sizeof pattern))
@@ -112,11 +116,13 @@ pg_err pg_capture_checked(pg_call *c, pg_window *w, const pg_rect *region, pg_ca
     if (w->width == 0 || w->height == 0)
         return unhealthy(c, PG_E_BADINPUT, "ZERO_SIZE", "wait until it is laid out (wait-for --appear)",
                          "has no area (0 pixels wide or high)", w, e);
-    /* The caller resolved w just before, under this lock (and refreshed it
-     * after any wait: pg_capture_refresh): the pixels are read first, and
-     * the deny rules are applied to the window as it is after the read, which
-     * also catches a title that turned private before or during it. */
-    pg_err rc = c->b->plat_ops->capture_window(c->plat, w->id, region, cap, e);
+    /* Another user's window or a denied one is refused before its pixels
+     * are read at all. The caller resolved w just before, under this lock
+     * (and refreshed it after any wait: pg_capture_refresh); the rules are
+     * applied again to the window as it is after the read, which catches a
+     * title that turned private before or during it. */
+    pg_err rc = pg_capture_check_allowed(c, w, e);
+    if (!rc) rc = c->b->plat_ops->capture_window(c->plat, w->id, region, cap, e);
     if (rc == PG_E_NOTFOUND && !w->visible && !c->details) {
         c->details = cJSON_CreateObject();
         cJSON_AddStringToObject(c->details, "reason", "WINDOW_UNMAPPED");

@@ -80,6 +80,12 @@ pg_err pg_identity_input_target(const pg_window *w, const pg_peer *peer, bool *s
  * process's real, effective, saved and filesystem uids agree. PG_E_NOTFOUND
  * when the process or its owner cannot be told. */
 pg_err pg_identity_process_owner(int64_t pid, char user[64], bool *admin, pg_error *e);
+/* The account window w belongs to, by the test input uses (Linux: the
+ * pid the display server names, all four of its uids, and a start no later
+ * than the broker first saw the window with that pid; Windows: its
+ * process's token), as the policy spells names, into user. PG_E_NOTFOUND
+ * when it cannot be established: such a window is nobody's to show. */
+pg_err pg_identity_window_owner(const pg_window *w, char user[64], pg_error *e);
 /* When process pid started, in ms since 1970 (Linux: /proc/PID/stat and the
  * boot time; Windows: GetProcessTimes); 0 when unknown. A window's
  * generation: an id the server reuses for a new process's window gets

@@ -488,7 +488,7 @@ pg_err pg_op_accept(pg_call *c, const pg_args_accept *a, pg_error *e) {
     cJSON_AddItemToObject(r, "environment", pg_env_json(&x.env));
     keeper k = {0};
     if (x.from_window) {
-        cJSON_AddItemToObject(r, "window", pg_window_json(&x.s.window));
+        cJSON_AddItemToObject(r, "window", pg_call_window_json(c, &x.s.window, NULL, 0));
         keep_start(c, x.cap, x.s.method, &k);
     }
     if (x.from_window && !x.s.stable) {

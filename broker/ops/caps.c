@@ -33,6 +33,7 @@ static const char *const cannot[] = {
     "read the accessibility tree: what you learn comes from pixels (OCR, layout) and window metadata",
     "drive Wayland-only windows: X11 (and XWayland) on Linux, Win32 on Windows",
     "drive another user's windows unless the policy says input.other_users, and never an approver's",
+    "see or capture another user's windows unless the policy names that user in capture.other_users",
 };
 
 pg_err pg_op_caps(pg_call *c, const pg_args_caps *a, pg_error *e) {

@@ -140,7 +140,7 @@ pg_err pg_op_frames(pg_call *c, const pg_args_frames *a, pg_error *e) {
     cJSON *r = pg_call_token_json(c, &m);
     cJSON_AddNumberToObject(r, "interval_ms", (double)a->interval);
     cJSON_AddNumberToObject(r, "elapsed_ms", (double)(long long)elapsed);
-    if (!a->screen) cJSON_ReplaceItemInObject(r, "window", pg_window_json(&w));
+    if (!a->screen) cJSON_ReplaceItemInObject(r, "window", pg_call_window_json(c, &w, NULL, 0));
     else cJSON_AddNumberToObject(r, "redacted_windows", s.redacted);
     c->result = r;
     return PG_OK;

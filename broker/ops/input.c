@@ -53,7 +53,7 @@ static pg_err answers(pg_call *c, const pg_window *w, pg_responding *resp, pg_er
     if (rc || *resp != PG_RESPONDING_NO) return rc;
     c->details = cJSON_CreateObject();
     cJSON_AddFalseToObject(c->details, "responding");
-    cJSON_AddItemToObject(c->details, "window", pg_call_window_json(w));
+    cJSON_AddItemToObject(c->details, "window", pg_call_window_json(c, w, NULL, 0));
     return pg_error_set(e, PG_E_TIMEOUT, "the program is frozen or busy: wait until it answers, then retry",
                         "window %llu is not responding (its program did not answer within %d ms); nothing was sent",
                         (unsigned long long)w->id, RESPONDING_MS);
@@ -200,12 +200,12 @@ static pg_err with_target(pg_call *c, const pg_target *t, const void *a, input_f
     if (!rc && rcpt) rc = pg_receipt_after(c, rcpt, &w, r, e); /* the lock is free while it waits */
     if (rcpt) pg_receipt_fini(rcpt);
     if (rc) {
-        if (c->details && r) cJSON_AddItemToObject(c->details, "window", pg_call_window_json(&w));
+        if (c->details && r) cJSON_AddItemToObject(c->details, "window", pg_call_window_json(c, &w, NULL, 0));
         cJSON_Delete(r);
         return rc;
     }
     if (in && in->on) cJSON_AddItemToObject(r, "in", in_json(in));
-    cJSON_AddItemToObject(r, "window", pg_call_window_json(&w));
+    cJSON_AddItemToObject(r, "window", pg_call_window_json(c, &w, NULL, 0));
     if (resp == PG_RESPONDING_YES) cJSON_AddTrueToObject(r, "responding");
     else cJSON_AddNullToObject(r, "responding"); /* could not be asked (no window manager) */
     c->result = r;
@@ -1015,7 +1015,7 @@ pg_err pg_op_cursor(pg_call *c, const pg_args_cursor *a, pg_error *e) {
         cJSON *k = cJSON_AddObjectToObject(r, "cursor");
         cJSON_AddNumberToObject(k, "x", (double)sx - w.x);
         cJSON_AddNumberToObject(k, "y", (double)sy - w.y);
-        cJSON_AddItemToObject(k, "window", pg_call_window_json(&w));
+        cJSON_AddItemToObject(k, "window", pg_call_window_json(c, &w, NULL, 0));
         pg_call_audit_window(c, &w);
     } else if (r) {
         cJSON_AddNullToObject(r, "cursor"); /* not over a window of yours: where is not yours to know */

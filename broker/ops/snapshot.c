@@ -159,7 +159,7 @@ pg_err pg_op_snapshot(pg_call *c, const pg_args_snapshot *a, pg_error *e) {
              m.height, m.method,
              redacted ? ", denied windows blacked out" : popups ? ", with its popups" : "");
     cJSON *r = pg_call_token_json(c, &m);
-    if (!IS_SCREEN(a)) cJSON_ReplaceItemInObject(r, "window", pg_call_window_json(&w));
+    if (!IS_SCREEN(a)) cJSON_ReplaceItemInObject(r, "window", pg_call_window_json(c, &w, NULL, 0));
     cJSON_AddItemToObject(r, "settled", settled ? settled : cJSON_CreateNull());
     if (settle_ms >= 0) cJSON_AddNumberToObject(r, "settle_ms", (double)(int64_t)(settle_ms * 10 + 0.5) / 10);
     if (IS_SCREEN(a)) cJSON_AddNumberToObject(r, "redacted_windows", redacted);

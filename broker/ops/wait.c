@@ -64,7 +64,7 @@ pg_err pg_op_wait_stable(pg_call *c, const pg_args_wait_stable *a, pg_error *e) 
     if (!coarse && !a->exact) cJSON_AddStringToObject(r, s.stable ? "final_hash" : "last_hash", hex); /* exact: none computed */
     cJSON_AddNumberToObject(r, "elapsed_s", s.elapsed_s);
     keep_frame(c, s.last, s.method, r);
-    cJSON_AddItemToObject(r, "window", pg_call_window_json(&s.window));
+    cJSON_AddItemToObject(r, "window", pg_call_window_json(c, &s.window, NULL, 0));
     add_responding(c, &s.window, r); /* a frozen program's window is "stable" too: say which it is */
     snprintf(c->audit.detail, sizeof c->audit.detail, "wait_stable %s after %lld frames",
              s.stable ? "stable" : "timed out", (long long)s.observed);
@@ -132,7 +132,7 @@ static pg_err wait_presence(pg_call *c, const pg_args_wait_for *a, pg_error *e) 
     cJSON *r = cJSON_CreateObject();
     cJSON_AddBoolToObject(r, a->appear ? "appeared" : "gone", done);
     cJSON_AddNumberToObject(r, "elapsed_s", (int)((now_s() - t0) * 1000) / 1000.0);
-    if (there && w.id && a->appear) cJSON_AddItemToObject(r, "window", pg_call_window_json(&w));
+    if (there && w.id && a->appear) cJSON_AddItemToObject(r, "window", pg_call_window_json(c, &w, NULL, 0));
     snprintf(c->audit.detail, sizeof c->audit.detail, "wait_for %s %s", a->appear ? "appear" : "gone",
              done ? "done" : "timed out");
     if (done) {
@@ -188,7 +188,7 @@ pg_err pg_op_wait_for(pg_call *c, const pg_args_wait_for *a, pg_error *e) {
     cJSON *r = finding ? finding : cJSON_CreateObject();
     cJSON_AddNumberToObject(r, "elapsed_s", (int)((now_s() - t0) * 1000) / 1000.0);
     keep_frame(c, last, method, r);
-    cJSON_AddItemToObject(r, "window", pg_call_window_json(&w));
+    cJSON_AddItemToObject(r, "window", pg_call_window_json(c, &w, NULL, 0));
     snprintf(c->audit.detail, sizeof c->audit.detail, "wait_for %s", found ? "found" : "timed out");
     if (found) {
         c->result = r;

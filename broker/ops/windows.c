@@ -34,22 +34,16 @@ pg_err pg_op_windows(pg_call *c, const pg_args_windows *a, pg_error *e) {
         cJSON *r = cJSON_CreateObject();
         cJSON *arr = cJSON_AddArrayToObject(r, "windows");
         for (size_t i = 0; i < n; i++) {
-            pg_window w = all[i];
+            const pg_window w = all[i];
             bool private = pg_call_window_private(c, &w, all, n);
             /* a pattern never probes a private title; a popup (no title of its
              * own) is shown with the window it belongs to */
             if (a->match && (private || !(pg_call_pattern_matches(&re, &w) || parent_matches(c, &re, &w, all, n))))
                 continue;
-            bool denied = pg_call_window_denied(c, &w, all, n);
-            if (private) w.title[0] = w.class_name[0] = w.instance[0] = '\0';
-            cJSON *o = pg_call_window_json(&w);
-            if (private) {
-                cJSON_ReplaceItemInObject(o, "title", cJSON_CreateNull());
-                cJSON_ReplaceItemInObject(o, "class", cJSON_CreateNull());
-                cJSON_ReplaceItemInObject(o, "instance", cJSON_CreateNull());
-                cJSON_AddBoolToObject(o, "private", true);
-            }
-            cJSON_AddBoolToObject(o, "capture_denied", denied); /* say up front which windows are never captured */
+            /* say up front which windows are never captured: denied ones and other users' */
+            bool denied = pg_call_window_denied(c, &w, all, n) || pg_call_window_foreign(c, &w);
+            cJSON *o = pg_call_window_json(c, &w, all, n);
+            cJSON_AddBoolToObject(o, "capture_denied", denied);
             cJSON_AddItemToArray(arr, o);
         }
         cJSON_AddNumberToObject(r, "count", cJSON_GetArraySize(arr));

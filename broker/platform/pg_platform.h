@@ -56,6 +56,9 @@ typedef struct {
     bool minimized;         /* Win32: IsIconic (listed, with visible false); X11: false */
     uint32_t dpi;           /* Win32: GetDpiForWindow (96 = 100 %); 0 = not known (X11:
                                coordinates are physical pixels, no per-window scale) */
+    bool shared;            /* a surface of the desktop itself, everyone's to see: X: EWMH
+                               _NET_WM_WINDOW_TYPE_DESKTOP or _DOCK (the background, panels);
+                               Win32: false */
 } pg_window;
 
 /* Captured pixels: RGBA8, row-major, alpha 255. Owned by the caller: free(rgba). */

@@ -188,14 +188,14 @@ check "another user cannot release the agent's token (exit 4)" test $? = 4
 # --- denied windows
 out=$(pg_as "$PG_AGENT" pixelgate windows)
 check "windows lists the denied window without its title, class or instance" \
-    test "$(jq -c '[.windows[] | select(.capture_denied)] | map({title, class, private})' <<<"$out")" = '[{"title":null,"class":null,"private":true}]'
-check "...and another user's window too" \
-    test "$(jq '[.windows[] | select(.private == true and .capture_denied == false)] | length' <<<"$out")" = 1
+    test "$(jq -c '[.windows[] | select(.capture_denied and (.other_user | not))] | map({title, class, private})' <<<"$out")" = '[{"title":null,"class":null,"private":true}]'
+check "...and another user's window too, never captured either (other_users.sh tries)" \
+    test "$(jq '[.windows[] | select(.private == true and .other_user == true and .capture_denied == true)] | length' <<<"$out")" = 1
 check "...while the agent's own window keeps its title" \
     test "$(jq -r '[.windows[] | select(.title == "pixelgate demo")] | length' <<<"$out")" = 1
 check "...and titles of private windows appear nowhere in the answer" bash -c '! grep -q "secret vault\|other user app" <<<"$1"' _ "$out"
 check "windows is audited" audited 'map(select(.op=="windows" and .outcome=="OK")) | length >= 1'
-VAULT_ID=$(jq '[.windows[] | select(.capture_denied)][0].id' <<<"$out")
+VAULT_ID=$(jq '[.windows[] | select(.capture_denied and (.other_user | not))][0].id' <<<"$out")
 pg_as "$PG_AGENT" pixelgate snapshot --window '^secret vault$' >/dev/null 2>"$PG_TMP/e"
 check "a pattern cannot find a private window (exit 4: no probing of private titles)" test $? = 4
 pg_as "$PG_AGENT" pixelgate snapshot --id "$VAULT_ID" >/dev/null 2>"$PG_TMP/e"
@@ -230,7 +230,7 @@ pg_as "$PG_AGENT" pixelgate ping >/dev/null 2>&1
 check "...the broker still answers" test $? = 0
 
 # --- input only into the requester's own windows
-OTHER_ID=$(pg_as "$PG_AGENT" pixelgate windows | jq '[.windows[] | select(.private == true and .capture_denied == false)][0].id')
+OTHER_ID=$(pg_as "$PG_AGENT" pixelgate windows | jq '[.windows[] | select(.other_user == true)][0].id')
 pg_as "$PG_AGENT" pixelgate click --id "$OTHER_ID" --at 150,100 >/dev/null 2>"$PG_TMP/e"
 check "clicking a window owned by another user exits 3" test $? = 3
 pg_as "$PG_AGENT" pixelgate type --id "$OTHER_ID" 'rm -rf ~' >/dev/null 2>&1
@@ -273,14 +273,15 @@ ALLOW=$(jq '.expose_pixels = "allow"' "$PG_POLICY")
 pg_write_policy "$ALLOW"
 kill -HUP "$PG_BROKER_PID"; sleep 0.6
 check "SIGHUP reload is audited" audited 'map(select(.op=="policy.reload" and .outcome=="OK")) | length >= 1'
+# redacted_windows counts the denied window and the other user's app (blacked out like it)
 out=$(pg_as "$PG_AGENT" pixelgate snapshot --screen)
-check "a screen capture reports the denied window blacked out" test "$(jq .redacted_windows <<<"$out")" = 1
+check "a screen capture reports the denied window blacked out" test "$(jq .redacted_windows <<<"$out")" = 2
 STOK=$(jq -r .token <<<"$out")
 # A region that starts left of and above the screen: the capture is clipped
 # to the screen, and the blackout must follow the clipped origin.
 out=$(pg_as "$PG_AGENT" pixelgate snapshot --screen --region -20000,-20000,40000,40000)
 check "a screen capture whose region starts outside the screen still blacks out the denied window" \
-    test "$(jq .redacted_windows <<<"$out")" = 1
+    test "$(jq .redacted_windows <<<"$out")" = 2
 NTOK=$(jq -r .token <<<"$out")
 pg_as "$PG_AGENT" pixelgate release "$NTOK" --png "$RELDIR/neg.png" >/dev/null
 check "...and the released pixels at the denied window are black" \
@@ -305,7 +306,7 @@ pg_launch_app "$PG_AGENT" "$PG_TMP/app/vault2.json" 200x120+1000+600 "secret vau
     popup=120x60+1050+520 dialog=150x60+820+640
 out=$(pg_as "$PG_AGENT" pixelgate snapshot --screen)
 check "a screen capture counts the denied app's popup and dialog among the blacked-out windows" \
-    test "$(jq .redacted_windows <<<"$out")" = 4
+    test "$(jq .redacted_windows <<<"$out")" = 5
 pg_as "$PG_AGENT" pixelgate release "$(jq -r .token <<<"$out")" --png "$RELDIR/owned.png" >/dev/null
 opx() { convert "$RELDIR/owned.png" -format "%[pixel:p{$1}]" info:; }
 check "...its override-redirect popup never appears in the released capture (black)" test "$(opx 1110,550)" = "srgb(0,0,0)"

@@ -3,6 +3,7 @@
 #include "pg_handlers.h"
 
 #include <fcntl.h>
+#include <pwd.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <stdio.h>
@@ -50,6 +51,40 @@ int64_t pg_fx_foreign_pid(pg_fx *fx) {
     return fx->foreign_pid;
 }
 
+bool pg_fx_pid_user(int64_t pid, char out[64]) {
+    char path[64], line[256];
+    unsigned uid = 0;
+    bool found = false;
+    snprintf(path, sizeof path, "/proc/%lld/status", (long long)pid);
+    FILE *f = fopen(path, "re");
+    if (!f) return false;
+    while (!found && fgets(line, sizeof line, f)) found = sscanf(line, "Uid: %u", &uid) == 1;
+    fclose(f);
+    struct passwd *pw = found ? getpwuid(uid) : NULL;
+    if (pw) snprintf(out, 64, "%s", pw->pw_name);
+    return pw != NULL;
+}
+
+/* policy_json with every @SELF@ replaced by the account this process runs
+ * as (malloc'd; NULL when out of memory or the account has no name). */
+static char *with_self(const char *policy_json) {
+    char self[64];
+    if (!pg_fx_pid_user(getpid(), self)) return NULL;
+    size_t n = 0;
+    for (const char *q = policy_json; (q = strstr(q, "@SELF@")); q += 6) n++;
+    char *out = malloc(strlen(policy_json) + n * strlen(self) + 1);
+    if (!out) return NULL;
+    char *w = out;
+    for (const char *q = policy_json, *hit; *q; q = hit + 6) {
+        if (!(hit = strstr(q, "@SELF@"))) hit = q + strlen(q);
+        memcpy(w, q, (size_t)(hit - q)), w += hit - q;
+        if (!*hit) break;
+        w += sprintf(w, "%s", self);
+    }
+    *w = '\0';
+    return out;
+}
+
 int pg_fx_init(pg_fx *fx, const char *policy_json) {
     memset(fx, 0, sizeof *fx);
     snprintf(fx->dir, sizeof fx->dir, "/tmp/pg-fx.XXXXXX");
@@ -58,10 +93,13 @@ int pg_fx_init(pg_fx *fx, const char *policy_json) {
     snprintf(spool, sizeof spool, "%s/spool", fx->dir);
     mkdir(spool, 0700);
     snprintf(fx->audit_path, sizeof fx->audit_path, "%s/audit.jsonl", fx->dir);
-    const char *text = policy_json ? policy_json : default_policy;
+    char *text = with_self(policy_json ? policy_json : default_policy);
+    if (!text) return fprintf(stderr, "fixture policy: no name for this process's account\n"), -1;
     pg_policy *p = NULL;
     pg_error e;
-    if (pg_policy_parse(text, strlen(text), &p, &e)) return fprintf(stderr, "fixture policy: %s\n", e.message), -1;
+    pg_err prc = pg_policy_parse(text, strlen(text), &p, &e);
+    free(text);
+    if (prc) return fprintf(stderr, "fixture policy: %s\n", e.message), -1;
     pg_broker_config cfg = {.policy = p, .policy_path = "(memory)", .state_dir = fx->dir, .spool_dir = spool,
                             .display = ":fake", .plat_ops = &pg_fake_ops, .handlers = pg_op_handlers, .memory_budget = 64u << 20,
                             .ttl_s = 3600, .self_uid = (uint32_t)getuid(), .self_pid = getpid()};

@@ -23,7 +23,10 @@ typedef struct {
 } pg_fx;
 
 /* Starts a broker under policy_json (NULL: agent admitted, analyze-only, one
- * denied pattern "^secret vault$"). 0 on success; prints why otherwise. */
+ * denied pattern "^secret vault$"); @SELF@ in it stands for the account the
+ * test runs as, which owns the fake's windows of pid getpid() (a test that
+ * calls as another uid names it in capture.other_users). 0 on success;
+ * prints why otherwise. */
 int pg_fx_init(pg_fx *fx, const char *policy_json);
 void pg_fx_fini(pg_fx *fx);
 
@@ -52,6 +55,9 @@ int pg_fx_audit_count(pg_fx *fx, const char *op, const char *outcome);
  * root starts a child as nobody that dies with the test; anyone else gets
  * init (pid 1). -1 if none could be had. */
 int64_t pg_fx_foreign_pid(pg_fx *fx);
+
+/* The account process pid runs as, into out; false when unknown. */
+bool pg_fx_pid_user(int64_t pid, char out[64]);
 
 /* A snapshot of window id as a token (into tok[32]); 0 on success. */
 int pg_fx_snapshot(pg_fx *fx, uint64_t id, char tok[32]);

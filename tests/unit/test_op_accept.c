@@ -14,8 +14,10 @@
 #include "pg_test.h"
 
 /* The agent is never root (root is always an approver): the fake's windows
- * belong to this process, so the policy lets the agent's uid use them. */
-#define APPROVERS "\"approvers\":[\"alice\"],\"input\":{\"other_users\":true}"
+ * belong to this process, so the policy lets the agent's uid see, capture
+ * and use them. */
+#define APPROVERS \
+    "\"approvers\":[\"alice\"],\"input\":{\"other_users\":true},\"capture\":{\"other_users\":[\"@SELF@\"]}"
 #define ALLOW_POLICY "{\"version\":1,\"clients\":{\"users\":[\"agent\"]},\"expose_pixels\":\"allow\"," APPROVERS "}"
 #define ANALYZE_POLICY \
     "{\"version\":1,\"clients\":{\"users\":[\"agent\"]},\"expose_pixels\":\"analyze-only\"," APPROVERS "}"

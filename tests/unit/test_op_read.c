@@ -290,7 +290,8 @@ PG_TEST(analyze_and_judge_go_to_a_named_endpoint_and_only_text_returns) {
  * user B that someone judged the very same pixels with the same words, and
  * hand B that user's samples and reasons. */
 PG_TEST(the_judge_cache_never_answers_one_user_from_another_users_judgement) {
-    FX(fx, "{\"version\":1,\"clients\":{\"users\":[\"agent\",\"agent2\"]},\"analysis\":{\"endpoints\":{"
+    FX(fx, "{\"version\":1,\"clients\":{\"users\":[\"agent\",\"agent2\"]},\"capture\":{\"other_users\":[\"@SELF@\"]},"
+           "\"analysis\":{\"endpoints\":{"
            "\"judge\":{\"kind\":\"command\",\"argv\":[\"/bin/sh\",\"" PG_SOURCE_DIR
            "/tests/relay/judge_seq.sh\",\"/dev/null\",\"MATCH\"]}}}}");
     uint64_t id = pg_fake_add_window(fx.fake, "demo", "Demo", getpid(), 0, 0, 50, 40, 0xffffffff);

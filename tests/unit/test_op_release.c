@@ -189,8 +189,9 @@ PG_TEST(an_approver_sees_title_source_size_time_and_digest_before_and_when_appro
  * pending requests per user, and then another user still gets one. */
 PG_TEST(pending_release_requests_are_capped_per_user) {
     pg_fx fx;
-    REQUIRE(pg_fx_init(&fx, "{\"version\":1,\"clients\":{\"users\":[\"agent\",\"agent2\"]},\"approvers\":[\"alice\"]}") ==
-            0);
+    /* agent2 (another uid) captures the same window: the test's account's */
+    REQUIRE(pg_fx_init(&fx, "{\"version\":1,\"clients\":{\"users\":[\"agent\",\"agent2\"]},\"approvers\":[\"alice\"],"
+                            "\"capture\":{\"other_users\":[\"@SELF@\"]}}") == 0);
     uint64_t id = pg_fake_add_window(fx.fake, "demo", "Demo", getpid(), 0, 0, 32, 16, 0xff8800ff);
     char tok[32];
     pg_fx_reply r;

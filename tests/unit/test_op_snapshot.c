@@ -249,10 +249,20 @@ PG_TEST(a_denied_apps_popups_dialogs_and_frame_are_blacked_out_of_a_screen_captu
 }
 
 PG_TEST(a_popup_nobody_could_be_named_for_is_blacked_out_where_it_overlaps_or_shares_a_denied_process) {
-    FX(fx, NULL);
-    vault_desktop(&fx, 0, 0); /* the vault is at 400,300 200x150, pid getpid() */
-    int64_t other = pg_fx_foreign_pid(&fx);
+    /* The popups' owner is an account the policy opens (capture.other_users),
+     * so only the deny rules' attribution decides here. */
+    pg_fx probe;
+    REQUIRE(pg_fx_init(&probe, NULL) == 0);
+    int64_t other = pg_fx_foreign_pid(&probe);
     REQUIRE(other > 0);
+    char owner[64], policy[512];
+    REQUIRE(pg_fx_pid_user(other, owner));
+    snprintf(policy, sizeof policy,
+             "{\"version\":1,\"clients\":{\"users\":[\"agent\"]},\"capture\":{\"deny_windows\":[\"^secret vault$\"],"
+             "\"other_users\":[\"%s\"]}}",
+             owner);
+    FX(fx, policy);
+    vault_desktop(&fx, 0, 0); /* the vault is at 400,300 200x150, pid getpid() */
     /* parent 0: a popup the backend could not attribute */
     pg_fake_add_owned(fx.fake, PG_WINDOW_POPUP, 0, other, "", 560, 420, 100, 60, 0xff00ffff); /* overlaps the vault */
     pg_fake_add_owned(fx.fake, PG_WINDOW_POPUP, 0, getpid(), "", 650, 100, 60, 40, 0x00ff00ff); /* the vault's process */
@@ -266,6 +276,7 @@ PG_TEST(a_popup_nobody_could_be_named_for_is_blacked_out_where_it_overlaps_or_sh
     CHECK_EQ_INT(token_px(&fx, tok, 725, 525), 0x0000ffff); /* someone else's popup elsewhere stays */
     pg_fx_reply_fini(&r);
     pg_fx_fini(&fx);
+    pg_fx_fini(&probe);
 }
 
 static void move_vault_away(pg_fake *f, void *ctx) {

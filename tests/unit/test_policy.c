@@ -852,6 +852,37 @@ PG_TEST(other_users_input_with_approvers_is_warned_at_load) {
     pg_policy_free(q);
 }
 
+/* capture.other_users: whose windows (besides its own) an agent may see and
+ * capture. Names only (no "*", no numeric ids); a user's section keeps some
+ * of the global names and adds none. */
+PG_TEST(capture_other_users_names_accounts_and_only_tightens_per_user) {
+    PARSE(p, "{" V1 ", 'capture':{'other_users':['alice','carol']},"
+             " 'users':{'bob':{'capture':{'other_users':['carol']}}, 'dan':{'capture':{'other_users':[]}}}}");
+    const pg_policy_view *g = pg_policy_view_for(p, NULL), *bob = pg_policy_view_for(p, "bob");
+    CHECK(pg_policy_capture_user_allowed(g, "alice"));
+    CHECK(pg_policy_capture_user_allowed(g, "carol"));
+    CHECK(!pg_policy_capture_user_allowed(g, "mallory"));
+    CHECK(!pg_policy_capture_user_allowed(g, NULL));
+    CHECK(!pg_policy_capture_user_allowed(g, ""));
+    CHECK(!pg_policy_capture_user_allowed(bob, "alice"));
+    CHECK(pg_policy_capture_user_allowed(bob, "carol"));
+    CHECK(!pg_policy_capture_user_allowed(pg_policy_view_for(p, "dan"), "carol"));
+    CHECK(pg_policy_capture_user_allowed(pg_policy_view_for(p, "erin"), "alice")); /* no section: the global list */
+    pg_policy_free(p);
+    PARSE(d, "{" V1 "}");
+    CHECK(pg_policy_view_for(d, NULL)->n_capture_other_users == 0); /* default: nobody else's windows */
+    CHECK(!pg_policy_capture_user_allowed(pg_policy_view_for(d, NULL), "root"));
+    pg_policy_free(d);
+    CHECK(refused("{" V1 ", 'capture':{'other_users':true}}", "$.capture.other_users", NULL));
+    CHECK(refused("{" V1 ", 'capture':{'other_users':['*']}}", "$.capture.other_users[0]", NULL));
+    CHECK(refused("{" V1 ", 'capture':{'other_users':['1000']}}", "$.capture.other_users[0]", "not a numeric id"));
+    CHECK(refused("{" V1 ", 'capture':{'other_users':[7]}}", "$.capture.other_users[0]", NULL));
+    CHECK(refused("{" V1 ", 'capture':{'other_users':['alice']}, 'users':{'bob':{'capture':{'other_users':['mallory']}}}}",
+                  "$.users.bob.capture.other_users[0]: may only tighten", "mallory"));
+    CHECK(refused("{" V1 ", 'users':{'bob':{'capture':{'other_users':['alice']}}}}",
+                  "$.users.bob.capture.other_users[0]: may only tighten", NULL));
+}
+
 PG_TEST(view_json_tells_the_agent_names_not_urls) {
     pg_error e;
     pg_policy *p = parse(with_user("{}"), &e);

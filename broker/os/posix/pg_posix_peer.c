@@ -422,6 +422,18 @@ pg_err pg_identity_input_target(const pg_window *w, const pg_peer *peer, bool *s
     return PG_OK;
 }
 
+pg_err pg_identity_window_owner(const pg_window *w, char user[64], pg_error *e) {
+    unsigned u[4];
+    /* The input rule's test with the uid the process claims in all four
+     * places: a setuid program, or a pid reused since the window was first
+     * seen, has no owner here. */
+    if (w->pid <= 0 || !read_uids(&pg_posix_env_system, w->pid, u) ||
+        !pg_posix_window_owned(&pg_posix_env_system, w->id, w->pid, u[0]))
+        return pg_error_set(e, PG_E_NOTFOUND, NULL, "the owner of window %llu is unknown", (unsigned long long)w->id);
+    user_name(u[0], user);
+    return PG_OK;
+}
+
 pg_err pg_identity_process_owner(int64_t pid, char user[64], bool *admin, pg_error *e) {
     unsigned u[4];
     if (!read_uids(&pg_posix_env_system, pid, u))

@@ -206,6 +206,11 @@ pg_err pg_identity_process_owner(int64_t pid, char user[64], bool *admin, pg_err
     return PG_OK;
 }
 
+pg_err pg_identity_window_owner(const pg_window *w, char user[64], pg_error *e) {
+    bool admin; /* the window's process is named by the system for as long as the window lives */
+    return pg_identity_process_owner(w->pid, user, &admin, e);
+}
+
 int64_t pg_identity_process_started_ms(int64_t pid) {
     if (pid <= 0) return 0;
     HANDLE h = OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION, FALSE, (DWORD)pid);

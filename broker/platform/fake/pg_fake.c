@@ -691,6 +691,11 @@ void pg_fake_set_minimized(pg_fake *f, uint64_t id, bool minimized) {
     if (fw) fw->w.minimized = minimized, fw->w.visible = !minimized; /* as Windows lists them */
 }
 
+void pg_fake_set_shared(pg_fake *f, uint64_t id, bool shared) {
+    fake_window *fw = find(f, id);
+    if (fw) fw->w.shared = shared;
+}
+
 void pg_fake_move(pg_fake *f, uint64_t id, int32_t x, int32_t y) {
     fake_window *fw = find(f, id);
     if (!fw) return;

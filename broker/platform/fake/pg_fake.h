@@ -77,6 +77,8 @@ void pg_fake_set_visible(pg_fake *f, uint64_t id, bool visible);
 void pg_fake_set_listed_size(pg_fake *f, uint64_t id, uint32_t w, uint32_t h);
 /* Minimized as Windows lists it: minimized true, visible false. */
 void pg_fake_set_minimized(pg_fake *f, uint64_t id, bool minimized);
+/* A surface of the desktop (X: an EWMH DESKTOP or DOCK window). */
+void pg_fake_set_shared(pg_fake *f, uint64_t id, bool shared);
 void pg_fake_move(pg_fake *f, uint64_t id, int32_t x, int32_t y);
 void pg_fake_remove(pg_fake *f, uint64_t id);
 /* Called before every capture (window or screen): a test changes the desktop

@@ -127,10 +127,13 @@ pg_err x11_alive(pg_platform *p, pg_error *e) {
 static pg_err intern_atoms(pg_platform *p, pg_error *e) {
     static const char *const names[] = {"UTF8_STRING", "_NET_WM_NAME", "_NET_CLIENT_LIST",
                                         "_NET_ACTIVE_WINDOW", "_NET_SUPPORTING_WM_CHECK",
-                                        "WM_STATE", "WM_PROTOCOLS", "_NET_WM_PING"};
+                                        "WM_STATE", "WM_PROTOCOLS", "_NET_WM_PING", "_NET_WM_WINDOW_TYPE",
+                                        "_NET_WM_WINDOW_TYPE_DESKTOP", "_NET_WM_WINDOW_TYPE_DOCK"};
     xcb_atom_t *dst[] = {&p->atom.utf8_string, &p->atom.net_wm_name, &p->atom.net_client_list,
                          &p->atom.net_active_window, &p->atom.net_supporting_wm_check,
-                         &p->atom.wm_state, &p->atom.wm_protocols, &p->atom.net_wm_ping};
+                         &p->atom.wm_state, &p->atom.wm_protocols, &p->atom.net_wm_ping,
+                         &p->atom.net_wm_window_type, &p->atom.net_wm_window_type_desktop,
+                         &p->atom.net_wm_window_type_dock};
     enum { N = sizeof names / sizeof names[0] };
     xcb_intern_atom_cookie_t ck[N];
     for (int i = 0; i < N; i++)

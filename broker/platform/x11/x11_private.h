@@ -53,7 +53,8 @@ struct xkb_context;
 
 typedef struct {
     xcb_atom_t utf8_string, net_wm_name, wm_name, wm_class, wm_state, net_client_list,
-        net_active_window, net_supporting_wm_check, string, wm_protocols, net_wm_ping;
+        net_active_window, net_supporting_wm_check, string, wm_protocols, net_wm_ping, net_wm_window_type,
+        net_wm_window_type_desktop, net_wm_window_type_dock;
 } x11_atoms;
 
 typedef struct {

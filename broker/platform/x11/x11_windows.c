@@ -486,7 +486,7 @@ typedef struct {
     xcb_get_window_attributes_cookie_t attr;
     xcb_get_geometry_cookie_t geo, top_geo;
     xcb_translate_coordinates_cookie_t tr;
-    xcb_get_property_cookie_t net_name, name, cls, transient;
+    xcb_get_property_cookie_t net_name, name, cls, transient, type;
     xcb_res_query_client_ids_cookie_t res;
     bool ask_res;
 } list_ck;
@@ -508,6 +508,7 @@ static void ask_window(pg_platform *p, const item *it, list_ck *k) {
     k->name = ask_prop(p, id, p->atom.wm_name, X11_TEXT_FIRST_WORDS);
     k->cls = ask_prop(p, id, p->atom.wm_class, 256);
     k->transient = xcb_get_property(p->c, 0, id, XCB_ATOM_WM_TRANSIENT_FOR, XCB_ATOM_WINDOW, 0, 1);
+    k->type = xcb_get_property(p->c, 0, id, p->atom.net_wm_window_type, XCB_ATOM_ATOM, 0, 8);
     k->ask_res = p->res.present && (p->res.major > 1 || p->res.minor >= 2);
     if (k->ask_res) {
         xcb_res_client_id_spec_t spec = {id, XCB_RES_CLIENT_ID_MASK_LOCAL_CLIENT_PID | XCB_RES_CLIENT_ID_MASK_CLIENT_XID};
@@ -531,6 +532,16 @@ static xcb_window_t window_value(xcb_get_property_reply_t *r) {
     return v;
 }
 
+/* A surface of the desktop itself (EWMH: the background, a panel), by the
+ * first type the window names (EWMH lists them by preference). Every user
+ * of the display sees it, so it is nobody's private window. */
+static bool shared_type(pg_platform *p, xcb_get_property_reply_t *r) {
+    if (!r || r->type != XCB_ATOM_ATOM || r->format != 32) return false;
+    const xcb_atom_t *v = xcb_get_property_value(r);
+    int n = xcb_get_property_value_length(r) / 4;
+    return n > 0 && (v[0] == p->atom.net_wm_window_type_desktop || v[0] == p->atom.net_wm_window_type_dock);
+}
+
 /* The outer bounds of the toplevel (border included), in root coordinates;
  * the content when the toplevel is not known. */
 static pg_rect frame_of(const xcb_get_geometry_reply_t *tg, const pg_window *w) {
@@ -549,6 +560,7 @@ static bool take_window(pg_platform *p, const item *it, list_ck *k, const xcb_wi
     xcb_get_property_reply_t *wn = x11_take(p, k->name.sequence, rc, e);
     xcb_get_property_reply_t *cl = x11_take(p, k->cls.sequence, rc, e);
     xcb_get_property_reply_t *tf = x11_take(p, k->transient.sequence, rc, e);
+    xcb_get_property_reply_t *ty = x11_take(p, k->type.sequence, rc, e);
     xcb_res_query_client_ids_reply_t *res = k->ask_res ? x11_take(p, k->res.sequence, rc, e) : NULL;
     bool ok = *rc == PG_OK && a && g && t;
     if (ok) {
@@ -569,8 +581,9 @@ static bool take_window(pg_platform *p, const item *it, list_ck *k, const xcb_wi
         m->transient = window_value(tf);
         m->client = o.client;
         w->kind = it->popup ? PG_WINDOW_POPUP : m->transient ? PG_WINDOW_DIALOG : PG_WINDOW_NORMAL;
+        w->shared = !it->popup && shared_type(p, ty);
     }
-    free(a), free(g), free(tg), free(t), free(nn), free(wn), free(cl), free(tf), free(res);
+    free(a), free(g), free(tg), free(t), free(nn), free(wn), free(cl), free(tf), free(ty), free(res);
     return ok;
 }
 
