@@ -5,6 +5,7 @@
  * (b->held, pg_held.h): while it holds anything, every other connection's
  * input is refused BUSY. */
 #include <math.h>
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -432,6 +433,18 @@ static pg_err chord_paste_allowed(pg_call *c, const char *chord, pg_error *e) {
     return paste_allowed(c, chord_pastes(whole), e);
 }
 
+/* Does text name a paste ("Paste", "Paste special")? A control clicked by
+ * such text pastes the CLIPBOARD as ctrl+v would. */
+static bool names_paste(const char *text) {
+    static const char word[] = "paste";
+    for (const char *s = text; s && *s; s++) {
+        size_t i = 0;
+        while (word[i] && s[i] && tolower((unsigned char)s[i]) == word[i]) i++;
+        if (!word[i]) return true;
+    }
+    return false;
+}
+
 /* The middle button pastes X11's PRIMARY selection in most programs. */
 static pg_err button_paste_allowed(pg_call *c, pg_button b, pg_error *e) {
     return b == PG_BTN_MIDDLE ? paste_allowed(c, PASTE_PRIMARY, e) : PG_OK;
@@ -458,6 +471,7 @@ static pg_err do_click(pg_call *c, const void *args, const pg_window *w, cJSON *
     snprintf(c->audit.detail, sizeof c->audit.detail, "click %lld,%lld %s x%d%s", (long long)x, (long long)y, bname,
              count, a->has_at ? "" : a->has_control ? ", a layout control" : how_located(&aim));
     rc = button_paste_allowed(c, buttons[a->button], e);
+    if (!rc && names_paste(a->text)) rc = paste_allowed(c, PASTE_CLIPBOARD, e); /* an Edit > Paste aimed at by text */
     if (!rc) rc = pg_call_intent(c, e);
     if (!rc) rc = c->b->plat_ops->click(c->plat, target.id, (int32_t)x, (int32_t)y, buttons[a->button], count, e);
     if (rc) return rc;
