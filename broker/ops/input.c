@@ -260,9 +260,21 @@ static pg_err locate(pg_call *c, const aim_spec *a, const pg_window *w, cJSON *r
                             "%s not found in the window", a->text ? "text" : "template");
     }
     cJSON_AddItemToObject(r, "found", found);
-    *x = box.x + box.w / 2 + a->offset.x;
-    *y = box.y + box.h / 2 + a->offset.y;
+    /* 64-bit: a negative offset must not wrap through the box's unsigned fields */
+    *x = (int64_t)box.x + box.w / 2 + (int64_t)a->offset.x;
+    *y = (int64_t)box.y + box.h / 2 + (int64_t)a->offset.y;
     return PG_OK;
+}
+
+/* An offset that puts the point outside the window wherever the match is
+ * (as large as the window or larger) is refused before anything is
+ * located: the answer would otherwise tell where the match is. */
+static pg_err offset_fits(const pg_point *o, const pg_window *w, pg_error *e) {
+    int64_t ox = o->x < 0 ? -(int64_t)o->x : o->x, oy = o->y < 0 ? -(int64_t)o->y : o->y;
+    if (ox < w->width && oy < w->height) return PG_OK;
+    return pg_error_set(e, PG_E_BADINPUT, "an offset moves from the match's centre and stays inside the window",
+                        "--offset %d,%d is as large as the %ux%u window: the point would be outside it", o->x, o->y,
+                        w->width, w->height);
 }
 
 static pg_err outside(int64_t x, int64_t y, const pg_window *w, pg_error *e) {
@@ -330,8 +342,13 @@ static void into_own_popup(pg_call *c, pg_window *w, int64_t *x, int64_t *y, cJS
  * program's own popup when one is on top there (*target says which window). */
 static pg_err aim_at(pg_call *c, const aim_spec *aim, bool locate_it, const pg_window *w, cJSON *r, int64_t *x,
                      int64_t *y, pg_window *target, pg_error *e) {
-    pg_err rc = locate_it ? locate(c, aim, w, r, x, y, e) : PG_OK;
-    if (!rc) rc = outside(*x, *y, w, e);
+    pg_err rc = locate_it ? offset_fits(&aim->offset, w, e) : PG_OK;
+    if (!rc && locate_it) rc = locate(c, aim, w, r, x, y, e);
+    if (!rc && locate_it && outside(*x, *y, w, e)) /* found from pixels: no number tells where */
+        rc = pg_error_set(e, PG_E_BADINPUT, "a smaller --offset, or aim at a point (--at)",
+                          "the match's centre plus --offset %d,%d falls outside the %ux%u window", aim->offset.x,
+                          aim->offset.y, w->width, w->height);
+    else if (!rc) rc = outside(*x, *y, w, e);
     if (rc) return rc;
     *target = *w;
     into_own_popup(c, target, x, y, r);

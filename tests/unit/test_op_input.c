@@ -190,6 +190,39 @@ PG_TEST(click_on_a_template_clicks_its_centre_plus_offset) {
     pg_fx_fini(&fx);
 }
 
+/* The review's N5: a far --offset made the error print the exact match
+ * position, and a negative one wrapped through unsigned arithmetic. */
+PG_TEST(an_offset_never_tells_where_the_match_is) {
+    FX(fx, NULL);
+    uint64_t id = own_window(&fx);
+    uint8_t buf[4096];
+    size_t n = draw_button(fx.fake, id, buf, sizeof buf);
+    REQUIRE(n > 0);
+    pg_blob att = {buf, n};
+    static const char *far[] = {"{\"x\":60000,\"y\":0}", "{\"x\":0,\"y\":-60000}", "{\"x\":300,\"y\":0}",
+                                "{\"x\":-300,\"y\":199}"};
+    for (size_t i = 0; i < sizeof far / sizeof *far; i++) { /* refused before anything is located */
+        char args[160];
+        snprintf(args, sizeof args, "{\"window\":\"demo\",\"template\":{\"attachment\":0},\"offset\":%s}", far[i]);
+        pg_fx_reply r;
+        CHECK_EQ_INT(pg_fx_call(&fx, "move", args, &att, 1, &r), PG_E_BADINPUT);
+        CHECK(strstr(r.e.message, "as large as the") != NULL);
+        CHECK(r.details == NULL); /* no "found" either */
+        pg_fx_reply_fini(&r);
+    }
+    /* within the window's size but off its edge from where the match is:
+     * refused with no coordinate (the centre is 220,60) */
+    pg_fx_reply r;
+    CHECK_EQ_INT(pg_fx_call(&fx, "move", "{\"window\":\"demo\",\"template\":{\"attachment\":0},\"offset\":{\"x\":90,\"y\":-70}}",
+                            &att, 1, &r),
+                 PG_E_BADINPUT);
+    CHECK(strstr(r.e.message, "falls outside") != NULL);
+    CHECK(strstr(r.e.message, "310") == NULL && strstr(r.e.message, "-10") == NULL && strstr(r.e.message, "429") == NULL);
+    pg_fx_reply_fini(&r);
+    CHECK_EQ_INT((int)pg_fake_input_count(fx.fake), 0);
+    pg_fx_fini(&fx);
+}
+
 PG_TEST(a_window_that_vanished_is_not_found) {
     FX(fx, NULL);
     uint64_t id = own_window(&fx);
