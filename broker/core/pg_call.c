@@ -39,6 +39,15 @@ void pg_iso_time(int64_t ms, char out[40]) {
     snprintf(out + n, 40 - n, ".%03dZ", (int)(ms % 1000));
 }
 
+void pg_call_meta_window(pg_tok_meta *m, const pg_window *w) {
+    m->window_id = w->id;
+    pg_copy_utf8(m->window_title, sizeof m->window_title, w->title);
+    pg_copy_utf8(m->window_class, sizeof m->window_class, w->class_name);
+    bool admin = false;
+    pg_error ignored;
+    if (!w->pid || pg_identity_process_owner(w->pid, m->window_owner, &admin, &ignored) != PG_OK) m->window_owner[0] = 0;
+}
+
 cJSON *pg_call_token_json(pg_call *c, const pg_tok_meta *m) {
     char created[40], expires[40], digest[65];
     bool keyed;

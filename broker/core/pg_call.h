@@ -202,6 +202,9 @@ pg_err pg_call_store_hashed(pg_call *c, pg_img *img, const uint8_t *sha256, pg_t
 pg_err pg_call_derived_token(pg_call *c, pg_img *img, const char *method, cJSON *into, const char *field,
                              pg_error *e);
 
+/* The window a capture token is of, in its metadata: id, title, class, and
+ * the account its program runs as now (for the approver; "" unknown). */
+void pg_call_meta_window(pg_tok_meta *m, const pg_window *w);
 /* A token's metadata as the client sees it: its digest is the SHA-256 when
  * the pixels are the caller's to have, else keyed (pg_disclose.h). */
 cJSON *pg_call_token_json(pg_call *c, const pg_tok_meta *m);

@@ -77,9 +77,7 @@ static void fill_meta(pg_tok_meta *m, const pg_args_frames *a, const pg_window *
         snprintf(m->source, sizeof m->source, "screen");
     } else {
         snprintf(m->source, sizeof m->source, "window:%llu", (unsigned long long)w->id);
-        m->window_id = w->id;
-        pg_copy_utf8(m->window_title, sizeof m->window_title, w->title);
-        pg_copy_utf8(m->window_class, sizeof m->window_class, w->class_name);
+        pg_call_meta_window(m, w);
     }
 }
 

@@ -31,9 +31,7 @@ static pg_err capture_as_token(pg_call *c, const pg_target *t, pg_img **img, pg_
     m->source_width = (*img)->width, m->source_height = (*img)->height;
     snprintf(m->method, sizeof m->method, "%s", method);
     snprintf(m->source, sizeof m->source, "window:%llu", (unsigned long long)w.id);
-    m->window_id = w.id;
-    pg_copy_utf8(m->window_title, sizeof m->window_title, w.title);
-    pg_copy_utf8(m->window_class, sizeof m->window_class, w.class_name);
+    pg_call_meta_window(m, &w);
     if (pg_disclose_protected(c->view)) pg_call_source(c, m->source);
     pg_img *keep = NULL;
     rc = pg_img_clone(*img, &keep, e); /* the store takes its own copy's pixels */

@@ -110,6 +110,9 @@ static cJSON *request_json(const pg_approval_info *in, const char *state_key) {
         cJSON_AddNumberToObject(r, "window_id", (double)m->window_id);
         cJSON_AddStringToObject(r, "window_title", m->window_title);
         cJSON_AddStringToObject(r, "window_class", m->window_class);
+        /* whose window it shows: an agent may have captured another user's */
+        if (m->window_owner[0]) cJSON_AddStringToObject(r, "window_owner", m->window_owner);
+        else cJSON_AddNullToObject(r, "window_owner");
     } else {
         cJSON_AddStringToObject(r, "source", "derived"); /* a diff heatmap, a crop, ... */
         cJSON_AddStringToObject(r, "method", m->method);

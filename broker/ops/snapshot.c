@@ -91,9 +91,7 @@ static void fill_meta(pg_tok_meta *m, const pg_args_snapshot *a, const pg_window
     if (IS_SCREEN(a)) snprintf(m->source, sizeof m->source, "screen");
     else snprintf(m->source, sizeof m->source, "window:%llu", (unsigned long long)w->id);
     if (!IS_SCREEN(a)) {
-        m->window_id = w->id;
-        pg_copy_utf8(m->window_title, sizeof m->window_title, w->title);
-        pg_copy_utf8(m->window_class, sizeof m->window_class, w->class_name);
+        pg_call_meta_window(m, w);
     }
     if (a->has_region || a->with_popups) { /* where the capture starts: screen, or window-relative */
         m->region_x = IS_SCREEN(a) ? cap->origin_x : cap->origin_x - w->x;

@@ -53,6 +53,8 @@ typedef struct {
     uint64_t window_id;
     char window_title[256];
     char window_class[128];
+    char window_owner[64];    /* the account the window's program ran as at capture ("" unknown),
+                                 for the approver (pg_call_meta_window) */
     int32_t region_x, region_y; /* region applied, window/screen relative */
     uint32_t region_w, region_h; /* 0 = none */
     uint32_t frames;          /* a frame set (pixelgate frames): this many frames of

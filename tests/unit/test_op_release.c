@@ -1,5 +1,6 @@
 /* release and approve against the fake desktop: pixels leave only as the
  * policy says, once per approval, and never to the requester's own say-so. */
+#include <pwd.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -118,12 +119,15 @@ static const char *str_of(const cJSON *o, const char *k) {
 }
 
 /* What an approver is shown, with --show before deciding and in the reply
- * of the approval itself: the requester, the capture's window title and
- * source, its size, when it was taken and its full digest. */
+ * of the approval itself: the requester, the capture's window title,
+ * source and owner (whose window it shows: the review's N8), its size, when
+ * it was taken and its full digest. */
 static void check_subject(int *pg_failed_, const cJSON *res, const char *digest) {
     CHECK_STR(str_of(res, "requester"), "agent");
     CHECK_STR(str_of(res, "source"), "window");
     CHECK_STR(str_of(res, "window_title"), "demo");
+    const struct passwd *pw = getpwuid(getuid()); /* the fake window's program is this process */
+    CHECK_STR(str_of(res, "window_owner"), pw ? pw->pw_name : "?");
     CHECK_EQ_INT(cJSON_GetObjectItem(res, "width") ? cJSON_GetObjectItem(res, "width")->valueint : -1, 32);
     CHECK_EQ_INT(cJSON_GetObjectItem(res, "height") ? cJSON_GetObjectItem(res, "height")->valueint : -1, 16);
     const char *t = str_of(res, "captured_at");
