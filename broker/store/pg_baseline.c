@@ -94,12 +94,24 @@ void pg_baseline_close(pg_baselines *s) {
 
 /* ---- files ---- */
 
+/* What a message may call the file at path: its name inside the store
+ * ("cases/<case>/<variant>/<env>.png", "candidates/<id>.json"), never the
+ * broker's state path, which messages carry to agents. */
+static const char *entry_name(const char *path) {
+    const char *best = NULL;
+    static const char *const roots[] = {"/cases/", "/candidates/"};
+    for (size_t i = 0; i < 2; i++)
+        for (const char *p = strstr(path, roots[i]); p; p = strstr(p + 1, roots[i]))
+            if (!best || p > best) best = p;
+    return best ? best + 1 : "an entry of the baseline store";
+}
+
 static pg_err write_file(const char *path, const void *data, size_t len, pg_error *e) {
     char tmp[1200];
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
     remove(tmp);
     int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_BINARY, 0600);
-    if (fd < 0) return pg_error_set(e, PG_E_INTERNAL, NULL, "cannot create %s: %s", tmp, strerror(errno));
+    if (fd < 0) return pg_error_set(e, PG_E_INTERNAL, NULL, "cannot create %s: %s", entry_name(tmp), strerror(errno));
     const uint8_t *p = data;
     size_t done = 0;
     while (done < len) {
@@ -120,7 +132,7 @@ static pg_err write_file(const char *path, const void *data, size_t len, pg_erro
         int err = errno;
         remove(tmp);
         return pg_error_set(e, PG_E_INTERNAL, "free some space in the broker's state dir", "writing %s failed: %s",
-                            path, strerror(err));
+                            entry_name(path), strerror(err));
     }
     return PG_OK;
 }
@@ -130,12 +142,12 @@ static pg_err read_file(const char *path, size_t max, uint8_t **out, size_t *len
     if (fd < 0)
         return errno == ENOENT ? pg_error_set(e, PG_E_NOTFOUND, NULL, "not in the baseline store")
                                : pg_error_set(e, PG_E_BLOCKED, "the administrator must check the baseline store",
-                                              "cannot open %s: %s", path, strerror(errno));
+                                              "cannot open %s: %s", entry_name(path), strerror(errno));
     struct stat st;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size > max) {
         close(fd);
         return pg_error_set(e, PG_E_BLOCKED, "the administrator must check the baseline store",
-                            "%s is not a regular file of at most %zu bytes", path, max);
+                            "%s is not a regular file of at most %zu bytes", entry_name(path), max);
     }
     size_t n = (size_t)st.st_size;
     uint8_t *buf = malloc(n + 1);
@@ -148,7 +160,7 @@ static pg_err read_file(const char *path, size_t max, uint8_t **out, size_t *len
     close(fd);
     if (!buf || got != n) {
         free(buf);
-        return pg_error_set(e, PG_E_INTERNAL, NULL, "reading %s failed", path);
+        return pg_error_set(e, PG_E_INTERNAL, NULL, "reading %s failed", entry_name(path));
     }
     buf[n] = 0;
     *out = buf;
@@ -192,7 +204,7 @@ static pg_err get_entry(const char *base, cJSON **manifest, uint8_t **png, size_
     if (!cJSON_IsString(want)) {
         cJSON_Delete(m);
         return pg_error_set(e, PG_E_BLOCKED, "the administrator must check the baseline store",
-                            "baseline integrity: %s is not a manifest", path);
+                            "baseline integrity: %s is not a manifest", entry_name(path));
     }
     if (png) {
         snprintf(path, sizeof path, "%s.png", base);
@@ -203,9 +215,9 @@ static pg_err get_entry(const char *base, cJSON **manifest, uint8_t **png, size_
             free(*png);
             *png = NULL;
             rc = pg_error_set(e, PG_E_BLOCKED, "the administrator must check the baseline store",
-                              "baseline integrity: %s does not match its manifest's digest", path);
+                              "baseline integrity: %s does not match its manifest's digest", entry_name(path));
         }
-        if (rc == PG_E_NOTFOUND) rc = pg_error_set(e, PG_E_BLOCKED, NULL, "baseline integrity: %s is missing", path);
+        if (rc == PG_E_NOTFOUND) rc = pg_error_set(e, PG_E_BLOCKED, NULL, "baseline integrity: %s is missing", entry_name(path));
         if (rc) {
             cJSON_Delete(m);
             return rc;
@@ -322,7 +334,7 @@ pg_err pg_baseline_put(pg_baselines *s, const char *case_id, const char *variant
     snprintf(dir, sizeof dir, "%s/cases/%s/%s", s->dir, case_id, variant);
     bad |= make_dir(dir);
     snprintf(base, sizeof base, "%s/%s", dir, env_key);
-    rc = bad ? pg_error_set(e, PG_E_INTERNAL, NULL, "cannot create %s: %s", dir, strerror(errno))
+    rc = bad ? pg_error_set(e, PG_E_INTERNAL, NULL, "cannot create %s: %s", entry_name(dir), strerror(errno))
              : put_entry(base, manifest, png, len, e);
     pthread_mutex_unlock(&s->lock);
     return rc;

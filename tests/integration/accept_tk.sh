@@ -102,6 +102,7 @@ check "the store is the broker's: a 0700 dir of 0600 files" \
 # --- accept: passes; JSON and Markdown always, the HTML page withheld from the agent
 out=$(A accept --case settings --window "$W" --report "$OUT/r0")
 rc=$?
+ENVKEY=$(jq -r .environment.key <<<"$out") # the approved baseline this screen is judged by
 check "accept passes on the approved screen (exit 0, outcome passed)" test $rc = 0 -a "$(jq -r .outcome <<<"$out")" = passed
 check "...after a stability check" test "$(jq .stability.checked <<<"$out")" = true
 check "...writing report.json and report.md but not the HTML page (analyze-only)" \
@@ -160,6 +161,19 @@ diffpx=$(compare -metric AE "$OUT/shot0.png" "$OUT/shot100.png" null: 2>&1 | cut
 # The slider's own label changes a few dozen pixels; the overlaid button (90x30) thousands.
 check "moving the overlay slider changes the overlay's pixels ($diffpx pixels)" test "${diffpx%.*}" -gt 2000
 cp "$OUT/shot0.png" "$OUT/shot100.png" "${PG_SHOTS:-/tmp}/" 2>/dev/null || true
+
+# --- a baseline changed behind the broker's back blocks, and the message names
+# the entry inside the store, never the broker's state path (issue 27)
+PNG=$STORE/cases/settings/default/$ENVKEY.png
+cp -p "$PNG" "$PG_TMP/baseline.keep"
+printf 'x' >>"$PNG"
+out=$(A accept --case settings --window "$W" 2>&1)
+rc=$?
+check "a tampered baseline blocks accept (exit 10)" test $rc = 10
+check "...naming the entry in the store ($(grep -o 'baseline integrity: [^"]*' <<<"$out" | head -1))" \
+    grep -q 'baseline integrity: cases/settings/' <<<"$out"
+check "...and not the broker's state path" eval '! grep -qF "$PG_TMP" <<<"$out"'
+cp -p "$PG_TMP/baseline.keep" "$PNG"
 
 # --- another screen depth: the baseline is not used, the outcome is blocked
 stop_desktop

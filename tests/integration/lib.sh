@@ -174,9 +174,33 @@ pg_start_app() {
 }
 
 # pg_as USER CMD...: run the client (or anything) as USER with the socket set.
+# What the client (pixelgate, or an MCP client: node) prints is the agent's
+# to see, so it must never carry a path of the broker's (its state dir: the
+# spool, the audit log, baselines; its policy file): PG_TMP is a random
+# directory, and a leak is recorded and fails pg_summary (issue 27).
 pg_as() {
-    local u=$1; shift
-    runuser -u "$u" -- env -i PATH="$PG_TMP/bin:/usr/bin:/bin" LANG=C.UTF-8 PIXELGATE_SOCKET="$PG_SOCK" "$@"
+    local u=$1 w cmd=; shift
+    for w in "$@"; do case $w in *=*) ;; *) cmd=$w; break ;; esac; done # past env's NAME=VALUE words
+    case ${cmd##*/} in
+    pixelgate | node) ;;
+    *)
+        runuser -u "$u" -- env -i PATH="$PG_TMP/bin:/usr/bin:/bin" LANG=C.UTF-8 PIXELGATE_SOCKET="$PG_SOCK" "$@"
+        return
+        ;;
+    esac
+    local seen rc
+    seen=$(mktemp "$PG_TMP/as.XXXXXX")
+    runuser -u "$u" -- env -i PATH="$PG_TMP/bin:/usr/bin:/bin" LANG=C.UTF-8 PIXELGATE_SOCKET="$PG_SOCK" "$@" \
+        >"$seen.o" 2>"$seen.e"
+    rc=$?
+    cat "$seen.o"
+    cat "$seen.e" >&2
+    if grep -qF -e "$PG_TMP/state" -e "$PG_TMP/etc" "$seen.o" "$seen.e"; then
+        echo "LEAK: '$*' showed the agent a broker path" >&2
+        echo "$*" >>"$PG_TMP/path-leaks"
+    fi
+    rm -f "$seen" "$seen.o" "$seen.e"
+    return $rc
 }
 
 # Starts the fake OpenAI-compatible vision server on loopback; sets FAKE (its base URL).
@@ -228,4 +252,13 @@ ok() { PG_PASS=$((PG_PASS + 1)); echo "ok   $*"; }
 not_ok() { PG_FAIL=$((PG_FAIL + 1)); echo "FAIL $*"; }
 # check DESC CMD...: passes when CMD succeeds.
 check() { local d=$1; shift; if "$@"; then ok "$d"; else not_ok "$d"; fi; }
-pg_summary() { echo "$PG_PASS passed, $PG_FAIL failed"; [ "$PG_FAIL" = 0 ] && [ "$PG_PASS" -gt 0 ]; }
+pg_summary() {
+    # every client call's output was searched for the broker's paths (pg_as)
+    if [ -s "${PG_TMP:-/nonexistent}/path-leaks" ]; then
+        not_ok "no client output carried a broker path ($(wc -l <"$PG_TMP/path-leaks") calls did; the first: $(head -1 "$PG_TMP/path-leaks"))"
+    elif [ -n "${PG_TMP:-}" ]; then
+        ok "no client output carried a broker path"
+    fi
+    echo "$PG_PASS passed, $PG_FAIL failed"
+    [ "$PG_FAIL" = 0 ] && [ "$PG_PASS" -gt 0 ]
+}
