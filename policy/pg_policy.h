@@ -222,6 +222,11 @@ pg_err pg_policy_admit(const pg_policy *p, const pg_principal *who, const pg_pol
  * global view when user is NULL or has no section). */
 const pg_policy_view *pg_policy_view_for(const pg_policy *p, const char *user);
 
+/* baselines.shared_cases: the accounts that own case_id together (*n of
+ * them), or NULL when the case is not shared (it is then its preparer's). */
+const char *const *pg_policy_case_owners(const pg_policy *p, const char *case_id, size_t *n);
+/* A case name as baselines take it: 1..64 of A-Z a-z 0-9 . _ -, not starting with '.'. */
+bool pg_policy_case_name_ok(const char *s);
 /* May `approver` approve a one-off release (or a baseline) requested by
  * `requester`? Root / Administrators always, users in "approvers" too; never
  * the requester itself (same uid or same name), not even root. PG_E_POLICY

@@ -544,11 +544,11 @@ static pg_err parse_endpoint(pc *c, const char *name, const cJSON *v, const char
 
 /* ---- sections ----------------------------------------------------------- */
 
-static const char *const top_keys[] = {"version", "expose_pixels", "analysis", "clients", "approvers", "capture",
-                                       "input",   "tokens",        "images",   "disclosure", "audit", "users", NULL};
+static const char *const top_keys[] = {"version", "expose_pixels", "analysis", "clients", "approvers", "baselines",
+                                       "capture", "input", "tokens", "images", "disclosure", "audit", "users", NULL};
 static const char *const user_keys[] = {"expose_pixels", "analysis", "capture", "input",
                                         "tokens",        "images",   "disclosure", NULL};
-static const char *const global_only[] = {"version", "clients", "approvers", "audit", "users", NULL};
+static const char *const global_only[] = {"version", "clients", "approvers", "baselines", "audit", "users", NULL};
 static const char *const analysis_keys[] = {"mode",        "endpoints", "allowlist", "default_endpoint", "ocr",
                                             "ocr_languages", NULL};
 static const char *const user_analysis_keys[] = {"mode", "endpoints", "default_endpoint", "ocr", "ocr_languages", NULL};
@@ -614,6 +614,38 @@ static pg_err parse_capture_users(pc *c, const cJSON *x, const char *path, const
     }
     v->capture_other_users = names;
     v->n_capture_other_users = n;
+    return PG_OK;
+}
+
+static const char *const baselines_keys[] = {"shared_cases", NULL};
+
+/* baselines.shared_cases: {"CASE": ["owner", ...], ...}. A case is its
+ * preparer's unless listed here; a listed case is its owners' together. */
+static pg_err parse_baselines(pc *c, const cJSON *x, pg_policy *p) {
+    pg_err rc = check_object(c, x, "$.baselines", baselines_keys, NULL, NULL);
+    const cJSON *cases = rc ? NULL : get(x, "shared_cases");
+    if (rc != PG_OK || !cases) return rc;
+    const char *path = "$.baselines.shared_cases";
+    if (!cJSON_IsObject(cases)) return bad(c, path, "expected an object of case names, each with its owners");
+    if ((rc = check_members(c, cases, path, true)) != PG_OK) return rc;
+    size_t n = 0;
+    for (const cJSON *k = cases->child; k; k = k->next) n += !is_comment_key(k->string);
+    p->shared_cases = pgp_alloc(p, (n ? n : 1) * sizeof *p->shared_cases);
+    p->shared_owners = pgp_alloc(p, (n ? n : 1) * sizeof *p->shared_owners);
+    p->n_shared_owners = pgp_alloc(p, (n ? n : 1) * sizeof *p->n_shared_owners);
+    if (!p->shared_cases || !p->shared_owners || !p->n_shared_owners) return oom(c);
+    char sub[PATH_MAX_LEN];
+    for (const cJSON *k = cases->child; k; k = k->next) {
+        if (is_comment_key(k->string)) continue;
+        path_key(sub, path, k->string);
+        if (!pg_policy_case_name_ok(k->string)) return bad(c, sub, "a case name is 1..64 of A-Z a-z 0-9 . _ -");
+        const char **owners = NULL;
+        size_t m = 0;
+        if ((rc = read_names(c, k, sub, false, &owners, &m, NULL)) != PG_OK) return rc;
+        if (m == 0) return bad(c, sub, "a shared case needs at least one owner");
+        size_t i = p->n_shared_cases++;
+        p->shared_cases[i] = k->string, p->shared_owners[i] = owners, p->n_shared_owners[i] = m;
+    }
     return PG_OK;
 }
 
@@ -1107,6 +1139,7 @@ static pg_err parse_root(pc *c, const cJSON *root) {
         (rc = read_names(c, x, "$.approvers", false, &p->approvers, &p->n_approvers, NULL)) != PG_OK)
         return rc;
     if ((x = get(root, "audit")) && (rc = parse_audit(c, x, p)) != PG_OK) return rc;
+    if ((x = get(root, "baselines")) && (rc = parse_baselines(c, x, p)) != PG_OK) return rc;
 
     if ((x = get(root, "users"))) {
         const char *path = "$.users";
@@ -1223,4 +1256,21 @@ pg_err pg_policy_parse(const char *json, size_t len, pg_policy **out, pg_error *
     }
     *out = p;
     return PG_OK;
+}
+
+bool pg_policy_case_name_ok(const char *s) {
+    size_t n = s ? strlen(s) : 0;
+    if (n == 0 || n > 64 || s[0] == '.') return false;
+    for (size_t i = 0; i < n; i++)
+        if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= '0' && s[i] <= '9') ||
+              s[i] == '.' || s[i] == '_' || s[i] == '-'))
+            return false;
+    return true;
+}
+
+const char *const *pg_policy_case_owners(const pg_policy *p, const char *case_id, size_t *n) {
+    for (size_t i = 0; i < p->n_shared_cases; i++)
+        if (!strcmp(p->shared_cases[i], case_id)) return *n = p->n_shared_owners[i], p->shared_owners[i];
+    *n = 0;
+    return NULL;
 }

@@ -58,6 +58,12 @@ struct pg_policy {
     size_t n_client_groups;
     const char **approvers;
     size_t n_approvers;
+    /* baselines.shared_cases: case names and, for each, the accounts that
+     * own it together (pg_policy_case_owners) */
+    const char **shared_cases;
+    const char *const **shared_owners;
+    size_t *n_shared_owners;
+    size_t n_shared_cases;
 
     const char **warnings;
     size_t n_warnings;

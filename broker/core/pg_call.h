@@ -372,7 +372,21 @@ pg_err pg_rules_parse(const cJSON *j, pg_rules *r, pg_error *e);
  * SHA-256 and rules, under a version tag. */
 void pg_baseline_digest(const char *case_id, const char *variant, const char *env_key_hex, const char *image_sha,
                         const cJSON *rules, char out[65]);
-/* Stores img as a candidate; *out = what the caller may see of it. */
+/* Whose baselines a case of the caller's means, into owner: "u<uid>" (the
+ * caller's own case), or "shared" when the policy shares the case
+ * (baselines.shared_cases) and names the caller among its owners;
+ * PG_E_POLICY when it shares it with others only. A case is never
+ * everyone's: another user's case of the same name is another case. */
+#define PG_CASE_OWNER_MAX 24
+pg_err pg_call_case_owner(pg_call *c, const char *case_id, char owner[PG_CASE_OWNER_MAX], pg_error *e);
+/* The owner a candidate or baseline manifest files under: its "owner", or
+ * "u<uid>" of its preparer for one made before cases had owners. */
+void pg_call_manifest_owner(const cJSON *m, char owner[PG_CASE_OWNER_MAX]);
+/* May the caller see manifest m (a candidate or baseline)? Approvers see
+ * every one; a client its own cases' and the shared cases' it owns. */
+bool pg_call_manifest_visible(pg_call *c, const cJSON *m, bool approver);
+/* Stores img as a candidate of the caller's case (pg_call_case_owner);
+ * *out = what the caller may see of it. */
 pg_err pg_call_candidate(pg_call *c, const char *case_id, const char *variant, const pg_env *env, const pg_rules *r,
                          const pg_img *img, const char *source, const char *kind, cJSON **out, pg_error *e);
 /* ---- who the caller is to the policy (pg_call.c) ---- */

@@ -144,9 +144,51 @@ static void shown_digest(pg_call *c, const char *real, char out[65], const char 
     }
 }
 
+/* Is the caller one of owners[0..n) by name? */
+static bool among(const pg_call *c, const char *const *owners, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(owners[i], c->peer->user)) return true;
+    return false;
+}
+
+pg_err pg_call_case_owner(pg_call *c, const char *case_id, char owner[PG_CASE_OWNER_MAX], pg_error *e) {
+    size_t n = 0;
+    const char *const *owners = pg_policy_case_owners(c->policy, case_id, &n);
+    if (!owners) {
+        snprintf(owner, PG_CASE_OWNER_MAX, "u%u", (unsigned)c->peer->uid);
+        return PG_OK;
+    }
+    if (!among(c, owners, n))
+        return pg_error_set(e, PG_E_POLICY, "a shared case is its owners' (baselines.shared_cases in the policy)",
+                            "case %s is shared, and you are not one of its owners", case_id);
+    snprintf(owner, PG_CASE_OWNER_MAX, "shared");
+    return PG_OK;
+}
+
+void pg_call_manifest_owner(const cJSON *m, char owner[PG_CASE_OWNER_MAX]) {
+    const cJSON *o = cJSON_GetObjectItemCaseSensitive(m, "owner");
+    if (cJSON_IsString(o) && strlen(o->valuestring) < PG_CASE_OWNER_MAX) {
+        snprintf(owner, PG_CASE_OWNER_MAX, "%s", o->valuestring);
+        return;
+    }
+    const cJSON *uid = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(m, "prepared_by"), "uid");
+    snprintf(owner, PG_CASE_OWNER_MAX, "u%.0f", cJSON_IsNumber(uid) ? uid->valuedouble : -1.0);
+}
+
+bool pg_call_manifest_visible(pg_call *c, const cJSON *m, bool approver) {
+    if (approver) return true;
+    char have[PG_CASE_OWNER_MAX], mine[PG_CASE_OWNER_MAX], case_id[80];
+    pg_error ignored;
+    pg_call_manifest_owner(m, have);
+    pg_json_str(m, "case", case_id, sizeof case_id);
+    return pg_call_case_owner(c, case_id, mine, &ignored) == PG_OK && !strcmp(have, mine);
+}
+
 pg_err pg_call_candidate(pg_call *c, const char *case_id, const char *variant, const pg_env *env, const pg_rules *r,
                          const pg_img *img, const char *source, const char *kind, cJSON **out, pg_error *e) {
-    char sha[65], digest[65], created[40];
+    char sha[65], digest[65], created[40], owner[PG_CASE_OWNER_MAX];
+    pg_err orc = pg_call_case_owner(c, case_id, owner, e);
+    if (orc) return orc;
     pg_call_image_sha256(img, sha);
     cJSON *rules = pg_rules_json(r);
     pg_baseline_digest(case_id, variant, env->key, sha, rules, digest);
@@ -167,6 +209,7 @@ pg_err pg_call_candidate(pg_call *c, const char *case_id, const char *variant, c
     cJSON_AddNumberToObject(by, "uid", c->peer->uid);
     cJSON_AddStringToObject(by, "user", c->peer->user);
     cJSON_AddStringToObject(m, "prepared_at", created);
+    cJSON_AddStringToObject(m, "owner", owner); /* whose case the approval files it under */
     uint8_t *png = NULL;
     size_t len = 0;
     char id[PG_BASELINE_ID_LEN + 1];

@@ -19,6 +19,7 @@ static const char *const OUT_NAME[] = {"passed", "failed", "blocked", "needs_app
 
 typedef struct {
     const char *case_id, *variant;
+    char owner[PG_CASE_OWNER_MAX]; /* whose case it is (pg_call_case_owner) */
     pg_img *cap;
     pg_env env;
     cJSON *stability;
@@ -130,7 +131,7 @@ static pg_err decode_baseline(const char *png_sha, const uint8_t *png, size_t le
 }
 
 static pg_err load_baseline(pg_call *c, accept_ctx *x, const char *key, pg_error *e) {
-    pg_err rc = pg_baseline_get(c->b->baselines, x->case_id, x->variant, key, &x->manifest, &x->base_png,
+    pg_err rc = pg_baseline_get(c->b->baselines, x->owner, x->case_id, x->variant, key, &x->manifest, &x->base_png,
                                 &x->base_png_len, e);
     const cJSON *sha = rc ? NULL : cJSON_GetObjectItemCaseSensitive(x->manifest, "png_sha256");
     if (!rc) rc = decode_baseline(cJSON_IsString(sha) ? sha->valuestring : "", x->base_png, x->base_png_len, &x->base, e);
@@ -151,7 +152,7 @@ static pg_err find_baseline(pg_call *c, accept_ctx *x, int *others, char why[256
     cJSON *all = NULL;
     *others = 0;
     why[0] = 0;
-    if (pg_baseline_list(c->b->baselines, x->case_id, &all, e) == PG_OK) {
+    if (pg_baseline_list(c->b->baselines, x->owner, x->case_id, &all, e) == PG_OK) {
         const cJSON *it;
         cJSON_ArrayForEach(it, all) {
             const cJSON *v = cJSON_GetObjectItemCaseSensitive(it, "variant");
@@ -179,9 +180,11 @@ static pg_err needs_approval(pg_call *c, accept_ctx *x, cJSON *r, pg_error *e) {
             const cJSON *cs = cJSON_GetObjectItemCaseSensitive(it, "case"), *v = cJSON_GetObjectItemCaseSensitive(it, "variant");
             const cJSON *s = cJSON_GetObjectItemCaseSensitive(it, "image_sha256"), *id = cJSON_GetObjectItemCaseSensitive(it, "id");
             const cJSON *k = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(it, "environment"), "key");
+            char owner[PG_CASE_OWNER_MAX];
+            pg_call_manifest_owner(it, owner);
             if (cJSON_IsString(cs) && cJSON_IsString(v) && cJSON_IsString(s) && cJSON_IsString(id) && cJSON_IsString(k) &&
                 !strcmp(cs->valuestring, x->case_id) && !strcmp(v->valuestring, x->variant) &&
-                !strcmp(s->valuestring, sha) && !strcmp(k->valuestring, x->env.key))
+                !strcmp(s->valuestring, sha) && !strcmp(k->valuestring, x->env.key) && !strcmp(owner, x->owner))
                 reuse = id->valuestring;
         }
     }
@@ -473,7 +476,8 @@ pg_err pg_op_accept(pg_call *c, const pg_args_accept *a, pg_error *e) {
     x.variant = a->variant ? a->variant : "default";
     if (!pg_baseline_name_ok(x.case_id) || !pg_baseline_name_ok(x.variant))
         return pg_error_set(e, PG_E_USAGE, "names are 1..64 of A-Z a-z 0-9 . _ -", "bad case or variant name");
-    pg_err rc = take_capture(c, a, &x, e);
+    pg_err rc = pg_call_case_owner(c, x.case_id, x.owner, e); /* before any capture */
+    if (!rc) rc = take_capture(c, a, &x, e);
     if (rc) {
         ctx_free(&x);
         return rc;

@@ -83,7 +83,9 @@ static pg_err prepare_image(pg_call *c, const pg_args_baseline_prepare *a, pg_im
 static pg_err approved_image(pg_call *c, const char *case_id, const char *variant, pg_img **img, pg_env *env,
                              pg_error *e) {
     cJSON *all = NULL;
-    pg_err rc = pg_baseline_list(c->b->baselines, case_id, &all, e);
+    char owner[PG_CASE_OWNER_MAX];
+    pg_err rc = pg_call_case_owner(c, case_id, owner, e);
+    if (!rc) rc = pg_baseline_list(c->b->baselines, owner, case_id, &all, e);
     if (rc) return rc;
     const cJSON *pick = NULL, *it;
     int n = 0;
@@ -106,7 +108,7 @@ static pg_err approved_image(pg_call *c, const char *case_id, const char *varian
     cJSON *m = NULL;
     uint8_t *png = NULL;
     size_t len = 0;
-    rc = pg_baseline_get(c->b->baselines, case_id, variant, env->key, &m, &png, &len, e);
+    rc = pg_baseline_get(c->b->baselines, owner, case_id, variant, env->key, &m, &png, &len, e);
     cJSON_Delete(all);
     cJSON_Delete(m);
     if (!rc) rc = pg_img_decode(png, len, NULL, img, e);
@@ -197,7 +199,9 @@ pg_err pg_op_baseline_approve(pg_call *c, const pg_args_baseline_approve *a, pg_
         cJSON_AddStringToObject(m, "approved_at", created);
         cJSON_AddStringToObject(m, "note", a->note);
         cJSON_AddStringToObject(m, "candidate", a->candidate);
-        rc = pg_baseline_put(c->b->baselines, case_id, variant, env.key, m, png, len, e);
+        char owner[PG_CASE_OWNER_MAX]; /* the case the candidate was prepared for is its preparer's, or shared */
+        pg_call_manifest_owner(m, owner);
+        rc = pg_baseline_put(c->b->baselines, owner, case_id, variant, env.key, m, png, len, e);
     }
     if (!rc) pg_baseline_candidate_drop(c->b->baselines, a->candidate, e);
     free(png);
@@ -257,29 +261,34 @@ static cJSON *manifest_view(cJSON *m, bool approver) {
     return m;
 }
 
+/* The manifests of all (consumed) that the caller may see (of case_id, when
+ * given), as the caller may see them. */
+static cJSON *visible_only(pg_call *c, cJSON *all, const char *case_id, bool approver) {
+    cJSON *keep = cJSON_CreateArray(), *m;
+    while ((m = cJSON_DetachItemFromArray(all, 0))) {
+        const cJSON *cs = cJSON_GetObjectItemCaseSensitive(m, "case");
+        bool of_case = !case_id || (cJSON_IsString(cs) && !strcmp(cs->valuestring, case_id));
+        if (of_case && pg_call_manifest_visible(c, m, approver)) cJSON_AddItemToArray(keep, manifest_view(m, approver));
+        else cJSON_Delete(m);
+    }
+    cJSON_Delete(all);
+    return keep;
+}
+
 pg_err pg_op_baseline_list(pg_call *c, const pg_args_baseline_list *a, pg_error *e) {
     bool approver;
     pg_err rc = client_or_approver(c, &approver, e);
     if (!rc && a->case_id && !pg_baseline_name_ok(a->case_id)) rc = names_check(a->case_id, "default", e);
     cJSON *base = NULL, *cand = NULL;
-    if (!rc) rc = pg_baseline_list(c->b->baselines, a->case_id, &base, e);
+    if (!rc) rc = pg_baseline_list(c->b->baselines, NULL, a->case_id, &base, e);
     if (!rc) rc = pg_baseline_candidates(c->b->baselines, &cand, e);
     if (rc) {
         cJSON_Delete(base);
         return rc;
     }
-    cJSON *it, *keep = cJSON_CreateArray();
-    cJSON_ArrayForEach(it, base) manifest_view(it, approver);
-    while (cJSON_GetArraySize(cand) > 0) {
-        cJSON *m = cJSON_DetachItemFromArray(cand, 0);
-        const cJSON *cs = cJSON_GetObjectItemCaseSensitive(m, "case");
-        if (a->case_id && !(cJSON_IsString(cs) && !strcmp(cs->valuestring, a->case_id))) cJSON_Delete(m);
-        else cJSON_AddItemToArray(keep, manifest_view(m, approver));
-    }
-    cJSON_Delete(cand);
     c->result = cJSON_CreateObject();
-    cJSON_AddItemToObject(c->result, "baselines", base);
-    cJSON_AddItemToObject(c->result, "candidates", keep);
+    cJSON_AddItemToObject(c->result, "baselines", visible_only(c, base, NULL, approver));
+    cJSON_AddItemToObject(c->result, "candidates", visible_only(c, cand, a->case_id, approver));
     return PG_OK;
 }
 
@@ -292,8 +301,11 @@ static void current_png(pg_call *c, const cJSON *m, uint8_t **png, size_t *len) 
     pg_env_parse(cJSON_GetObjectItemCaseSensitive(m, "environment"), &env);
     cJSON *cur = NULL;
     pg_error ignored;
+    char owner[PG_CASE_OWNER_MAX];
+    pg_call_manifest_owner(m, owner);
     *png = NULL;
-    if (pg_baseline_get(c->b->baselines, case_id, variant, env.key, &cur, png, len, &ignored) != PG_OK) *png = NULL;
+    if (pg_baseline_get(c->b->baselines, owner, case_id, variant, env.key, &cur, png, len, &ignored) != PG_OK)
+        *png = NULL;
     cJSON_Delete(cur);
 }
 
@@ -341,6 +353,12 @@ static pg_err show_candidate(pg_call *c, const pg_args_baseline_show *a, bool ap
     size_t len = 0;
     pg_err rc = pg_baseline_candidate_get(c->b->baselines, a->what, &m, image ? &png : NULL, &len, e);
     if (rc) return rc;
+    if (!pg_call_manifest_visible(c, m, approver)) { /* another user's case: as if it did not exist */
+        cJSON_Delete(m);
+        free(png);
+        return pg_error_set(e, PG_E_NOTFOUND, "'pixelgate baseline list' shows the pending candidates",
+                            "no candidate %.20s", a->what);
+    }
     if (image && !approver) {
         cJSON_Delete(m);
         free(png);
@@ -386,10 +404,9 @@ pg_err pg_op_baseline_show(pg_call *c, const pg_args_baseline_show *a, pg_error 
                             "--png and --report take a candidate id");
     rc = names_check(a->what, "default", e);
     cJSON *base = NULL;
-    if (!rc) rc = pg_baseline_list(c->b->baselines, a->what, &base, e);
+    if (!rc) rc = pg_baseline_list(c->b->baselines, NULL, a->what, &base, e);
     if (rc) return rc;
-    cJSON *it;
-    cJSON_ArrayForEach(it, base) manifest_view(it, approver);
+    base = visible_only(c, base, NULL, approver);
     if (cJSON_GetArraySize(base) == 0) {
         cJSON_Delete(base);
         return pg_error_set(e, PG_E_NOTFOUND, "prepare a candidate and have it approved", "case %s has no approved baseline",

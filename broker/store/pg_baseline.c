@@ -71,7 +71,7 @@ pg_err pg_baseline_open(pg_baselines **out, const char *dir, pg_error *e) {
     int bad = make_dir(dir);
     snprintf(sub, sizeof sub, "%s/candidates", dir);
     bad |= make_dir(sub);
-    snprintf(sub, sizeof sub, "%s/cases", dir);
+    snprintf(sub, sizeof sub, "%s/owners", dir);
     bad |= make_dir(sub);
 #ifndef _WIN32
     if (!bad) bad = chmod(dir, 0700); /* an older dir made with another umask */
@@ -99,8 +99,8 @@ void pg_baseline_close(pg_baselines *s) {
  * broker's state path, which messages carry to agents. */
 static const char *entry_name(const char *path) {
     const char *best = NULL;
-    static const char *const roots[] = {"/cases/", "/candidates/"};
-    for (size_t i = 0; i < 2; i++)
+    static const char *const roots[] = {"/owners/", "/cases/", "/candidates/"};
+    for (size_t i = 0; i < 3; i++)
         for (const char *p = strstr(path, roots[i]); p; p = strstr(p + 1, roots[i]))
             if (!best || p > best) best = p;
     return best ? best + 1 : "an entry of the baseline store";
@@ -323,70 +323,153 @@ static pg_err names_ok(const char *case_id, const char *variant, const char *env
     return PG_OK;
 }
 
-pg_err pg_baseline_put(pg_baselines *s, const char *case_id, const char *variant, const char *env_key,
-                       cJSON *manifest, const uint8_t *png, size_t len, pg_error *e) {
+/* The directory of owner's case (legacy: the layout before owners, where
+ * every case was everyone's). */
+static void case_dir(const pg_baselines *s, const char *owner, const char *case_id, char out[1200]) {
+    if (owner) snprintf(out, 1200, "%s/owners/%s/%s", s->dir, owner, case_id);
+    else snprintf(out, 1200, "%s/cases/%s", s->dir, case_id);
+}
+
+pg_err pg_baseline_put(pg_baselines *s, const char *owner, const char *case_id, const char *variant,
+                       const char *env_key, cJSON *manifest, const uint8_t *png, size_t len, pg_error *e) {
     pg_err rc = names_ok(case_id, variant, env_key, e);
+    if (!rc && !pg_baseline_name_ok(owner)) rc = pg_error_set(e, PG_E_USAGE, NULL, "bad baseline owner");
     if (rc) return rc;
     char dir[1200], base[1300];
     pthread_mutex_lock(&s->lock);
-    snprintf(dir, sizeof dir, "%s/cases/%s", s->dir, case_id);
+    snprintf(dir, sizeof dir, "%s/owners/%s", s->dir, owner);
     int bad = make_dir(dir);
-    snprintf(dir, sizeof dir, "%s/cases/%s/%s", s->dir, case_id, variant);
+    case_dir(s, owner, case_id, dir);
     bad |= make_dir(dir);
-    snprintf(base, sizeof base, "%s/%s", dir, env_key);
+    snprintf(base, sizeof base, "%s/%s", dir, variant);
+    bad |= make_dir(base);
+    snprintf(base, sizeof base, "%s/%s/%s", dir, variant, env_key);
+    cJSON_DeleteItemFromObjectCaseSensitive(manifest, "owner");
+    cJSON_AddStringToObject(manifest, "owner", owner);
     rc = bad ? pg_error_set(e, PG_E_INTERNAL, NULL, "cannot create %s: %s", entry_name(dir), strerror(errno))
              : put_entry(base, manifest, png, len, e);
     pthread_mutex_unlock(&s->lock);
     return rc;
 }
 
-pg_err pg_baseline_get(pg_baselines *s, const char *case_id, const char *variant, const char *env_key,
-                       cJSON **manifest, uint8_t **png, size_t *len, pg_error *e) {
+/* A legacy entry is owner's when its manifest says owner prepared it
+ * ("u<uid>" against prepared_by.uid); a shared case has no legacy entries. */
+static bool legacy_is(const cJSON *m, const char *owner) {
+    const cJSON *uid = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(m, "prepared_by"), "uid");
+    char want[24];
+    if (!cJSON_IsNumber(uid)) return false;
+    snprintf(want, sizeof want, "u%.0f", uid->valuedouble);
+    return !strcmp(want, owner);
+}
+
+pg_err pg_baseline_get(pg_baselines *s, const char *owner, const char *case_id, const char *variant,
+                       const char *env_key, cJSON **manifest, uint8_t **png, size_t *len, pg_error *e) {
     pg_err rc = names_ok(case_id, variant, env_key, e);
+    if (!rc && !pg_baseline_name_ok(owner)) rc = pg_error_set(e, PG_E_USAGE, NULL, "bad baseline owner");
     if (rc) return rc;
-    char base[1300];
-    snprintf(base, sizeof base, "%s/cases/%s/%s/%s", s->dir, case_id, variant, env_key);
+    char dir[1200], base[1300];
+    case_dir(s, owner, case_id, dir);
+    snprintf(base, sizeof base, "%s/%s/%s", dir, variant, env_key);
     pthread_mutex_lock(&s->lock);
     rc = get_entry(base, manifest, png, len, e);
+    if (rc == PG_E_NOTFOUND) { /* approved before baselines had owners */
+        case_dir(s, NULL, case_id, dir);
+        snprintf(base, sizeof base, "%s/%s/%s", dir, variant, env_key);
+        rc = get_entry(base, manifest, png, len, e);
+        if (!rc && !legacy_is(*manifest, owner)) {
+            cJSON_Delete(*manifest), *manifest = NULL;
+            if (png) free(*png), *png = NULL;
+            rc = pg_error_set(e, PG_E_NOTFOUND, NULL, "not in the baseline store");
+        }
+    }
     pthread_mutex_unlock(&s->lock);
     return rc;
 }
 
-/* Every variant directory of one case's directory. */
-static void list_case(const char *case_dir, cJSON *arr) {
-    DIR *d = opendir(case_dir);
+/* Every variant directory of one case's directory, each manifest marked
+ * with its owner (a legacy one with the owner its manifest names). */
+static void list_case(const char *dir, const char *owner, cJSON *arr) {
+    DIR *d = opendir(dir);
     if (!d) return;
     struct dirent *de;
     while ((de = readdir(d))) {
         if (!pg_baseline_name_ok(de->d_name)) continue;
         char sub[1300];
-        snprintf(sub, sizeof sub, "%s/%.64s", case_dir, de->d_name);
+        snprintf(sub, sizeof sub, "%s/%.64s", dir, de->d_name);
+        int from = cJSON_GetArraySize(arr);
         list_dir(sub, arr, 4096);
+        for (int i = from; i < cJSON_GetArraySize(arr); i++) {
+            cJSON *m = cJSON_GetArrayItem(arr, i);
+            if (owner && !cJSON_GetObjectItemCaseSensitive(m, "owner")) cJSON_AddStringToObject(m, "owner", owner);
+        }
     }
     closedir(d);
 }
 
-pg_err pg_baseline_list(pg_baselines *s, const char *case_id, cJSON **out, pg_error *e) {
+/* Every case (case_id NULL) or one case under dir, into arr. */
+static void list_cases(const char *dir, const char *owner, const char *case_id, cJSON *arr) {
+    char sub[1300];
+    if (case_id) {
+        snprintf(sub, sizeof sub, "%s/%s", dir, case_id);
+        list_case(sub, owner, arr);
+        return;
+    }
+    DIR *d = opendir(dir);
+    struct dirent *de;
+    while (d && (de = readdir(d))) {
+        if (!pg_baseline_name_ok(de->d_name)) continue;
+        snprintf(sub, sizeof sub, "%s/%.64s", dir, de->d_name);
+        list_case(sub, owner, arr);
+    }
+    if (d) closedir(d);
+}
+
+/* Legacy entries keep only those owner prepared (all when owner is NULL). */
+static void keep_legacy_of(cJSON *legacy, const char *owner, cJSON *out) {
+    cJSON *m;
+    while ((m = cJSON_DetachItemFromArray(legacy, 0))) {
+        if (owner && !legacy_is(m, owner)) {
+            cJSON_Delete(m);
+            continue;
+        }
+        const cJSON *uid = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(m, "prepared_by"), "uid");
+        char who[24];
+        snprintf(who, sizeof who, "u%.0f", cJSON_IsNumber(uid) ? uid->valuedouble : 0.0);
+        if (!cJSON_GetObjectItemCaseSensitive(m, "owner")) cJSON_AddStringToObject(m, "owner", who);
+        cJSON_AddItemToArray(out, m);
+    }
+}
+
+pg_err pg_baseline_list(pg_baselines *s, const char *owner, const char *case_id, cJSON **out, pg_error *e) {
     if (case_id && !pg_baseline_name_ok(case_id)) return pg_error_set(e, PG_E_USAGE, NULL, "bad case name");
+    if (owner && !pg_baseline_name_ok(owner)) return pg_error_set(e, PG_E_USAGE, NULL, "bad baseline owner");
     *out = cJSON_CreateArray();
-    if (!*out) return pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory");
+    cJSON *legacy = cJSON_CreateArray();
+    if (!*out || !legacy) {
+        cJSON_Delete(legacy);
+        return pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory");
+    }
     char dir[1200];
     pthread_mutex_lock(&s->lock);
-    if (case_id) {
-        snprintf(dir, sizeof dir, "%s/cases/%s", s->dir, case_id);
-        list_case(dir, *out);
+    if (owner) {
+        snprintf(dir, sizeof dir, "%s/owners/%s", s->dir, owner);
+        list_cases(dir, owner, case_id, *out);
     } else {
-        snprintf(dir, sizeof dir, "%s/cases", s->dir);
+        snprintf(dir, sizeof dir, "%s/owners", s->dir);
         DIR *d = opendir(dir);
         struct dirent *de;
         while (d && (de = readdir(d))) {
             if (!pg_baseline_name_ok(de->d_name)) continue;
             char sub[1300];
             snprintf(sub, sizeof sub, "%s/%.64s", dir, de->d_name);
-            list_case(sub, *out);
+            list_cases(sub, de->d_name, case_id, *out);
         }
         if (d) closedir(d);
     }
+    snprintf(dir, sizeof dir, "%s/cases", s->dir);
+    list_cases(dir, NULL, case_id, legacy);
     pthread_mutex_unlock(&s->lock);
+    keep_legacy_of(legacy, owner, *out);
+    cJSON_Delete(legacy);
     return PG_OK;
 }

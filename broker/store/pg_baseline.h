@@ -6,9 +6,13 @@
  *   0600, the broker's own account), two kinds of entry, each a JSON
  *   manifest plus the image as PNG bytes:
  *     candidates/<id>.{json,png}       prepared, waiting for an approver
- *     cases/<case>/<variant>/<env>.{json,png}
- *                                      approved: one per case, variant and
- *                                      environment key (docs/acceptance.md)
+ *     owners/<owner>/<case>/<variant>/<env>.{json,png}
+ *                                      approved: one per owner, case, variant
+ *                                      and environment key (docs/acceptance.md)
+ *   An owner is "u<uid>", the account that prepared the case, or "shared"
+ *   for a case the policy gives several owners (baselines.shared_cases): a
+ *   case is never everyone's. Baselines approved before owners existed
+ *   (cases/<case>/...) are read as their preparer's.
  *   Manifests are whatever the caller (broker/ops/baseline.c) writes; the
  *   store adds "png_sha256" (of the PNG bytes) on write and checks it on
  *   every read, so a file changed behind the broker's back reads as
@@ -59,13 +63,16 @@ pg_err pg_baseline_candidate_drop(pg_baselines *s, const char *id, pg_error *e);
 /* Every candidate's manifest, as an array (owned). */
 pg_err pg_baseline_candidates(pg_baselines *s, cJSON **out, pg_error *e);
 
-/* Stores (replacing) the approved baseline of case/variant/env. */
-pg_err pg_baseline_put(pg_baselines *s, const char *case_id, const char *variant, const char *env_key,
-                       cJSON *manifest, const uint8_t *png, size_t len, pg_error *e);
-/* The approved baseline of case/variant/env (png NULL: manifest only). PG_E_NOTFOUND. */
-pg_err pg_baseline_get(pg_baselines *s, const char *case_id, const char *variant, const char *env_key,
-                       cJSON **manifest, uint8_t **png, size_t *len, pg_error *e);
-/* Manifests of the approved baselines, of one case (case_id non-NULL) or all. */
-pg_err pg_baseline_list(pg_baselines *s, const char *case_id, cJSON **out, pg_error *e);
+/* Stores (replacing) owner's approved baseline of case/variant/env; the
+ * manifest gets "owner". */
+pg_err pg_baseline_put(pg_baselines *s, const char *owner, const char *case_id, const char *variant,
+                       const char *env_key, cJSON *manifest, const uint8_t *png, size_t len, pg_error *e);
+/* owner's approved baseline of case/variant/env (png NULL: manifest only). PG_E_NOTFOUND. */
+pg_err pg_baseline_get(pg_baselines *s, const char *owner, const char *case_id, const char *variant,
+                       const char *env_key, cJSON **manifest, uint8_t **png, size_t *len, pg_error *e);
+/* Manifests of the approved baselines of one owner (NULL: every owner's,
+ * for approvers), of one case (case_id non-NULL) or all; each names its
+ * "owner". */
+pg_err pg_baseline_list(pg_baselines *s, const char *owner, const char *case_id, cJSON **out, pg_error *e);
 
 #endif

@@ -164,14 +164,14 @@ cp "$OUT/shot0.png" "$OUT/shot100.png" "${PG_SHOTS:-/tmp}/" 2>/dev/null || true
 
 # --- a baseline changed behind the broker's back blocks, and the message names
 # the entry inside the store, never the broker's state path (issue 27)
-PNG=$STORE/cases/settings/default/$ENVKEY.png
+PNG=$STORE/owners/u$(id -u "$PG_AGENT")/settings/default/$ENVKEY.png # the agent prepared it: its case
 cp -p "$PNG" "$PG_TMP/baseline.keep"
 printf 'x' >>"$PNG"
 out=$(A accept --case settings --window "$W" 2>&1)
 rc=$?
 check "a tampered baseline blocks accept (exit 10)" test $rc = 10
 check "...naming the entry in the store ($(grep -o 'baseline integrity: [^"]*' <<<"$out" | head -1))" \
-    grep -q 'baseline integrity: cases/settings/' <<<"$out"
+    grep -q 'baseline integrity: owners/u[0-9]*/settings/' <<<"$out"
 check "...and not the broker's state path" eval '! grep -qF "$PG_TMP" <<<"$out"'
 cp -p "$PG_TMP/baseline.keep" "$PNG"
 

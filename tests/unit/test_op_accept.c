@@ -204,7 +204,7 @@ PG_TEST(a_baseline_from_another_environment_blocks_and_says_what_differs) {
                  ->valuestring);
     pg_fx_reply_fini(&r);
     char from[700], to[700], text[16384];
-    snprintf(from, sizeof from, "%s/baselines/cases/home/default/%s.json", fx.dir, key);
+    snprintf(from, sizeof from, "%s/baselines/owners/u4100/home/default/%s.json", fx.dir, key);
     FILE *f = fopen(from, "r");
     REQUIRE(f != NULL);
     size_t n = fread(text, 1, sizeof text - 1, f);
@@ -214,11 +214,11 @@ PG_TEST(a_baseline_from_another_environment_blocks_and_says_what_differs) {
     cJSON *m = cJSON_Parse(text);
     REQUIRE(m != NULL);
     cJSON_SetNumberValue(cJSON_GetObjectItem(cJSON_GetObjectItem(m, "environment"), "depth"), 16);
-    snprintf(from, sizeof from, "%s/baselines/cases/home/default/%s.png", fx.dir, key);
-    snprintf(to, sizeof to, "%s/baselines/cases/home/default/0000000000000016.png", fx.dir);
+    snprintf(from, sizeof from, "%s/baselines/owners/u4100/home/default/%s.png", fx.dir, key);
+    snprintf(to, sizeof to, "%s/baselines/owners/u4100/home/default/0000000000000016.png", fx.dir);
     REQUIRE(rename(from, to) == 0);
     char *out = cJSON_PrintUnformatted(m);
-    snprintf(to, sizeof to, "%s/baselines/cases/home/default/0000000000000016.json", fx.dir);
+    snprintf(to, sizeof to, "%s/baselines/owners/u4100/home/default/0000000000000016.json", fx.dir);
     f = fopen(to, "w");
     REQUIRE(f != NULL);
     fputs(out, f);
@@ -245,7 +245,7 @@ PG_TEST(a_baseline_file_changed_behind_the_brokers_back_blocks) {
                                           "key")
                           ->valuestring;
     char path[600];
-    snprintf(path, sizeof path, "%s/baselines/cases/home/default/%s.png", fx.dir, key);
+    snprintf(path, sizeof path, "%s/baselines/owners/u4100/home/default/%s.png", fx.dir, key);
     pg_fx_reply_fini(&r);
     FILE *f = fopen(path, "r+b");
     REQUIRE(f != NULL);
@@ -491,7 +491,7 @@ PG_TEST(the_store_is_the_brokers_own_a_0700_dir_of_0600_files) {
     snprintf(path, sizeof path, "%s/baselines", fx.dir);
     REQUIRE(stat(path, &st) == 0);
     CHECK_EQ_INT(st.st_mode & 0777, 0700);
-    snprintf(path, sizeof path, "%s/baselines/cases/home/default", fx.dir);
+    snprintf(path, sizeof path, "%s/baselines/owners/u4100/home/default", fx.dir);
     DIR *d = opendir(path);
     REQUIRE(d != NULL);
     int files = 0;
@@ -536,6 +536,109 @@ PG_TEST(a_rules_change_keeps_the_approved_image_stays_keyed_and_needs_its_own_ap
     pg_fx_reply_fini(&r);
     CHECK_EQ_INT(pg_fx_call(&fx, "accept", "{\"case_id\":\"home\",\"window\":\"demo\"}", NULL, 0, &r), PG_E_ASSERT);
     CHECK(cJSON_GetObjectItem(cJSON_GetObjectItem(r.details, "metrics"), "threshold")->valuedouble > 0.29);
+    pg_fx_reply_fini(&r);
+    pg_fx_fini(&fx);
+}
+
+/* Calls as another client (uid 4300 "bob") and back. */
+static pg_err as_bob(pg_fx *fx, const char *op, const char *args, pg_fx_reply *r) {
+    pg_peer agent = fx->peer;
+    fx->peer.uid = 4300;
+    snprintf(fx->peer.user, sizeof fx->peer.user, "bob");
+    pg_err rc = pg_fx_call(fx, op, args, NULL, 0, r);
+    fx->peer = agent;
+    return rc;
+}
+
+static int array_size(const pg_fx_reply *r, const char *field) {
+    return r->result ? cJSON_GetArraySize(cJSON_GetObjectItem(r->result, field)) : -1;
+}
+
+#define TWO_CLIENTS "\"clients\":{\"users\":[\"agent\",\"bob\"]},\"expose_pixels\":\"allow\"," APPROVERS
+
+/* The review's N9: baselines were shared by every user, so anyone could
+ * accept against, or prepare candidates for, another user's case. */
+PG_TEST(a_case_is_its_preparers_and_another_user_of_the_same_name_has_another_case) {
+    FX(fx, "{\"version\":1," TWO_CLIENTS "}");
+    demo_window(&fx, "demo");
+    REQUIRE(prepare_and_approve(&fx, "home", "demo", NULL) == 0);
+    pg_fx_reply r;
+    REQUIRE(pg_fx_call(&fx, "accept", "{\"case_id\":\"home\",\"window\":\"demo\"}", NULL, 0, &r) == PG_OK);
+    CHECK_STR(outcome(&r), "passed");
+    pg_fx_reply_fini(&r);
+    /* bob sees none of the agent's baselines or candidates ... */
+    REQUIRE(as_bob(&fx, "baseline_list", "{}", &r) == PG_OK);
+    CHECK_EQ_INT(array_size(&r, "baselines"), 0);
+    CHECK_EQ_INT(array_size(&r, "candidates"), 0);
+    pg_fx_reply_fini(&r);
+    CHECK_EQ_INT(as_bob(&fx, "baseline_show", "{\"what\":\"home\"}", &r), PG_E_NOTFOUND);
+    pg_fx_reply_fini(&r);
+    /* ... and his accept of "home" is judged against nothing: it makes his own candidate */
+    CHECK_EQ_INT(as_bob(&fx, "accept", "{\"case_id\":\"home\",\"window\":\"demo\"}", &r), PG_E_NEEDS_APPROVAL);
+    CHECK(r.details == NULL || !cJSON_GetObjectItem(r.details, "outcome") ||
+          strcmp(pg_fx_str(&r, "outcome"), "passed") != 0);
+    pg_fx_reply_fini(&r);
+    /* the agent does not see bob's candidate; the approver sees both, with their owners */
+    REQUIRE(pg_fx_call(&fx, "baseline_list", "{}", NULL, 0, &r) == PG_OK);
+    CHECK_EQ_INT(array_size(&r, "baselines"), 1);
+    CHECK_EQ_INT(array_size(&r, "candidates"), 0);
+    pg_fx_reply_fini(&r);
+    REQUIRE(as_alice(&fx, "baseline_list", "{}", &r) == PG_OK);
+    CHECK_EQ_INT(array_size(&r, "baselines"), 1);
+    CHECK_EQ_INT(array_size(&r, "candidates"), 1);
+    const cJSON *b0 = cJSON_GetArrayItem(cJSON_GetObjectItem(r.result, "baselines"), 0);
+    const cJSON *c0 = cJSON_GetArrayItem(cJSON_GetObjectItem(r.result, "candidates"), 0);
+    CHECK_STR(cJSON_GetObjectItem(b0, "owner")->valuestring, "u4100");
+    CHECK_STR(cJSON_GetObjectItem(c0, "owner")->valuestring, "u4300");
+    pg_fx_reply_fini(&r);
+    pg_fx_fini(&fx);
+}
+
+PG_TEST(a_shared_case_is_its_owners_together_and_nobody_elses) {
+    FX(fx, "{\"version\":1," TWO_CLIENTS ",\"baselines\":{\"shared_cases\":{\"team\":[\"agent\",\"bob\"],"
+           "\"theirs\":[\"carol\"]}}}");
+    demo_window(&fx, "demo");
+    REQUIRE(prepare_and_approve(&fx, "team", "demo", NULL) == 0);
+    pg_fx_reply r;
+    REQUIRE(as_bob(&fx, "accept", "{\"case_id\":\"team\",\"window\":\"demo\"}", &r) == PG_OK);
+    CHECK_STR(outcome(&r), "passed"); /* bob is judged by the baseline the agent prepared */
+    pg_fx_reply_fini(&r);
+    REQUIRE(as_bob(&fx, "baseline_list", "{}", &r) == PG_OK);
+    CHECK_EQ_INT(array_size(&r, "baselines"), 1);
+    pg_fx_reply_fini(&r);
+    /* a case shared by others only: refused before anything is captured */
+    CHECK_EQ_INT(pg_fx_call(&fx, "accept", "{\"case_id\":\"theirs\",\"window\":\"demo\"}", NULL, 0, &r), PG_E_POLICY);
+    CHECK(strstr(r.e.message, "not one of its owners") != NULL);
+    pg_fx_reply_fini(&r);
+    CHECK_EQ_INT(pg_fx_call(&fx, "baseline_prepare", "{\"case_id\":\"theirs\",\"window\":\"demo\"}", NULL, 0, &r),
+                 PG_E_POLICY);
+    pg_fx_reply_fini(&r);
+    pg_fx_fini(&fx);
+}
+
+/* A baseline approved before cases had owners (cases/<case>/...) stays its
+ * preparer's: read for them, nobody else. */
+PG_TEST(a_baseline_from_before_owners_is_its_preparers) {
+    FX(fx, "{\"version\":1," TWO_CLIENTS "}");
+    demo_window(&fx, "demo");
+    REQUIRE(prepare_and_approve(&fx, "home", "demo", NULL) == 0);
+    char from[600], to[600];
+    snprintf(from, sizeof from, "%s/baselines/owners/u4100/home", fx.dir);
+    snprintf(to, sizeof to, "%s/baselines/cases", fx.dir);
+    mkdir(to, 0700);
+    snprintf(to, sizeof to, "%s/baselines/cases/home", fx.dir);
+    REQUIRE(rename(from, to) == 0); /* the old layout */
+    pg_fx_reply r;
+    REQUIRE(pg_fx_call(&fx, "accept", "{\"case_id\":\"home\",\"window\":\"demo\"}", NULL, 0, &r) == PG_OK);
+    CHECK_STR(outcome(&r), "passed");
+    pg_fx_reply_fini(&r);
+    REQUIRE(pg_fx_call(&fx, "baseline_list", "{}", NULL, 0, &r) == PG_OK);
+    CHECK_EQ_INT(array_size(&r, "baselines"), 1);
+    pg_fx_reply_fini(&r);
+    CHECK_EQ_INT(as_bob(&fx, "accept", "{\"case_id\":\"home\",\"window\":\"demo\"}", &r), PG_E_NEEDS_APPROVAL);
+    pg_fx_reply_fini(&r);
+    REQUIRE(as_bob(&fx, "baseline_list", "{}", &r) == PG_OK);
+    CHECK_EQ_INT(array_size(&r, "baselines"), 0);
     pg_fx_reply_fini(&r);
     pg_fx_fini(&fx);
 }

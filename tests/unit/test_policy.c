@@ -547,6 +547,20 @@ static char *with_user(const char *section) {
     return buf;
 }
 
+PG_TEST(shared_cases_name_real_cases_and_owners) {
+    CHECK(refused("{'version':1,'baselines':{'shared_cases':{'../x':['a']}}}", "$.baselines.shared_cases[\"../x\"]", "case name"));
+    CHECK(refused("{'version':1,'baselines':{'shared_cases':{'team':[]}}}", "at least one owner", NULL));
+    CHECK(refused("{'version':1,'baselines':{'shared':{}}}", "$.baselines.shared", NULL));
+    pg_error e;
+    pg_policy *p = parse("{'version':1,'baselines':{'shared_cases':{'team':['ann','bob']}}}", &e);
+    REQUIRE(p != NULL);
+    size_t n = 0;
+    const char *const *o = pg_policy_case_owners(p, "team", &n);
+    CHECK(o && n == 2 && !strcmp(o[0], "ann") && !strcmp(o[1], "bob"));
+    CHECK(pg_policy_case_owners(p, "other", &n) == NULL && n == 0);
+    pg_policy_free(p);
+}
+
 PG_TEST(each_loosening_per_user_value_is_rejected) {
     CHECK(refused(with_user("{'expose_pixels':'allow'}"),
                   "$.users.bob.expose_pixels: may only tighten (global is analyze-only)", NULL));
@@ -567,6 +581,8 @@ PG_TEST(each_loosening_per_user_value_is_rejected) {
     CHECK(refused(with_user("{'input':{'hold_max_s':0}}"), "$.users.bob.input.hold_max_s", NULL));
     CHECK(refused(with_user("{'clients':{'users':['bob']}}"), "$.users.bob.clients: not allowed in a per-user section", NULL));
     CHECK(refused(with_user("{'approvers':['bob']}"), "$.users.bob.approvers: not allowed in a per-user section", NULL));
+    CHECK(refused(with_user("{'baselines':{}}"), "$.users.bob.baselines: not allowed in a per-user section", NULL));
+    CHECK(refused(with_user("{'input':{'paste_other_users':true}}"), "$.users.bob.input.paste_other_users: may only tighten", NULL));
     CHECK(refused(with_user("{'audit':{'rotate_mb':1}}"), "$.users.bob.audit: not allowed in a per-user section", NULL));
     CHECK(refused(with_user("{'version':1}"), "$.users.bob.version: not allowed in a per-user section", NULL));
     CHECK(refused(with_user("{'users':{}}"), "$.users.bob.users: not allowed in a per-user section", NULL));
