@@ -4,6 +4,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ---- the tables ---- */
@@ -18,9 +19,20 @@
 #undef PG_ARG
 #undef PG_END
 
+#define PG_OP(id, ...) static const pg_fielddecl fields_##id[] = {
+#define PG_ARG(op, nm, ty, ...)
+#define PG_FIELD(op, nm, ty, cl, doc_) {.name = #nm, .types = PG_JT_##ty, .cls = PG_DC_##cl, .doc = doc_},
+#define PG_END(id) {.name = NULL}};
+#include "pg_ops.def"
+#undef PG_OP
+#undef PG_ARG
+#undef PG_FIELD
+#undef PG_END
+
 #define PG_OP(op_, ...)                                                                                   \
     [PG_OPI_##op_] = {.id = #op_, .args = args_##op_, .n_args = sizeof args_##op_ / sizeof args_##op_[0] - 1, \
-                      .args_size = sizeof(pg_args_##op_), __VA_ARGS__},
+                      .args_size = sizeof(pg_args_##op_), .fields = fields_##op_,                           \
+                      .n_fields = sizeof fields_##op_ / sizeof fields_##op_[0] - 1, __VA_ARGS__},
 #define PG_ARG(op, name, type, ...)
 #define PG_END(id)
 const pg_opdecl pg_opdecls[PG_OPI_COUNT] = {
@@ -46,6 +58,77 @@ const pg_argdecl *pg_opdecl_arg(const pg_opdecl *d, const char *wire_name) {
     for (size_t i = 0; i < d->n_args; i++)
         if (!strcmp(d->args[i].name, wire_name)) return &d->args[i];
     return NULL;
+}
+
+const pg_fielddecl *pg_opdecl_field(const pg_opdecl *d, const char *name) {
+    for (size_t i = 0; i < d->n_fields; i++)
+        if (!strcmp(d->fields[i].name, name)) return &d->fields[i];
+    return NULL;
+}
+
+/* ---- reply fields ---- */
+
+const char *pg_disclosure_name(pg_disclosure cls) {
+    switch (cls) {
+    case PG_DC_NONE: return "none";
+    case PG_DC_RELEASED: return "released";
+    case PG_DC_QUANTISED: return "quantised";
+    case PG_DC_CHARGED: return "charged";
+    default: return "(no class)";
+    }
+}
+
+static const struct {
+    unsigned bit;
+    const char *name;
+} jtype_names[] = {{PG_J_BOOL, "bool"},   {PG_J_INT, "integer"}, {PG_J_NUM, "number"}, {PG_J_STRING, "string"},
+                   {PG_J_ARRAY, "array"}, {PG_J_OBJECT, "object"}, {PG_J_NULL, "null"}};
+
+void pg_jtypes_text(unsigned types, char *out, size_t n) {
+    size_t used = 0;
+    out[0] = '\0';
+    for (size_t i = 0; i < sizeof jtype_names / sizeof *jtype_names; i++)
+        if ((types & jtype_names[i].bit) && used < n)
+            used += (size_t)snprintf(out + used, n - used, "%s%s", used ? " or " : "", jtype_names[i].name);
+}
+
+/* The JSON type of v as a PG_J_* bit. A raw item (pg_jnum's fixed-decimal
+ * numbers) is a number when it reads as one; "null" is null. */
+static unsigned jtype_of(const cJSON *v) {
+    double d;
+    if (cJSON_IsRaw(v)) {
+        if (!strcmp(v->valuestring, "null")) return PG_J_NULL;
+        char *end = NULL;
+        d = strtod(v->valuestring, &end);
+        if (end == v->valuestring || *end) return 0;
+    } else if (cJSON_IsNumber(v)) {
+        d = v->valuedouble;
+    } else {
+        return cJSON_IsNull(v) ? PG_J_NULL : cJSON_IsBool(v) ? PG_J_BOOL : cJSON_IsString(v) ? PG_J_STRING
+               : cJSON_IsArray(v) ? PG_J_ARRAY : cJSON_IsObject(v) ? PG_J_OBJECT : 0;
+    }
+    if (!isfinite(d)) return 0;
+    return d == floor(d) ? (PG_J_INT | PG_J_NUM) : PG_J_NUM;
+}
+
+pg_err pg_opdecl_check_reply(const pg_opdecl *d, const cJSON *reply, pg_error *e) {
+    if (!cJSON_IsObject(reply)) return pg_error_set(e, PG_E_INTERNAL, NULL, "%s: the reply is not an object", d->id);
+    for (const cJSON *m = reply->child; m; m = m->next) {
+        const pg_fielddecl *f = pg_opdecl_field(d, m->string);
+        if (!f)
+            return pg_error_set(e, PG_E_INTERNAL, "declare it in common/pg_ops.def (PG_FIELD)",
+                                "%s: reply field \"%s\" is not declared", d->id, m->string);
+        if (f->cls == PG_DC_UNSET)
+            return pg_error_set(e, PG_E_INTERNAL, NULL, "%s: reply field \"%s\" has no disclosure class", d->id,
+                                m->string);
+        if (!(jtype_of(m) & f->types)) {
+            char want[64];
+            pg_jtypes_text(f->types, want, sizeof want);
+            return pg_error_set(e, PG_E_INTERNAL, NULL, "%s: reply field \"%s\" is not of its declared type (%s)",
+                                d->id, m->string, want);
+        }
+    }
+    return PG_OK;
 }
 
 /* ---- enums ---- */

@@ -21,6 +21,9 @@
  *   No I/O, no allocation in pg_opdecl_parse (strings point into the JSON,
  *   which must outlive the struct), no knowledge of handlers or of pixels.
  *
+ *   Every field of a reply is declared too (PG_FIELD: name, JSON type,
+ *   disclosure class); pg_opdecl_check_reply holds a reply to them.
+ *
  * Adding an operation: one PG_OP block in pg_ops.def, its handler
  * broker/ops/<op>.c, its unit test, and the doc lines the agreement test
  * (unit.doc_agreement: tools/pg_gendoc) asks for. See
@@ -116,6 +119,49 @@ typedef struct {
     size_t has_offset;  /* of its has_<name> flag */
 } pg_argdecl;
 
+/* ---- reply fields ----
+ * Every top-level field an operation's reply can carry (its result, and the
+ * details a verdict or a timeout prints on stdout) is declared with its JSON
+ * type and its disclosure class (docs/threat-model.md, "Every reply field has
+ * a class"). pg_opdecl_check_reply holds a reply to that list. */
+#define PG_J_NULL 0x01u
+#define PG_J_BOOL 0x02u
+#define PG_J_INT 0x04u    /* a number without a fraction */
+#define PG_J_NUM 0x08u    /* any finite number (integers too) */
+#define PG_J_STRING 0x10u
+#define PG_J_ARRAY 0x20u
+#define PG_J_OBJECT 0x40u
+
+/* The spellings pg_ops.def uses (PG_FIELD's type), pasted onto PG_JT_. */
+#define PG_JT_BOOL PG_J_BOOL
+#define PG_JT_INT PG_J_INT
+#define PG_JT_NUM PG_J_NUM
+#define PG_JT_STRING PG_J_STRING
+#define PG_JT_ARRAY PG_J_ARRAY
+#define PG_JT_OBJECT PG_J_OBJECT
+#define PG_JT_BOOL_OR_NULL (PG_J_BOOL | PG_J_NULL)
+#define PG_JT_INT_OR_NULL (PG_J_INT | PG_J_NULL)
+#define PG_JT_NUM_OR_NULL (PG_J_NUM | PG_J_NULL)
+#define PG_JT_STRING_OR_NULL (PG_J_STRING | PG_J_NULL)
+#define PG_JT_OBJECT_OR_NULL (PG_J_OBJECT | PG_J_NULL)
+
+/* What a field tells about protected pixels (pixels the caller may not
+ * have). 0 is "no class": a declaration without one is refused too. */
+typedef enum {
+    PG_DC_UNSET = 0,
+    PG_DC_NONE,      /* not computed from protected pixels: ids, sizes, times, tokens, metadata, echoes */
+    PG_DC_RELEASED,  /* the policy releases it: OCR text (analysis.ocr), an endpoint's answer, the pixels */
+    PG_DC_QUANTISED, /* coarsened to what docs/threat-model.md states (and charged for that) */
+    PG_DC_CHARGED    /* booked on the disclosure budget as it is */
+} pg_disclosure;
+
+typedef struct {
+    const char *name;  /* the member's key */
+    unsigned types;    /* PG_J_* accepted */
+    pg_disclosure cls;
+    const char *doc;   /* one line; for an object, its members */
+} pg_fielddecl;
+
 typedef struct {
     const char *id;          /* wire name: "wait_stable" */
     const char *cli;         /* CLI spelling: "wait-stable", "assert changed" */
@@ -127,6 +173,8 @@ typedef struct {
     const pg_argdecl *args;
     size_t n_args;
     size_t args_size;        /* sizeof(pg_args_<op>) */
+    const pg_fielddecl *fields; /* what its reply can carry */
+    size_t n_fields;
 } pg_opdecl;
 
 /* The typed argument struct of every operation. */
@@ -134,12 +182,14 @@ typedef struct {
 #define PG_ARG(op, name, type, ...) \
     PG_CT_##type name;              \
     bool has_##name;
+#define PG_FIELD(op, name, type, cls, doc)
 #define PG_END(id)                                                        \
     char unused_; /* keeps an operation without arguments a valid struct */ \
     } pg_args_##id;
 #include "pg_ops.def"
 #undef PG_OP
 #undef PG_ARG
+#undef PG_FIELD
 #undef PG_END
 
 /* Operation indices: PG_OPI_<id>. */
@@ -160,6 +210,19 @@ const pg_opdecl *pg_opdecl_find(const char *wire_name);
 /* By CLI spelling ("wait-stable", "assert changed"). */
 const pg_opdecl *pg_opdecl_find_cli(const char *cli);
 const pg_argdecl *pg_opdecl_arg(const pg_opdecl *d, const char *wire_name);
+const pg_fielddecl *pg_opdecl_field(const pg_opdecl *d, const char *name);
+
+/* "none", "released", "quantised", "charged"; "(no class)" for PG_DC_UNSET. */
+const char *pg_disclosure_name(pg_disclosure cls);
+/* A field's types as text ("string or null") into out. */
+void pg_jtypes_text(unsigned types, char *out, size_t n);
+
+/* Holds a reply (a result, or the details of a verdict or a timeout) to d's
+ * field declarations: every member declared, with a class, of a declared
+ * JSON type (raw numbers, as pg_jnum writes them, count as numbers).
+ * PG_E_INTERNAL naming the first member that is not. Fields a reply leaves
+ * out are not missed: most are optional. */
+pg_err pg_opdecl_check_reply(const pg_opdecl *d, const cJSON *reply, pg_error *e);
 
 /* ENUM helpers: the i-th name of values into out; the index of name or -1. */
 size_t pg_enum_count(const char *values);

@@ -3,6 +3,8 @@
  *
  *   pg_gendoc protocol | agents | ops-list | platform-primitives
  *                                            print one generated section
+ *   pg_gendoc fields                         every reply field: op, name, type,
+ *                                            disclosure class, doc (tab-separated)
  *   pg_gendoc write DOCS_DIR                 rewrite the generated sections in place
  *   pg_gendoc check DOCS_DIR PIXELGATE       fail (exit 1) naming each disagreement
  *   pg_gendoc man-client | man-broker PIXELGATED | man-policy POLICY_MD
@@ -15,7 +17,8 @@
  * "<!-- END generated:NAME -->" lines. check also holds the hand-written
  * parts to the declarations: every command has an example section in
  * agents.md ("## <first word of its CLI name>"), every operation has its row
- * in threat-model.md, and `PIXELGATE help CMD` (the real binary) shows every
+ * in threat-model.md, every reply field has a type, a class and a doc line,
+ * and `PIXELGATE help CMD` (the real binary) shows every
  * argument's spelling, help line and range. In the spirit of curl's test1139.
  * Never: installed; it is a build tool.
  */
@@ -74,6 +77,34 @@ static void cell(pg_gendoc_buf *b, const char *s) {
 
 /* ---- the sections ---- */
 
+/* An operation's reply fields with their JSON type and disclosure class
+ * (docs/threat-model.md says what each class promises). */
+static void gen_reply_fields(pg_gendoc_buf *b, const pg_opdecl *d) {
+    pg_gendoc_put(b, "| reply field | type | class | |\n|---|---|---|---|\n");
+    for (size_t k = 0; k < d->n_fields; k++) {
+        const pg_fielddecl *f = &d->fields[k];
+        char types[64];
+        pg_jtypes_text(f->types, types, sizeof types);
+        pg_gendoc_put(b, "| `%s` | %s | %s | ", f->name, types, pg_disclosure_name(f->cls));
+        cell(b, f->doc);
+        pg_gendoc_put(b, " |\n");
+    }
+    pg_gendoc_put(b, "\n");
+}
+
+/* Every reply field of every operation, one a line: op, field, type, class,
+ * doc, tab-separated (for scripts: the MCP output schemas, audits). */
+static void gen_fields(pg_gendoc_buf *b) {
+    for (size_t i = 0; i < PG_OPI_COUNT; i++)
+        for (size_t k = 0; k < pg_opdecls[i].n_fields; k++) {
+            const pg_fielddecl *f = &pg_opdecls[i].fields[k];
+            char types[64];
+            pg_jtypes_text(f->types, types, sizeof types);
+            pg_gendoc_put(b, "%s\t%s\t%s\t%s\t%s\n", pg_opdecls[i].id, f->name, types, pg_disclosure_name(f->cls),
+                          f->doc);
+        }
+}
+
 static void gen_protocol(pg_gendoc_buf *b) {
     for (size_t i = 0; i < PG_OPI_COUNT; i++) {
         const pg_opdecl *d = &pg_opdecls[i];
@@ -100,6 +131,7 @@ static void gen_protocol(pg_gendoc_buf *b) {
             pg_gendoc_put(b, "\n");
         }
         pg_gendoc_put(b, "Result: `%s`\n\n", d->prints);
+        gen_reply_fields(b, d);
     }
 }
 
@@ -337,6 +369,14 @@ static void check_declarations(void) {
             if (!a->help || !a->help[0]) fail("%s.%s: no help line", d->id, a->name);
             if (!a->cli && !(a->flags & PG_AF_POSITIONAL)) fail("%s.%s: neither an option nor positional", d->id, a->name);
         }
+        if (!d->n_fields) fail("%s: no reply field declared (PG_FIELD)", d->id);
+        for (size_t k = 0; k < d->n_fields; k++) {
+            const pg_fielddecl *f = &d->fields[k];
+            if (f->cls == PG_DC_UNSET) fail("%s reply field %s: no disclosure class", d->id, f->name);
+            if (!f->types) fail("%s reply field %s: no JSON type", d->id, f->name);
+            if (!f->doc || !f->doc[0]) fail("%s reply field %s: no doc line", d->id, f->name);
+            if (pg_opdecl_field(d, f->name) != f) fail("%s reply field %s: declared twice", d->id, f->name);
+        }
     }
 }
 
@@ -345,6 +385,7 @@ int main(int argc, char **argv) {
     if (argc == 2 && !strcmp(argv[1], "protocol")) gen_protocol(&b);
     else if (argc == 2 && !strcmp(argv[1], "agents")) gen_agents(&b);
     else if (argc == 2 && !strcmp(argv[1], "ops-list")) gen_ops_list(&b);
+    else if (argc == 2 && !strcmp(argv[1], "fields")) gen_fields(&b);
     else if (argc == 2 && !strcmp(argv[1], "platform-primitives")) gen_platform_primitives(&b);
     else if (argc == 2 && !strcmp(argv[1], "man-client")) pg_gendoc_man_client(&b);
     else if (argc == 3 && !strcmp(argv[1], "man-broker")) {
@@ -368,7 +409,7 @@ int main(int argc, char **argv) {
         if (failures) fprintf(stderr, "pg_gendoc check: %d disagreement(s)\n", failures);
         return failures ? 1 : 0;
     } else {
-        fprintf(stderr, "usage: pg_gendoc protocol|agents|ops-list|platform-primitives | write DOCS_DIR | check DOCS_DIR PIXELGATE\n"
+        fprintf(stderr, "usage: pg_gendoc protocol|agents|ops-list|platform-primitives|fields | write DOCS_DIR | check DOCS_DIR PIXELGATE\n"
                         "       pg_gendoc man-client | man-broker PIXELGATED | man-policy POLICY_MD   (roff on stdout)\n");
         return 2;
     }

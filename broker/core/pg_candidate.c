@@ -187,8 +187,13 @@ bool pg_call_manifest_visible(pg_call *c, const cJSON *m, bool approver) {
 pg_err pg_call_candidate(pg_call *c, const char *case_id, const char *variant, const pg_env *env, const pg_rules *r,
                          const pg_img *img, const char *source, const char *kind, cJSON **out, pg_error *e) {
     char sha[65], digest[65], created[40], owner[PG_CASE_OWNER_MAX];
-    pg_err orc = pg_call_case_owner(c, case_id, owner, e);
-    if (orc) return orc;
+    pg_err rc = pg_call_case_owner(c, case_id, owner, e);
+    if (rc) return rc;
+    /* The digest shown is keyed about protected pixels, but two candidates of
+     * one case, environment and rules are equal or not as their pixels are:
+     * 1 bit, as a snapshot's digest, paid before anything is kept. */
+    rc = pg_call_disclose(c, 1, e);
+    if (rc) return rc;
     pg_call_image_sha256(img, sha);
     cJSON *rules = pg_rules_json(r);
     pg_baseline_digest(case_id, variant, env->key, sha, rules, digest);
@@ -213,7 +218,7 @@ pg_err pg_call_candidate(pg_call *c, const char *case_id, const char *variant, c
     uint8_t *png = NULL;
     size_t len = 0;
     char id[PG_BASELINE_ID_LEN + 1];
-    pg_err rc = pg_img_encode_png(img, NULL, &png, &len, e);
+    rc = pg_img_encode_png(img, NULL, &png, &len, e);
     if (!rc) rc = pg_baseline_candidate_put(c->b->baselines, m, png, len, id, e);
     free(png);
     if (rc) {

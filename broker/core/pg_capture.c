@@ -109,6 +109,14 @@ static bool all_black(const pg_capture *cap) {
     return true;
 }
 
+/* What the request's answers about these pixels are charged to. */
+static void note_source(pg_call *c, const pg_window *w) {
+    if (!pg_disclose_protected(c->view)) return;
+    char src[48];
+    snprintf(src, sizeof src, "window:%llu", (unsigned long long)w->id);
+    pg_call_source(c, src);
+}
+
 pg_err pg_capture_checked(pg_call *c, pg_window *w, const pg_rect *region, pg_capture *cap, pg_error *e) {
     memset(cap, 0, sizeof *cap);
     if (w->minimized)
@@ -131,6 +139,9 @@ pg_err pg_capture_checked(pg_call *c, pg_window *w, const pg_rect *region, pg_ca
     if (!region && cap->width * cap->height >= 64 && all_black(cap)) {
         free(cap->rgba);
         cap->rgba = NULL;
+        /* "every pixel black" is a bit about the pixels, however it is told */
+        note_source(c, w);
+        if ((rc = pg_call_disclose(c, 1, e))) return rc;
         return unhealthy(c, PG_E_BLOCKED, "BLACK_FRAME",
                          "it drew nothing yet, or draws where capture cannot see (GL without a compositor): "
                          "wait-stable, then retry",
@@ -143,11 +154,7 @@ pg_err pg_capture_checked(pg_call *c, pg_window *w, const pg_rect *region, pg_ca
         cap->rgba = NULL;
         return rc;
     }
-    if (pg_disclose_protected(c->view)) {
-        char src[48];
-        snprintf(src, sizeof src, "window:%llu", (unsigned long long)w->id);
-        pg_call_source(c, src);
-    }
+    note_source(c, w);
     return PG_OK;
 }
 

@@ -3,8 +3,9 @@
  * after it, the broker captures until the pixels differ from that frame and
  * then hold still (two frames alike), or the timeout passes. The answer is
  * the box of what changed, how many pixels, and a token of the after-frame;
- * about protected pixels the box is on the disclosure grid and the count in
- * 1/256 of the area, charged to the budgets like diff's. No net change is
+ * about protected pixels the box is on the disclosure grid, the count in
+ * 1/256 of the area and the time in 0.1 s steps, charged to the budgets like
+ * diff's (with a bit for "settled"). No net change is
  * PG_E_ASSERT (exit 1, "no visible effect") with the last frame's token. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 #include "pg_time.h"
 
 #define RECEIPT_INTERVAL_MS 50
+#define RECEIPT_STEP_S 0.1 /* elapsed_s about protected pixels: 31 values in the default 3 s, 5 bits */
 
 void pg_receipt_fini(pg_receipt *r) {
     pg_img_free(r->before);
@@ -104,8 +106,13 @@ pg_err pg_receipt_after(pg_call *c, pg_receipt *r, pg_window *w, cJSON *result, 
         cJSON_AddItemToObject(fx, "box", pg_rect_json(&shown));
         cJSON_AddNumberToObject(fx, "changed_pixels", coarse ? (double)pg_disclose_count(n, total, &bits) : (double)n);
         cJSON_AddBoolToObject(fx, "settled", settled); /* false: still changing when the time was up */
+        if (coarse) pg_disclose_flag(&bits);
     }
-    cJSON_AddNumberToObject(fx, "elapsed_s", (int)(elapsed * 1000) / 1000.0);
+    /* When the pixels changed and settled is the content's too: a timing an
+     * agent can steer (issue 27), so about protected pixels it comes in steps
+     * of the capture interval's order and is paid for like the box. */
+    cJSON_AddNumberToObject(fx, "elapsed_s", coarse ? pg_disclose_step(elapsed, 0, r->timeout_s, RECEIPT_STEP_S, &bits)
+                                                    : (int)(elapsed * 1000) / 1000.0);
     rc = pg_call_disclose(c, bits, e);
     if (!rc) rc = pg_call_derived_token(c, last, r->method, fx, "token", e); /* takes the frame */
     else pg_img_free(last);

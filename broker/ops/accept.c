@@ -495,10 +495,15 @@ pg_err pg_op_accept(pg_call *c, const pg_args_accept *a, pg_error *e) {
         cJSON_AddItemToObject(r, "window", pg_call_window_json(c, &x.s.window, NULL, 0));
         keep_start(c, x.cap, x.s.method, &k);
     }
-    if (x.from_window && !x.s.stable) {
-        if ((rc = pg_call_disclose(c, 8, e)) == PG_OK)
-            rc = finish(c, OUT_BLOCKED, "UNSTABLE", r, "the window never held still: no two adjacent captures were "
-                        "identical and no caret-sized cycle repeated", e);
+    /* stability says whether the frames held still, after how many and with
+     * which caret cycle: the content's, whatever the outcome (8 bits, as
+     * wait-stable charges them). */
+    if (x.from_window) rc = pg_call_disclose(c, 8, e);
+    if (rc) {
+        /* over the budget: no answer */
+    } else if (x.from_window && !x.s.stable) {
+        rc = finish(c, OUT_BLOCKED, "UNSTABLE", r, "the window never held still: no two adjacent captures were "
+                    "identical and no caret-sized cycle repeated", e);
     } else {
         int others = 0;
         char why[256];

@@ -68,6 +68,9 @@ static pg_err prepare_image(pg_call *c, const pg_args_baseline_prepare *a, pg_im
     if (rc) return rc;
     if (!s.stable) {
         pg_img_free(s.last);
+        /* never held still, after how many tries: the window's content (8
+         * bits, as wait-stable and accept charge it) */
+        if ((rc = pg_call_disclose(c, 8, e))) return rc;
         c->details = cJSON_CreateObject();
         cJSON_AddStringToObject(c->details, "outcome", "blocked");
         cJSON_AddStringToObject(c->details, "reason_code", "UNSTABLE");

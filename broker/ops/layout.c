@@ -93,10 +93,11 @@ static cJSON *control_json(shaper *s, size_t n, const pg_ocr_layout_control *lc)
     case PG_CTL_LIST:
     case PG_CTL_TEXTAREA: {
         cJSON *rows = cJSON_AddArrayToObject(o, "rows");
-        for (size_t i = 0; i < lc->n_rows; i++) { /* OCR text and its box, as `ocr` gives them */
+        for (size_t i = 0; i < lc->n_rows; i++) { /* OCR text and its box, as `ocr` gives them: the text
+                                                     is the release, the box is pixels' (issue 27) */
             cJSON *row = cJSON_CreateObject();
             cJSON_AddStringToObject(row, "text", lc->rows[i].text);
-            cJSON_AddItemToObject(row, "box", pg_rect_json(&lc->rows[i].box));
+            cJSON_AddItemToObject(row, "box", box_json(s, lc->rows[i].box)); /* on the grid, charged */
             cJSON_AddItemToArray(rows, row);
         }
         if (k->kind == PG_CTL_LIST) {
@@ -171,10 +172,13 @@ pg_err pg_op_layout(pg_call *c, const pg_args_layout *a, pg_error *e) {
         counts[lay.controls[i].c.kind]++;
     }
     cJSON *lines = cJSON_AddArrayToObject(o, "lines");
-    for (size_t i = 0; i < lay.n_lines; i++) { /* OCR text and its boxes: the analysis.ocr release, as `ocr` */
+    /* Text lines as `ocr` shows words: the text is the analysis.ocr release,
+     * where it sits is computed from the pixels, so about protected pixels the
+     * box is on the disclosure grid and charged with the rest (issue 27). */
+    for (size_t i = 0; i < lay.n_lines; i++) {
         cJSON *l = cJSON_CreateObject();
         cJSON_AddStringToObject(l, "text", lay.lines[i].text);
-        cJSON_AddItemToObject(l, "box", pg_rect_json(&lay.lines[i].box));
+        cJSON_AddItemToObject(l, "box", box_json(&sh, lay.lines[i].box));
         cJSON_AddItemToArray(lines, l);
     }
     cJSON *cn = cJSON_AddObjectToObject(o, "counts");

@@ -15,6 +15,7 @@
 
 #include "pg_policy.h"
 #include "pg_proto.h"
+#include "pg_test.h"
 
 static const char *default_policy =
     "{\"version\":1,\"clients\":{\"users\":[\"agent\"]},\"expose_pixels\":\"analyze-only\","
@@ -123,6 +124,22 @@ void pg_fx_fini(pg_fx *fx) {
     if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", fx->dir);
 }
 
+/* Holds what the agent would see of a reply to the operation's field
+ * declarations (common/pg_ops.def): the result, and the details the client
+ * prints on stdout for a verdict or a timeout. Every handler test runs it, so
+ * a field a handler adds without declaring it (name, JSON type, disclosure
+ * class) fails the test that saw it. */
+static void check_reply(const char *op, const pg_fx_reply *r) {
+    const pg_opdecl *d = pg_opdecl_find(op);
+    const cJSON *shown = r->result;
+    if (!shown && (PG_ERR_IS_VERDICT(r->rc) || r->rc == PG_E_TIMEOUT)) shown = r->details;
+    if (!d || !shown) return;
+    pg_error e;
+    if (pg_opdecl_check_reply(d, shown, &e) == PG_OK) return;
+    fprintf(stderr, "reply check: %s\n", e.message);
+    pg_test_side_failures++;
+}
+
 pg_err pg_fx_call(pg_fx *fx, const char *op, const char *args_json, const pg_blob *att, size_t n_att,
                   pg_fx_reply *out) {
     memset(out, 0, sizeof *out);
@@ -145,6 +162,7 @@ pg_err pg_fx_call(pg_fx *fx, const char *op, const char *args_json, const pg_blo
     else cJSON_Delete(c.details);
     out->reply = c.reply_att;
     cJSON_Delete(hdr);
+    check_reply(op, out);
     return out->rc;
 }
 

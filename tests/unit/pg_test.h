@@ -22,6 +22,9 @@ typedef struct {
 #define PG_MAX_TESTS 512
 extern pg_test_case pg_tests[PG_MAX_TESTS];
 extern int pg_test_count;
+/* Failures a helper found outside the test's own checks (the broker
+ * fixture's check of every reply): the running test fails with them. */
+extern int pg_test_side_failures;
 
 #if defined(__GNUC__) || defined(__clang__)
 #define PG_TEST(name)                                                                   \

@@ -3,14 +3,16 @@
 
 pg_test_case pg_tests[PG_MAX_TESTS];
 int pg_test_count;
+int pg_test_side_failures;
 
 int main(int argc, char **argv) {
     const char *filter = argc > 1 ? argv[1] : NULL;
     int passed = 0, failed = 0;
     for (int i = 0; i < pg_test_count; i++) {
         if (filter && !strstr(pg_tests[i].name, filter)) continue;
-        int f = 0;
+        int f = 0, side = pg_test_side_failures;
         pg_tests[i].fn(&f);
+        if (pg_test_side_failures != side) f = 1;
         if (f) {
             failed++;
             fprintf(stderr, "FAIL %s\n", pg_tests[i].name);

@@ -454,6 +454,51 @@ PG_TEST(accept_about_protected_pixels_is_exact_in_its_verdict_coarse_in_its_meas
     pg_fx_fini(&fx);
 }
 
+/* How many captures it took until two were alike (and the caret's cycle) is
+ * the window's content: charged on every answer from a window, not only when
+ * it never held still (issue 27: a stable answer, or one without a baseline,
+ * told frames_observed for free). */
+PG_TEST(accept_from_a_window_charges_the_stability_it_reports_whatever_the_outcome) {
+    FX(fx, ANALYZE_POLICY);
+    uint64_t id = demo_window(&fx, "demo");
+    char src[48];
+    snprintf(src, sizeof src, "window:%llu", (unsigned long long)id);
+    pg_fx_reply r;
+    CHECK_EQ_INT(pg_fx_call(&fx, "accept", "{\"case_id\":\"fresh\",\"window\":\"demo\"}", NULL, 0, &r),
+                 PG_E_NEEDS_APPROVAL);
+    const cJSON *st = cJSON_GetObjectItem(r.details, "stability");
+    CHECK(cJSON_IsTrue(cJSON_GetObjectItem(st, "stable")) && cJSON_GetObjectItem(st, "frames_observed"));
+    pg_fx_reply_fini(&r);
+    CHECK(pg_disclose_used(fx.b.disclose, fx.peer.uid, src) >= 8);
+    pg_fx_fini(&fx);
+}
+
+/* A candidate's digest is keyed about protected pixels but still says
+ * whether two candidates' pixels are equal (1 bit, as a snapshot's digest),
+ * and a window that never held still says so after how many tries: both are
+ * charged (issue 27: baseline prepare charged nothing). */
+PG_TEST(baseline_prepare_from_a_protected_window_charges_its_digest_and_its_stability) {
+    FX(fx, ANALYZE_POLICY);
+    uint64_t id = demo_window(&fx, "demo");
+    char src[48];
+    snprintf(src, sizeof src, "window:%llu", (unsigned long long)id);
+    pg_fx_reply r;
+    REQUIRE(pg_fx_call(&fx, "baseline_prepare", "{\"case_id\":\"p\",\"window\":\"demo\"}", NULL, 0, &r) == PG_OK);
+    CHECK_STR(pg_fx_str(&r, "digest_kind"), "keyed");
+    pg_fx_reply_fini(&r);
+    CHECK(pg_disclose_used(fx.b.disclose, fx.peer.uid, src) >= 1);
+    pg_fx_fini(&fx);
+    FX(fx2, ANALYZE_POLICY);
+    uint64_t flips = caret_window(&fx2, 150, 60);
+    snprintf(src, sizeof src, "window:%llu", (unsigned long long)flips);
+    CHECK_EQ_INT(pg_fx_call(&fx2, "baseline_prepare", "{\"case_id\":\"x\",\"window\":\"entry\"}", NULL, 0, &r),
+                 PG_E_BLOCKED);
+    CHECK_STR(pg_fx_str(&r, "reason_code"), "UNSTABLE");
+    pg_fx_reply_fini(&r);
+    CHECK(pg_disclose_used(fx2.b.disclose, fx2.peer.uid, src) >= 8);
+    pg_fx_fini(&fx2);
+}
+
 /* The attack: rebuild a protected token through accept verdicts. The agent
  * gets an approver to approve a 1-pixel zone (a per-pixel comparator) and
  * then hammers accept with its token: the zone is refused for being under

@@ -1,10 +1,12 @@
 /* focus, click, key, type against the fake desktop: input goes only to the
  * agent's own, allowed windows, lands where asked, and is audited. */
+#include <math.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <unistd.h>
 
 #include "pg_broker_fixture.h"
+#include "pg_disclose.h"
 #include "pg_test.h"
 
 #define FX(fx, policy) \
@@ -600,6 +602,33 @@ PG_TEST(expect_change_about_protected_pixels_is_coarse_and_min_area_holds) {
                  PG_E_POLICY);
     pg_fx_reply_fini(&r);
     CHECK_EQ_INT(pg_fake_input_count(fx.fake), 1); /* the refused one sent nothing */
+    pg_fx_fini(&fx);
+}
+
+/* Every number of an effect about protected pixels is coarse and paid for:
+ * the box and the count, and also whether it settled and when (a timing the
+ * agent steers; issue 27: settled and elapsed_s to the millisecond were free). */
+PG_TEST(expect_change_charges_when_it_settled_and_shows_it_in_steps) {
+    FX(fx, NULL);
+    uint64_t id = pg_fake_add_window(fx.fake, "demo", "Demo", getpid(), 0, 0, 80, 40, 0xffffffff);
+    bar_frames(fx.fake, id, 3);
+    char src[48];
+    snprintf(src, sizeof src, "window:%llu", (unsigned long long)id);
+    pg_fx_reply r;
+    REQUIRE(pg_fx_call(&fx, "click", "{\"window\":\"demo\",\"at\":{\"x\":5,\"y\":5},\"expect_change\":true}", NULL, 0,
+                       &r) == PG_OK);
+    const cJSON *fxj = cJSON_GetObjectItem(r.result, "effect");
+    double s = cJSON_GetObjectItem(fxj, "elapsed_s")->valuedouble;
+    CHECK(fabs(s * 10 - round(s * 10)) < 1e-9); /* in 0.1 s steps */
+    /* changed, box, count, settled, the time, and the after-frame token's digest */
+    double want = 1;
+    pg_disclose_box((pg_img_rect){0, 0, 1, 1}, 80, 40, &want);
+    pg_disclose_count(1, 80 * 40, &want);
+    pg_disclose_flag(&want);
+    pg_disclose_step(0, 0, 3, 0.1, &want);
+    pg_disclose_flag(&want);
+    CHECK(fabs(pg_disclose_used(fx.b.disclose, fx.peer.uid, src) - want) < 1e-6);
+    pg_fx_reply_fini(&r);
     pg_fx_fini(&fx);
 }
 

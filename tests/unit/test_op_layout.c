@@ -430,3 +430,47 @@ PG_TEST(layout_of_protected_pixels_is_charged_and_refused_over_the_budget) {
     pg_fx_reply_fini(&r);
     pg_fx_fini(&fx);
 }
+
+/* Is every box in arr (each item's "box") on the disclosure grid of a w x h image? */
+static bool boxes_on_grid(const cJSON *arr, uint32_t w, uint32_t h, int *seen) {
+    const cJSON *it;
+    cJSON_ArrayForEach(it, arr) {
+        const cJSON *b = cJSON_GetObjectItem(it, "box");
+        if (!b) continue;
+        int x = cJSON_GetObjectItem(b, "x")->valueint, y = cJSON_GetObjectItem(b, "y")->valueint;
+        int r = x + cJSON_GetObjectItem(b, "w")->valueint, btm = y + cJSON_GetObjectItem(b, "h")->valueint;
+        (*seen)++;
+        if (x % PG_DISCLOSE_GRID || y % PG_DISCLOSE_GRID) return false;
+        if ((r % PG_DISCLOSE_GRID && r != (int)w) || (btm % PG_DISCLOSE_GRID && btm != (int)h)) return false;
+    }
+    return true;
+}
+
+/* The boxes of text lines and of list rows are computed from the pixels, not
+ * from the text: about protected pixels they are on the grid, like ocr's word
+ * boxes, and paid for (issue 27: they were exact and free). */
+PG_TEST(layout_of_protected_pixels_shows_line_and_row_boxes_on_the_grid_and_charges_them) {
+    FX(fx, NULL);
+    uint32_t w = 0, h = 0;
+    uint64_t id = png_window(&fx, "form_tk_v1.png", &w, &h);
+    REQUIRE(id);
+    char tok[32], args[96];
+    REQUIRE(pg_fx_snapshot(&fx, id, tok) == 0);
+    snprintf(args, sizeof args, "{\"token\":\"%s\"}", tok);
+    double before = pg_disclose_used(fx.b.disclose, fx.peer.uid, "window:1000");
+    pg_fx_reply r;
+    REQUIRE(pg_fx_call(&fx, "layout", args, NULL, 0, &r) == PG_OK);
+    int lines = 0, rows = 0;
+    CHECK(boxes_on_grid(cJSON_GetObjectItem(r.result, "lines"), w, h, &lines));
+    const cJSON *c;
+    cJSON_ArrayForEach(c, cJSON_GetObjectItem(r.result, "controls")) {
+        CHECK(boxes_on_grid(cJSON_GetObjectItem(c, "rows"), w, h, &rows));
+    }
+    CHECK(lines > 0 && rows > 0);
+    /* each control costs about 30 bits; the lines and rows add a box each */
+    size_t n_ctl = (size_t)cJSON_GetArraySize(cJSON_GetObjectItem(r.result, "controls"));
+    double charged = pg_disclose_used(fx.b.disclose, fx.peer.uid, "window:1000") - before;
+    CHECK(charged > (double)n_ctl * 20 + (double)(lines + rows) * 8);
+    pg_fx_reply_fini(&r);
+    pg_fx_fini(&fx);
+}
