@@ -94,8 +94,16 @@ static pg_err split_path(const char *path, char *dir, size_t dn, char *base, siz
 
 static void rotated_name(char *out, size_t n, const char *base, int i) { snprintf(out, n, "%s.%d", base, i); }
 
+/* Messages of a failed request reach its client: they name a file of the
+ * log by its name alone, never the broker's state path (the administrator
+ * knows the directory; the broker logs it at start). */
+static const char *file_name(const char *path) {
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
 static pg_err sys_err(pg_error *e, pg_err code, const char *what, const char *name, int err) {
-    return pg_error_set(e, code, NULL, "audit log: %s %s: %s", what, name, strerror(err));
+    return pg_error_set(e, code, NULL, "audit log: %s %s: %s", what, file_name(name), strerror(err));
 }
 
 static pg_err pread_all(pg_audit_fs_file f, void *buf, size_t n, uint64_t off, pg_error *e) {
@@ -340,7 +348,7 @@ static pg_err write_line(pg_audit *a, const char *line, size_t len, bool may_wai
     if (err || n != len) {
         cut_back(a);
         return pg_error_set(e, PG_E_INTERNAL, "free space on the broker's state filesystem; the operation was refused",
-                            "audit log %s: write failed: %s", a->path, err ? strerror(err) : "short write (disk full?)");
+                            "audit log: write failed: %s", err ? strerror(err) : "short write (disk full?)");
     }
     if (may_wait && a->flusher_on) {
         if (!a->dirty) {
@@ -351,7 +359,7 @@ static pg_err write_line(pg_audit *a, const char *line, size_t len, bool may_wai
     } else if ((err = sync_locked(a)) != 0) {
         cut_back(a);
         return pg_error_set(e, PG_E_INTERNAL, "check the broker's state filesystem; the operation was refused",
-                            "audit log %s: fdatasync failed: %s", a->path, strerror(err));
+                            "audit log: fdatasync failed: %s", strerror(err));
     }
     uint8_t h[PG_SHA256_LEN];
     pg_err rc = pg_sha256(line, len - 1, h, e);
@@ -512,21 +520,21 @@ static pg_err open_live(pg_audit *a, bool exclusive, pg_error *e) {
     int err = pg_audit_fs_open(a->dir, a->base, exclusive ? PG_AUDIT_FS_LIVE_NEW : PG_AUDIT_FS_LIVE, &fd);
     if (err == ELOOP)
         return pg_error_set(e, PG_E_BADINPUT, "replace the symlink by the log file itself",
-                            "audit log %s is a symlink; it is never followed", a->path);
+                            "audit log %s is a symlink; it is never followed", file_name(a->path));
     if (err == EBUSY) /* Windows: another process has it open for writing */
         return pg_error_set(e, PG_E_BADINPUT, "stop the other broker, or give this one its own --state-dir",
-                            "audit log %s is in use by another process (%s)", a->path, strerror(err));
-    if (err == EINVAL) return pg_error_set(e, PG_E_BADINPUT, NULL, "audit log %s is not a regular file", a->path);
+                            "audit log %s is in use by another process (%s)", file_name(a->path), strerror(err));
+    if (err == EINVAL) return pg_error_set(e, PG_E_BADINPUT, NULL, "audit log %s is not a regular file", file_name(a->path));
     if (err) return sys_err(e, err == EACCES || err == EROFS ? PG_E_BADINPUT : PG_E_INTERNAL, "cannot open", a->path, err);
     const char *bad = pg_audit_fs_file_unsafe(fd);
     if (bad) {
         pg_audit_fs_close(&fd);
-        return pg_error_set(e, PG_E_BADINPUT, NULL, "audit log %s %s", a->path, bad);
+        return pg_error_set(e, PG_E_BADINPUT, NULL, "audit log %s %s", file_name(a->path), bad);
     }
     if ((err = pg_audit_fs_lock(fd)) != 0) {
         pg_audit_fs_close(&fd);
         return pg_error_set(e, PG_E_BADINPUT, "stop the other broker, or give this one its own --state-dir",
-                            "audit log %s is in use by another process (%s)", a->path, strerror(err));
+                            "audit log %s is in use by another process (%s)", file_name(a->path), strerror(err));
     }
     pg_audit_fs_close(&a->fd);
     a->fd = fd;
@@ -540,7 +548,7 @@ static pg_err rotate_locked(pg_audit *a, pg_error *e) {
     if (!a->pending_create) {
         if (a->dirty && sync_locked(a) != 0)
             return pg_error_set(e, PG_E_INTERNAL, "check the broker's state filesystem",
-                                "audit log %s: fdatasync before rotation failed: %s", a->path, strerror(a->flush_errno));
+                                "audit log: fdatasync before rotation failed: %s", strerror(a->flush_errno));
         if (a->reserved_to) pg_audit_fs_truncate(a->fd, a->size); /* hand back the blocks reserved past its end */
         rotated_name(to, sizeof to, a->base, PG_AUDIT_KEEP);
         if (pg_audit_fs_exists(a->dir, to)) {
@@ -576,13 +584,13 @@ static pg_err rotate_locked(pg_audit *a, pg_error *e) {
 static pg_err ready_locked(pg_audit *a, pg_error *e) {
     if (a->flush_errno && sync_locked(a) != 0) /* records already answered may not be on disk: stop here */
         return pg_error_set(e, PG_E_INTERNAL, "check the broker's state filesystem; the operation was refused",
-                            "audit log %s: fdatasync failed: %s", a->path, strerror(a->flush_errno));
+                            "audit log: fdatasync failed: %s", strerror(a->flush_errno));
     if (a->broken) {
         int err = pg_audit_fs_truncate(a->fd, a->size);
         if (!err) err = pg_audit_fs_sync(a->fd);
         if (err)
             return pg_error_set(e, PG_E_INTERNAL, "check the broker's state filesystem",
-                                "audit log %s: cannot cut back a failed write: %s", a->path, strerror(err));
+                                "audit log: cannot cut back a failed write: %s", strerror(err));
         a->broken = false;
     }
     if (a->pending_create) return rotate_locked(a, e);
@@ -826,7 +834,7 @@ pg_err pg_audit_reserve(pg_audit *a, uint64_t bytes, pg_error *e) {
         int err = pg_audit_fs_reserve(a->fd, a->size, len);
         if (err)
             rc = pg_error_set(e, PG_E_INTERNAL, "free space on the broker's state filesystem; nothing was done",
-                              "audit log %s: no room for the next records (%s)", a->path,
+                              "audit log: no room for the next records (%s)",
                               err == EFBIG ? "file size limit" : strerror(err));
         else
             a->reserved_to = a->size + len;

@@ -173,6 +173,14 @@ pg_start_app() {
     pg_launch_app "$PG_AGENT" "$PG_STATE_FILE" "${PG_APP_GEOMETRY:-480x260+40+40}" "pixelgate demo"
 }
 
+# pg_as_direct USER CMD...: the same with the client's own stdout and stderr,
+# for the one call whose test is what a closed pipe does to the client
+# (pointer_verbs): its output is not searched for broker paths.
+pg_as_direct() {
+    local u=$1; shift
+    runuser -u "$u" -- env -i PATH="$PG_TMP/bin:/usr/bin:/bin" LANG=C.UTF-8 PIXELGATE_SOCKET="$PG_SOCK" "$@"
+}
+
 # pg_as USER CMD...: run the client (or anything) as USER with the socket set.
 # What the client (pixelgate, or an MCP client: node) prints is the agent's
 # to see, so it must never carry a path of the broker's (its state dir: the
@@ -188,16 +196,20 @@ pg_as() {
         return
         ;;
     esac
-    local seen rc
+    local seen rc fd tpid
     seen=$(mktemp "$PG_TMP/as.XXXXXX")
+    # Both streams pass through tee as they come (a reader that follows them,
+    # or closes them early, sees what it did before), and are kept to search.
+    exec {fd}> >(tee -a "$seen.e" >&2)
+    tpid=$!
     runuser -u "$u" -- env -i PATH="$PG_TMP/bin:/usr/bin:/bin" LANG=C.UTF-8 PIXELGATE_SOCKET="$PG_SOCK" "$@" \
-        >"$seen.o" 2>"$seen.e"
-    rc=$?
-    cat "$seen.o"
-    cat "$seen.e" >&2
+        2>&"$fd" | tee -a "$seen.o"
+    rc=${PIPESTATUS[0]}
+    exec {fd}>&-
+    wait "$tpid" 2>/dev/null
     # (a path the agent named itself, echoed back by its own client, is not a leak)
     if [[ "$*" != *"$PG_TMP/state"* && "$*" != *"$PG_TMP/etc"* ]] &&
-        grep -qF -e "$PG_TMP/state" -e "$PG_TMP/etc" "$seen.o" "$seen.e"; then
+        grep -qsF -e "$PG_TMP/state" -e "$PG_TMP/etc" "$seen.o" "$seen.e"; then
         echo "LEAK: '$*' showed the agent a broker path" >&2
         echo "$*" >>"$PG_TMP/path-leaks"
     fi

@@ -235,7 +235,7 @@ check "...and then the click goes through" test $? = 0
 # --- a script whose reader goes away stops before its next input, and still cleans up
 cancels() { grep -c '"event": "cancel"' "$LOG"; }
 C0=$(cancels)
-AS run - <<<"snapshot --window '$W'
+pg_as_direct "$PG_AGENT" pixelgate run - <<<"snapshot --window '$W'
 sleep 0.3
 scroll --window '$W' down --notches 5 --at $(centre "$CITY")
 finally
