@@ -83,14 +83,17 @@ cJSON *pg_call_token_json(pg_call *c, const pg_tok_meta *m) {
         cJSON_AddNumberToObject(r, "frame_width", m->width);
         cJSON_AddNumberToObject(r, "frame_height", m->height / m->frames);
     }
-    if (m->region_w) {
-        cJSON *g = cJSON_AddObjectToObject(r, "region");
-        cJSON_AddNumberToObject(g, "x", m->region_x);
-        cJSON_AddNumberToObject(g, "y", m->region_y);
-        cJSON_AddNumberToObject(g, "w", m->region_w);
-        cJSON_AddNumberToObject(g, "h", m->region_h);
-    }
+    pg_call_region_json(m, r);
     return r;
+}
+
+void pg_call_region_json(const pg_tok_meta *m, cJSON *into) {
+    if (!m->region_w) return;
+    cJSON *g = cJSON_AddObjectToObject(into, "region");
+    cJSON_AddNumberToObject(g, "x", m->region_x);
+    cJSON_AddNumberToObject(g, "y", m->region_y);
+    cJSON_AddNumberToObject(g, "w", m->region_w);
+    cJSON_AddNumberToObject(g, "h", m->region_h);
 }
 
 void pg_copy_utf8(char *dst, size_t cap, const char *src) {

@@ -205,6 +205,8 @@ pg_err pg_call_derived_token(pg_call *c, pg_img *img, const char *method, cJSON 
 /* The window a capture token is of, in its metadata: id, title, class, and
  * the account its program runs as now (for the approver; "" unknown). */
 void pg_call_meta_window(pg_tok_meta *m, const pg_window *w);
+/* "region": {x, y, w, h} of a token's capture into `into`, when it has one. */
+void pg_call_region_json(const pg_tok_meta *m, cJSON *into);
 /* A token's metadata as the client sees it: its digest is the SHA-256 when
  * the pixels are the caller's to have, else keyed (pg_disclose.h). */
 cJSON *pg_call_token_json(pg_call *c, const pg_tok_meta *m);

@@ -121,13 +121,7 @@ static cJSON *request_json(const pg_approval_info *in, const char *state_key) {
     }
     cJSON_AddNumberToObject(r, "width", m->width);
     cJSON_AddNumberToObject(r, "height", m->height);
-    if (m->region_w) {
-        cJSON *g = cJSON_AddObjectToObject(r, "region");
-        cJSON_AddNumberToObject(g, "x", m->region_x);
-        cJSON_AddNumberToObject(g, "y", m->region_y);
-        cJSON_AddNumberToObject(g, "w", m->region_w);
-        cJSON_AddNumberToObject(g, "h", m->region_h);
-    }
+    pg_call_region_json(m, r);
     cJSON_AddStringToObject(r, "captured_at", captured);
     cJSON_AddStringToObject(r, "sha256", m->sha256);
     return r;
