@@ -823,3 +823,30 @@ PG_TEST(capture_timing_median_of_50_is_reported) {
     printf("     capture of the %ux%u app, median of 50: window %.2f ms (%s), same screen rect %.2f ms (%s)\n",
            APP_W, APP_H, w, wm, s, sm);
 }
+
+/* selection_owner: the clipboard's owner window and process (this one's
+ * after it takes the clipboard); Windows has no PRIMARY selection. */
+PG_TEST(selection_owner_is_the_clipboards_owner_window_and_process) {
+    SETUP();
+    pg_error e;
+    uint64_t win = 1;
+    uint32_t pid = 1;
+    CHECK_EQ_INT(env.ops->selection_owner(env.p, "PRIMARY", &win, &pid, &e), PG_OK);
+    CHECK(win == 0 && pid == 0);
+    CHECK_EQ_INT(env.ops->selection_owner(env.p, "SECONDARY", &win, &pid, &e), PG_E_BADINPUT);
+    HWND mine = CreateWindowExW(0, L"STATIC", L"clipboard owner", 0, 0, 0, 1, 1, HWND_MESSAGE, NULL, NULL, NULL);
+    REQUIRE(mine != NULL);
+    REQUIRE(OpenClipboard(mine));
+    EmptyClipboard(); /* the opener becomes the owner */
+    HGLOBAL text = GlobalAlloc(GMEM_MOVEABLE, 6);
+    if (text) {
+        memcpy(GlobalLock(text), "hello", 6);
+        GlobalUnlock(text);
+        if (!SetClipboardData(CF_TEXT, text)) GlobalFree(text);
+    }
+    CloseClipboard();
+    CHECK_EQ_INT(env.ops->selection_owner(env.p, "CLIPBOARD", &win, &pid, &e), PG_OK);
+    CHECK(win == (uint64_t)(uintptr_t)mine);
+    CHECK_EQ_INT(pid, GetCurrentProcessId());
+    DestroyWindow(mine);
+}
