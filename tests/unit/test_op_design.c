@@ -17,7 +17,7 @@
 /* analyze-only with a small budget, so that an attack runs out of it quickly */
 #define SMALL_BUDGET_POLICY                                                                                \
     "{\"version\":1,\"clients\":{\"users\":[\"agent\"]},\"expose_pixels\":\"analyze-only\","             \
-    "\"disclosure\":{\"bits_per_source_hour\":3000,\"bits_per_user_hour\":6000}}"
+    "\"disclosure\":{\"bits_per_tile_hour\":3000,\"bits_per_user_hour\":6000}}"
 
 #define FX(fx, policy) \
     pg_fx fx;          \
@@ -185,7 +185,7 @@ PG_TEST(compare_of_a_protected_token_is_quantised_and_charged_and_the_agents_fil
     REQUIRE(pg_fx_snapshot(&fx, window_of(&fx, "cand", b), tok) == 0);
     pg_fx_reply x; /* the same comparison of the agent's own files: exact */
     REQUIRE(compare(&fx, NULL, a, NULL, b, NULL, &x) == PG_OK);
-    double before = pg_disclose_used(fx.b.disclose, fx.peer.uid, "window:1000");
+    double before = pg_disclose_used(fx.b.disclose, fx.peer.uid);
     pg_fx_reply r;
     REQUIRE(compare(&fx, NULL, a, tok, NULL, NULL, &r) == PG_OK);
     CHECK(pg_fx_str(&r, "resolution") != NULL);
@@ -228,7 +228,7 @@ PG_TEST(compare_of_a_protected_token_is_quantised_and_charged_and_the_agents_fil
     }
     CHECK(cJSON_GetArraySize(cJSON_GetObjectItem(r.result, "cv_findings")) <= 6);
     double told = pg_fx_num(&r, "disclosed_bits");
-    double charged = pg_disclose_used(fx.b.disclose, fx.peer.uid, "window:1000") - before;
+    double charged = pg_disclose_used(fx.b.disclose, fx.peer.uid) - before;
     CHECK(told > 50 && told < 1500);
     /* the answer's bits, plus one per diagnostic token (its keyed digest) */
     CHECK(fabs(charged - told - cJSON_GetArraySize(cJSON_GetObjectItem(r.result, "visuals"))) < 0.1);
@@ -370,7 +370,7 @@ PG_TEST(attack_hill_climbing_a_protected_colour_through_compare_is_coarse_and_st
     CHECK(answered >= 1);
     CHECK(told <= 3000 + 1e-6); /* no more than the source's budget was told */
     /* the ledger holds what the answers said they cost, and the snapshot's bit */
-    CHECK(fabs(pg_disclose_used(fx.b.disclose, fx.peer.uid, "window:1000") - 1 - told) < 0.05 * answered + 0.01);
+    CHECK(fabs(pg_disclose_used(fx.b.disclose, fx.peer.uid) - 1 - told) < 0.05 * answered + 0.01);
     CHECK(pg_fx_audit_count(&fx, "compare", "POLICY_REFUSED") >= 1);
     pg_img_free(s);
     pg_fx_fini(&fx);
