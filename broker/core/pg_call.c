@@ -578,7 +578,7 @@ static pg_err question_of(pg_call *c, uint64_t *q, pg_error *e) {
 static void refusal_details(pg_call *c, const pg_disclose_receipt *r) {
     if (c->details) return;
     c->details = cJSON_CreateObject();
-    cJSON_AddNumberToObject(c->details, "disclosure_balance_bits", floor(r->balance));
+    cJSON_AddNumberToObject(c->details, "disclosure_balance_bits", r->balance);
     if (r->retry_s >= 0) cJSON_AddNumberToObject(c->details, "retry_after_s", r->retry_s);
 }
 

@@ -99,10 +99,14 @@ static pg_err tile_digest(const pg_disclose *d, const uint8_t *rgba, size_t stri
     size_t n = 0;
     memcpy(buf, d->key, sizeof d->key), n += sizeof d->key;
     memcpy(buf + n, &cw, 4), memcpy(buf + n + 4, &ch, 4), n += 8;
-    for (uint32_t r = 0; r < ch; r++, n += (size_t)cw * 4)
+    size_t first = n;
+    bool flat = true;
+    for (uint32_t r = 0; r < ch; r++, n += (size_t)cw * 4) {
         memcpy(buf + n, rgba + (size_t)(y + r) * stride + (size_t)x * 4, (size_t)cw * 4);
+        for (size_t i = 0; flat && i < (size_t)cw * 4; i += 4) flat = !memcmp(buf + n + i, buf + first, 4);
+    }
     pg_err rc = pg_sha256(buf, n, md, e);
-    if (!rc) memcpy(out->b, md, sizeof out->b);
+    if (!rc) memcpy(out->b, md, sizeof out->b), out->flat = flat;
     return rc;
 }
 
@@ -170,12 +174,12 @@ static size_t tile_hash(const pg_disclose_tile *t) {
 }
 
 static tile_slot *find_tile(const user_slot *u, const pg_disclose_tile *t) {
-    if (!u->cap) return NULL;
-    for (size_t i = tile_hash(t) & (u->cap - 1);; i = (i + 1) & (u->cap - 1)) {
+    for (size_t k = 0, i = u->cap ? tile_hash(t) & (u->cap - 1) : 0; k < u->cap; k++, i = (i + 1) & (u->cap - 1)) {
         tile_slot *s = &u->tiles[i];
         if (!s->used) return NULL;
         if (!memcmp(s->key.b, t->b, sizeof t->b)) return s;
     }
+    return NULL;
 }
 
 /* What is booked on s now: refilled at the cap per hour since it was booked. */
@@ -185,14 +189,22 @@ static double tile_booked(const tile_slot *s, const pg_policy_view *v, double no
     return b > 0 ? b : 0;
 }
 
+/* A flat tile's colour is all it can reveal (PG_DISCLOSE_FLAT_BITS): once
+ * that much is booked on it no answer can tell more about it, and its share
+ * is free. Under a cap below that, flat tiles are capped like any other. */
+static bool tile_exhaustible(const pg_disclose_tile *t, const pg_policy_view *v) {
+    return t->flat && v->bits_per_tile_hour > PG_DISCLOSE_FLAT_BITS;
+}
+
 static bool tile_seen(const tile_slot *s, uint64_t q) {
     for (int i = 0; s && i < SEEN; i++)
         if (s->seen[i] == q) return true;
     return false;
 }
 
+/* Never full: user_room keeps a quarter of the table free. */
 static void tile_put(user_slot *u, const tile_slot *src) {
-    for (size_t i = tile_hash(&src->key) & (u->cap - 1);; i = (i + 1) & (u->cap - 1))
+    for (size_t k = 0, i = tile_hash(&src->key) & (u->cap - 1); k < u->cap; k++, i = (i + 1) & (u->cap - 1))
         if (!u->tiles[i].used) {
             u->tiles[i] = *src;
             u->n++;
@@ -235,10 +247,18 @@ static pg_disclose_tile *distinct(const pg_disclose_tile *t, size_t n, size_t *o
     return c;
 }
 
+/* What a refusal or caps shows of a balance and a wait: coarse, because
+ * whether a tile was new to a question is a fact about pixels (their
+ * equality with content charged before); steps of 1 Kibit and 10 s leave
+ * at most about a bit of it per refusal. */
+static double coarse_bits(double b) { return floor(b / 1024) * 1024; }
+static double coarse_wait(double s) { return ceil(s / 10) * 10; }
+
 static pg_err refuse_tile(const pg_policy_view *v, double bits, double share, double booked, pg_disclose_receipt *r,
                           pg_error *e) {
     double rate = per_s(v->bits_per_tile_hour);
-    r->retry_s = share > v->bits_per_tile_hour || rate <= 0 ? -1 : ceil((booked + share - v->bits_per_tile_hour) / rate);
+    r->retry_s =
+        share > v->bits_per_tile_hour || rate <= 0 ? -1 : coarse_wait((booked + share - v->bits_per_tile_hour) / rate);
     if (r->retry_s < 0)
         return pg_error_set(e, PG_E_POLICY, "ask about a larger region, or ask the administrator to release pixels",
                             "this answer (%.0f bits, %.1f per 16x16 tile it is about) would pass the budget of %u "
@@ -246,13 +266,13 @@ static pg_err refuse_tile(const pg_policy_view *v, double bits, double share, do
                             bits, share, v->bits_per_tile_hour);
     return pg_error_set(e, PG_E_POLICY, "wait, or ask the administrator to release pixels",
                         "this answer (%.0f bits, %.1f per 16x16 tile it is about) would pass the budget of %u bits "
-                        "per hour per tile content (%.1f booked on one of them): enough is back in %.0f s",
-                        bits, share, v->bits_per_tile_hour, booked, r->retry_s);
+                        "per hour per tile content: enough is back in %.0f s",
+                        bits, share, v->bits_per_tile_hour, r->retry_s);
 }
 
 static pg_err refuse_user(const pg_policy_view *v, double cost, double level, pg_disclose_receipt *r, pg_error *e) {
     double rate = per_s(v->bits_per_user_hour);
-    r->retry_s = cost > v->bits_per_user_hour || rate <= 0 ? -1 : ceil((cost - level) / rate);
+    r->retry_s = cost > v->bits_per_user_hour || rate <= 0 ? -1 : coarse_wait((cost - level) / rate);
     if (r->retry_s < 0)
         return pg_error_set(e, PG_E_POLICY, "ask about less at once, or ask the administrator to release pixels",
                             "this answer (%.0f new bits about pixels you may not have) is more than your whole "
@@ -261,10 +281,19 @@ static pg_err refuse_user(const pg_policy_view *v, double cost, double level, pg
     return pg_error_set(e, PG_E_POLICY, "wait, or ask the administrator to release pixels",
                         "this answer (%.0f new bits about pixels you may not have) would pass your budget of %u bits "
                         "per hour (%.0f left, refilling continuously): enough is back in %.0f s",
-                        cost, v->bits_per_user_hour, level, r->retry_s);
+                        cost, v->bits_per_user_hour, coarse_bits(level), r->retry_s);
 }
 
-/* Books share on every tile new to question q (the check passed). */
+/* What tile t takes of a share now: all of it, or for a flat tile what it
+ * can still reveal. */
+static double tile_take(const tile_slot *s, const pg_disclose_tile *t, const pg_policy_view *v, double share,
+                        double now) {
+    if (!tile_exhaustible(t, v)) return share;
+    double room = PG_DISCLOSE_FLAT_BITS - tile_booked(s, v, now);
+    return room <= 0 ? 0 : room < share ? room : share;
+}
+
+/* Books what each tile new to question q takes of share (the check passed). */
 static void book(user_slot *u, const pg_disclose_tile *t, size_t n, uint64_t q, double share,
                  const pg_policy_view *v, double now) {
     for (size_t i = 0; i < n; i++) {
@@ -274,39 +303,45 @@ static void book(user_slot *u, const pg_disclose_tile *t, size_t n, uint64_t q, 
             tile_put(u, &(tile_slot){.used = true, .key = t[i], .t = now});
             s = find_tile(u, &t[i]);
         }
-        s->booked = tile_booked(s, v, now) + share;
+        double take = tile_take(s, &t[i], v, share, now);
+        s->booked = tile_booked(s, v, now) + take;
         s->t = now;
         s->seen[s->next] = q;
         s->next = (uint8_t)((s->next + 1) % SEEN);
     }
 }
 
-/* The check, under the lock: what the answer costs, or why it is refused. */
+/* The check, under the lock: what the answer costs (the shares of the tiles
+ * new to the question), or why it is refused. */
 static pg_err charge_locked(pg_disclose *d, const pg_policy_view *v, user_slot *u, const pg_disclose_tile *t,
                             size_t n, uint64_t q, double bits, pg_disclose_receipt *r, pg_error *e) {
     double now = d->now_s(d->now_ctx);
-    double level = user_level(u, v, now), share = n ? bits / (double)n : bits, worst = 0;
+    /* Room first, for every tile of the answer (an upper bound of what it
+     * adds): a rebuild forgets refilled entries, and what is counted below
+     * must be what is booked. */
+    if (n && !user_room(u, n, v, now))
+        return pg_error_set(e, PG_E_POLICY, "wait a few minutes, or ask the administrator to release pixels",
+                            "your disclosure ledger is full (%u tile contents with budget booked on them)",
+                            PG_DISCLOSE_USER_TILES);
+    double level = user_level(u, v, now), share = n ? bits / (double)n : bits, cost = n ? 0 : bits, worst = 0;
+    bool over = false;
     for (size_t i = 0; i < n; i++) {
         const tile_slot *s = find_tile(u, &t[i]);
         if (tile_seen(s, q)) continue; /* this question about this content: charged already */
         r->n_new++;
+        cost += tile_take(s, &t[i], v, share, now);
         double b = tile_booked(s, v, now);
-        if (b > worst) worst = b;
+        if (!tile_exhaustible(&t[i], v) && b + share > v->bits_per_tile_hour) over = true, worst = b > worst ? b : worst;
     }
-    r->balance = level;
+    r->balance = coarse_bits(level);
     if (n && !r->n_new) return PG_OK; /* a question repeated on the same content tells nothing new */
-    if (n && worst + share > v->bits_per_tile_hour) return refuse_tile(v, bits, share, worst, r, e);
-    double cost = n ? share * (double)r->n_new : bits;
+    if (over) return refuse_tile(v, bits, share, worst, r, e);
     if (cost > level) return refuse_user(v, cost, level, r, e);
-    if (n && !user_room(u, r->n_new, v, now))
-        return pg_error_set(e, PG_E_POLICY, "wait a few minutes, or ask the administrator to release pixels",
-                            "your disclosure ledger is full (%u tile contents with budget booked on them)",
-                            PG_DISCLOSE_USER_TILES);
     book(u, t, n, q, share, v, now);
     u->level = level - cost;
     u->charged += cost;
     r->charged = cost;
-    r->balance = u->level;
+    r->balance = coarse_bits(u->level);
     return PG_OK;
 }
 
@@ -343,7 +378,7 @@ double pg_disclose_balance(pg_disclose *d, const pg_policy_view *v, uint32_t uid
     user_slot *u = find_user(d, uid, false);
     double l = u ? user_level(u, v, d->now_s(d->now_ctx)) : v->bits_per_user_hour;
     pthread_mutex_unlock(&d->lock);
-    return l;
+    return coarse_bits(l);
 }
 
 double pg_disclose_tile_booked(pg_disclose *d, const pg_policy_view *v, uint32_t uid, const pg_disclose_tile *t) {

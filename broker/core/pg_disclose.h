@@ -58,16 +58,19 @@
 typedef struct pg_disclose pg_disclose;
 
 /* The keyed digest of one tile's pixels (128 bits: collisions cannot be
- * aimed, the key is the broker run's). */
+ * aimed, the key is the broker run's), and whether every pixel of it is
+ * the same (flat: its colour says all there is, PG_DISCLOSE_FLAT_BITS). */
 typedef struct {
     uint8_t b[16];
+    uint8_t flat;
 } pg_disclose_tile;
+#define PG_DISCLOSE_FLAT_BITS 25 /* one RGBA colour of 24 bits and "it is flat" */
 
 /* What a charge did, or why it was refused. */
 typedef struct {
     double charged;  /* bits booked (0 when refused or nothing was new) */
-    double balance;  /* the user's bits left after it */
-    double retry_s;  /* refused: seconds until enough is back (-1: never, ask less) */
+    double balance;  /* the user's bits left after it, rounded down to 1024 */
+    double retry_s;  /* refused: seconds until enough is back, rounded up to 10 (-1: never, ask less) */
     size_t n_new;    /* tiles new to the question */
 } pg_disclose_receipt;
 
@@ -100,7 +103,8 @@ pg_err pg_disclose_charge(pg_disclose *d, const pg_policy_view *v, uint32_t uid,
                           size_t n, uint64_t question, double bits, pg_disclose_receipt *rc, pg_error *e);
 /* Bits charged to uid since the broker started (the audit records' sum). */
 double pg_disclose_used(pg_disclose *d, uint32_t uid);
-/* Bits uid may still be charged now (its budget refilled to this moment). */
+/* Bits uid may still be charged now (its budget refilled to this moment),
+ * rounded down to 1024: what an agent is shown of its own budget. */
 double pg_disclose_balance(pg_disclose *d, const pg_policy_view *v, uint32_t uid);
 /* Bits booked now on one tile content of uid (refill applied). */
 double pg_disclose_tile_booked(pg_disclose *d, const pg_policy_view *v, uint32_t uid, const pg_disclose_tile *t);
