@@ -384,7 +384,8 @@ pg_err pg_call_token_image(pg_call *c, const char *token, pg_img **out, char lab
     if (!rc && pg_disclose_protected(c->view)) {
         pg_call_source(c, m.source[0] ? m.source : "token");
         pg_img_rect r;
-        pg_call_tiles(c, *out, arg_region(c, &r) ? &r : NULL);
+        pg_disclose_origin o;
+        pg_call_tiles(c, *out, arg_region(c, &r) ? &r : NULL, pg_call_tiles_origin(&m, &o) ? &o : NULL);
     }
     if (!c->audit.image_sha256[0]) memcpy(c->audit.image_sha256, m.sha256, sizeof c->audit.image_sha256);
     if (!c->audit.token[0]) memcpy(c->audit.token, m.token, sizeof c->audit.token);
@@ -523,12 +524,18 @@ void pg_call_source(pg_call *c, const char *source) {
     snprintf(c->sources[i], sizeof c->sources[i], "%s", source);
 }
 
-void pg_call_tiles(pg_call *c, const pg_img *img, const pg_img_rect *r) {
+void pg_call_tiles(pg_call *c, const pg_img *img, const pg_img_rect *r, const pg_disclose_origin *o) {
     if (!pg_disclose_protected(c->view) || !img) return;
     pg_error e;
-    if (pg_disclose_tiles(c->b->disclose, img->px, img->width, img->height, img->stride, r, &c->tiles, &c->n_tiles,
-                          &c->cap_tiles, &e))
+    if (pg_disclose_tiles(c->b->disclose, img->px, img->width, img->height, img->stride, r, o, &c->tiles,
+                          &c->n_tiles, &c->cap_tiles, &e))
         c->tiles_failed = true;
+}
+
+bool pg_call_tiles_origin(const pg_tok_meta *m, pg_disclose_origin *o) {
+    if (!m->region_w || m->width != m->region_w || m->height != m->region_h || !m->source[0]) return false;
+    *o = (pg_disclose_origin){m->region_x, m->region_y, m->source};
+    return true;
 }
 
 void pg_call_tiles_free(pg_call *c) {

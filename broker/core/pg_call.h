@@ -221,10 +221,15 @@ bool pg_call_protected(const pg_call *c);
 /* Records a source of protected pixels the request read ("window:ID", "screen"). */
 void pg_call_source(pg_call *c, const char *source);
 /* Records the tile contents of protected pixels the answer will be about:
- * the cells of img that meet r (NULL: all of it). Nothing when the caller may
- * have the pixels. Every read of a token or a capture does it already; a
- * handler that makes pixels of its own (a stored snapshot) adds them. */
-void pg_call_tiles(pg_call *c, const pg_img *img, const pg_img_rect *r);
+ * the cells of img that meet r (NULL: all of it), on the grid of its source
+ * when o says where a crop sits in it (NULL: img's own grid). Nothing when
+ * the caller may have the pixels. Every read of a token or a capture does it
+ * already; a handler that makes pixels of its own (a stored snapshot) adds
+ * them. */
+void pg_call_tiles(pg_call *c, const pg_img *img, const pg_img_rect *r, const pg_disclose_origin *o);
+/* Where a token's pixels sit in their source, when they are an unscaled crop
+ * of it (o filled, true); false for a whole capture or a scaled one. */
+bool pg_call_tiles_origin(const pg_tok_meta *m, pg_disclose_origin *o);
 /* Frees what pg_call_tiles kept (the dispatcher, after the handler). */
 void pg_call_tiles_free(pg_call *c);
 /* Charges an answer's bits to the tile contents the request read (nothing

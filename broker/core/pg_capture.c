@@ -148,7 +148,8 @@ pg_err pg_capture_checked(pg_call *c, pg_window *w, const pg_rect *region, pg_ca
         snprintf(src, sizeof src, "window:%llu", (unsigned long long)w->id);
         pg_call_source(c, src);
         pg_img px = {.px = cap->rgba, .width = cap->width, .height = cap->height, .stride = cap->stride};
-        pg_call_tiles(c, &px, NULL);
+        pg_disclose_origin o = {cap->origin_x - w->x, cap->origin_y - w->y, src}; /* a region: the window's grid */
+        pg_call_tiles(c, &px, NULL, region ? &o : NULL);
     }
     return PG_OK;
 }

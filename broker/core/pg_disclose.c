@@ -120,22 +120,50 @@ static pg_err tiles_grow(pg_disclose_tile **tiles, size_t need, size_t *cap, pg_
     return PG_OK;
 }
 
+/* A cell a crop cut: SHA-256 of the run's key, the source's name and the
+ * cell's place in it. */
+static pg_err place_digest(const pg_disclose *d, const char *place, int64_t sx, int64_t sy, pg_disclose_tile *out,
+                           pg_error *e) {
+    uint8_t buf[sizeof d->key + 16 + PG_DISCLOSE_SOURCE_MAX], md[PG_SHA256_LEN];
+    size_t len = strnlen(place, PG_DISCLOSE_SOURCE_MAX);
+    memcpy(buf, d->key, sizeof d->key);
+    memcpy(buf + sizeof d->key, &sx, 8), memcpy(buf + sizeof d->key + 8, &sy, 8);
+    memcpy(buf + sizeof d->key + 16, place, len);
+    pg_err rc = pg_sha256(buf, sizeof d->key + 16 + len, md, e);
+    if (!rc) memcpy(out->b, md, sizeof out->b), out->flat = 0, out->placed = 1;
+    return rc;
+}
+
+/* The first cell boundary at or left of 0 for a grid at origin o. */
+static int64_t grid_start(int32_t origin) {
+    int64_t m = ((int64_t)origin % PG_DISCLOSE_TILE + PG_DISCLOSE_TILE) % PG_DISCLOSE_TILE;
+    return -m;
+}
+
 pg_err pg_disclose_tiles(pg_disclose *d, const uint8_t *rgba, uint32_t w, uint32_t h, size_t stride,
-                         const pg_img_rect *r, pg_disclose_tile **tiles, size_t *n, size_t *cap, pg_error *e) {
-    const uint32_t T = PG_DISCLOSE_TILE;
-    uint64_t x0 = 0, y0 = 0, x1 = w, y1 = h; /* the cells that meet r */
+                         const pg_img_rect *r, const pg_disclose_origin *o, pg_disclose_tile **tiles, size_t *n,
+                         size_t *cap, pg_error *e) {
+    const int64_t T = PG_DISCLOSE_TILE;
+    int64_t x1 = w, y1 = h, gx = o ? grid_start(o->x) : 0, gy = o ? grid_start(o->y) : 0;
+    int64_t x0 = gx, y0 = gy; /* the cells that meet r */
     if (r) {
-        x0 = r->x / T * T, y0 = r->y / T * T;
-        x1 = (uint64_t)r->x + r->w < w ? (uint64_t)r->x + r->w : w;
-        y1 = (uint64_t)r->y + r->h < h ? (uint64_t)r->y + r->h : h;
+        x0 = gx + ((int64_t)r->x - gx) / T * T, y0 = gy + ((int64_t)r->y - gy) / T * T;
+        x1 = (int64_t)r->x + r->w < w ? (int64_t)r->x + r->w : w;
+        y1 = (int64_t)r->y + r->h < h ? (int64_t)r->y + r->h : h;
     }
     if (x0 >= x1 || y0 >= y1) return PG_OK;
     size_t cells = (size_t)((x1 - x0 + T - 1) / T) * (size_t)((y1 - y0 + T - 1) / T);
     pg_err rc = tiles_grow(tiles, *n + cells, cap, e);
-    for (uint64_t y = y0; !rc && y < y1; y += T)
-        for (uint64_t x = x0; !rc && x < x1; x += T) {
-            uint32_t cw = (uint32_t)(x + T <= w ? T : w - x), ch = (uint32_t)(y + T <= h ? T : h - y);
-            rc = tile_digest(d, rgba, stride, (uint32_t)x, (uint32_t)y, cw, ch, &(*tiles)[*n], e);
+    for (int64_t y = y0; !rc && y < y1; y += T)
+        for (int64_t x = x0; !rc && x < x1; x += T) {
+            int64_t cx = x < 0 ? 0 : x, cy = y < 0 ? 0 : y;
+            int64_t cw = (x + T < (int64_t)w ? x + T : w) - cx, ch = (y + T < (int64_t)h ? y + T : h) - cy;
+            pg_disclose_tile *t = &(*tiles)[*n];
+            memset(t, 0, sizeof *t);
+            if (o && o->place && (cw < T || ch < T))
+                rc = place_digest(d, o->place, o->x + x, o->y + y, t, e);
+            else
+                rc = tile_digest(d, rgba, stride, (uint32_t)cx, (uint32_t)cy, (uint32_t)cw, (uint32_t)ch, t, e);
             if (!rc) (*n)++;
         }
     return rc;
@@ -298,7 +326,7 @@ static void book(user_slot *u, const pg_disclose_tile *t, size_t n, uint64_t q, 
                  const pg_policy_view *v, double now) {
     for (size_t i = 0; i < n; i++) {
         tile_slot *s = find_tile(u, &t[i]);
-        if (tile_seen(s, q)) continue;
+        if (!t[i].placed && tile_seen(s, q)) continue;
         if (!s) {
             tile_put(u, &(tile_slot){.used = true, .key = t[i], .t = now});
             s = find_tile(u, &t[i]);
@@ -327,7 +355,7 @@ static pg_err charge_locked(pg_disclose *d, const pg_policy_view *v, user_slot *
     bool over = false;
     for (size_t i = 0; i < n; i++) {
         const tile_slot *s = find_tile(u, &t[i]);
-        if (tile_seen(s, q)) continue; /* this question about this content: charged already */
+        if (!t[i].placed && tile_seen(s, q)) continue; /* this question about this content: charged already */
         r->n_new++;
         cost += tile_take(s, &t[i], v, share, now);
         double b = tile_booked(s, v, now);

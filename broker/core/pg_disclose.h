@@ -63,7 +63,18 @@ typedef struct pg_disclose pg_disclose;
 typedef struct {
     uint8_t b[16];
     uint8_t flat;
+    uint8_t placed; /* a cell a crop cut: keyed by its place in the source, always charged */
 } pg_disclose_tile;
+
+/* Where an image's first pixel sits in its source (window or screen
+ * coordinates) when the image is a crop of it, and the source's name: cells
+ * are cut on the source's grid, so every crop of the same pixels yields the
+ * same tiles, and a cell the crop cut (part of a cell) is keyed by its place
+ * in the source, whatever part of it the crop holds. */
+typedef struct {
+    int32_t x, y;
+    const char *place;
+} pg_disclose_origin;
 #define PG_DISCLOSE_FLAT_BITS 25 /* one RGBA colour of 24 bits and "it is flat" */
 
 /* What a charge did, or why it was refused. */
@@ -88,11 +99,12 @@ bool pg_disclose_protected(const pg_policy_view *v);
 pg_err pg_disclose_area(const pg_policy_view *v, uint64_t area, const char *what, pg_error *e);
 
 /* Appends to *tiles (growing it, *n and *cap) the digests of the 16x16 cells
- * of the w x h RGBA image (rows stride bytes apart) that meet r (NULL: all),
- * on the grid anchored at the image's first pixel; cells cut by the image's
- * edge are digests of what is there. */
+ * of the w x h RGBA image (rows stride bytes apart) that meet r (NULL: all).
+ * o NULL: the grid is anchored at the image's first pixel and cells cut by
+ * its edge are digests of what is there; else as pg_disclose_origin says. */
 pg_err pg_disclose_tiles(pg_disclose *d, const uint8_t *rgba, uint32_t w, uint32_t h, size_t stride,
-                         const pg_img_rect *r, pg_disclose_tile **tiles, size_t *n, size_t *cap, pg_error *e);
+                         const pg_img_rect *r, const pg_disclose_origin *o, pg_disclose_tile **tiles, size_t *n,
+                         size_t *cap, pg_error *e);
 
 /* Charges an answer of bits about tiles[0..n) (duplicates allowed) asked as
  * question (a digest of the operation and its arguments) to uid's ledger,

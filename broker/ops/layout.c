@@ -35,7 +35,7 @@ static pg_err capture_as_token(pg_call *c, const pg_target *t, pg_img **img, pg_
     pg_copy_utf8(m->window_title, sizeof m->window_title, w.title);
     pg_copy_utf8(m->window_class, sizeof m->window_class, w.class_name);
     if (pg_disclose_protected(c->view)) pg_call_source(c, m->source);
-    pg_call_tiles(c, *img, NULL);
+    pg_call_tiles(c, *img, NULL, NULL);
     pg_img *keep = NULL;
     rc = pg_img_clone(*img, &keep, e); /* the store takes its own copy's pixels */
     if (!rc) rc = pg_call_store_image(c, keep, m, e);

@@ -114,7 +114,7 @@ PG_TEST(a_flat_tile_is_charged_up_to_its_colour_and_then_free) {
     pg_disclose_tile *t = NULL;
     size_t n = 0, cap = 0;
     pg_error e;
-    REQUIRE(pg_disclose_tiles(d, px, 32, 16, 32 * 4, NULL, &t, &n, &cap, &e) == PG_OK);
+    REQUIRE(pg_disclose_tiles(d, px, 32, 16, 32 * 4, NULL, NULL, &t, &n, &cap, &e) == PG_OK);
     REQUIRE(n == 2);
     CHECK(t[0].flat && !t[1].flat);
     pg_disclose_receipt r;
