@@ -202,3 +202,41 @@ PG_TEST(the_busy_agent_replayed_for_two_hours_is_never_refused_and_its_balance_i
     pg_disclose_free(d);
     pg_policy_free(p);
 }
+
+static bool has_tile(const pg_disclose_tile *t, size_t n, const pg_disclose_tile *x) {
+    for (size_t i = 0; i < n; i++)
+        if (!memcmp(t[i].b, x->b, sizeof x->b)) return true;
+    return false;
+}
+
+/* A crop at another offset is no fresh content: its whole cells are the full
+ * capture's tiles, and the cells it cut are keyed by their place. */
+PG_TEST(a_region_capture_is_cut_on_its_windows_grid_and_its_cut_cells_by_place) {
+    pg_disclose *d = NULL;
+    REQUIRE(pg_disclose_new(&d, NULL) == PG_OK);
+    enum { W = 64, H = 48 };
+    static uint8_t full[W * H * 4];
+    for (size_t i = 0; i < sizeof full; i++) full[i] = (uint8_t)(i * 2654435761u >> 13);
+    pg_disclose_tile *a = NULL, *b = NULL;
+    size_t na = 0, ca = 0, nb = 0, cb = 0;
+    pg_error e;
+    REQUIRE(pg_disclose_tiles(d, full, W, H, W * 4, NULL, NULL, &a, &na, &ca, &e) == PG_OK);
+    CHECK_EQ_INT(na, 12);
+    /* the crop x 5..58, y 3..44 of the window, as snapshot --region stores it */
+    pg_disclose_origin o = {5, 3, "window:7"};
+    REQUIRE(pg_disclose_tiles(d, full + (3 * W + 5) * 4, 54, 42, W * 4, NULL, &o, &b, &nb, &cb, &e) == PG_OK);
+    size_t whole = 0, placed = 0;
+    for (size_t i = 0; i < nb; i++) {
+        if (b[i].placed) placed++;
+        else whole += has_tile(a, na, &b[i]);
+    }
+    CHECK_EQ_INT(whole, 2);  /* the cells (16,16) and (32,16) lie wholly inside the crop */
+    CHECK_EQ_INT(placed, nb - 2);
+    pg_disclose_tile *c = NULL; /* another crop cutting the same cell elsewhere: the same place key */
+    size_t nc = 0, cc = 0;
+    pg_disclose_origin o2 = {9, 3, "window:7"};
+    REQUIRE(pg_disclose_tiles(d, full + (3 * W + 9) * 4, 20, 20, W * 4, NULL, &o2, &c, &nc, &cc, &e) == PG_OK);
+    CHECK(nc > 0 && c[0].placed && has_tile(b, nb, &c[0]));
+    free(a), free(b), free(c);
+    pg_disclose_free(d);
+}
