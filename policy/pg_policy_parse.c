@@ -32,7 +32,7 @@
 #define DEF_ROTATE_MB 64u
 #define DEF_AUDIT_FLUSH_MS 20u /* group commit: docs/audit.md "Durability" */
 #define DEF_BITS_PER_TILE_HOUR 128u /* per 16x16 tile content: see docs/threat-model.md */
-#define DEF_BITS_PER_USER_HOUR 8388608u /* 8 Mibit: the busy agent of tests/integration/busy_agent.sh uses 6 */
+#define DEF_BITS_PER_USER_HOUR 8388608u /* 8 Mibit: tests/integration/busy_agent.sh is charged up to 6 an hour */
 #define DEF_MIN_AREA 1024u             /* 32 x 32 */
 #define MIB 1048576ull
 
