@@ -18,7 +18,7 @@ PG_SCREEN=1920x1080x24
 PG_APP_GEOMETRY=1920x1080+0+0
 # Many comparisons of the same window: a disclosure budget to match.
 PG_POLICY_JSON='{"version": 1, "clients": {"users": ["pgbench"]}, "tokens": {"ttl_s": 120, "spool_quota_mb": 16384},
- "disclosure": {"bits_per_source_hour": 100000000, "bits_per_user_hour": 100000000}}'
+ "disclosure": {"bits_per_tile_hour": 100000000, "bits_per_user_hour": 100000000}}'
 pg_require_root
 pg_require_tools hyperfine import node jq
 [ -x "$PG_BUILD/bench/bench_broker" ] || pg_die "build first: cmake --build $PG_BUILD --target bench_broker pixelgated pixelgate"

@@ -150,10 +150,11 @@ typedef struct {
     uint64_t max_pixels;         /* decoded width*height of one input image */
     /* What numeric answers (digests, counts, boxes, scores) may reveal about
      * pixels this user may not have (expose_pixels is not allow): at most
-     * bits_per_source_hour about one source (a window, the screen) and
-     * bits_per_user_hour in all, in any hour; answers about fewer than
-     * min_area pixels are refused. docs/threat-model.md. */
-    uint32_t bits_per_source_hour;
+     * bits_per_tile_hour about the content of one 16x16 tile and
+     * bits_per_user_hour in all, each a budget that refills continuously at
+     * that many bits per hour; answers about fewer than min_area pixels are
+     * refused. docs/threat-model.md. */
+    uint32_t bits_per_tile_hour;
     uint32_t bits_per_user_hour;
     uint32_t min_area;
 } pg_policy_view;

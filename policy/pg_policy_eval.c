@@ -258,7 +258,7 @@ cJSON *pg_policy_view_to_json(const pg_policy_view *v) {
         !cJSON_AddNumberToObject(o, "spool_quota_bytes", (double)v->spool_quota_bytes) ||
         !cJSON_AddNumberToObject(o, "max_input_bytes", (double)v->max_input_bytes) ||
         !cJSON_AddNumberToObject(o, "max_pixels", (double)v->max_pixels) ||
-        !cJSON_AddNumberToObject(o, "disclosure_bits_per_source_hour", v->bits_per_source_hour) ||
+        !cJSON_AddNumberToObject(o, "disclosure_bits_per_tile_hour", v->bits_per_tile_hour) ||
         !cJSON_AddNumberToObject(o, "disclosure_bits_per_user_hour", v->bits_per_user_hour) ||
         !cJSON_AddNumberToObject(o, "disclosure_min_area", v->min_area))
         goto fail;

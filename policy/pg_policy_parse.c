@@ -31,8 +31,8 @@
 #define DEF_MAX_RESPONSE 65536u
 #define DEF_ROTATE_MB 64u
 #define DEF_AUDIT_FLUSH_MS 20u /* group commit: docs/audit.md "Durability" */
-#define DEF_BITS_PER_SOURCE_HOUR 8192u /* 1 KiB: see docs/threat-model.md */
-#define DEF_BITS_PER_USER_HOUR 16384u
+#define DEF_BITS_PER_TILE_HOUR 128u /* per 16x16 tile content: see docs/threat-model.md */
+#define DEF_BITS_PER_USER_HOUR 8388608u /* 8 Mibit: tests/integration/busy_agent.sh is charged up to 6 an hour */
 #define DEF_MIN_AREA 1024u             /* 32 x 32 */
 #define MIB 1048576ull
 
@@ -654,7 +654,7 @@ static const char *const capture_keys[] = {"deny_windows", "other_users", NULL};
 static const char *const input_keys[] = {"allow_windows", "other_users", "hold_idle_s", "hold_max_s", "paste_other_users", NULL};
 static const char *const tokens_keys[] = {"ttl_s", "spool_quota_mb", NULL};
 static const char *const images_keys[] = {"max_input_bytes", "max_pixels", NULL};
-static const char *const disclosure_keys[] = {"bits_per_source_hour", "bits_per_user_hour", "min_area", NULL};
+static const char *const disclosure_keys[] = {"bits_per_tile_hour", "bits_per_user_hour", "min_area", "bits_per_source_hour", NULL};
 static const char *const clients_keys[] = {"users", "groups", "remote", NULL};
 static const char *const audit_keys[] = {"path", "rotate_mb", "flush_ms", "journal", "journal_window_titles", NULL};
 
@@ -890,11 +890,18 @@ static pg_err parse_disclosure(pc *c, const cJSON *x, const char *path, const pg
     bool is_user = g != NULL;
     const cJSON *y;
     uint64_t u = 0;
-    if ((y = get(x, "bits_per_source_hour"))) {
+    if ((y = get(x, "bits_per_source_hour"))) { /* before issue 27: one window was several sources */
         path_key(el, sub, "bits_per_source_hour");
-        if ((rc = tighten_uint(c, y, el, 0, 1u << 30, is_user ? g->bits_per_source_hour : 0, is_user, &u)) != PG_OK)
+        return bad(c, el,
+                   "is replaced by bits_per_tile_hour: charges are kept per 16x16 tile content, not per window or "
+                   "screen (docs/policy.md, disclosure); remove it, or write bits_per_tile_hour (default %u)",
+                   DEF_BITS_PER_TILE_HOUR);
+    }
+    if ((y = get(x, "bits_per_tile_hour"))) {
+        path_key(el, sub, "bits_per_tile_hour");
+        if ((rc = tighten_uint(c, y, el, 0, 1u << 30, is_user ? g->bits_per_tile_hour : 0, is_user, &u)) != PG_OK)
             return rc;
-        v->bits_per_source_hour = (uint32_t)u;
+        v->bits_per_tile_hour = (uint32_t)u;
     }
     if ((y = get(x, "bits_per_user_hour"))) {
         path_key(el, sub, "bits_per_user_hour");
@@ -1125,7 +1132,7 @@ static pg_err parse_root(pc *c, const cJSON *root) {
     g->spool_quota_bytes = DEF_QUOTA_MB * MIB;
     g->max_input_bytes = DEF_MAX_INPUT_BYTES;
     g->max_pixels = DEF_MAX_PIXELS;
-    g->bits_per_source_hour = DEF_BITS_PER_SOURCE_HOUR;
+    g->bits_per_tile_hour = DEF_BITS_PER_TILE_HOUR;
     g->bits_per_user_hour = DEF_BITS_PER_USER_HOUR;
     g->min_area = DEF_MIN_AREA;
     p->settings.audit_rotate_bytes = DEF_ROTATE_MB * MIB;

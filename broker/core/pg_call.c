@@ -2,6 +2,7 @@
  * arguments, storing tokens, the audit fields and the JSON shapes. An image
  * argument is a token of the caller's or bytes the client read from its own
  * file; the broker never opens a path a client names. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -360,6 +361,27 @@ static pg_err take_pixels(pg_call *c, uint64_t bytes, const char *what, uint64_t
     return rc;
 }
 
+/* The operations whose --region is a rectangle of the images they read: an
+ * answer of theirs is about the tiles there. Any other reading of a token is
+ * about all of it. */
+static bool arg_region(const pg_call *c, pg_img_rect *r) {
+    static const char *const ops[] = {"ocr",         "hash",        "diff",  "assert_changed", "assert_unchanged",
+                                      "assert_text", "assert_template", "color", NULL};
+    bool listed = false;
+    for (size_t i = 0; ops[i] && c->req; i++) listed |= !strcmp(ops[i], c->req->op);
+    const cJSON *g = listed && c->req->args ? cJSON_GetObjectItemCaseSensitive(c->req->args, "region") : NULL;
+    if (!cJSON_IsObject(g)) return false;
+    double v[4];
+    const char *k[4] = {"x", "y", "w", "h"};
+    for (int i = 0; i < 4; i++) {
+        const cJSON *n = cJSON_GetObjectItemCaseSensitive(g, k[i]);
+        if (!cJSON_IsNumber(n) || n->valuedouble < 0 || n->valuedouble > UINT32_MAX) return false;
+        v[i] = n->valuedouble;
+    }
+    *r = (pg_img_rect){(uint32_t)v[0], (uint32_t)v[1], (uint32_t)v[2], (uint32_t)v[3]};
+    return true;
+}
+
 pg_err pg_call_token_image(pg_call *c, const char *token, pg_img **out, char label[64], pg_tok_meta *meta,
                            pg_error *e) {
     pg_tok_meta m;
@@ -371,7 +393,12 @@ pg_err pg_call_token_image(pg_call *c, const char *token, pg_img **out, char lab
     rc = pg_img_wrap(out, px, m.width, m.height, (size_t)m.width * 4, e);
     if (rc) free(px);
     pg_tok_redact(m.token, label);
-    if (!rc && pg_disclose_protected(c->view)) pg_call_source(c, m.source[0] ? m.source : "token");
+    if (!rc && pg_disclose_protected(c->view)) {
+        pg_call_source(c, m.source[0] ? m.source : "token");
+        pg_img_rect r;
+        pg_disclose_origin o;
+        pg_call_tiles(c, *out, arg_region(c, &r) ? &r : NULL, pg_call_tiles_origin(&m, &o) ? &o : NULL);
+    }
     if (!c->audit.image_sha256[0]) memcpy(c->audit.image_sha256, m.sha256, sizeof c->audit.image_sha256);
     if (!c->audit.token[0]) memcpy(c->audit.token, m.token, sizeof c->audit.token);
     if (!rc && meta) *meta = m;
@@ -509,12 +536,84 @@ void pg_call_source(pg_call *c, const char *source) {
     snprintf(c->sources[i], sizeof c->sources[i], "%s", source);
 }
 
+void pg_call_tiles(pg_call *c, const pg_img *img, const pg_img_rect *r, const pg_disclose_origin *o) {
+    if (!pg_disclose_protected(c->view) || !img) return;
+    pg_error e;
+    if (pg_disclose_tiles(c->b->disclose, img->px, img->width, img->height, img->stride, r, o, &c->tiles,
+                          &c->n_tiles, &c->cap_tiles, &e))
+        c->tiles_failed = true;
+}
+
+bool pg_call_tiles_origin(const pg_tok_meta *m, pg_disclose_origin *o) {
+    if (!m->region_w || m->width != m->region_w || m->height != m->region_h || !m->source[0]) return false;
+    *o = (pg_disclose_origin){m->region_x, m->region_y, m->source};
+    return true;
+}
+
+void pg_call_tiles_free(pg_call *c) {
+    free(c->tiles);
+    c->tiles = NULL;
+    c->n_tiles = c->cap_tiles = 0;
+}
+
+/* Strips what names pixels rather than asks about them: tokens (their tiles
+ * are the answer's subject), so the same question on a fresh capture is the
+ * same question. */
+static void strip_tokens(cJSON *o) {
+    cJSON *it = o ? o->child : NULL;
+    while (it) {
+        cJSON *next = it->next;
+        if (it->string && !strcmp(it->string, "token") && cJSON_IsString(it)) cJSON_DeleteItemFromObject(o, "token");
+        else if (cJSON_IsObject(it) || cJSON_IsArray(it)) strip_tokens(it);
+        it = next;
+    }
+}
+
+/* The question a charge answers: the operation, its arguments without
+ * tokens, the bytes of every file the caller sent, and which charge of the
+ * request this is. Its first 8 bytes of SHA-256. */
+static pg_err question_of(pg_call *c, uint64_t *q, pg_error *e) {
+    cJSON *args = c->req && c->req->args ? cJSON_Duplicate(c->req->args, true) : cJSON_CreateObject();
+    strip_tokens(args);
+    char *text = args ? cJSON_PrintUnformatted(args) : NULL;
+    cJSON_Delete(args);
+    pg_sha256_ctx *h = NULL;
+    pg_err rc = text ? pg_sha256_new(&h, e) : pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory");
+    const char *op = c->req ? c->req->op : "";
+    if (!rc) rc = pg_sha256_update(h, op, strlen(op) + 1, e);
+    if (!rc) rc = pg_sha256_update(h, text, strlen(text) + 1, e);
+    if (!rc) rc = pg_sha256_update(h, &c->n_charges, sizeof c->n_charges, e);
+    for (size_t i = 0; !rc && c->msg && i < c->msg->n_att; i++)
+        rc = pg_sha256_update(h, c->msg->att[i].data, c->msg->att[i].len, e);
+    uint8_t md[PG_SHA256_LEN];
+    if (!rc) rc = pg_sha256_final(h, md, e), h = NULL;
+    pg_sha256_free(h);
+    free(text);
+    if (!rc) memcpy(q, md, sizeof *q);
+    return rc;
+}
+
+/* What the agent is told of its budget with a refusal. */
+static void refusal_details(pg_call *c, const pg_disclose_receipt *r) {
+    if (c->details) return;
+    c->details = cJSON_CreateObject();
+    cJSON_AddNumberToObject(c->details, "disclosure_balance_bits", r->balance);
+    if (r->retry_s >= 0) cJSON_AddNumberToObject(c->details, "retry_after_s", r->retry_s);
+}
+
 pg_err pg_call_disclose(pg_call *c, double bits, pg_error *e) {
-    if (!pg_call_protected(c)) return PG_OK;
-    const char *src[4];
-    for (size_t i = 0; i < c->n_sources; i++) src[i] = c->sources[i];
-    pg_err rc = pg_disclose_charge(c->b->disclose, c->view, (uint32_t)c->peer->uid, src, c->n_sources, bits, e);
-    if (!rc) c->bits += bits;
+    if (!pg_call_protected(c) || bits <= 0) return PG_OK;
+    if (c->tiles_failed)
+        return pg_error_set(e, PG_E_INTERNAL, "retry", "the disclosure ledger could not key these pixels: refused");
+    uint64_t q = 0;
+    pg_err rc = question_of(c, &q, e);
+    c->n_charges++;
+    pg_disclose_receipt r;
+    if (!rc)
+        rc = pg_disclose_charge(c->b->disclose, c->view, (uint32_t)c->peer->uid, c->tiles, c->n_tiles, q, bits, &r,
+                                e);
+    if (!rc) c->bits += r.charged;
+    if (rc == PG_E_POLICY) refusal_details(c, &r);
     return rc;
 }
 

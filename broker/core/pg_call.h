@@ -28,6 +28,7 @@
 #include "pg_accept.h"
 #include "pg_broker.h"
 #include "pg_design.h"
+#include "pg_disclose.h"
 #include "pg_identity.h"
 #include "pg_img.h"
 #include "pg_regex.h"
@@ -71,6 +72,13 @@ struct pg_call {
      * its numeric answers are charged to. */
     char sources[4][48];
     size_t n_sources;
+    /* The 16x16 tile contents of those pixels the answer is about (the
+     * ledger's keys), and how many charges the request made so far (each
+     * charge of a request is a question of its own). */
+    pg_disclose_tile *tiles;
+    size_t n_tiles, cap_tiles;
+    unsigned n_charges;
+    bool tiles_failed; /* a digest could not be made: charges fail closed */
     uint64_t pixels_held; /* of the broker's decoded-pixel budget, given back after the handler */
     double bits; /* charged so far, for the audit record */
     /* Record, then act (PG_OPF_EFFECT): "SEQ:HASH" of the record of intent
@@ -217,8 +225,22 @@ cJSON *pg_call_token_json(pg_call *c, const pg_tok_meta *m);
 bool pg_call_protected(const pg_call *c);
 /* Records a source of protected pixels the request read ("window:ID", "screen"). */
 void pg_call_source(pg_call *c, const char *source);
-/* Charges an answer's bits to the request's sources (nothing when it read no
- * protected pixels); PG_E_POLICY when that would pass a budget. */
+/* Records the tile contents of protected pixels the answer will be about:
+ * the cells of img that meet r (NULL: all of it), on the grid of its source
+ * when o says where a crop sits in it (NULL: img's own grid). Nothing when
+ * the caller may have the pixels. Every read of a token or a capture does it
+ * already; a handler that makes pixels of its own (a stored snapshot) adds
+ * them. */
+void pg_call_tiles(pg_call *c, const pg_img *img, const pg_img_rect *r, const pg_disclose_origin *o);
+/* Where a token's pixels sit in their source, when they are an unscaled crop
+ * of it (o filled, true); false for a whole capture or a scaled one. */
+bool pg_call_tiles_origin(const pg_tok_meta *m, pg_disclose_origin *o);
+/* Frees what pg_call_tiles kept (the dispatcher, after the handler). */
+void pg_call_tiles_free(pg_call *c);
+/* Charges an answer's bits to the tile contents the request read (nothing
+ * when it read no protected pixels; a question asked before about the same
+ * contents charges nothing again); PG_E_POLICY when that would pass a
+ * budget, with c->details saying the balance and when enough is back. */
 pg_err pg_call_disclose(pg_call *c, double bits, pg_error *e);
 /* PG_E_POLICY when the request read protected pixels and its answer would be
  * about fewer than the policy's min_area of them. */

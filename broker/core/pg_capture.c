@@ -109,12 +109,17 @@ static bool all_black(const pg_capture *cap) {
     return true;
 }
 
-/* What the request's answers about these pixels are charged to. */
-static void note_source(pg_call *c, const pg_window *w) {
+/* What the request's answers about these pixels are charged to: the
+ * window as a source, and the tile contents of what was read (a region on
+ * the window's grid, pg_disclose.h). */
+static void note_source(pg_call *c, const pg_window *w, const pg_capture *cap, const pg_rect *region) {
     if (!pg_disclose_protected(c->view)) return;
     char src[48];
     snprintf(src, sizeof src, "window:%llu", (unsigned long long)w->id);
     pg_call_source(c, src);
+    pg_img px = {.px = cap->rgba, .width = cap->width, .height = cap->height, .stride = cap->stride};
+    pg_disclose_origin o = {cap->origin_x - w->x, cap->origin_y - w->y, src};
+    pg_call_tiles(c, &px, NULL, region ? &o : NULL);
 }
 
 pg_err pg_capture_checked(pg_call *c, pg_window *w, const pg_rect *region, pg_capture *cap, pg_error *e) {
@@ -137,10 +142,10 @@ pg_err pg_capture_checked(pg_call *c, pg_window *w, const pg_rect *region, pg_ca
     }
     if (rc) return rc;
     if (!region && cap->width * cap->height >= 64 && all_black(cap)) {
+        /* "every pixel black" is a bit about the pixels, however it is told */
+        note_source(c, w, cap, region);
         free(cap->rgba);
         cap->rgba = NULL;
-        /* "every pixel black" is a bit about the pixels, however it is told */
-        note_source(c, w);
         if ((rc = pg_call_disclose(c, 1, e))) return rc;
         return unhealthy(c, PG_E_BLOCKED, "BLACK_FRAME",
                          "it drew nothing yet, or draws where capture cannot see (GL without a compositor): "
@@ -154,7 +159,7 @@ pg_err pg_capture_checked(pg_call *c, pg_window *w, const pg_rect *region, pg_ca
         cap->rgba = NULL;
         return rc;
     }
-    note_source(c, w);
+    note_source(c, w, cap, region);
     return PG_OK;
 }
 

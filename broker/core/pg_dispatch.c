@@ -159,6 +159,7 @@ static pg_err run(pg_call *c, pg_error *e) {
     c->args = NULL;
     free(args);
     pg_broker_pixels_give(c->b, c->pixels_held); /* the request's decoded pixels are freed by now */
+    pg_call_tiles_free(c);
     c->pixels_held = 0;
     return rc;
 }

@@ -56,7 +56,11 @@ pg_err pg_op_caps(pg_call *c, const pg_args_caps *a, pg_error *e) {
     cJSON_AddStringToObject(r, "detail", k.detail);
     cJSON *ops = cJSON_AddArrayToObject(r, "operations");
     for (size_t i = 0; i < PG_OPI_COUNT; i++) cJSON_AddItemToArray(ops, cJSON_CreateString(pg_opdecls[i].id));
-    cJSON_AddItemToObject(r, "policy", pg_policy_view_to_json(c->view));
+    cJSON *pol = pg_policy_view_to_json(c->view);
+    if (pg_disclose_protected(c->view)) /* the caller's own budget left now, coarse (pg_disclose.h) */
+        cJSON_AddNumberToObject(pol, "disclosure_balance_bits",
+                                pg_disclose_balance(c->b->disclose, c->view, (uint32_t)c->peer->uid));
+    cJSON_AddItemToObject(r, "policy", pol);
     cJSON_AddStringToObject(r, "perception", caps_perception(c->view));
     cJSON *no = cJSON_AddArrayToObject(r, "cannot");
     for (size_t i = 0; i < sizeof cannot / sizeof cannot[0]; i++) cJSON_AddItemToArray(no, cJSON_CreateString(cannot[i]));

@@ -123,6 +123,7 @@ pg_err pg_op_frames(pg_call *c, const pg_args_frames *a, pg_error *e) {
     pg_tok_meta m;
     fill_meta(&m, a, &w, &s);
     if (pg_disclose_protected(c->view)) pg_call_source(c, m.source);
+    pg_call_tiles(c, img, NULL, NULL);
     rc = pg_call_disclose(c, 1, e); /* its keyed digest, as a snapshot's */
     if (rc) {
         pg_img_free(img);

@@ -33,6 +33,7 @@ static pg_err capture_as_token(pg_call *c, const pg_target *t, pg_img **img, pg_
     snprintf(m->source, sizeof m->source, "window:%llu", (unsigned long long)w.id);
     pg_call_meta_window(m, &w);
     if (pg_disclose_protected(c->view)) pg_call_source(c, m->source);
+    pg_call_tiles(c, *img, NULL, NULL);
     pg_img *keep = NULL;
     rc = pg_img_clone(*img, &keep, e); /* the store takes its own copy's pixels */
     if (!rc) rc = pg_call_store_image(c, keep, m, e);

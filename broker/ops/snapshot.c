@@ -138,6 +138,8 @@ pg_err pg_op_snapshot(pg_call *c, const pg_args_snapshot *a, pg_error *e) {
     if (!rc) {
         fill_meta(&m, a, &w, &cap);
         if (pg_disclose_protected(c->view)) pg_call_source(c, m.source);
+        pg_disclose_origin o; /* the stored pixels, as later answers about the token read them */
+        pg_call_tiles(c, img, NULL, pg_call_tiles_origin(&m, &o) ? &o : NULL);
         rc = pg_call_disclose(c, 1, e); /* its keyed digest: equal or not to another capture's */
         if (rc) pg_img_free(img);
     }

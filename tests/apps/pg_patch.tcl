@@ -1,6 +1,7 @@
 #!/usr/bin/env wish
 # The target of the oracle attacks (tests/security/oracle.sh): two 32x32
-# images at known places on a white window, drawn pixel for pixel.
+# images at known places on a white window, drawn pixel for pixel, and a
+# caret (2x16 at 160,44) that blinks every 500 ms, as a text field's does.
 #   wish pg_patch.tcl NOISE.png TEXT.png
 package require Tk
 wm title . "oracle target"
@@ -12,6 +13,13 @@ foreach {w img x} {.n noise 40 .t text 120} {
     label $w -image $img -borderwidth 0 -highlightthickness 0 -padx 0 -pady 0 -background white
     place $w -x $x -y 40
 }
+frame .caret -width 2 -height 16 -background black -borderwidth 0 -highlightthickness 0
+place .caret -x 160 -y 44
+proc blink {on} {
+    .caret configure -background [expr {$on ? "black" : "white"}]
+    after 500 [list blink [expr {!$on}]]
+}
+blink 1
 update idletasks
 tkwait visibility .
 update

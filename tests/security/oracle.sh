@@ -119,6 +119,17 @@ check "fresh_snapshots: fresh snapshots of the unchanged window did not renew th
 check "budget refusals are on record" \
     jq -s -e 'map(select(.outcome == "POLICY_REFUSED" and (.disposition.reason // "" | test("budget")))) | length > 0' "$AUDIT"
 
+# Re-capture (issue 27): the caret blinks, so fresh snapshots are new content
+# in two tiles; asking them the questions refused before must not renew the
+# budget of the unchanged patches.
+run_attack recapture
+both_small recapture
+check "recapture: the caret blinked between the fresh captures ($(jq .fresh_captures "$WORK/recapture.json") distinct)" \
+    test "$(jq .fresh_captures "$WORK/recapture.json")" -ge 2
+check "recapture: the budget refused the first sweep ($(jq .refused_first "$WORK/recapture.json") questions)" refused recapture
+check "recapture: new captures renewed no refused question ($(jq .renewed "$WORK/recapture.json") answered again)" \
+    test "$(jq .renewed "$WORK/recapture.json")" = 0
+
 # OCR's own choices (issue 27): the polarity decision was "mean luma < 128" of
 # the region, shown as `inverted`; sliding a screen region's edges over the
 # known desktop and window turned it into block sums of the patches. Whatever

@@ -142,18 +142,23 @@ def dhash_estimate(a, token, acc=None):
                     if a.stats["queries"] >= CAP or a.budget_gone():
                         return acc
                     continue
-                bits = dhash_bits(r["hash"])
-                for row in range(8):
-                    for col in range(8):
-                        sign = 1 if bits[row * 8 + col] else -1  # right brighter than left (or the reverse)
-                        for yy in range(row * 4, row * 4 + 4):
-                            y = yy + dy
-                            for side, c in ((-1, col), (1, col + 1)):
-                                xa, xb = dx + int(c * P / 9), dx + int((c + 1) * P / 9)
-                                for x in range(max(0, xa), min(P, xb)):
-                                    if 0 <= y < P:
-                                        acc[patch][y * P + x] += sign * side
+                dhash_vote(acc, patch, dx, dy, r["hash"])
     return acc
+
+
+def dhash_vote(acc, patch, dx, dy, h):
+    """The votes one dHash of the 32x32 region at (dx, dy) from the patch casts on its pixels."""
+    bits = dhash_bits(h)
+    for row in range(8):
+        for col in range(8):
+            sign = 1 if bits[row * 8 + col] else -1  # right brighter than left (or the reverse)
+            for yy in range(row * 4, row * 4 + 4):
+                y = yy + dy
+                for side, c in ((-1, col), (1, col + 1)):
+                    xa, xb = dx + int(c * P / 9), dx + int((c + 1) * P / 9)
+                    for x in range(max(0, xa), min(P, xb)):
+                        if 0 <= y < P:
+                            acc[patch][y * P + x] += sign * side
 
 
 def votes_to_image(acc):
@@ -428,6 +433,47 @@ def fresh_snapshots(a):
     return votes_to_image(acc)
 
 
+def recapture(a):
+    """The re-capture attack (issue 27): the window's caret blinks, so fresh snapshots of it are
+    new content in a few tiles. Spend the budget on one snapshot with sliding dHash windows, then
+    take fresh snapshots while the caret blinks and ask each of them the questions refused
+    before (the caret is inside some of those regions), hoping new content renews the budget."""
+    import time
+    acc = {p: [0.0] * (P * P) for p in PATCHES}
+    plan = [(patch, dx, dy) for dy in range(-P + 1, P, 4) for dx in range(-P + 1, P) for patch in PATCHES]
+
+    def ask(token, q):
+        patch, dx, dy = q
+        px, py = PATCHES[patch]
+        return a.ask("hash", {"image": {"token": token}, "algo": "dhash", "region": region(px + dx, py + dy)})
+
+    refused = []
+    for q in plan:
+        r = ask(a.token, q)
+        if r:
+            dhash_vote(acc, *q, r["hash"])
+        elif a.budget_gone():
+            refused.append(q)
+            if len(refused) >= 60:
+                break
+    digests, renewed = set(), 0
+    for _ in range(10):
+        time.sleep(0.35)  # about two thirds of a blink
+        ok, s, _ = a.b.call("snapshot", {"window": TITLE, "settle": False})
+        if not ok:
+            break
+        digests.add(s.get("digest"))
+        for q in refused:
+            r = ask(s["token"], q)
+            if r:
+                renewed += 1
+                dhash_vote(acc, *q, r["hash"])
+    a.stats["fresh_captures"] = len(digests)
+    a.stats["refused_first"] = len(refused)
+    a.stats["renewed"] = renewed
+    return votes_to_image(acc)
+
+
 # accept with chosen baselines: the agent imports flat references and
 # proposes zones (each a sliding 32-wide region of a patch, the smallest
 # area the policy answers about, with its own threshold) that a careless
@@ -490,7 +536,8 @@ def accept_zones(a):
 
 
 ATTACKS = {f.__name__: f for f in (hash_region, snapshot_digest, dhash, diff_threshold, assert_bisect, template,
-                                   pointer_template, ocr, ocr_slide, derived, fresh_snapshots, accept_zones_prepare, accept_zones)}
+                                   pointer_template, ocr, ocr_slide, derived, fresh_snapshots, recapture, accept_zones_prepare,
+                                   accept_zones)}
 
 if __name__ == "__main__":
     name, out = sys.argv[1], sys.argv[2]

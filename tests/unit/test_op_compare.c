@@ -53,7 +53,7 @@ PG_TEST(diff_of_protected_pixels_is_coarse_and_charged) {
     FX(fx, NULL); /* analyze-only: the pixels are not the agent's */
     char a[32], b[32];
     before_after(&fx, a, b);
-    double before = pg_disclose_used(fx.b.disclose, fx.peer.uid, "window:1000");
+    double before = pg_disclose_used(fx.b.disclose, fx.peer.uid);
     pg_fx_reply r;
     REQUIRE(call2(&fx, "diff", a, b, NULL, &r) == PG_OK);
     CHECK_EQ_INT(pg_fx_num(&r, "pixels_changed"), 224); /* 200 rounded up to steps of 8000/256 */
@@ -62,9 +62,9 @@ PG_TEST(diff_of_protected_pixels_is_coarse_and_charged) {
     CHECK_EQ_INT(cJSON_GetObjectItem(box, "w")->valueint, 32);
     CHECK(pg_fx_str(&r, "resolution") != NULL);
     pg_fx_reply_fini(&r);
-    double charged = pg_disclose_used(fx.b.disclose, fx.peer.uid, "window:1000") - before;
+    double charged = pg_disclose_used(fx.b.disclose, fx.peer.uid) - before;
     CHECK(charged > 8 && charged < 200);
-    CHECK_EQ_INT(pg_disclose_used(fx.b.disclose, fx.peer.uid, NULL), before + charged);
+    CHECK_EQ_INT(pg_disclose_used(fx.b.disclose, fx.peer.uid), before + charged);
     pg_fx_fini(&fx);
 }
 
@@ -210,12 +210,12 @@ PG_TEST(a_check_of_protected_pixels_lists_no_regions_and_costs_little) {
     FX(fx, NULL);
     char a[32], b[32];
     before_after(&fx, a, b);
-    double before = pg_disclose_used(fx.b.disclose, fx.peer.uid, NULL);
+    double before = pg_disclose_used(fx.b.disclose, fx.peer.uid);
     pg_fx_reply r;
     REQUIRE(call2(&fx, "assert_changed", a, b, "\"min_pct\":1", &r) == PG_OK);
     CHECK_EQ_INT(cJSON_GetArraySize(cJSON_GetObjectItem(r.result, "regions")), 0);
     pg_fx_reply_fini(&r);
-    double cost = pg_disclose_used(fx.b.disclose, fx.peer.uid, NULL) - before;
+    double cost = pg_disclose_used(fx.b.disclose, fx.peer.uid) - before;
     CHECK(cost > 0 && cost < 64); /* a verdict, two counts, the bounds and the region count */
     pg_fx_fini(&fx);
 }

@@ -17,7 +17,7 @@
 /* analyze-only with a small budget, so that an attack runs out of it quickly */
 #define SMALL_BUDGET_POLICY                                                                                \
     "{\"version\":1,\"clients\":{\"users\":[\"agent\"]},\"expose_pixels\":\"analyze-only\","             \
-    "\"disclosure\":{\"bits_per_source_hour\":3000,\"bits_per_user_hour\":6000}}"
+    "\"disclosure\":{\"bits_per_tile_hour\":3000,\"bits_per_user_hour\":6000}}"
 
 #define FX(fx, policy) \
     pg_fx fx;          \
@@ -185,7 +185,7 @@ PG_TEST(compare_of_a_protected_token_is_quantised_and_charged_and_the_agents_fil
     REQUIRE(pg_fx_snapshot(&fx, window_of(&fx, "cand", b), tok) == 0);
     pg_fx_reply x; /* the same comparison of the agent's own files: exact */
     REQUIRE(compare(&fx, NULL, a, NULL, b, NULL, &x) == PG_OK);
-    double before = pg_disclose_used(fx.b.disclose, fx.peer.uid, "window:1000");
+    double before = pg_disclose_used(fx.b.disclose, fx.peer.uid);
     pg_fx_reply r;
     REQUIRE(compare(&fx, NULL, a, tok, NULL, NULL, &r) == PG_OK);
     CHECK(pg_fx_str(&r, "resolution") != NULL);
@@ -228,7 +228,7 @@ PG_TEST(compare_of_a_protected_token_is_quantised_and_charged_and_the_agents_fil
     }
     CHECK(cJSON_GetArraySize(cJSON_GetObjectItem(r.result, "cv_findings")) <= 6);
     double told = pg_fx_num(&r, "disclosed_bits");
-    double charged = pg_disclose_used(fx.b.disclose, fx.peer.uid, "window:1000") - before;
+    double charged = pg_disclose_used(fx.b.disclose, fx.peer.uid) - before;
     CHECK(told > 50 && told < 1500);
     /* the answer's bits, plus one per diagnostic token (its keyed digest) */
     CHECK(fabs(charged - told - cJSON_GetArraySize(cJSON_GetObjectItem(r.result, "visuals"))) < 0.1);
@@ -324,10 +324,13 @@ PG_TEST(compare_refuses_a_frame_set_as_one_image) {
 /* The attack: the secret is a protected window in one colour the agent wants
  * to learn exactly. It compares the token with references of its own making,
  * moving each guess toward what the answers say (hill climbing on the colour
- * score and the colour pairs, as an agent rebuilding a UI would), until the
- * broker refuses. What it gets: colours on the 4-bit grid, distances to 0.5,
- * every answer charged, and a refusal once the source's budget is spent. */
-PG_TEST(attack_hill_climbing_a_protected_colour_through_compare_is_coarse_and_stops_at_the_budget) {
+ * score and the colour pairs, as an agent rebuilding a UI would). What it
+ * gets: colours on the 4-bit grid, distances to 0.5, and charges up to what
+ * the window holds: a window of one colour is flat tiles of one content,
+ * whose colour is all they can tell (25 bits booked, then answers about it
+ * cost nothing more: pg_disclose.h), so the climb is never told the exact
+ * colour in an answer and pays at most those 25 bits. */
+PG_TEST(attack_hill_climbing_a_protected_colour_through_compare_is_coarse_and_charged_what_the_colour_holds) {
     FX(fx, SMALL_BUDGET_POLICY);
     const uint8_t secret[3] = {0x3a, 0x7b, 0xd5}; /* off the 4-bit grid */
     pg_img *s;
@@ -366,12 +369,11 @@ PG_TEST(attack_hill_climbing_a_protected_colour_through_compare_is_coarse_and_st
         }
         pg_fx_reply_fini(&r);
     }
-    CHECK(refused);           /* the budget ends the climb */
-    CHECK(answered >= 1);
-    CHECK(told <= 3000 + 1e-6); /* no more than the source's budget was told */
-    /* the ledger holds what the answers said they cost, and the snapshot's bit */
-    CHECK(fabs(pg_disclose_used(fx.b.disclose, fx.peer.uid, "window:1000") - 1 - told) < 0.05 * answered + 0.01);
-    CHECK(pg_fx_audit_count(&fx, "compare", "POLICY_REFUSED") >= 1);
+    CHECK(!refused && answered == 200);
+    /* the snapshot's bit and the compares together: about the flat content's
+     * 25 bits (and what its booking refilled while the climb ran) */
+    CHECK(pg_disclose_used(fx.b.disclose, fx.peer.uid) <= PG_DISCLOSE_FLAT_BITS + 4);
+    CHECK(told > PG_DISCLOSE_FLAT_BITS); /* more was said, none of it new about the colour */
     pg_img_free(s);
     pg_fx_fini(&fx);
 }

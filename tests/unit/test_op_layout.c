@@ -121,7 +121,7 @@ PG_TEST(layout_reads_entries_states_the_selected_row_and_the_slider_of_a_tk_form
     const cJSON *box = cJSON_GetObjectItem(cust, "box");
     CHECK_EQ_INT(cJSON_GetObjectItem(box, "x")->valueint % 8, 0);
     CHECK(cJSON_IsTrue(cJSON_GetObjectItem(r.result, "quantized")));
-    CHECK(pg_disclose_used(fx.b.disclose, fx.peer.uid, NULL) > 100);
+    CHECK(pg_disclose_used(fx.b.disclose, fx.peer.uid) > 100);
     pg_fx_reply_fini(&r);
     CHECK_EQ_INT(pg_fx_audit_count(&fx, "layout", "OK"), 1);
     pg_fx_fini(&fx);
@@ -400,7 +400,7 @@ PG_TEST(color_cannot_rebuild_a_noise_token_and_stops_at_the_budget) {
             pg_fx_reply_fini(&r);
         }
     CHECK(refused); /* the per-source budget ends it long before every point is asked */
-    CHECK(pg_disclose_used(fx.b.disclose, fx.peer.uid, NULL) <= 8192.0 + 1e-6);
+    CHECK(pg_disclose_used(fx.b.disclose, fx.peer.uid) <= 8192.0 + 1e-6);
     double err = 0;
     for (size_t i = 0; i < (size_t)W * H; i++)
         for (int k = 0; k < 3; k++) err += fabs(guess[3 * i + k] - truth[4 * i + k]);
@@ -413,7 +413,7 @@ PG_TEST(color_cannot_rebuild_a_noise_token_and_stops_at_the_budget) {
 }
 
 PG_TEST(layout_of_protected_pixels_is_charged_and_refused_over_the_budget) {
-    FX(fx, "{\"version\":1,\"clients\":{\"users\":[\"agent\"]},\"disclosure\":{\"bits_per_source_hour\":300}}");
+    FX(fx, "{\"version\":1,\"clients\":{\"users\":[\"agent\"]},\"disclosure\":{\"bits_per_user_hour\":300}}");
     uint64_t id = png_window(&fx, "form_tk_v1.png", NULL, NULL);
     REQUIRE(id);
     char tok[32], args[96];
@@ -423,7 +423,7 @@ PG_TEST(layout_of_protected_pixels_is_charged_and_refused_over_the_budget) {
     /* A form's 16 controls cost more than 300 bits: refused, and charged nothing. */
     CHECK_EQ_INT(pg_fx_call(&fx, "layout", args, NULL, 0, &r), PG_E_POLICY);
     pg_fx_reply_fini(&r);
-    CHECK(pg_disclose_used(fx.b.disclose, fx.peer.uid, "window:1000") <= 1.0 + 1e-6); /* the snapshot's digest bit */
+    CHECK(pg_disclose_used(fx.b.disclose, fx.peer.uid) <= 1.0 + 1e-6); /* the snapshot's digest bit */
     /* assert control answers one control: within the budget. */
     snprintf(args, sizeof args, "{\"in\":\"%s\",\"label\":\"Express\",\"checked\":true}", tok);
     CHECK_EQ_INT(pg_fx_call(&fx, "assert_control", args, NULL, 0, &r), PG_OK);
@@ -457,7 +457,7 @@ PG_TEST(layout_of_protected_pixels_shows_line_and_row_boxes_on_the_grid_and_char
     char tok[32], args[96];
     REQUIRE(pg_fx_snapshot(&fx, id, tok) == 0);
     snprintf(args, sizeof args, "{\"token\":\"%s\"}", tok);
-    double before = pg_disclose_used(fx.b.disclose, fx.peer.uid, "window:1000");
+    double before = pg_disclose_used(fx.b.disclose, fx.peer.uid);
     pg_fx_reply r;
     REQUIRE(pg_fx_call(&fx, "layout", args, NULL, 0, &r) == PG_OK);
     int lines = 0, rows = 0;
@@ -469,7 +469,7 @@ PG_TEST(layout_of_protected_pixels_shows_line_and_row_boxes_on_the_grid_and_char
     CHECK(lines > 0 && rows > 0);
     /* each control costs about 30 bits; the lines and rows add a box each */
     size_t n_ctl = (size_t)cJSON_GetArraySize(cJSON_GetObjectItem(r.result, "controls"));
-    double charged = pg_disclose_used(fx.b.disclose, fx.peer.uid, "window:1000") - before;
+    double charged = pg_disclose_used(fx.b.disclose, fx.peer.uid) - before;
     CHECK(charged > (double)n_ctl * 20 + (double)(lines + rows) * 8);
     pg_fx_reply_fini(&r);
     pg_fx_fini(&fx);

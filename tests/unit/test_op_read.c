@@ -104,7 +104,7 @@ PG_TEST(ocr_turned_off_by_policy_is_refused) {
 /* ---- what OCR tells beyond its text (issue 27) ---- */
 
 #define BUDGET_POLICY(bits) \
-    "{\"version\":1,\"clients\":{\"users\":[\"agent\"]},\"disclosure\":{\"bits_per_source_hour\":" #bits "}}"
+    "{\"version\":1,\"clients\":{\"users\":[\"agent\"]},\"disclosure\":{\"bits_per_user_hour\":" #bits "}}"
 
 static pg_err ocr_tok(pg_fx *fx, const char *tok, const char *region, pg_fx_reply *r) {
     char args[200];
@@ -152,11 +152,11 @@ PG_TEST(ocr_replies_do_not_show_the_polarity_of_the_region) {
     free(px);
     char tok[32];
     REQUIRE(pg_fx_snapshot(&fx, id, tok) == 0);
-    double before = pg_disclose_used(fx.b.disclose, fx.peer.uid, NULL);
+    double before = pg_disclose_used(fx.b.disclose, fx.peer.uid);
     pg_fx_reply dark, light;
     REQUIRE(ocr_tok(&fx, tok, "{\"x\":0,\"y\":0,\"w\":120,\"h\":60}", &dark) == PG_OK);
     REQUIRE(ocr_tok(&fx, tok, "{\"x\":280,\"y\":0,\"w\":120,\"h\":60}", &light) == PG_OK);
-    CHECK(pg_disclose_used(fx.b.disclose, fx.peer.uid, NULL) == before); /* no words: nothing beyond the text */
+    CHECK(pg_disclose_used(fx.b.disclose, fx.peer.uid) == before); /* no words: nothing beyond the text */
     CHECK(!has_engine_choices(dark.result));
     cJSON_DeleteItemFromObject(dark.result, "token");
     cJSON_DeleteItemFromObject(light.result, "token");
@@ -171,7 +171,7 @@ PG_TEST(ocr_of_protected_pixels_shows_boxes_on_the_grid_and_charges_them) {
     FX(fx, NULL);
     uint64_t id = text_window(&fx, "Status: ready");
     REQUIRE(id);
-    double before = pg_disclose_used(fx.b.disclose, fx.peer.uid, NULL);
+    double before = pg_disclose_used(fx.b.disclose, fx.peer.uid);
     pg_fx_reply r;
     REQUIRE(ocr_of(&fx, id, NULL, &r) == PG_OK);
     CHECK(strstr(pg_fx_str(&r, "text"), "Status: ready") != NULL);
@@ -183,7 +183,7 @@ PG_TEST(ocr_of_protected_pixels_shows_boxes_on_the_grid_and_charges_them) {
     CHECK(pg_fx_num(&r, "mean_conf") == (int)(sum / cJSON_GetArraySize(words) + 0.5));
     CHECK_STR(pg_fx_str(&r, "geometry"), "coarse");
     /* two words: two boxes on a 400x60 grid and two confidences, about 2 * 22 + 2 * 3.5 bits */
-    double charged = pg_disclose_used(fx.b.disclose, fx.peer.uid, NULL) - before;
+    double charged = pg_disclose_used(fx.b.disclose, fx.peer.uid) - before;
     CHECK(charged > 40 && charged < 80);
     pg_fx_reply_fini(&r);
     pg_fx_fini(&fx);
@@ -195,7 +195,7 @@ PG_TEST(ocr_over_the_budget_withholds_boxes_and_confidences_but_not_the_text) {
     REQUIRE(id);
     char tok[32];
     REQUIRE(pg_fx_snapshot(&fx, id, tok) == 0);
-    double before = pg_disclose_used(fx.b.disclose, fx.peer.uid, NULL); /* the snapshot's digest */
+    double before = pg_disclose_used(fx.b.disclose, fx.peer.uid); /* the snapshot's digest */
     pg_fx_reply r;
     REQUIRE(ocr_tok(&fx, tok, NULL, &r) == PG_OK);
     CHECK(strstr(pg_fx_str(&r, "text"), "Status: ready") != NULL);
@@ -205,7 +205,7 @@ PG_TEST(ocr_over_the_budget_withholds_boxes_and_confidences_but_not_the_text) {
     CHECK(!cJSON_GetObjectItem(w0, "x") && !cJSON_GetObjectItem(w0, "conf"));
     CHECK(!cJSON_GetObjectItem(r.result, "mean_conf") && !has_engine_choices(r.result));
     CHECK(!strncmp(pg_fx_str(&r, "geometry"), "withheld", 8));
-    CHECK(pg_disclose_used(fx.b.disclose, fx.peer.uid, NULL) == before);
+    CHECK(pg_disclose_used(fx.b.disclose, fx.peer.uid) == before);
     pg_fx_reply_fini(&r);
     CHECK_EQ_INT(pg_fx_audit_count(&fx, "ocr", "OK"), 1);
     pg_fx_fini(&fx);
@@ -221,7 +221,7 @@ PG_TEST(ocr_of_released_pixels_is_exact_and_free) {
     REQUIRE(w0);
     CHECK_EQ_INT(cJSON_GetObjectItem(w0, "x")->valueint % PG_DISCLOSE_GRID != 0, 1); /* 12 + the glyph's bearing */
     CHECK(!cJSON_GetObjectItem(r.result, "geometry") && !has_engine_choices(r.result));
-    CHECK(pg_disclose_used(fx.b.disclose, fx.peer.uid, NULL) == 0);
+    CHECK(pg_disclose_used(fx.b.disclose, fx.peer.uid) == 0);
     pg_fx_reply_fini(&r);
     pg_fx_fini(&fx);
 }
@@ -245,14 +245,14 @@ PG_TEST(assert_text_shows_the_match_on_the_grid_and_over_the_budget_only_the_ver
             REQUIRE(m);
             CHECK_EQ_INT(cJSON_GetObjectItem(m, "x")->valueint % PG_DISCLOSE_GRID, 0);
             CHECK(words_coarse(cJSON_GetObjectItem(r.result, "words"), 400, 60));
-            CHECK(pg_disclose_used(fx.b.disclose, fx.peer.uid, NULL) > 0);
+            CHECK(pg_disclose_used(fx.b.disclose, fx.peer.uid) > 0);
         }
         pg_fx_reply_fini(&r);
         /* not found: no geometry, nothing charged */
-        double before = pg_disclose_used(fx.b.disclose, fx.peer.uid, NULL);
+        double before = pg_disclose_used(fx.b.disclose, fx.peer.uid);
         snprintf(args, sizeof args, "{\"image\":{\"token\":\"%s\"},\"expect\":\"failed\"}", tok);
         CHECK_EQ_INT(pg_fx_call(&fx, "assert_text", args, NULL, 0, &r), PG_E_ASSERT);
-        CHECK(pg_disclose_used(fx.b.disclose, fx.peer.uid, NULL) == before);
+        CHECK(pg_disclose_used(fx.b.disclose, fx.peer.uid) == before);
         pg_fx_reply_fini(&r);
         pg_fx_fini(&fx);
     }

@@ -561,6 +561,24 @@ PG_TEST(shared_cases_name_real_cases_and_owners) {
     pg_policy_free(p);
 }
 
+/* Issue 27: budgets are per tile content; the per-source key of before is
+ * refused with its replacement named, and per-user budgets only tighten. */
+PG_TEST(disclosure_budgets_migrate_with_a_clear_error_and_only_tighten_per_user) {
+    CHECK(refused("{'version':1,'disclosure':{'bits_per_source_hour':8192}}",
+                  "$.disclosure.bits_per_source_hour: is replaced by bits_per_tile_hour", "docs/policy.md"));
+    CHECK(refused(with_user("{'disclosure':{'bits_per_tile_hour':129}}"),
+                  "$.users.bob.disclosure.bits_per_tile_hour: may only tighten", "128"));
+    CHECK(refused(with_user("{'disclosure':{'bits_per_user_hour':9000000}}"),
+                  "$.users.bob.disclosure.bits_per_user_hour: may only tighten", NULL));
+    pg_error e;
+    pg_policy *p = parse(with_user("{'disclosure':{'bits_per_tile_hour':64,'bits_per_user_hour':4096}}"), &e);
+    REQUIRE(p);
+    const pg_policy_view *v = pg_policy_view_for(p, "bob");
+    CHECK(v && v->bits_per_tile_hour == 64 && v->bits_per_user_hour == 4096);
+    CHECK_EQ_INT(pg_policy_view_for(p, "alice")->bits_per_tile_hour, 128);
+    pg_policy_free(p);
+}
+
 PG_TEST(each_loosening_per_user_value_is_rejected) {
     CHECK(refused(with_user("{'expose_pixels':'allow'}"),
                   "$.users.bob.expose_pixels: may only tighten (global is analyze-only)", NULL));
