@@ -27,8 +27,10 @@ static const char *caps_perception(const pg_policy_view *v) {
 /* What an agent cannot do here, said once: caps answers it and
  * docs/agents.md quotes that answer. Keep it short and true. */
 static const char *const cannot[] = {
-    ("hold a key or a button beyond your connection: what key-down and mouse-down hold is let go of when "
-     "the call, the run script or the MCP session that pressed it ends (or is idle for 30 s)"),
+    ("hold a key or a button for long: what key-down and mouse-down hold is let go of when the call, the run "
+     "script or the MCP session that pressed it ends, after input.hold_idle_s (10 s) without input from you, "
+     "and after input.hold_max_s (60 s) in all"),
+    "paste what another user's program or a denied one put on the clipboard (ctrl+v, shift+Insert, middle click)",
     "aim pointer verbs in a --with-popups snapshot (it maps to several windows: aim in the popup's own snapshot)",
     "read the accessibility tree: what you learn comes from pixels (OCR, layout) and window metadata",
     "drive Wayland-only windows: X11 (and XWayland) on Linux, Win32 on Windows",
