@@ -266,7 +266,7 @@ static int tile_cmp(const void *a, const void *b) { return memcmp(a, b, sizeof(p
 static pg_disclose_tile *distinct(const pg_disclose_tile *t, size_t n, size_t *out_n) {
     pg_disclose_tile *c = malloc((n ? n : 1) * sizeof *c);
     if (!c) return NULL;
-    memcpy(c, t, n * sizeof *c);
+    if (n) memcpy(c, t, n * sizeof *c); /* t may be NULL when there are none */
     qsort(c, n, sizeof *c, tile_cmp);
     size_t k = 0;
     for (size_t i = 0; i < n; i++)
