@@ -192,7 +192,7 @@ pg_as() {
     case ${cmd##*/} in
     pixelgate | node) ;;
     *)
-        runuser -u "$u" -- env -i PATH="$PG_TMP/bin:/usr/bin:/bin" LANG=C.UTF-8 PIXELGATE_SOCKET="$PG_SOCK" "$@"
+        pg_as_direct "$u" "$@"
         return
         ;;
     esac
@@ -202,8 +202,7 @@ pg_as() {
     # or closes them early, sees what it did before), and are kept to search.
     exec {fd}> >(tee -a "$seen.e" >&2)
     tpid=$!
-    runuser -u "$u" -- env -i PATH="$PG_TMP/bin:/usr/bin:/bin" LANG=C.UTF-8 PIXELGATE_SOCKET="$PG_SOCK" "$@" \
-        2>&"$fd" | tee -a "$seen.o"
+    pg_as_direct "$u" "$@" 2>&"$fd" | tee -a "$seen.o"
     rc=${PIPESTATUS[0]}
     exec {fd}>&-
     wait "$tpid" 2>/dev/null
