@@ -331,10 +331,10 @@ PG_TEST(unknown_window_is_notfound_with_the_backends_own_message) {
     CHECK_STR(via.message, direct.message);
     CHECK_EQ_INT(env.ops->type_text(env.p, env.app, "ab\xff", &via), PG_E_BADINPUT);
     CHECK_EQ_INT(env.ops->focus(env.p, (uint64_t)1 << 60, &via), PG_E_NOTFOUND); /* not sendable: local */
-    char *big = malloc(PG_WIN_HELPER_MAX_TEXT + 2);
+    char *big = malloc(PG_HELPER_MAX_TEXT + 2);
     REQUIRE(big != NULL);
-    memset(big, 'a', PG_WIN_HELPER_MAX_TEXT + 1);
-    big[PG_WIN_HELPER_MAX_TEXT + 1] = 0;
+    memset(big, 'a', PG_HELPER_MAX_TEXT + 1);
+    big[PG_HELPER_MAX_TEXT + 1] = 0;
     CHECK_EQ_INT(env.ops->type_text(env.p, env.app, big, &via), PG_E_BADINPUT); /* refused before sending */
     free(big);
     pg_platform_default()->close(local);

@@ -18,7 +18,9 @@
 #include "pg_broker.h"
 #include "pg_handlers.h"
 #include "pg_log.h"
+#include "pg_helper.h"
 #include "pg_posix_listener.h"
+#include "pg_posix_session.h"
 #include "pg_server.h"
 
 typedef struct {
@@ -44,6 +46,8 @@ typedef struct {
     const char *verify_audit; /* --verify-audit FILE: check and exit */
     const char *journal_socket;
     const char *anchor;
+    bool via_helper;          /* --display-source session-helper */
+    const char *session_socket, *session_helper, *session_group;
 } options;
 
 static volatile sig_atomic_t stop_flag, hup_flag;
@@ -57,6 +61,14 @@ static void usage(FILE *f) {
             "  --state-dir DIR      spool and state (default /var/lib/pixelgate); must not be\n"
             "                       writable by group or others\n"
             "  --display NAME       X display (default $DISPLAY)\n"
+            "  --display-source x11|session-helper\n"
+            "                       x11 (default): open the display directly (the desktop user grants\n"
+            "                       it: xhost +SI:localuser:pixelgate); session-helper: reach it through\n"
+            "                       pixelgate-session, run by the desktop user's session\n"
+            "  --session-socket PATH  where pixelgate-session registers (default " PG_SESSION_SOCKET_DEFAULT ")\n"
+            "  --session-helper PATH  the packaged helper, root-owned and setgid\n"
+            "                       (default " PG_SESSION_HELPER_DEFAULT ")\n"
+            "  --session-group NAME   its group (default " PG_SESSION_GROUP_DEFAULT ")\n"
             "  --policy FILE        the administrator's policy (default " PG_POLICY_DEFAULT_PATH ");\n"
             "                       must be owned by root and writable by nobody else; SIGHUP reloads it\n"
             "  --foreground         stay in the foreground (systemd); otherwise detach once listening\n"
@@ -136,6 +148,17 @@ static int parse_args(int argc, char **argv, options *o) {
         else if (!strcmp(a, "--verify-audit")) { NEED_VALUE(); o->verify_audit = v; }
         else if (!strcmp(a, "--journal-socket")) { NEED_VALUE(); o->journal_socket = v; }
         else if (!strcmp(a, "--anchor")) { NEED_VALUE(); o->anchor = v; }
+        else if (!strcmp(a, "--display-source")) {
+            NEED_VALUE();
+            if (strcmp(v, "x11") && strcmp(v, "session-helper")) {
+                fprintf(stderr, "pixelgated: --display-source is x11 or session-helper, not %s\n", v);
+                return 2;
+            }
+            o->via_helper = !strcmp(v, "session-helper");
+        }
+        else if (!strcmp(a, "--session-socket")) { NEED_VALUE(); o->session_socket = v; }
+        else if (!strcmp(a, "--session-helper")) { NEED_VALUE(); o->session_helper = v; }
+        else if (!strcmp(a, "--session-group")) { NEED_VALUE(); o->session_group = v; }
         else if (!strcmp(a, "--version")) { printf("pixelgated %s\n", PG_VERSION); return 1; }
         else if (!strcmp(a, "--help") || !strcmp(a, "-h")) { usage(stdout); return 1; }
         else {
@@ -230,7 +253,9 @@ static void memory_returns(void) {
 int main(int argc, char **argv) {
     options o = {.socket_path = "/run/pixelgate/broker.sock", .state_dir = "/var/lib/pixelgate",
                  .display = getenv("DISPLAY"), .socket_mode = 0666, .max_conns = 128, .queue_wait_ms = 15000, .ttl_s = 3600, .display_readers = 2, .ocr_engines = 2,
-                 .quota_bytes = 1024ull << 20, .memory_budget = 256ull << 20, .io_timeout_ms = 30000};
+                 .quota_bytes = 1024ull << 20, .memory_budget = 256ull << 20, .io_timeout_ms = 30000,
+                 .session_socket = PG_SESSION_SOCKET_DEFAULT, .session_helper = PG_SESSION_HELPER_DEFAULT,
+                 .session_group = PG_SESSION_GROUP_DEFAULT};
     int pr = parse_args(argc, argv, &o);
     if (pr) return pr == 1 ? 0 : PG_E_USAGE;
     if (o.verify_audit) return pg_broker_verify_audit(o.verify_audit, o.anchor);
@@ -277,13 +302,21 @@ int main(int argc, char **argv) {
     pg_broker b;
     pg_broker_config bc = {.policy = policy, .policy_path = policy_path, .state_dir = o.state_dir,
                            .spool_dir = spool, .display = o.display, .journal_socket = o.journal_socket,
-                           .plat_ops = pg_platform_default(), .handlers = pg_op_handlers,
+                           .plat_ops = o.via_helper ? pg_helper_ops() : pg_platform_default(),
+                           .handlers = pg_op_handlers,
                            .quota_cap_bytes = o.quota_given ? o.quota_bytes : 0, .memory_budget = o.memory_budget,
                            .ttl_s = o.ttl_s, .ttl_cap_s = o.ttl_given ? o.ttl_s : 0,
                            .uid_max_tokens = o.tokens_per_user, .pixel_budget = o.pixel_budget,
-                           .display_readers = o.display_readers, .ocr_engines = o.ocr_engines,
+                           /* one helper, one connection: no second reader over it */
+                           .display_readers = o.via_helper ? 0 : o.display_readers, .ocr_engines = o.ocr_engines,
                            .self_uid = (uint32_t)geteuid(), .self_pid = getpid()};
     if (pg_broker_init(&b, &bc, &e)) {
+        fprintf(stderr, "pixelgated: %s\n", e.message);
+        pg_broker_fini(&b);
+        return e.code;
+    }
+    pg_posix_session_opts sess = {o.session_socket, o.session_helper, o.session_group, o.display};
+    if (o.via_helper && pg_posix_session_start(&b, &sess, &e)) {
         fprintf(stderr, "pixelgated: %s\n", e.message);
         pg_broker_fini(&b);
         return e.code;
@@ -305,6 +338,7 @@ int main(int argc, char **argv) {
     pg_err rc = pg_posix_listener_run(&b, &so, &stop_flag, &hup_flag, pg_broker_reload, signal_ready, &e);
     if (rc) fprintf(stderr, "pixelgated: %s\n", e.message);
     else pg_log(PG_LOG_INFO, "stopped (signal %d)", (int)stop_flag);
+    pg_posix_session_stop();
     pg_broker_fini(&b);
     return rc;
 }

@@ -9,36 +9,21 @@
  * tokens and the audit log stay in the service: the helper only captures and
  * injects, one request at a time, and forgets.
  *
- * Proxy (service side): pg_win_helper_ops() is a pg_platform_ops whose every
- * call is one request/reply over the helper pipe. Requests are PGF1 frames
- * (pg_proto.h) {"v":1,"id":N,"op":OP,"args":{...}} with OP a primitive
- * that broker/platform/pg_platform.def marks WIRE or CUSTOM (its name is the
- * op, its parameters the args; list_all's result also says "complete");
- * a WIRE primitive's request, argument specs and reply are generated from
- * its parameters (pg_win_wire_kind below); replies are {"ok":true,"result":{...}} or
- * {"ok":false,"error":{"code":...,"message":...,"recovery_tip":...}}. A
- * capture's pixels come back as one attachment of raw RGBA rows (width,
- * height, stride, method in the result); listed windows are in the one JSON
- * form of pg_window_json.h, the same the agent sees. The helper's error code, message
- * and tip are returned as they are. Every reply is validated before use:
- * exact fields and types, ids and coordinates in range, strings bounded and
- * UTF-8, at most PG_WIN_HELPER_MAX_WINDOWS windows, captures at most
- * PG_WIN_HELPER_MAX_DIM per side and PG_WIN_HELPER_MAX_CAPTURE bytes with
- * stride*height == the attachment's length; a reply that fails is
- * PG_E_INTERNAL and the helper is stopped (it is broken or hostile). A
- * chord or text over PG_WIN_HELPER_MAX_TEXT bytes is BADINPUT, unsent.
- * Timeouts: each request is bounded by call_timeout_ms (plus settle's own
- * timeout); past it the call is PG_E_TIMEOUT and the helper is stopped. A
- * helper that dies during a call gives PG_E_UNREACHABLE. The next call
- * then starts a new helper first (once per call: if that fails, the call
- * fails with the launch's error), as it does when the helper exited between
- * calls, pg_win_helper_mark_stale was called, or the active console session
- * is no longer the one the helper was started in. caps() reports backend
- * "win32" and, first in detail, how the helper was started and its pid.
- * The proxy handle is only ever used through pg_win_helper_ops() and the
- * functions below: the pg_win32.h extras do not apply to it.
+ * The protocol, the proxy (pg_win_helper_ops() is the portable
+ * pg_helper_ops()) and the server are broker/platform/helper/pg_helper.h,
+ * shared with Linux's pixelgate-session; this header is what is Windows's
+ * own: how the service starts the helper and gets its connection
+ * (pg_win_helper_link.c). A call finds the helper gone or dead: it gives
+ * PG_E_UNREACHABLE, and the next call starts a new helper first (once per
+ * call: if that fails, the call fails with the launch's error), as it does
+ * when the helper exited between calls, pg_win_helper_mark_stale was called,
+ * or the active console session is no longer the one the helper was started
+ * in. caps() reports backend "win32" and, first in detail, how the helper
+ * was started and its pid. The proxy handle is only ever used through
+ * pg_win_helper_ops() and the functions below: the pg_win32.h extras do not
+ * apply to it.
  *
- * Helper (interactive session): pg_win_helper_main connects as a client to
+ * Helper (interactive session): pg_win_helper_main (pg_win_helper_main.c) connects as a client to
  * the pipe named on its command line (only a \\.\pipe\pixelgate-helper-<32
  * hex> name; anything else is refused), opens the Win32 backend, and before
  * each request switches to the current input desktop (OpenInputDesktop +
@@ -66,60 +51,12 @@
 #include <stdint.h>
 
 #include "pg_error.h"
+#include "pg_helper.h"
 #include "pg_platform.h"
 #include "pg_transport.h"
 
 #define PG_WIN_HELPER_PIPE_PREFIX "\\\\.\\pipe\\pixelgate-helper-"
 #define PG_WIN_HELPER_CONNECT_MS 10000u /* default: launch until connected */
-#define PG_WIN_HELPER_CALL_MS 15000u    /* default: one request, reply included */
-#define PG_WIN_HELPER_MAX_DIM 16384u    /* capture width and height */
-#define PG_WIN_HELPER_MAX_CAPTURE ((uint64_t)256 << 20) /* bytes of one capture */
-#define PG_WIN_HELPER_MAX_WINDOWS 4096u
-#define PG_WIN_HELPER_MAX_TEXT ((size_t)512 << 10) /* bytes of a chord or typed text */
-#define PG_WIN_HELPER_MAX_REQUEST (4u << 20)       /* request header: the text, JSON-escaped */
-
-/* How a WIRE primitive's parameter travels (pg_platform.def's kinds that
- * the helper can carry without hand-written code): a number argument in the
- * request, or a number field in the reply for an output. Both ends hold it
- * to its range. A kind missing here is not WIRE-able: a WIRE primitive with
- * it does not compile. */
-typedef enum {
-    PG_WK_SELF,       /* the handle: not sent */
-    PG_WK_ERR,        /* the error: not sent */
-    PG_WK_ID,         /* a window id, 0..2^53-1 */
-    PG_WK_I32,
-    PG_WK_U32,
-    PG_WK_WAIT_MS,    /* a uint32 wait: the proxy waits that much longer for the reply */
-    PG_WK_PING_MS,    /* the same, at most 60 s */
-    PG_WK_BUTTON,     /* int32 range: the backend judges it */
-    PG_WK_COUNT,      /* int32 range: the backend judges it */
-    PG_WK_TEXT,       /* a string of at most PG_WIN_HELPER_MAX_TEXT bytes */
-    PG_WK_OUT_ID,     /* outputs: */
-    PG_WK_OUT_I32,
-    PG_WK_OUT_U32,
-    PG_WK_RESPONDING  /* a pg_responding */
-} pg_win_wire_kind;
-
-/* One parameter of a WIRE call, as the generated code lists them. */
-typedef struct {
-    const char *name;
-    pg_win_wire_kind kind;
-    union {
-        uint64_t u64;
-        int32_t i32;
-        uint32_t u32;
-        const char *text;
-        pg_responding responding;
-    } v;          /* an input's value (helper: also an output's) */
-    void *out;    /* proxy: where an output goes */
-} pg_win_wire_param;
-
-/* Is the kind an output (a reply field)? */
-static inline bool pg_win_wire_is_out(pg_win_wire_kind k) { return k >= PG_WK_OUT_ID; }
-
-/* The range both ends hold a number of kind k to; false for SELF, ERR, TEXT. */
-bool pg_win_wire_range(pg_win_wire_kind k, double *lo, double *hi);
-
 /* How to start the helper. Every field may be 0/NULL for the default. */
 typedef struct {
     /* UTF-8 path of the program; NULL = this process's own executable
@@ -128,7 +65,7 @@ typedef struct {
     /* Words put before "--pipe NAME" on its command line; NULL = "helper". */
     const char *args;
     uint32_t connect_timeout_ms; /* 0 = PG_WIN_HELPER_CONNECT_MS */
-    uint32_t call_timeout_ms;    /* 0 = PG_WIN_HELPER_CALL_MS */
+    uint32_t call_timeout_ms;    /* 0 = PG_HELPER_CALL_MS */
     /* true: skip the console-session path and start the helper in our own
      * session with CreateProcess (a foreground run already is there). */
     bool own_session;

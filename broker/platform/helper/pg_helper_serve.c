@@ -1,75 +1,25 @@
-/* pg_win_helper_serve.c - the helper process: the Win32 backend served to
- * the service over its private pipe (see pg_win_helper.h for the contract).
- *
- * Why it follows the input desktop per request: when the user locks the
- * screen or a UAC prompt shows, input goes to another desktop (Winlogon);
- * a helper left on Default would capture a stale desktop and inject into
- * nothing. SetThreadDesktop only works for a thread without windows or
- * hooks, which this one is: the backend creates none.
- * Why it checks its arguments strictly although the service is trusted:
- * the pipe is the helper's only input, and a request it cannot parse means
- * the two ends disagree, which must show rather than half-work.
+/* pg_helper_serve.c - the session helper's side of its protocol: one
+ * request read, checked, answered from the backend it was given, and the
+ * reply written (see pg_helper.h for the contract), on every OS. The OS's
+ * part (how the helper meets the broker, Windows' desktop following) is
+ * in its shell: broker/os/win/pg_win_helper_main.c,
+ * broker/os/posix/pg_posix_session_helper.c.
  */
-#include <windows.h>
-
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "pg_proto.h"
-#include "pg_win32.h"
+#include "pg_helper.h"
 #include "pg_monitor_json.h"
 #include "pg_path_json.h"
-#include "pg_win_helper.h"
+#include "pg_proto.h"
 #include "pg_window_json.h"
 
-#define CONNECT_MS 10000u
-#define IDLE_MS UINT32_MAX /* between requests: the pipe closing ends the wait */
 #define WRITE_MS 30000u
 #define MAX_ID 9007199254740991.0
-/* Everything a capture/input helper needs on the input desktop; never
- * DESKTOP_SWITCHDESKTOP: it follows, it does not switch. */
-#define DESKTOP_RIGHTS                                                                                  \
-    (DESKTOP_READOBJECTS | DESKTOP_WRITEOBJECTS | DESKTOP_ENUMERATE | DESKTOP_CREATEWINDOW |           \
-     DESKTOP_CREATEMENU | DESKTOP_HOOKCONTROL | DESKTOP_JOURNALPLAYBACK)
 
-typedef struct {
-    pg_conn *conn;
-    const pg_platform_ops *ops;
-    pg_platform *p;      /* NULL if the backend did not open: every request gets open_err */
-    pg_error open_err;
-    HDESK desk;          /* the input desktop we opened and set, NULL if none */
-    char desktop[128];   /* for caps: where we are and why */
-} helper;
-
-/* ------------------------------------------------------------- desktop */
-
-static void desktop_name(HDESK d, char *out, size_t cap) {
-    wchar_t w[64] = L"?";
-    GetUserObjectInformationW(d, UOI_NAME, w, sizeof w - sizeof *w, NULL);
-    if (WideCharToMultiByte(CP_UTF8, 0, w, -1, out, (int)cap, NULL, NULL) <= 0) snprintf(out, cap, "?");
-}
-
-/* Moves this thread to the current input desktop; on failure stays where
- * it is and records why. */
-static void follow_input_desktop(helper *h) {
-    char name[64];
-    HDESK d = OpenInputDesktop(0, FALSE, DESKTOP_RIGHTS);
-    const char *step = d ? (SetThreadDesktop(d) ? NULL : "SetThreadDesktop") : "OpenInputDesktop";
-    if (step) {
-        DWORD err = GetLastError();
-        if (d) CloseDesktop(d);
-        desktop_name(GetThreadDesktop(GetCurrentThreadId()), name, sizeof name);
-        snprintf(h->desktop, sizeof h->desktop, "desktop %s, not following the input desktop (%s: error %lu)", name,
-                 step, err);
-        return;
-    }
-    if (h->desk) CloseDesktop(h->desk); /* no longer this thread's desktop */
-    h->desk = d;
-    desktop_name(d, name, sizeof name);
-    snprintf(h->desktop, sizeof h->desktop, "input desktop %s", name);
-}
+typedef pg_helper_server helper;
 
 /* ------------------------------------------------------------ arguments */
 
@@ -136,7 +86,9 @@ static pg_err h_caps(helper *h, const cJSON *args, cJSON **result, pg_blob *att,
     cJSON_AddBoolToObject(r, "window_manager", c.window_manager);
     cJSON_AddStringToObject(r, "backend", c.backend);
     cJSON_AddStringToObject(r, "detail", c.detail);
-    cJSON_AddStringToObject(r, "desktop", h->desktop);
+    char where[128] = "";
+    if (h->where) h->where(h->ctx, where, sizeof where);
+    cJSON_AddStringToObject(r, "desktop", where);
     return PG_OK;
 }
 
@@ -145,9 +97,9 @@ static pg_err h_caps(helper *h, const cJSON *args, cJSON **result, pg_blob *att,
 static pg_err list_reply(pg_window *w, size_t n, const bool *complete, cJSON **result, pg_error *e) {
     cJSON *r = *result = cJSON_CreateObject();
     cJSON *arr = r ? cJSON_AddArrayToObject(r, "windows") : NULL;
-    for (size_t i = 0; arr && i < n && i < PG_WIN_HELPER_MAX_WINDOWS; i++)
+    for (size_t i = 0; arr && i < n && i < PG_HELPER_MAX_WINDOWS; i++)
         cJSON_AddItemToArray(arr, pg_window_json(&w[i]));
-    if (r && complete) cJSON_AddBoolToObject(r, "complete", *complete && n <= PG_WIN_HELPER_MAX_WINDOWS);
+    if (r && complete) cJSON_AddBoolToObject(r, "complete", *complete && n <= PG_HELPER_MAX_WINDOWS);
     free(w);
     return arr ? PG_OK : pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory");
 }
@@ -171,16 +123,18 @@ static pg_err h_list_all(helper *h, const cJSON *args, cJSON **result, pg_blob *
     return rc ? rc : list_reply(w, n, &complete, result, e);
 }
 
+static const char *fallback(helper *h, bool screen) { return h->fallback ? h->fallback(h->ctx, screen) : ""; }
+
 /* The capture as a reply: tight rows (stride = width*4) in one attachment. */
 static pg_err capture_reply(helper *h, pg_capture *c, const char *fallback, cJSON **result, pg_blob *att,
                             pg_error *e) {
     size_t row = (size_t)c->width * 4;
-    if (c->width > PG_WIN_HELPER_MAX_DIM || c->height > PG_WIN_HELPER_MAX_DIM ||
-        (uint64_t)row * c->height > PG_WIN_HELPER_MAX_CAPTURE) {
+    if (c->width > PG_HELPER_MAX_DIM || c->height > PG_HELPER_MAX_DIM ||
+        (uint64_t)row * c->height > PG_HELPER_MAX_CAPTURE) {
         free(c->rgba);
         return pg_error_set(e, PG_E_BADINPUT, "capture a region instead",
                             "a %ux%u capture is over the session helper's limit (%u per side, %llu bytes)", c->width,
-                            c->height, PG_WIN_HELPER_MAX_DIM, (unsigned long long)PG_WIN_HELPER_MAX_CAPTURE);
+                            c->height, PG_HELPER_MAX_DIM, (unsigned long long)PG_HELPER_MAX_CAPTURE);
     }
     for (uint32_t y = 1; y < c->height && c->stride != row; y++) /* in place: rows only move down */
         memmove(c->rgba + y * row, c->rgba + y * c->stride, row);
@@ -208,7 +162,7 @@ static pg_err h_capture_window(helper *h, const cJSON *args, cJSON **result, pg_
     pg_err rc = id_args(args, spec, 2, &id, e);
     if (!rc) rc = region_arg(args, &r, &region, e);
     if (!rc) rc = h->ops->capture_window(h->p, id, region, &c, e);
-    return rc ? rc : capture_reply(h, &c, pg_win_capture_fallback(h->p), result, att, e);
+    return rc ? rc : capture_reply(h, &c, fallback(h, false), result, att, e);
 }
 
 static pg_err h_capture_screen(helper *h, const cJSON *args, cJSON **result, pg_blob *att, pg_error *e) {
@@ -219,7 +173,7 @@ static pg_err h_capture_screen(helper *h, const cJSON *args, cJSON **result, pg_
     pg_err rc = pg_args_check(args, spec, 1, e);
     if (!rc) rc = region_arg(args, &r, &region, e);
     if (!rc) rc = h->ops->capture_screen(h->p, region, &c, e);
-    return rc ? rc : capture_reply(h, &c, pg_win_screen_fallback(h->p), result, att, e);
+    return rc ? rc : capture_reply(h, &c, fallback(h, true), result, att, e);
 }
 
 static pg_err h_drag(helper *h, const cJSON *args, cJSON **result, pg_blob *att, pg_error *e) {
@@ -287,19 +241,19 @@ static pg_err h_hold(helper *h, const cJSON *args, cJSON **result, pg_blob *att,
 #define WIRE_MAX_PARAMS 8
 
 /* Reads a WIRE call's args: exactly its inputs, each in its range. */
-static pg_err wire_args(const cJSON *args, pg_win_wire_param *ps, size_t n, pg_error *e) {
+static pg_err wire_args(const cJSON *args, pg_helper_wire_param *ps, size_t n, pg_error *e) {
     pg_arg_spec spec[WIRE_MAX_PARAMS];
     size_t k = 0;
     double lo, hi;
     for (size_t i = 0; i < n; i++)
-        if (ps[i].kind == PG_WK_TEXT || (!pg_win_wire_is_out(ps[i].kind) && pg_win_wire_range(ps[i].kind, &lo, &hi)))
+        if (ps[i].kind == PG_WK_TEXT || (!pg_helper_wire_is_out(ps[i].kind) && pg_helper_wire_range(ps[i].kind, &lo, &hi)))
             spec[k++] = (pg_arg_spec){ps[i].name, ps[i].kind == PG_WK_TEXT ? PG_ARG_STRING : PG_ARG_INT, true};
     pg_err rc = pg_args_check(args, k ? spec : NULL, k, e);
     for (size_t i = 0; !rc && i < n; i++) {
-        pg_win_wire_param *q = &ps[i];
+        pg_helper_wire_param *q = &ps[i];
         int64_t v = 0;
         if (q->kind == PG_WK_TEXT) q->v.text = pg_args_str(args, q->name, "");
-        if (q->kind == PG_WK_TEXT || pg_win_wire_is_out(q->kind) || !pg_win_wire_range(q->kind, &lo, &hi)) continue;
+        if (q->kind == PG_WK_TEXT || pg_helper_wire_is_out(q->kind) || !pg_helper_wire_range(q->kind, &lo, &hi)) continue;
         if (!arg_in(args, q->name, lo, hi, &v)) return out_of_range(q->name, e);
         if (q->kind == PG_WK_ID) q->v.u64 = (uint64_t)v;
         else if (q->kind == PG_WK_I32 || q->kind == PG_WK_BUTTON || q->kind == PG_WK_COUNT) q->v.i32 = (int32_t)v;
@@ -309,11 +263,11 @@ static pg_err wire_args(const cJSON *args, pg_win_wire_param *ps, size_t n, pg_e
 }
 
 /* A WIRE call's outputs as its result (none: an empty result). */
-static pg_err wire_result(const pg_win_wire_param *ps, size_t n, cJSON **result, pg_error *e) {
+static pg_err wire_result(const pg_helper_wire_param *ps, size_t n, cJSON **result, pg_error *e) {
     bool ok = true;
     for (size_t i = 0; ok && i < n; i++) {
-        const pg_win_wire_param *q = &ps[i];
-        if (!pg_win_wire_is_out(q->kind)) continue;
+        const pg_helper_wire_param *q = &ps[i];
+        if (!pg_helper_wire_is_out(q->kind)) continue;
         double v = q->kind == PG_WK_OUT_ID ? (double)q->v.u64
                    : q->kind == PG_WK_OUT_I32 ? q->v.i32
                    : q->kind == PG_WK_OUT_U32 ? q->v.u32
@@ -348,7 +302,7 @@ static pg_err wire_result(const pg_win_wire_param *ps, size_t n, cJSON **result,
 #define HS_WIRE(name)                                                                                          \
     static pg_err h_##name(helper *h, const cJSON *args, cJSON **result, pg_blob *att, pg_error *e) {          \
         enum { PG_ARGS_##name(HS_POS_) n_ };                                                                   \
-        pg_win_wire_param ps[n_] = {PG_ARGS_##name(HS_PARAM_)};                                                \
+        pg_helper_wire_param ps[n_] = {PG_ARGS_##name(HS_PARAM_)};                                                \
         _Static_assert(n_ <= WIRE_MAX_PARAMS, "too many parameters");                                          \
         (void)att;                                                                                             \
         pg_err rc = wire_args(args, ps, n_, e);                                                                \
@@ -381,70 +335,53 @@ static const struct {
 
 /* ------------------------------------------------------------- serving */
 
-/* The reply to one request header (never NULL unless out of memory). */
-static cJSON *answer(helper *h, const cJSON *header, pg_blob *att) {
+static bool allowed(const helper *h, const char *op) {
+    if (!h->allow) return true;
+    for (size_t i = 0; i < h->n_allow; i++)
+        if (!strcmp(h->allow[i], op)) return true;
+    return false;
+}
+
+cJSON *pg_helper_answer(pg_helper_server *h, const cJSON *header, pg_blob *att) {
     pg_request req;
     pg_error e;
     cJSON *result = NULL;
+    *att = (pg_blob){0};
     pg_err rc = pg_proto_parse_request(header, &req, &e);
     size_t i = 0;
     while (!rc && i < sizeof handlers / sizeof *handlers && strcmp(handlers[i].op, req.op) != 0) i++;
     if (!rc && i == sizeof handlers / sizeof *handlers)
-        rc = pg_error_set(&e, PG_E_USAGE, "the service and its helper are different versions?",
+        rc = pg_error_set(&e, PG_E_POLICY, "the broker and its helper are different versions?",
                           "session helper: unknown op \"%s\"", req.op);
+    if (!rc && !allowed(h, req.op))
+        rc = pg_error_set(&e, PG_E_POLICY, NULL, "session helper: \"%s\" is not on the allowlist the broker sent",
+                          req.op);
     if (!rc && !h->p) e = h->open_err, rc = e.code;
     if (!rc) rc = handlers[i].fn(h, req.args, &result, att, &e);
     if (!rc) return pg_proto_response_ok(req.id, result);
     cJSON_Delete(result);
     free(att->data);
-    att->data = NULL;
-    att->len = 0;
+    *att = (pg_blob){0};
     return pg_proto_response_err(req.id, &e, NULL);
 }
 
-/* One request and its reply. PG_E_UNREACHABLE: the service closed the pipe. */
-static pg_err serve_one(helper *h, pg_error *e) {
+pg_err pg_helper_serve_one(pg_helper_server *h, pg_conn *conn, uint32_t idle_ms, pg_error *e) {
     pg_proto_limits limits;
     pg_proto_limits_default(&limits);
-    limits.max_header = PG_WIN_HELPER_MAX_REQUEST;
+    limits.max_header = PG_HELPER_MAX_REQUEST;
     limits.max_attachments = 0; /* requests carry none */
     pg_msg m;
-    pg_conn_set_timeout(h->conn, IDLE_MS);
-    pg_err rc = pg_proto_read(h->conn, &limits, &m, e);
+    pg_conn_set_timeout(conn, idle_ms);
+    pg_err rc = pg_proto_read(conn, &limits, &m, e);
     if (rc) return rc;
-    follow_input_desktop(h);
+    if (h->before) h->before(h->ctx);
     pg_blob att = {0};
-    cJSON *reply = answer(h, m.header, &att);
+    cJSON *reply = pg_helper_answer(h, m.header, &att);
     pg_msg_fini(&m);
     if (!reply) rc = pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory");
-    pg_conn_set_timeout(h->conn, WRITE_MS);
-    if (!rc) rc = pg_proto_write(h->conn, reply, &att, att.data ? 1 : 0, e);
+    pg_conn_set_timeout(conn, WRITE_MS);
+    if (!rc) rc = pg_proto_write(conn, reply, &att, att.data ? 1 : 0, e);
     cJSON_Delete(reply);
     free(att.data);
     return rc;
-}
-
-/* Only the service's private pipes: PREFIX followed by 32 lower-case hex. */
-static bool helper_pipe_name(const char *name) {
-    size_t plen = strlen(PG_WIN_HELPER_PIPE_PREFIX);
-    if (!name || strlen(name) != plen + 32 || strncmp(name, PG_WIN_HELPER_PIPE_PREFIX, plen) != 0) return false;
-    for (const char *c = name + plen; *c; c++)
-        if (!((*c >= '0' && *c <= '9') || (*c >= 'a' && *c <= 'f'))) return false;
-    return true;
-}
-
-int pg_win_helper_main(const char *pipe_name) {
-    if (!helper_pipe_name(pipe_name)) return PG_E_USAGE;
-    helper h = {.ops = pg_platform_default()};
-    pg_error e;
-    if (pg_conn_connect(&h.conn, pipe_name, CONNECT_MS, &e) != PG_OK) return PG_E_UNREACHABLE;
-    snprintf(h.desktop, sizeof h.desktop, "desktop not yet followed");
-    if (h.ops->open(&h.p, NULL, &h.open_err) != PG_OK) h.p = NULL;
-    pg_err rc;
-    do rc = serve_one(&h, &e);
-    while (rc == PG_OK);
-    if (h.p) h.ops->close(h.p);
-    pg_conn_close(h.conn);
-    /* h.desk stays open: it is this thread's desktop until the process ends. */
-    return rc == PG_E_UNREACHABLE ? 0 : (int)rc;
 }

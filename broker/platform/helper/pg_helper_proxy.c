@@ -1,6 +1,6 @@
-/* pg_win_helper_proxy.c - the service's side of the session helper: a
- * pg_platform_ops whose calls are requests over the helper's pipe (see
- * pg_win_helper.h for the contract).
+/* pg_helper_proxy.c - the broker's side of the session helper: a
+ * pg_platform_ops whose calls are requests over the helper's connection (see
+ * pg_helper.h for the contract), on every OS.
  *
  * Why so strict with replies: the helper runs in the user's session, where
  * other processes of that session can attack it; the service must never let
@@ -10,38 +10,31 @@
  * what is left of the call's time, so a helper trickling bytes cannot
  * stretch a call past its bound.
  */
-#include <windows.h>
-
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "pg_helper.h"
 #include "pg_monitor_json.h"
 #include "pg_path_json.h"
 #include "pg_proto.h"
 #include "pg_time.h"
-#include "pg_win_helper.h"
 #include "pg_window_json.h"
-#include "pg_win_session.h"
 
 #define MAX_ID 9007199254740991.0 /* 2^53 - 1: every window id is below (docs/protocol.md) */
 #define REPLY_MAX_HEADER (8u << 20) /* 4096 windows with long escaped titles */
 #define MAX_STRIDE_PAD 64u           /* bytes a row may carry beyond width*4 */
 
-static const char *const helper_tip =
-    "the service restarts its session helper on the next request; if this repeats, check the service log";
-
 typedef struct {
-    CRITICAL_SECTION lock;
-    pg_win_helper_launch how; /* exe/args point to the copies below */
-    char *exe, *args;
-    bool can_launch;          /* false: a proxy over a given connection */
-    pg_win_helper_child child; /* child.conn NULL: no helper */
-    volatile LONG stale;
+    pthread_mutex_t lock;
+    const pg_helper_link_ops *ops;
+    void *link;
+    pg_conn *conn;           /* the link's connection for the call in flight */
+    uint32_t call_timeout_ms;
     uint64_t next_id;
-    unsigned launches;
     char fallback[96];
 } proxy;
 
@@ -50,117 +43,52 @@ static proxy *px(pg_platform *p) { return (proxy *)(void *)p; }
 
 /* ------------------------------------------------------------ lifecycle */
 
-static char *dup_or_null(const char *s, bool *oom) {
-    char *d = s ? _strdup(s) : NULL;
-    if (s && !d) *oom = true;
-    return d;
-}
-
-static proxy *proxy_new(const pg_win_helper_launch *how, uint32_t call_timeout_ms) {
+pg_err pg_helper_proxy_new(pg_platform **out, const pg_helper_link_ops *ops, void *link, uint32_t call_timeout_ms,
+                           pg_error *e) {
+    *out = NULL;
     proxy *x = calloc(1, sizeof *x);
-    if (!x) return NULL;
-    bool oom = false;
-    x->exe = dup_or_null(how ? how->exe : NULL, &oom);
-    x->args = dup_or_null(how ? how->args : NULL, &oom);
-    if (oom) {
-        free(x->exe), free(x->args), free(x);
-        return NULL;
-    }
-    x->how.exe = x->exe;
-    x->how.args = x->args;
-    x->how.connect_timeout_ms = how && how->connect_timeout_ms ? how->connect_timeout_ms : PG_WIN_HELPER_CONNECT_MS;
-    x->how.call_timeout_ms = call_timeout_ms ? call_timeout_ms : PG_WIN_HELPER_CALL_MS;
-    x->how.own_session = how && how->own_session;
-    InitializeCriticalSection(&x->lock);
-    return x;
-}
-
-static void proxy_free(proxy *x) {
-    pg_win_session_stop(&x->child);
-    DeleteCriticalSection(&x->lock);
-    free(x->exe), free(x->args), free(x);
-}
-
-/* Stops the current helper (if any) and starts one. Lock held. */
-static pg_err launch(proxy *x, pg_error *e) {
-    pg_win_session_stop(&x->child);
-    pg_err rc = pg_win_session_launch(&x->how, &x->child, e);
-    if (!rc) x->launches++;
-    return rc;
-}
-
-pg_err pg_win_helper_proxy_open(pg_platform **out, const pg_win_helper_launch *how, pg_error *e) {
-    *out = NULL;
-    proxy *x = proxy_new(how, how ? how->call_timeout_ms : 0);
-    if (!x) return pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory");
-    x->can_launch = true;
-    pg_err rc = launch(x, e);
-    if (rc) {
-        proxy_free(x);
-        return rc;
-    }
-    *out = (pg_platform *)(void *)x;
-    return PG_OK;
-}
-
-pg_err pg_win_helper_proxy_from_conn(pg_platform **out, pg_conn *conn, uint32_t call_timeout_ms, pg_error *e) {
-    *out = NULL;
-    proxy *x = proxy_new(NULL, call_timeout_ms);
-    if (!x) {
-        pg_conn_close(conn);
+    if (!x || pthread_mutex_init(&x->lock, NULL) != 0) {
+        free(x);
+        ops->stop(link);
+        ops->free(link);
         return pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory");
     }
-    x->child.conn = conn;
-    x->child.session = PG_WIN_NO_SESSION;
-    snprintf(x->child.path, sizeof x->child.path, "given connection");
+    x->ops = ops;
+    x->link = link;
+    x->call_timeout_ms = call_timeout_ms ? call_timeout_ms : PG_HELPER_CALL_MS;
     *out = (pg_platform *)(void *)x;
     return PG_OK;
 }
 
 static pg_err proxy_open(pg_platform **out, const char *display, pg_error *e) {
-    *out = NULL;
-    if (display && display[0])
-        return pg_error_set(e, PG_E_USAGE, "leave the display empty on Windows",
-                            "session helper: display \"%s\" given; the helper follows the console session",
-                            display);
-    return pg_win_helper_proxy_open(out, NULL, e);
+    return pg_helper_link_open(out, display, e);
 }
 
 static void proxy_close(pg_platform *p) {
-    if (p) proxy_free(px(p));
+    if (!p) return;
+    proxy *x = px(p);
+    x->ops->stop(x->link);
+    x->ops->free(x->link);
+    pthread_mutex_destroy(&x->lock);
+    free(x);
 }
 
-pg_err pg_win_helper_relaunch(pg_platform *p, pg_error *e) {
+void *pg_helper_proxy_link(pg_platform *p) { return px(p)->link; }
+
+pg_err pg_helper_proxy_locked(pg_platform *p, pg_err (*fn)(void *link, void *arg, pg_error *e), void *arg,
+                              pg_error *e) {
     proxy *x = px(p);
-    EnterCriticalSection(&x->lock);
-    pg_err rc = x->can_launch ? launch(x, e)
-                              : pg_error_set(e, PG_E_UNSUPPORTED, NULL, "this helper proxy cannot start a helper");
-    LeaveCriticalSection(&x->lock);
+    pthread_mutex_lock(&x->lock);
+    pg_err rc = fn(x->link, arg, e);
+    pthread_mutex_unlock(&x->lock);
     return rc;
 }
 
-void pg_win_helper_mark_stale(pg_platform *p) { InterlockedExchange(&px(p)->stale, 1); }
-
-uint32_t pg_win_helper_pid(pg_platform *p) {
+void pg_helper_proxy_capture_fallback(pg_platform *p, char *out, size_t cap) {
     proxy *x = px(p);
-    EnterCriticalSection(&x->lock);
-    uint32_t pid = x->child.conn ? x->child.pid : 0;
-    LeaveCriticalSection(&x->lock);
-    return pid;
-}
-
-void pg_win_helper_launch_path(pg_platform *p, char *out, size_t cap) {
-    proxy *x = px(p);
-    EnterCriticalSection(&x->lock);
-    snprintf(out, cap, "%s", x->child.path);
-    LeaveCriticalSection(&x->lock);
-}
-
-void pg_win_helper_capture_fallback(pg_platform *p, char *out, size_t cap) {
-    proxy *x = px(p);
-    EnterCriticalSection(&x->lock);
+    pthread_mutex_lock(&x->lock);
     snprintf(out, cap, "%s", x->fallback);
-    LeaveCriticalSection(&x->lock);
+    pthread_mutex_unlock(&x->lock);
 }
 
 /* ------------------------------------------------------- reply checking */
@@ -173,7 +101,7 @@ static pg_err bad_reply(pg_error *e, const char *fmt, ...) {
     va_start(ap, fmt);
     vsnprintf(why, sizeof why, fmt, ap);
     va_end(ap);
-    return pg_error_set(e, PG_E_INTERNAL, helper_tip, "session helper sent an invalid reply: %s", why);
+    return pg_error_set(e, PG_E_INTERNAL, NULL, "session helper sent an invalid reply: %s", why);
 }
 
 /* Exact fields and types (pg_args_check), reported as a bad reply. */
@@ -191,8 +119,23 @@ static bool int_in(const cJSON *o, const char *name, double lo, double hi, int64
     return true;
 }
 
+/* Well-formed UTF-8: no stray continuation, overlong form, surrogate or
+ * code point above U+10FFFF. */
 static bool utf8_valid(const char *s) {
-    return !s[0] || MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, s, -1, NULL, 0) > 0;
+    const unsigned char *u = (const unsigned char *)s;
+    while (*u) {
+        unsigned c = *u++, n = c < 0x80 ? 0 : c >= 0xc2 && c <= 0xdf ? 1 : c >= 0xe0 && c <= 0xef ? 2
+                               : c >= 0xf0 && c <= 0xf4 ? 3 : 9;
+        if (n == 9) return false;
+        uint32_t cp = n ? c & (0x3fu >> n) : c;
+        for (unsigned i = 0; i < n; i++, u++) {
+            if ((*u & 0xc0) != 0x80) return false;
+            cp = cp << 6 | (*u & 0x3fu);
+        }
+        if ((n == 2 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) || (n == 3 && (cp < 0x10000 || cp > 0x10ffff)))
+            return false;
+    }
+    return true;
 }
 
 /* Copies a checked string field into out[cap]: shorter than cap, UTF-8. */
@@ -306,9 +249,9 @@ static pg_err dec_caps(proxy *x, const cJSON *result, pg_msg *m, void *out, pg_e
     c->settle = pg_args_bool(result, "settle", false);
     c->window_manager = pg_args_bool(result, "window_manager", false);
     /* How the helper runs comes first: it is what a truncated detail must keep. */
-    char all[sizeof c->detail + sizeof x->child.path + sizeof desktop + 64];
-    snprintf(all, sizeof all, "helper %s, pid %lu, launch %u; %s; %s", x->child.path, (unsigned long)x->child.pid,
-             x->launches, desktop, detail);
+    char how[160], all[sizeof c->detail + sizeof how + sizeof desktop + 64];
+    x->ops->describe(x->link, how, sizeof how);
+    snprintf(all, sizeof all, "helper %s; %s; %s", how, desktop, detail);
     fit_utf8(all, sizeof c->detail);
     memcpy(c->detail, all, strlen(all) + 1);
     return PG_OK;
@@ -331,14 +274,13 @@ static pg_err dec_list(proxy *x, const cJSON *result, pg_msg *m, void *out, pg_e
     static const pg_arg_spec spec[] = {{"windows", PG_ARG_ARRAY, true}};
     static const pg_arg_spec spec_all[] = {{"windows", PG_ARG_ARRAY, true}, {"complete", PG_ARG_BOOL, true}};
     list_out *lo = out;
-    (void)x;
     pg_err rc = lo->complete ? check_fields(result, spec_all, 2, "list_all", e) : check_fields(result, spec, 1, "list", e);
     if (rc) return rc;
     if (lo->complete) *lo->complete = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(result, "complete"));
     if (m->n_att) return bad_reply(e, "unexpected attachment");
     const cJSON *arr = cJSON_GetObjectItemCaseSensitive(result, "windows");
     size_t n = (size_t)cJSON_GetArraySize(arr);
-    if (n > PG_WIN_HELPER_MAX_WINDOWS) return bad_reply(e, "%zu windows (limit %u)", n, PG_WIN_HELPER_MAX_WINDOWS);
+    if (n > PG_HELPER_MAX_WINDOWS) return bad_reply(e, "%zu windows (limit %u)", n, PG_HELPER_MAX_WINDOWS);
     pg_window *w = calloc(n ? n : 1, sizeof *w);
     if (!w) return pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory for %zu windows", n);
     size_t i = 0;
@@ -347,6 +289,7 @@ static pg_err dec_list(proxy *x, const cJSON *result, pg_msg *m, void *out, pg_e
         free(w);
         return rc;
     }
+    if (x->ops->filter) x->ops->filter(x->link, w, &n); /* only what this helper is trusted for */
     *lo->list = w;
     *lo->n = n;
     return PG_OK;
@@ -359,14 +302,14 @@ typedef struct {
 
 /* Size checks in 64 bits: nothing here can overflow. */
 static pg_err check_capture(const capture_out *co, int64_t w, int64_t h, int64_t stride, size_t len, pg_error *e) {
-    if (w < 1 || h < 1 || w > PG_WIN_HELPER_MAX_DIM || h > PG_WIN_HELPER_MAX_DIM)
+    if (w < 1 || h < 1 || w > PG_HELPER_MAX_DIM || h > PG_HELPER_MAX_DIM)
         return bad_reply(e, "capture of %lldx%lld (each side 1..%u)", (long long)w, (long long)h,
-                         PG_WIN_HELPER_MAX_DIM);
+                         PG_HELPER_MAX_DIM);
     if (stride < w * 4 || stride > w * 4 + MAX_STRIDE_PAD)
         return bad_reply(e, "stride %lld for width %lld", (long long)stride, (long long)w);
-    if ((uint64_t)(stride * h) > PG_WIN_HELPER_MAX_CAPTURE)
+    if ((uint64_t)(stride * h) > PG_HELPER_MAX_CAPTURE)
         return bad_reply(e, "capture of %lld bytes (limit %llu)", (long long)(stride * h),
-                         (unsigned long long)PG_WIN_HELPER_MAX_CAPTURE);
+                         (unsigned long long)PG_HELPER_MAX_CAPTURE);
     if ((uint64_t)len != (uint64_t)(stride * h))
         return bad_reply(e, "attachment of %zu bytes, but stride*height is %lld", len, (long long)(stride * h));
     if (co->region && ((uint64_t)w > co->region->w || (uint64_t)h > co->region->h))
@@ -420,46 +363,30 @@ static pg_err timed_read(void *ctx, void *buf, size_t n, pg_error *e) {
 }
 
 /* The helper's stream is out of step or gone: stop it; the next call
- * starts a new one. */
+ * asks the link for a helper again. */
 static pg_err transport_failed(proxy *x, const char *op, uint64_t ms, pg_err rc, pg_error *e) {
     char why[PG_ERR_MSG_MAX];
     snprintf(why, sizeof why, "%s", e->message);
-    pg_win_session_stop(&x->child);
+    x->ops->stop(x->link);
     if (rc == PG_E_TIMEOUT)
-        return pg_error_set(e, PG_E_TIMEOUT, helper_tip,
+        return pg_error_set(e, PG_E_TIMEOUT, x->ops->tip,
                             "session helper did not answer \"%s\" within %llu ms; it was stopped", op,
                             (unsigned long long)ms);
     if (rc == PG_E_UNREACHABLE)
-        return pg_error_set(e, PG_E_UNREACHABLE, helper_tip, "session helper is gone (%s) during \"%s\"", why, op);
-    return pg_error_set(e, PG_E_INTERNAL, helper_tip, "session helper sent a broken frame for \"%s\": %s", op, why);
-}
-
-static bool needs_launch(proxy *x) {
-    if (InterlockedExchange(&x->stale, 0)) return true;
-    if (!x->child.conn) return true;
-    if (x->child.process && !pg_win_session_alive(&x->child)) return true;
-    uint32_t active = pg_win_session_active();
-    return x->child.session != PG_WIN_NO_SESSION && active != PG_WIN_NO_SESSION && active != x->child.session;
-}
-
-/* A running, connected helper: the current one, else (once) a new one. */
-static pg_err ensure_helper(proxy *x, pg_error *e) {
-    if (!needs_launch(x)) return PG_OK;
-    if (x->can_launch) return launch(x, e);
-    pg_win_session_stop(&x->child);
-    return pg_error_set(e, PG_E_UNREACHABLE, helper_tip, "session helper connection is closed");
+        return pg_error_set(e, PG_E_UNREACHABLE, x->ops->tip, "session helper is gone (%s) during \"%s\"", why, op);
+    return pg_error_set(e, PG_E_INTERNAL, x->ops->tip, "session helper sent a broken frame for \"%s\": %s", op, why);
 }
 
 /* Sends op(args) and reads the reply within call_timeout_ms + extra_ms. */
 static pg_err exchange(proxy *x, const char *op, cJSON *args, uint32_t extra_ms, decode_fn dec, void *out,
                        pg_error *e) {
-    static const pg_proto_limits limits = {REPLY_MAX_HEADER, 1, PG_WIN_HELPER_MAX_CAPTURE, PG_WIN_HELPER_MAX_CAPTURE};
+    static const pg_proto_limits limits = {REPLY_MAX_HEADER, 1, PG_HELPER_MAX_CAPTURE, PG_HELPER_MAX_CAPTURE};
     uint64_t id = ++x->next_id;
-    uint64_t ms = (uint64_t)x->how.call_timeout_ms + extra_ms;
-    timed_conn t = {x->child.conn, pg_deadline_in_ms((double)ms)};
+    uint64_t ms = (uint64_t)x->call_timeout_ms + extra_ms;
+    timed_conn t = {x->conn, pg_deadline_in_ms((double)ms)};
     cJSON *req = pg_proto_request_new(id, op, args);
     if (!req) return pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory");
-    pg_conn_set_timeout(t.c, x->how.call_timeout_ms);
+    pg_conn_set_timeout(t.c, x->call_timeout_ms);
     pg_err rc = pg_proto_write(t.c, req, NULL, 0, e);
     cJSON_Delete(req);
     pg_msg m = {0};
@@ -470,7 +397,7 @@ static pg_err exchange(proxy *x, const char *op, cJSON *args, uint32_t extra_ms,
     bool rejected = rc != PG_OK;
     if (!rc && result) rejected = (rc = dec(x, result, &m, out, e)) != PG_OK;
     else if (!rc) rc = helper_error(&m, id, e);
-    if (rejected) pg_win_session_stop(&x->child); /* broken or hostile: not to be trusted again */
+    if (rejected) x->ops->stop(x->link); /* broken or hostile: not to be trusted again */
     pg_msg_fini(&m);
     return rc;
 }
@@ -482,11 +409,12 @@ static pg_err call(pg_platform *p, const char *op, cJSON *args, uint32_t extra_m
     pg_error local;
     if (!e) e = &local;
     if (!args) return pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory");
-    EnterCriticalSection(&x->lock);
-    pg_err rc = ensure_helper(x, e);
+    pthread_mutex_lock(&x->lock);
+    pg_err rc = x->ops->ensure(x->link, &x->conn, e);
     if (rc) cJSON_Delete(args);
     else rc = exchange(x, op, args, extra_ms, dec, out, e);
-    LeaveCriticalSection(&x->lock);
+    x->conn = NULL;
+    pthread_mutex_unlock(&x->lock);
     return rc;
 }
 
@@ -603,9 +531,9 @@ static pg_err proxy_drag(pg_platform *p, uint64_t id, const pg_point *path, size
 /* Text the helper's request limit can carry even fully escaped. */
 static pg_err text_check(const char *s, const char *what, pg_error *e) {
     if (!s) return pg_error_set(e, PG_E_BADINPUT, NULL, "no %s given", what);
-    if (strlen(s) > PG_WIN_HELPER_MAX_TEXT)
+    if (strlen(s) > PG_HELPER_MAX_TEXT)
         return pg_error_set(e, PG_E_BADINPUT, "send the text in smaller pieces", "%s of %zu bytes (limit %zu)", what,
-                            strlen(s), PG_WIN_HELPER_MAX_TEXT);
+                            strlen(s), PG_HELPER_MAX_TEXT);
     return PG_OK;
 }
 
@@ -623,35 +551,22 @@ static pg_err proxy_hold(pg_platform *p, const pg_hold *h, pg_error *e) {
     return call(p, "hold", built(a, ok), 0, dec_none, NULL, e);
 }
 
-/* The helper this proxy started is gone (its pipe closed, or its process
- * ended): the broker reports the display lost, closes the proxy and opens a
- * new one (a new helper) when its backoff allows, so ping tells a health
- * check while no helper runs. Never waits: a proxy in a call is not looked
- * at. A proxy over a given connection (tests) is never lost. */
+/* The helper is gone (the link says how it knows): the broker reports the
+ * display lost, closes the proxy and opens a new one when its backoff
+ * allows, so ping tells a health check while no helper runs. Never waits:
+ * a proxy in a call is not looked at. */
 static bool proxy_lost(pg_platform *p, char *why, size_t n) {
     proxy *x = px(p);
-    if (!TryEnterCriticalSection(&x->lock)) return false;
-    bool gone = x->launches > 0 && (!x->child.conn || (x->child.process && !pg_win_session_alive(&x->child)));
-    if (gone) snprintf(why, n, "the session helper is gone (pid %lu, launch %u)", (unsigned long)x->child.pid, x->launches);
-    LeaveCriticalSection(&x->lock);
+    if (pthread_mutex_trylock(&x->lock) != 0) return false;
+    bool gone = x->ops->gone(x->link, why, n);
+    pthread_mutex_unlock(&x->lock);
     return gone;
 }
 
 /* ------------------------------------------- the generated (WIRE) ops */
 
-bool pg_win_wire_range(pg_win_wire_kind k, double *lo, double *hi) {
-    switch (k) {
-    case PG_WK_ID: case PG_WK_OUT_ID: *lo = 0, *hi = MAX_ID; return true;
-    case PG_WK_I32: case PG_WK_BUTTON: case PG_WK_COUNT: case PG_WK_OUT_I32: *lo = INT32_MIN, *hi = INT32_MAX; return true;
-    case PG_WK_U32: case PG_WK_WAIT_MS: case PG_WK_OUT_U32: *lo = 0, *hi = UINT32_MAX; return true;
-    case PG_WK_PING_MS: *lo = 0, *hi = 60000; return true;
-    case PG_WK_RESPONDING: *lo = PG_RESPONDING_UNKNOWN, *hi = PG_RESPONDING_SILENT; return true;
-    default: return false;
-    }
-}
-
 /* Outputs start out empty, so a failed call leaves nothing half-read. */
-static void wire_reset(const pg_win_wire_param *ps, size_t n) {
+static void wire_reset(const pg_helper_wire_param *ps, size_t n) {
     for (size_t i = 0; i < n; i++) {
         if (ps[i].kind == PG_WK_OUT_ID) *(uint64_t *)ps[i].out = 0;
         else if (ps[i].kind == PG_WK_OUT_I32) *(int32_t *)ps[i].out = 0;
@@ -662,7 +577,7 @@ static void wire_reset(const pg_win_wire_param *ps, size_t n) {
 
 /* What the helper's limits refuse is refused here, unsent: text first, then
  * ids no window can have (they cannot be sent exactly). */
-static pg_err wire_precheck(const pg_win_wire_param *ps, size_t n, pg_error *e) {
+static pg_err wire_precheck(const pg_helper_wire_param *ps, size_t n, pg_error *e) {
     for (size_t i = 0; i < n; i++)
         if (ps[i].kind == PG_WK_TEXT && text_check(ps[i].v.text, ps[i].name, e)) return PG_E_BADINPUT;
     for (size_t i = 0; i < n; i++)
@@ -670,7 +585,7 @@ static pg_err wire_precheck(const pg_win_wire_param *ps, size_t n, pg_error *e) 
     return PG_OK;
 }
 
-static double wire_number(const pg_win_wire_param *q) {
+static double wire_number(const pg_helper_wire_param *q) {
     switch (q->kind) {
     case PG_WK_ID: return (double)q->v.u64;
     case PG_WK_I32: case PG_WK_BUTTON: case PG_WK_COUNT: return q->v.i32;
@@ -679,15 +594,15 @@ static double wire_number(const pg_win_wire_param *q) {
 }
 
 /* The request's args; *extra_ms: the waits the helper may take whole. NULL: out of memory. */
-static cJSON *wire_request(const pg_win_wire_param *ps, size_t n, uint32_t *extra_ms) {
+static cJSON *wire_request(const pg_helper_wire_param *ps, size_t n, uint32_t *extra_ms) {
     cJSON *a = cJSON_CreateObject();
     bool ok = a != NULL;
     *extra_ms = 0;
     for (size_t i = 0; ok && i < n; i++) {
-        const pg_win_wire_param *q = &ps[i];
+        const pg_helper_wire_param *q = &ps[i];
         double lo, hi;
         if (q->kind == PG_WK_TEXT) ok = cJSON_AddStringToObject(a, q->name, q->v.text) != NULL;
-        else if (!pg_win_wire_is_out(q->kind) && pg_win_wire_range(q->kind, &lo, &hi))
+        else if (!pg_helper_wire_is_out(q->kind) && pg_helper_wire_range(q->kind, &lo, &hi))
             ok = add_num(a, q->name, wire_number(q));
         if (q->kind == PG_WK_WAIT_MS || q->kind == PG_WK_PING_MS) *extra_ms += q->v.u32;
     }
@@ -696,7 +611,7 @@ static cJSON *wire_request(const pg_win_wire_param *ps, size_t n, uint32_t *extr
 
 typedef struct {
     const char *op;
-    pg_win_wire_param *ps;
+    pg_helper_wire_param *ps;
     size_t n;
 } wire_call;
 
@@ -709,14 +624,14 @@ static pg_err dec_wire(proxy *x, const cJSON *result, pg_msg *m, void *out, pg_e
     pg_arg_spec spec[WIRE_MAX_PARAMS];
     size_t k = 0;
     for (size_t i = 0; i < w->n; i++)
-        if (pg_win_wire_is_out(w->ps[i].kind)) spec[k++] = (pg_arg_spec){w->ps[i].name, PG_ARG_INT, true};
+        if (pg_helper_wire_is_out(w->ps[i].kind)) spec[k++] = (pg_arg_spec){w->ps[i].name, PG_ARG_INT, true};
     pg_err rc = check_fields(result, k ? spec : NULL, k, w->op, e);
     if (rc) return rc;
     if (m->n_att) return bad_reply(e, "unexpected attachment");
     int64_t v[WIRE_MAX_PARAMS] = {0};
     for (size_t i = 0; i < w->n; i++) {
         double lo, hi;
-        if (pg_win_wire_is_out(w->ps[i].kind) && pg_win_wire_range(w->ps[i].kind, &lo, &hi) &&
+        if (pg_helper_wire_is_out(w->ps[i].kind) && pg_helper_wire_range(w->ps[i].kind, &lo, &hi) &&
             !int_in(result, w->ps[i].name, lo, hi, &v[i]))
             return bad_reply(e, "%s: %s out of range", w->op, w->ps[i].name);
     }
@@ -734,7 +649,7 @@ static pg_err dec_wire(proxy *x, const cJSON *result, pg_msg *m, void *out, pg_e
 }
 
 /* One WIRE call: outputs reset, inputs checked and sent, the reply decoded. */
-static pg_err wire(pg_platform *p, const char *op, pg_win_wire_param *ps, size_t n, pg_error *e) {
+static pg_err wire(pg_platform *p, const char *op, pg_helper_wire_param *ps, size_t n, pg_error *e) {
     wire_reset(ps, n);
     pg_err rc = wire_precheck(ps, n, e);
     if (rc) return rc;
@@ -744,7 +659,7 @@ static pg_err wire(pg_platform *p, const char *op, pg_win_wire_param *ps, size_t
     return call(p, op, a, extra_ms, dec_wire, &w, e);
 }
 
-/* Each parameter as a pg_win_wire_param: inputs by value, outputs by where they go. */
+/* Each parameter as a pg_helper_wire_param: inputs by value, outputs by where they go. */
 #define PX_PARAM_(kind, pn) PX_PARAM_##kind(pn)
 #define PX_PARAM_SELF(pn) {#pn, PG_WK_SELF, {0}, NULL},
 #define PX_PARAM_ERR(pn) {#pn, PG_WK_ERR, {0}, NULL},
@@ -764,7 +679,7 @@ static pg_err wire(pg_platform *p, const char *op, pg_win_wire_param *ps, size_t
 /* proxy_<name> for each WIRE primitive of pg_platform.def. */
 #define PX_WIRE(name)                                                             \
     static pg_err proxy_##name(PG_PARAMS(name)) {                                 \
-        pg_win_wire_param ps[] = {PG_ARGS_##name(PX_PARAM_)};                     \
+        pg_helper_wire_param ps[] = {PG_ARGS_##name(PX_PARAM_)};                     \
         _Static_assert(sizeof ps / sizeof *ps <= WIRE_MAX_PARAMS, "too many");    \
         return wire(p, #name, ps, sizeof ps / sizeof *ps, e);                     \
     }
@@ -783,9 +698,9 @@ static pg_err wire(pg_platform *p, const char *op, pg_win_wire_param *ps, size_t
 #define PX_FN_NONE(name) NULL
 #define PG_PRIM(name, ret, bk, cap, helper, ...) .name = PX_FN_##helper(name),
 static const pg_platform_ops helper_ops = {
-    .name = "win32-helper",
+    .name = "session-helper",
 #include "pg_platform.def"
 };
 #undef PG_PRIM
 
-const pg_platform_ops *pg_win_helper_ops(void) { return &helper_ops; }
+const pg_platform_ops *pg_helper_ops(void) { return &helper_ops; }
