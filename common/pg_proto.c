@@ -229,7 +229,8 @@ static bool is_uint(const cJSON *j) {
 pg_err pg_proto_parse_request(const cJSON *header, pg_request *out, pg_error *e) {
     memset(out, 0, sizeof *out);
     const cJSON *v = NULL, *id = NULL, *op = NULL, *args = NULL;
-    for (const cJSON *f = header ? header->child : NULL; f; f = f->next) {
+    if (!cJSON_IsObject(header)) return pg_error_set(e, PG_E_USAGE, NULL, "a request is a JSON object");
+    for (const cJSON *f = header->child; f; f = f->next) {
         if (!strcmp(f->string, "v")) v = f;
         else if (!strcmp(f->string, "id")) id = f;
         else if (!strcmp(f->string, "op")) op = f;

@@ -344,6 +344,12 @@ static pg_err fake_aim(pg_platform *f, const char *op, uint64_t id, int32_t x, i
 
 static const char *const button_names[] = {"?", "left", "middle", "right"};
 
+/* A button is judged by the backend, as x11 and win32 judge it. */
+static pg_err button_ok(pg_button b, pg_error *e) {
+    if (b >= PG_BTN_LEFT && b <= PG_BTN_RIGHT) return PG_OK;
+    return pg_error_set(e, PG_E_BADINPUT, NULL, "unknown button %d", (int)b);
+}
+
 /* The pointer rests where the last pointer action aimed. */
 static void pointer_to(pg_fake *f, uint64_t id, int32_t x, int32_t y) {
     const fake_window *fw = find(f, id);
@@ -357,7 +363,8 @@ static pg_err fake_pointer_move(pg_platform *f, uint64_t id, int32_t x, int32_t 
 }
 
 static pg_err fake_click(pg_platform *f, uint64_t id, int32_t x, int32_t y, pg_button b, int count, pg_error *e) {
-    pg_err rc = fake_aim(f, "click", id, x, y, e);
+    pg_err rc = button_ok(b, e);
+    if (!rc) rc = fake_aim(f, "click", id, x, y, e);
     if (!rc) pointer_to(f, id, x, y);
     if (!rc) record(f, "click %llu %d,%d %s x%d", (unsigned long long)id, x, y, button_names[b], count);
     return rc;
@@ -373,7 +380,8 @@ static pg_err fake_scroll(pg_platform *f, uint64_t id, int32_t x, int32_t y, int
 static pg_err fake_drag(pg_platform *f, uint64_t id, const pg_point *path, size_t n, pg_button b, uint32_t hold_ms,
                         uint32_t step_ms, pg_error *e) {
     fake_window *fw;
-    pg_err rc = injected(f, "drag", e);
+    pg_err rc = button_ok(b, e);
+    if (!rc) rc = injected(f, "drag", e);
     if (!rc) rc = resolve(f, id, &fw, e);
     if (!rc && !pg_drag_shape_ok(n, hold_ms, step_ms))
         rc = pg_error_set(e, PG_E_BADINPUT, NULL, "bad drag shape: %zu points", n);
@@ -411,7 +419,8 @@ static pg_err fake_top_at(pg_platform *f, int32_t x, int32_t y, uint64_t *id, pg
 /* Recorded as "hold ID key NAME down|up" or "hold ID button NAME down|up[ at X,Y]". */
 static pg_err fake_hold(pg_platform *f, const pg_hold *h, pg_error *e) {
     fake_window *fw = NULL;
-    pg_err rc = injected(f, "hold", e);
+    pg_err rc = h->is_key ? PG_OK : button_ok(h->button, e);
+    if (!rc) rc = injected(f, "hold", e);
     if (!rc && (h->id || h->down)) rc = resolve(f, h->id, &fw, e);
     if (!rc && !h->is_key && fw && (h->down || h->at)) {
         int32_t x = h->at ? h->x : f->px - fw->w.x, y = h->at ? h->y : f->py - fw->w.y;

@@ -94,7 +94,11 @@ void pg_helper_proxy_capture_fallback(pg_platform *p, char *out, size_t cap) {
 /* ------------------------------------------------------- reply checking */
 
 /* A reply that fails a check: PG_E_INTERNAL with the reason. */
+#ifdef _WIN32
 static pg_err bad_reply(pg_error *e, const char *fmt, ...) __attribute__((format(gnu_printf, 2, 3)));
+#else
+static pg_err bad_reply(pg_error *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+#endif
 static pg_err bad_reply(pg_error *e, const char *fmt, ...) {
     char why[300];
     va_list ap;
