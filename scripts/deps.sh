@@ -30,6 +30,8 @@ PKGS=(
   tesseract-ocr
   # the labelled layout/OCR set (bench/ocr_testset.sh): a GTK 3 form, held-out Tk themes and fonts
   python3-gi gir1.2-gtk-3.0 tcl-awthemes fonts-dejavu-extra fonts-urw-base35
+  # pixelgate-session started as a login would (dbus-run-session), and traced to be refused
+  dbus-daemon dbus-bin strace
   # the offline HTML report, opened in a headless browser (tests/integration/accept_tk.sh)
   chromium
 )

@@ -218,6 +218,7 @@ void pg_broker_display_lost(pg_broker *b, const char *reason) {
     if (b->disp.state == PG_DISPLAY_UP) {
         b->disp.state = PG_DISPLAY_LOST;
         snprintf(b->disp.reason, sizeof b->disp.reason, "%s", reason);
+        b->disp.tip[0] = '\0';
         b->disp.since_ms = wall_ms();
         b->disp.backoff_ms = BACKOFF_FIRST_MS;
         b->disp.next_try_us = pg_mono_us() + BACKOFF_FIRST_MS * 1000;
@@ -250,6 +251,7 @@ static uint64_t display_opened(pg_broker *b) {
         }
         b->disp.state = PG_DISPLAY_UP;
         b->disp.reason[0] = '\0';
+        b->disp.tip[0] = '\0';
         b->disp.since_ms = wall_ms();
         b->disp.gen++;
     }
@@ -258,9 +260,14 @@ static uint64_t display_opened(pg_broker *b) {
     return gen;
 }
 
-static void display_failed(pg_broker *b, const char *why) {
+/* Why the display could not be opened, and the backend's fix for it (a
+ * session helper's differs from an X server's). */
+static void display_failed(pg_broker *b, const pg_error *why) {
     pthread_mutex_lock(&b->disp.lock);
-    if (b->disp.state != PG_DISPLAY_UP) snprintf(b->disp.reason, sizeof b->disp.reason, "%s", why);
+    if (b->disp.state != PG_DISPLAY_UP) {
+        snprintf(b->disp.reason, sizeof b->disp.reason, "%s", why->message);
+        snprintf(b->disp.tip, sizeof b->disp.tip, "%s", why->recovery_tip);
+    }
     pthread_mutex_unlock(&b->disp.lock);
 }
 
@@ -283,7 +290,7 @@ static pg_err open_handle(pg_broker *b, pg_platform **p, uint64_t *gen, pg_error
     pg_err rc = b->plat_ops->open(p, b->display[0] ? b->display : NULL, e);
     if (rc) {
         *p = NULL;
-        display_failed(b, e->message);
+        display_failed(b, e);
         return rc;
     }
     *gen = display_opened(b);
@@ -333,16 +340,18 @@ cJSON *pg_broker_display_json(pg_broker *b) {
 static pg_err no_display(pg_broker *b, pg_error *e) {
     pthread_mutex_lock(&b->disp.lock);
     pg_display_state state = b->disp.state;
-    char reason[PG_ERR_MSG_MAX];
+    char reason[PG_ERR_MSG_MAX], tip[PG_ERR_TIP_MAX];
     memcpy(reason, b->disp.reason, sizeof reason);
+    memcpy(tip, b->disp.tip, sizeof tip);
     pthread_mutex_unlock(&b->disp.lock);
     if (state == PG_DISPLAY_LOST)
         return pg_error_set(e, PG_E_UNREACHABLE,
-                            "the broker reconnects by itself when the display is back; 'pixelgate ping' shows its "
-                            "state",
+                            tip[0] ? tip
+                                   : "the broker reconnects by itself when the display is back; 'pixelgate ping' "
+                                     "shows its state",
                             "the display was lost (%s); reconnecting", reason);
     return pg_error_set(e, PG_E_UNREACHABLE,
-                        "check that the X server runs and admits the broker (xhost +SI:localuser:pixelgate)",
+                        tip[0] ? tip : "check that the X server runs and admits the broker (xhost +SI:localuser:pixelgate)",
                         "the broker has no display: %s", reason[0] ? reason : b->plat_error);
 }
 

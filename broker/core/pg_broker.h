@@ -50,6 +50,7 @@ typedef struct {
     pthread_mutex_t lock;
     pg_display_state state;
     char reason[PG_ERR_MSG_MAX]; /* why it is not up */
+    char tip[PG_ERR_TIP_MAX];    /* the backend's fix for that ("": the broker's own) */
     int64_t since_ms;            /* wall clock ms of the last change of state */
     uint64_t gen;                /* counts connections made: a handle of an older one is stale */
     unsigned reconnects;         /* returns after a loss */

@@ -332,6 +332,10 @@ bool pg_call_window_hidden(pg_call *c, const pg_window *w, const pg_window *all,
     return !all && w->parent && parent_denied_now(c, w);
 }
 
+const char *pg_call_display_source(const pg_call *c) {
+    return strcmp(c->b->plat_ops->name, "session-helper") == 0 ? "session-helper" : "direct";
+}
+
 cJSON *pg_call_window_json(pg_call *c, const pg_window *w, const pg_window *all, size_t n) {
     bool hidden = pg_call_window_hidden(c, w, all, n);
     pg_window shown = *w;

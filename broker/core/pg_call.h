@@ -149,6 +149,9 @@ int64_t pg_call_window_generation(const pg_window *w);
  * n: the list w was found in, or NULL (a dialog's parent is then looked up
  * afresh). A handler never prints a window any other way. */
 cJSON *pg_call_window_json(pg_call *c, const pg_window *w, const pg_window *all, size_t n);
+/* How the broker reaches the display, for replies' "via": "session-helper"
+ * when through the desktop user's helper (broker/platform/helper), else "direct". */
+const char *pg_call_display_source(const pg_call *c);
 /* Is w another user's window to this caller (docs/privacy.md): not a
  * shared surface of the desktop (pg_window.shared), not the caller's by the
  * input rule's test (pg_identity_input_target), and not of an account the

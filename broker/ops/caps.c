@@ -53,6 +53,7 @@ pg_err pg_op_caps(pg_call *c, const pg_args_caps *a, pg_error *e) {
     cJSON *r = cJSON_CreateObject();
     cJSON_AddStringToObject(r, "backend", k.backend);
     cJSON_AddStringToObject(r, "display", c->b->display);
+    cJSON_AddStringToObject(r, "via", pg_call_display_source(c));
     cJSON_AddItemToObject(r, "display_state", pg_broker_display_json(c->b));
     add_caps(cJSON_AddObjectToObject(r, "capabilities"), &k);
     cJSON_AddStringToObject(r, "detail", k.detail);

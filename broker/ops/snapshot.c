@@ -162,6 +162,7 @@ pg_err pg_op_snapshot(pg_call *c, const pg_args_snapshot *a, pg_error *e) {
     if (!IS_SCREEN(a)) cJSON_ReplaceItemInObject(r, "window", pg_call_window_json(c, &w, NULL, 0));
     cJSON_AddItemToObject(r, "settled", settled ? settled : cJSON_CreateNull());
     if (settle_ms >= 0) cJSON_AddNumberToObject(r, "settle_ms", (double)(int64_t)(settle_ms * 10 + 0.5) / 10);
+    cJSON_AddStringToObject(r, "via", pg_call_display_source(c));
     if (IS_SCREEN(a)) cJSON_AddNumberToObject(r, "redacted_windows", redacted);
     if (popups) { /* where the image's pixels sit: its top-left, window-relative, and each popup in it */
         cJSON_AddItemToObject(r, "popups", popups);

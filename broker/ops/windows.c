@@ -47,6 +47,7 @@ pg_err pg_op_windows(pg_call *c, const pg_args_windows *a, pg_error *e) {
             cJSON_AddItemToArray(arr, o);
         }
         cJSON_AddNumberToObject(r, "count", cJSON_GetArraySize(arr));
+        cJSON_AddStringToObject(r, "via", pg_call_display_source(c));
         c->result = r;
     }
     free(all);

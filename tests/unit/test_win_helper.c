@@ -141,7 +141,7 @@ PG_TEST(caps_through_the_helper_say_win32_and_how_it_was_launched) {
     pg_win_helper_launch_path(env.p, path, sizeof path);
     printf("     launch path: %s\n     caps: %s\n", path, caps.detail);
     CHECK_STR(caps.backend, "win32");
-    CHECK_STR(env.ops->name, "win32-helper");
+    CHECK_STR(env.ops->name, "session-helper");
     CHECK(caps.list_windows && caps.capture_window && caps.input_pointer && caps.input_text_unicode);
     CHECK(strncmp(path, "CreateProcessAsUser(session ", 28) == 0 || strncmp(path, "CreateProcess(fallback: ", 24) == 0);
     CHECK(strncmp(caps.detail, "helper ", 7) == 0 && strstr(caps.detail, path) != NULL);

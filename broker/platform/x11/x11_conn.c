@@ -276,7 +276,9 @@ static pg_err x11_open(pg_platform **out, const char *display, pg_error *e) {
     if (xcb_connection_has_error(p->c)) {
         const char *d = display ? display : getenv("DISPLAY");
         x11_close(p);
-        return pg_error_set(e, PG_E_UNREACHABLE, "start the X server or set DISPLAY",
+        return pg_error_set(e, PG_E_UNREACHABLE,
+                            "check that the X server runs and admits the broker (xhost +SI:localuser:pixelgate), "
+                            "or reach it through pixelgate-session (pixelgated --display-source session-helper)",
                             "cannot connect to X display '%s'", d ? d : "(unset)");
     }
     xcb_screen_iterator_t it = xcb_setup_roots_iterator(xcb_get_setup(p->c));
