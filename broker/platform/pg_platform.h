@@ -141,7 +141,7 @@ typedef struct pg_platform pg_platform;
 #define PG_BK_X11 0x1u
 #define PG_BK_WIN32 0x2u
 #define PG_BK_FAKE 0x4u   /* fake/pg_fake.h, the unit tests' desktop */
-#define PG_BK_HELPER 0x8u /* broker/os/win/pg_win_helper.h, the service's proxy to its session helper */
+#define PG_BK_HELPER 0x8u /* broker/platform/helper/pg_helper.h: the proxy to a session helper (both OSes) */
 #define PG_BK_ALL (PG_BK_X11 | PG_BK_WIN32 | PG_BK_FAKE | PG_BK_HELPER)
 
 /* The C type of each parameter KIND in pg_platform.def. */
