@@ -16,6 +16,8 @@ PKGS=(
   libxcb1-dev libxcb-shm0-dev libxcb-xtest0-dev libxcb-composite0-dev libxcb-res0-dev
   libxcb-damage0-dev libxcb-xfixes0-dev libxcb-randr0-dev libxkbcommon-x11-dev libxkbcommon-dev
   libx11-dev libx11-xcb-dev
+  # readiness, socket activation and logind (pixelgated); logind mocked in tests
+  libsystemd-dev python3-dbusmock
   # the desktop the tests and the demo drive
   xvfb xauth x11-utils x11-xserver-utils x11-apps tk openbox fonts-dejavu-core
   # test and bench tools

@@ -360,9 +360,11 @@ static conn_item *admit(pg_broker *b, pg_conn *conn, const pg_peer *peer, unsign
         return NULL;
     }
     char why[160] = "";
-    if (S.stopping) {
-        snprintf(why, sizeof why, "broker stopping: not served");
-    } else if (!it->admitted) {
+    /* A connection accepted while the broker stops is still served when a
+     * worker is free: it left the socket's backlog, where (under socket
+     * activation) the next broker would have served it. Only one that
+     * would have to wait is refused. */
+    if (!it->admitted) {
         if (S.outsiders >= L->outsider_max || S.served >= L->max_conns)
             snprintf(why, sizeof why,
                      "broker busy: connections of users the policy does not admit are limited to %u at once",
@@ -374,6 +376,8 @@ static conn_item *admit(pg_broker *b, pg_conn *conn, const pg_peer *peer, unsign
                  "per user)", L->uid_max);
     } else if (S.served < L->max_conns && u->served < L->uid_served_max) {
         serve = true;
+    } else if (S.stopping) {
+        snprintf(why, sizeof why, "broker stopping: not served");
     } else if (S.waiting >= L->queue_max) {
         snprintf(why, sizeof why, "broker busy: every worker is busy and %u connections already wait", L->queue_max);
     } else {

@@ -150,20 +150,25 @@ static bool all_gone(const acceptors *a) { return a->threads == 0; }
 pg_err pg_posix_listener_run(pg_broker *b, const pg_posix_listener_opts *o, volatile sig_atomic_t *stop,
                              volatile sig_atomic_t *hup, void (*on_hup)(pg_broker *b), void (*on_listening)(void),
                              pg_error *e) {
-    int lfd = -1;
-    pg_err rc = bind_socket(o, &lfd, e);
+    int lfd = o->inherited_fd;
+    pg_err rc = lfd >= 0 ? PG_OK : bind_socket(o, &lfd, e);
     if (rc) return rc;
+    bool ours = o->inherited_fd < 0; /* only a socket we bound is ours to unlink */
     static acceptors a; /* outlives this frame for any acceptor the bounded waits below leave running */
     a = (acceptors){.b = b, .o = o, .lfd = lfd, .stop = stop, .threads = 1};
     pthread_mutex_init(&a.lock, NULL);
     pthread_cond_init(&a.changed, NULL);
     if (fcntl(lfd, F_SETFL, fcntl(lfd, F_GETFL) | O_NONBLOCK) != 0 || !start_acceptor(&a)) {
         close(lfd);
-        unlink(o->socket_path);
+        if (ours) unlink(o->socket_path);
         return pg_error_set(e, PG_E_INTERNAL, NULL, "cannot start the listener thread: %s", strerror(errno));
     }
-    pg_log(PG_LOG_INFO, "listening on %s (mode %04o, at most %u connections)", o->socket_path, o->socket_mode,
-           o->max_conns);
+    if (ours)
+        pg_log(PG_LOG_INFO, "listening on %s (mode %04o, at most %u connections)", o->socket_path, o->socket_mode,
+               o->max_conns);
+    else
+        pg_log(PG_LOG_INFO, "listening on the socket the service manager passed (fd %d; at most %u connections)", lfd,
+               o->max_conns);
     if (on_listening) on_listening();
     while (!*stop) {
         (void)poll(NULL, 0, 250); /* signals interrupt it; the flags are looked at every quarter second */
@@ -174,7 +179,7 @@ pg_err pg_posix_listener_run(pg_broker *b, const pg_posix_listener_opts *o, vola
     }
     (void)wait_for(&a, off_the_socket, 1000);
     close(lfd);
-    unlink(o->socket_path);
+    if (ours) unlink(o->socket_path);
     pg_server_drain(5000);
     if (!wait_for(&a, all_gone, 1000)) {
         pthread_mutex_lock(&a.lock);

@@ -19,6 +19,11 @@ typedef struct {
     unsigned socket_mode;     /* e.g. 0666: admission is the policy's job */
     unsigned max_conns;
     uint32_t io_timeout_ms;
+    /* A listening socket handed over by the service manager (socket
+     * activation, sd_listen_fds), or -1 to bind socket_path. An inherited
+     * socket is never unlinked or closed for others: connections that wait
+     * in its backlog when the broker stops are served by the next one. */
+    int inherited_fd;
 } pg_posix_listener_opts;
 
 /* on_listening (may be NULL) is called once the socket accepts connections.

@@ -1,6 +1,7 @@
 /* pixelgated - the capture broker. Runs as its own account (system user
  * `pixelgate`), owns the display connection, the token spool and every
  * capture; clients reach it only through the socket. See docs/architecture.md. */
+#include <systemd/sd-daemon.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <locale.h>
@@ -20,6 +21,7 @@
 #include "pg_log.h"
 #include "pg_helper.h"
 #include "pg_posix_listener.h"
+#include "pg_posix_logind.h"
 #include "pg_posix_session.h"
 #include "pg_server.h"
 
@@ -60,7 +62,8 @@ static void usage(FILE *f) {
             "  --socket PATH        listen here (default /run/pixelgate/broker.sock)\n"
             "  --state-dir DIR      spool and state (default /var/lib/pixelgate); must not be\n"
             "                       writable by group or others\n"
-            "  --display NAME       X display (default $DISPLAY)\n"
+            "  --display NAME       X display (default $DISPLAY; without it, auto: the display of seat0's\n"
+            "                       active x11 session, asked of logind each time the display is opened)\n"
             "  --display-source x11|session-helper\n"
             "                       x11 (default): open the display directly (the desktop user grants\n"
             "                       it: xhost +SI:localuser:pixelgate); session-helper: reach it through\n"
@@ -223,7 +226,12 @@ static int daemonize(void) {
     return 0;
 }
 
+/* Ready: the socket listens, the policy is loaded and the display was
+ * opened or its absence recorded. The service manager hears it first
+ * (Type=notify; nothing happens without $NOTIFY_SOCKET), then a parent
+ * waiting in daemonize. */
 static void signal_ready(void) {
+    sd_notify(0, "READY=1\nSTATUS=serving");
     if (ready_pipe[1] < 0) return;
     (void)!write(ready_pipe[1], "R", 1);
     close(ready_pipe[1]);
@@ -258,12 +266,21 @@ int main(int argc, char **argv) {
                  .session_group = PG_SESSION_GROUP_DEFAULT};
     int pr = parse_args(argc, argv, &o);
     if (pr) return pr == 1 ? 0 : PG_E_USAGE;
+    if (!o.display || !o.display[0]) o.display = PG_DISPLAY_AUTO;
     if (o.verify_audit) return pg_broker_verify_audit(o.verify_audit, o.anchor);
     /* Tesseract must run single-threaded (OMP_THREAD_LIMIT=1, read at load):
      * re-exec with it set when it is not (a no-op otherwise). */
     pg_error oe;
     if (pg_ocr_ensure_single_thread(argv, &oe) != PG_OK) fprintf(stderr, "pixelgated: warning: %s\n", oe.message);
     setlocale(LC_ALL, "C.UTF-8"); /* regexes over UTF-8 titles */
+    int listen_fd = -1; /* socket activation (pixelgate.socket): after the re-exec above, whose pid it names */
+    int n_fds = sd_listen_fds(1);
+    if (n_fds > 1 || (n_fds == 1 && sd_is_socket_unix(SD_LISTEN_FDS_START, SOCK_STREAM, 1, NULL, 0) <= 0)) {
+        fprintf(stderr, "pixelgated: the service manager passed %d sockets; expected one listening Unix stream socket\n",
+                n_fds);
+        return PG_E_USAGE;
+    }
+    if (n_fds == 1) listen_fd = SD_LISTEN_FDS_START;
     memory_returns();
     umask(0077);
     pg_log_set_level(o.debug ? PG_LOG_DEBUG : PG_LOG_INFO);
@@ -302,7 +319,9 @@ int main(int argc, char **argv) {
     pg_broker b;
     pg_broker_config bc = {.policy = policy, .policy_path = policy_path, .state_dir = o.state_dir,
                            .spool_dir = spool, .display = o.display, .journal_socket = o.journal_socket,
-                           .plat_ops = o.via_helper ? pg_helper_ops() : pg_platform_default(),
+                           .plat_ops = o.via_helper                            ? pg_helper_ops()
+                                       : !strcmp(o.display, PG_DISPLAY_AUTO) ? pg_posix_logind_auto_ops()
+                                                                             : pg_platform_default(),
                            .handlers = pg_op_handlers,
                            .quota_cap_bytes = o.quota_given ? o.quota_bytes : 0, .memory_budget = o.memory_budget,
                            .ttl_s = o.ttl_s, .ttl_cap_s = o.ttl_given ? o.ttl_s : 0,
@@ -314,6 +333,11 @@ int main(int argc, char **argv) {
         fprintf(stderr, "pixelgated: %s\n", e.message);
         pg_broker_fini(&b);
         return e.code;
+    }
+    if (o.via_helper && !strcmp(o.display, PG_DISPLAY_AUTO)) {
+        fprintf(stderr, "pixelgated: --display-source session-helper serves one display: give it with --display\n");
+        pg_broker_fini(&b);
+        return PG_E_USAGE;
     }
     pg_posix_session_opts sess = {o.session_socket, o.session_helper, o.session_group, o.display};
     if (o.via_helper && pg_posix_session_start(&b, &sess, &e)) {
@@ -332,12 +356,13 @@ int main(int argc, char **argv) {
     pg_log(PG_LOG_INFO, "serving %u connections at once (%u per user), %u waiting at most %u ms; %u for users the "
            "policy does not admit", sl.max_conns, sl.uid_served_max, sl.queue_max, (unsigned)sl.queue_wait_ms,
            sl.outsider_max);
-    pg_posix_listener_opts so = {o.socket_path, o.socket_mode, o.max_conns, o.io_timeout_ms};
+    pg_posix_listener_opts so = {o.socket_path, o.socket_mode, o.max_conns, o.io_timeout_ms, listen_fd};
     pg_log(PG_LOG_INFO, "pixelgated %s uid=%u display=%s backend=%s state=%s", PG_VERSION, (unsigned)geteuid(),
            b.display, b.plat_ops->name, o.state_dir);
     pg_err rc = pg_posix_listener_run(&b, &so, &stop_flag, &hup_flag, pg_broker_reload, signal_ready, &e);
     if (rc) fprintf(stderr, "pixelgated: %s\n", e.message);
     else pg_log(PG_LOG_INFO, "stopped (signal %d)", (int)stop_flag);
+    sd_notify(0, "STOPPING=1");
     pg_posix_session_stop();
     pg_broker_fini(&b);
     return rc;
