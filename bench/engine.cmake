@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Engine benchmarks (run by bench/run_engine.sh, never by ctest): the same
 # small CLI the oracle tests use, with its time-* commands.
 add_executable(bench_engine ${PROJECT_SOURCE_DIR}/tests/oracle/pg_engine_tool.c)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pixelgate - the agent's client: one piped call per operation.
  * Global options, command lookup, one request, one JSON answer, one exit code. */
 #include <stdio.h>

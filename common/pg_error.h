@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_error.h - the one table of outcomes, shared by broker, client and engine.
  *
  * Contract: every fallible function in pixelgate returns a pg_err and, when it

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Framing and request/response shapes; see pg_proto.h for the contract. */
 #include "pg_proto.h"
 

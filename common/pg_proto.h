@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_proto.h - the wire protocol (docs/protocol.md is the contract).
  *
  * A frame is:

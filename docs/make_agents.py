@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Render docs/agents.md from the output of docs/examples.sh (real runs).
 
 Every command block in agents.md is a real invocation and its real output:

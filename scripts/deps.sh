@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # deps.sh - install what pixelgate needs to build, test and demo on Debian 12.
 # Idempotent: runs apt-get only for packages that are missing. Needs root.
 # The Windows cross-build has its own list (scripts/mingw-deps.sh).

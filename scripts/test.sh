@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # test.sh - every test pixelgate has, from a fresh Debian 12 machine:
 #   sudo bash scripts/test.sh
 # Installs dependencies, then runs, each in its own build tree:

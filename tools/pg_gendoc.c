@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_gendoc - the documentation sections that come from the operation
  * declarations (common/pg_ops.def), and the check that the docs agree.
  *

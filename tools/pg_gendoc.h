@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_gendoc.h - what pg_gendoc's parts share: a growing string, file and
  * command reading, and the man pages (pg_gendoc_man.c) written from the
  * declarations, the real binaries' --help and docs/policy.md.

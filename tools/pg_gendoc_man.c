@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The man pages, written from what cannot drift: pixelgate(1) from the
  * operation declarations and the client's own tables, pixelgated(8) from
  * the broker's `--help`, pixelgate-policy(5) from docs/policy.md. Plain

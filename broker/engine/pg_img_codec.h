@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_img_codec.h - decode PNG/JPEG/WebP from memory, encode PNG to memory.
  *
  * Does: sniff the format by magic bytes; read the header dimensions and check

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* PNG decode/encode with libpng. libpng reports errors by longjmp, so every
  * object that must survive one lives in a heap/stack struct reached through a
  * pointer that is not modified after setjmp, or in a volatile local. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* release and approve: the only way pixels reach a client, and only where the
  * administrator's policy says so (expose_pixels), or once after a human
  * approver - another OS user, identified by the kernel - said yes. */

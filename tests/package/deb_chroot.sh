@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # deb_chroot.sh - the Debian package in a fresh Debian 12 chroot (debootstrap
 # from the machine's Debian mirror; no container runtime needed):
 #   apt install ./pixelgate_*.deb; the maintainer scripts make the account, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Runner shared by every unit-test binary; see pg_test.h. */
 #include "pg_test.h"
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # policy (policy/): parse, merge, evaluate, file checks. Runs natively and, in
 # the mingw build, under Wine (the Windows file checks and PCRE2 patterns).
 pg_unit_test(test_policy SOURCES test_policy.c LIBS pg_policy)

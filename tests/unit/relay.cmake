@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # relay (broker/relay): the analysis relay and content judgement.
 # test_relay opens no network connection on Linux (under Wine: see below).
 # test_relay_netns talks to a fake OpenAI-compatible server (tests/relay/fake_openai.py) and attempts refused

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The dispatch path through pg_dispatch, against the fake desktop:
  * admission, the declaration's argument check, audit before the reply,
  * refusals audited, and "not on record, so it did not happen". */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_img and pg_img_codec: ownership, views, crop, area downscale, decoders
  * under caps, corrupt and truncated input, PNG round trip. */
 #include <stdlib.h>

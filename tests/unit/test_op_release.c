@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* release and approve against the fake desktop: pixels leave only as the
  * policy says, once per approval, and never to the requester's own say-so. */
 #include <pwd.h>

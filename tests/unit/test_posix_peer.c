@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Who a POSIX peer is (broker/os/posix/pg_posix_peer.c): whether it is a
  * remote driver, decided from what the peer cannot set, and whether a
  * window's process is the peer's. The rules run against a fake /proc and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Wire protocol: framing round trips, caps enforced before allocation,
  * strict request shapes, truncated and malformed frames rejected. */
 #include "pg_proto.h"

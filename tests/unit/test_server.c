@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The server's capacity rules (broker/core/pg_server.h) over socket pairs, with
  * a whole broker on the fake desktop behind it: busy is BUSY with the
  * request's own id and a clean end of stream, waiters are served when a

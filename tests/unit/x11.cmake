@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # x11 backend: drives a real Tk app on its own Xvfb (and again under openbox).
 # Needs Xvfb, wish and openbox on PATH; fails (never skips) without them.
 find_package(PkgConfig REQUIRED)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_win_helper_proxy.c - the service's side of the session helper: a
  * pg_platform_ops whose calls are requests over the helper's pipe (see
  * pg_win_helper.h for the contract).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_win_helper_serve.c - the helper process: the Win32 backend served to
  * the service over its private pipe (see pg_win_helper.h for the contract).
  *
