@@ -183,6 +183,18 @@ static void gen_platform_primitives(pg_gendoc_buf *b) {
     }
 }
 
+/* The exit codes, from the one table (common/pg_error.c). */
+static void gen_exit_codes(pg_gendoc_buf *b) {
+    pg_gendoc_put(b, "| exit | code | meaning | what to do |\n|---|---|---|---|\n");
+    for (int c = PG_OK; c <= PG_ERR_LAST; c++) {
+        pg_gendoc_put(b, "| %d | %s | ", c, pg_err_name((pg_err)c));
+        cell(b, pg_err_meaning((pg_err)c));
+        pg_gendoc_put(b, " | ");
+        cell(b, pg_err_action((pg_err)c));
+        pg_gendoc_put(b, *pg_err_action((pg_err)c) ? " |\n" : "|\n");
+    }
+}
+
 typedef struct {
     const char *file, *name;
     void (*gen)(pg_gendoc_buf *b);
@@ -190,6 +202,7 @@ typedef struct {
 
 static const section sections[] = {
     {"protocol.md", "ops", gen_protocol},
+    {"agents.md", "exit-codes", gen_exit_codes},
     {"agents.md", "reference", gen_agents},
     {"architecture.md", "ops-list", gen_ops_list},
     {"architecture.md", "platform-primitives", gen_platform_primitives},
@@ -386,6 +399,7 @@ int main(int argc, char **argv) {
     if (argc == 2 && !strcmp(argv[1], "protocol")) gen_protocol(&b);
     else if (argc == 2 && !strcmp(argv[1], "agents")) gen_agents(&b);
     else if (argc == 2 && !strcmp(argv[1], "ops-list")) gen_ops_list(&b);
+    else if (argc == 2 && !strcmp(argv[1], "exit-codes")) gen_exit_codes(&b);
     else if (argc == 2 && !strcmp(argv[1], "fields")) gen_fields(&b);
     else if (argc == 2 && !strcmp(argv[1], "platform-primitives")) gen_platform_primitives(&b);
     else if (argc == 2 && !strcmp(argv[1], "man-client")) pg_gendoc_man_client(&b);
@@ -410,7 +424,7 @@ int main(int argc, char **argv) {
         if (failures) fprintf(stderr, "pg_gendoc check: %d disagreement(s)\n", failures);
         return failures ? 1 : 0;
     } else {
-        fprintf(stderr, "usage: pg_gendoc protocol|agents|ops-list|platform-primitives|fields | write DOCS_DIR | check DOCS_DIR PIXELGATE\n"
+        fprintf(stderr, "usage: pg_gendoc protocol|agents|ops-list|exit-codes|platform-primitives|fields | write DOCS_DIR | check DOCS_DIR PIXELGATE\n"
                         "       pg_gendoc man-client | man-broker PIXELGATED | man-policy POLICY_MD   (roff on stdout)\n");
         return 2;
     }
