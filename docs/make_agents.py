@@ -34,7 +34,7 @@ errors as tool errors with the same code, message and recovery tip.
 
 `--socket PATH`, else `$PIXELGATE_SOCKET`, else `/run/pixelgate/broker.sock`; `--timeout SECONDS`
 bounds a call. Global options go before the command. `pixelgate --help` lists every command;
-`pixelgate help COMMAND` describes one and its output.
+`pixelgate help COMMAND` (or `pixelgate COMMAND --help`) describes one and its output.
 
 `--window REGEX` is a POSIX extended regex, case-insensitive, matched against each **visible**
 window's title, WM class and instance. It must match exactly one window; several matches exit 2
