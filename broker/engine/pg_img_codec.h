@@ -54,6 +54,12 @@ typedef struct {
  * on screen content for ~15-30% larger files (docs/performance.md). */
 pg_png_opts pg_png_opts_default(void);
 
+/* For PNGs that leave the broker (release): zlib's default strategy, filter
+ * SUB, level PG_PNG_RELEASE_LEVEL, chosen on a 1080p text screen for size
+ * against time (docs/performance.md, "Released PNGs"). */
+#define PG_PNG_RELEASE_LEVEL 3
+pg_png_opts pg_png_opts_release(void);
+
 /* Encode img as PNG (8-bit RGBA, or RGB when opaque and !keep_alpha).
  * opts NULL: defaults. *out is malloc'd, *out_len bytes. */
 pg_err pg_img_encode_png(const pg_img *img, const pg_png_opts *opts, uint8_t **out, size_t *out_len, pg_error *e);

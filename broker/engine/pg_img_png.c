@@ -152,6 +152,8 @@ static void png_flush_mem(png_structp png) {}
 
 pg_png_opts pg_png_opts_default(void) { return (pg_png_opts){1, PG_PNG_FILTER_SUB, true, false}; }
 
+pg_png_opts pg_png_opts_release(void) { return (pg_png_opts){PG_PNG_RELEASE_LEVEL, PG_PNG_FILTER_SUB, false, false}; }
+
 static bool img_opaque(const pg_img *img) {
     for (uint32_t y = 0; y < img->height; y++) {
         const uint8_t *r = pg_img_row(img, y);
