@@ -20,7 +20,7 @@ PKGS=(
   # the desktop the tests and the demo drive
   xvfb xauth x11-utils x11-xserver-utils x11-apps tk openbox fonts-dejavu-core
   # test and bench tools
-  jq curl iproute2 python3 python3-opencv python3-skimage imagemagick hyperfine procps passwd util-linux
+  jq curl iproute2 desktop-file-utils python3 python3-opencv python3-skimage imagemagick hyperfine procps passwd util-linux
   # a real SSH login on loopback for the remote-client checks (tests/security/security.sh)
   openssh-server openssh-client
   # man pages (unit.man_pages renders them), the systemd unit's checks and sandbox
