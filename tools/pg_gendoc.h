@@ -31,5 +31,7 @@ void pg_gendoc_man_client(pg_gendoc_buf *b);
 void pg_gendoc_man_broker(pg_gendoc_buf *b, const char *help);
 /* pixelgate-policy(5): docs/policy.md (its text) in roff. */
 void pg_gendoc_man_policy(pg_gendoc_buf *b, const char *policy_md);
+/* bash completion for pixelgate (pg_gendoc_completion.c). */
+void pg_gendoc_completion_bash(pg_gendoc_buf *b);
 
 #endif

@@ -8,7 +8,7 @@
 #   and the packaged client answer a ping and a snapshot on an Xvfb display;
 #   `systemd-analyze verify` passes on the installed unit; the packaged man
 #   pages render and show every command (tools/check_man.sh); the DEP-5
-#   copyright file, NEWS, the Xsession.d snippet and the XDG autostart entry
+#   copyright file, NEWS, the bash completion, the Xsession.d snippet and the XDG autostart entry
 #   that renew the display grant at login are installed (the last two as
 #   conffiles);
 #   apt remove keeps the policy and the audit log, apt purge removes them.
@@ -126,6 +126,9 @@ check "the copyright file is DEP-5, the package's own files MIT" \
              grep -q '^Files: \*\$' '$D/copyright' && grep -qx 'License: MIT' '$D/copyright' &&
              grep -q 'Permission is hereby granted, free of charge' '$D/copyright'"
 check "NEWS is installed" test -f "$D/NEWS.gz" -o -f "$D/NEWS"
+check "the bash completion is installed and completes a command" \
+    chroot "$ROOT" bash -c '. /usr/share/bash-completion/completions/pixelgate && COMP_WORDS=(pixelgate snap) &&
+        COMP_CWORD=1 && _pixelgate && [ "${COMPREPLY[*]}" = snapshot ]'
 check "the Xsession.d snippet renews the display grant at login (a conffile)" \
     bash -c "grep -q 'xhost +SI:localuser:pixelgate' '$ROOT/etc/X11/Xsession.d/40pixelgate_xhost' &&
              grep -qx /etc/X11/Xsession.d/40pixelgate_xhost '$ROOT/var/lib/dpkg/info/pixelgate.conffiles'"
