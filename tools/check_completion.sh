@@ -49,13 +49,18 @@ bad_cmds=() bad_opts=()
 for u in "${USAGE[@]}"; do
     read -r w1 w2 _ <<<"$u"
     name=$w1
+    # (the offers are captured first: under pipefail, grep -q quitting early
+    # would fail the pipe with SIGPIPE)
     if [[ ${w2:-} =~ ^[a-z][a-z-]*$ ]]; then
         name="$w1 $w2"
-        offers "pixelgate $w1 " | grep -qxF -- "$w2" || bad_cmds+=("$name")
+        got=$(offers "pixelgate $w1 ")
+        grep -qxF -- "$w2" <<<"$got" || bad_cmds+=("$name")
     fi
-    offers "pixelgate ${w1:0:2}" | grep -qxF -- "$w1" || bad_cmds+=("$w1")
+    got=$(offers "pixelgate ${w1:0:2}")
+    grep -qxF -- "$w1" <<<"$got" || bad_cmds+=("$w1")
+    got=$(offers "pixelgate $name -")
     for o in $(grep -oE -- '--[a-z][a-z0-9-]*' <<<"$u" | sort -u); do
-        offers "pixelgate $name -" | grep -qxF -- "$o" || bad_opts+=("$name $o")
+        grep -qxF -- "$o" <<<"$got" || bad_opts+=("$name $o")
     done
 done
 if [ ${#bad_cmds[@]} = 0 ]; then ok "all ${#USAGE[@]} commands of pixelgate --help are offered"; else

@@ -68,7 +68,8 @@ if [ "$ACCOUNT" != pixelgate ]; then
     SNIPPET=$WORK/snippet
     DESKTOP=$WORK/pixelgate-xhost.desktop
 fi
-granted() { xhost 2>/dev/null | grep -qx "SI:localuser:$ACCOUNT"; }
+# (xhost's list is read whole first: under pipefail an early grep -q exit could fail the pipe)
+granted() { local l; l=$(xhost 2>/dev/null); grep -qx "SI:localuser:$ACCOUNT" <<<"$l"; }
 not_granted() { ! granted; }
 
 check "a fresh X server does not list SI:localuser:$ACCOUNT" not_granted
