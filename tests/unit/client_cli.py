@@ -13,15 +13,19 @@ Usage: client_cli.py PIXELGATE
    recovery tip) and nothing on stdout: bad global options, no command, an
    unknown one, bad arguments, a file it cannot read, no broker.
 """
+import atexit
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
 
 PG = sys.argv[1]
-NOSOCK = os.path.join(tempfile.mkdtemp(prefix="pg-cli-"), "no-broker.sock")
+_SOCKDIR = tempfile.mkdtemp(prefix="pg-cli-")
+atexit.register(shutil.rmtree, _SOCKDIR, True)
+NOSOCK = os.path.join(_SOCKDIR, "no-broker.sock")
 failures = 0
 
 
