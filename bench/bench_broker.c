@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench_broker - round trips through a running broker, from one client
  * connection, so process start-up is excluded (the CLI's whole-process cost
  * is measured separately by run_snapshot.sh with hyperfine).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench_layout - scores layout detection and field OCR on the labelled set
  * bench/ocr_testset.sh makes (PNG captures of tests/apps/pg_form.tcl and
  * tests/apps/pg_form_gtk.py, each with the JSON truth the app wrote), and

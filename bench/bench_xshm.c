@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench_xshm - the floor for a capture: XShmGetImage of a window or the root
  * into a memfd segment (MIT-SHM 1.2), no conversion, as the broker's own user
  * would do it. Compare with XGetImage (the fallback).

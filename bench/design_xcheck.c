@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* design_xcheck - prints, for a fixed set of generated comparisons and one
  * motion pair, the JSON, the raw scores in hexadecimal floating point and a
  * checksum of every diagnostic image. Built against the gcc, clang and

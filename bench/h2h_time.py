@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """h2h_time.py - time pairs of commands whole process, interleaved A B A B.
 
 Usage: h2h_time.py RUNS WARMUP NAME CMD_A CMD_B [NAME CMD_A CMD_B]...

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # ocr_testset.sh - build the labelled layout/OCR set and score it.
 #
 #   bench/ocr_testset.sh [--quick] [--lang LANG] [OUTDIR]

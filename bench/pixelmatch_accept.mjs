@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The acceptance check as a user scripts it with seed 000's stack: read the
 // baseline and the capture with pngjs, pixelmatch 7.2 (threshold 0.1,
 // antialiasing excluded), pass when changed / total <= maxDiffRatio 0.001.

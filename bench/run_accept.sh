@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # run_accept.sh - acceptance of a 1920x1080 screen against its approved
 # baseline, whole process, next to the same check as a user scripts it with
 # seed 000's stack (capture to PNG, then pixelmatch 7.2 through node + pngjs).

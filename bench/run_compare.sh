@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # run_compare.sh - how long does a design comparison of a 1920x1080 pair take
 # for an agent, as a whole process: `pixelgate compare a.png b.png` (the
 # client reads both files, the broker decodes, compares, stores the four

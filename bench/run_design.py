@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Driver of bench/run_design.sh (see there). Usage: run_design.py TOOL WORKDIR REPS"""
 import json
 import os

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Design-comparison benchmark, side by side in one run: pixelgate's SSIM
 # against scikit-image's structural_similarity on the same grey images (call
 # only, same value required), and the whole design comparison of a

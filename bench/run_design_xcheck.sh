@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Cross-build determinism of the design comparison: builds bench/design_xcheck.c
 # against the engine of three build trees (gcc: build/default, clang:
 # build/clang, mingw-w64: build/mingw, run under Wine) and requires their

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Driver of bench/run_engine.sh (see there). Usage: run_engine.py TOOL NODE_MODULES WORKDIR REPS"""
 import hashlib
 import json

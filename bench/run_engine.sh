@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Engine benchmark, side by side in one run: pixelgate's diff against
 # pixelmatch 7.2.0 and 8.0.0 (node, the call only; opaque screens and a
 # transparent 1080p pair, each metric against its generation) and

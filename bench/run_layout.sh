@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # run_layout.sh - layout of a 1280x800 window, and a window's OCR against the
 # tesseract CLI, side by side. Run by hand (never by ctest):
 #   bench/run_layout.sh [RUNS]

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # run_load.sh - latency under load: open-loop and closed-loop figures from
 # the protocol-level load generator (tests/load/pgload.py), for
 # docs/performance.md. Not a test: nothing here passes or fails on speed.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # run_snapshot.sh - how fast is a snapshot, next to what a user would run instead?
 #   sudo bash bench/run_snapshot.sh [build-dir]
 # One run, side by side, on a 1920x1080 Xvfb with an 800x600 Tk window:

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # run_soak.sh - the long soak: open loop at 50 mixed requests/s over 64 wire
 # clients (tests/load/pgload.py), every token dropped after use, the policy's
 # default token lifetime (1 h) and quota, for MINUTES (default 30). Samples

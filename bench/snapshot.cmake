@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Broker benchmarks (run by bench/run_snapshot.sh, never by ctest).
 add_executable(bench_broker ${CMAKE_CURRENT_LIST_DIR}/bench_broker.c)
 target_link_libraries(bench_broker PRIVATE pg_common)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pixelgate - the agent's client: one piped call per operation.
  * Global options, command lookup, one request, one JSON answer, one exit code. */
 #include <stdio.h>
@@ -27,12 +28,18 @@ static void print_usage(FILE *f) {
     fprintf(f,
             "\nThe socket is --socket, else $PIXELGATE_SOCKET, else %s.\n"
             "Output: one JSON object on stdout; errors as JSON on stderr.\n"
-            "Exit codes: 0 ok, 1 assertion failed, 2 usage, 3 refused by policy, 4 not found,\n"
-            "5 broker unreachable, 6 timed out, 7 unsupported, 8 bad input, 9 internal error,\n"
-            "10 blocked (a check could not decide), 11 needs approval (no approved baseline yet),\n"
-            "12 busy (the broker is at capacity and did nothing: retry).\n"
-            "'pixelgate help COMMAND' describes a command and its output.\n",
+            "Exit codes (pixelgate(1), EXIT STATUS):",
             pg_transport_default_address());
+    for (int c = PG_OK; c <= PG_ERR_LAST; c++) fprintf(f, "%s %d %s", c ? "," : "", c, pg_err_name((pg_err)c));
+    fprintf(f, ".\n'pixelgate help COMMAND' (or 'pixelgate COMMAND --help') describes a command and its output.\n");
+}
+
+/* Every failure of the command line itself: one JSON error on stderr, exit 2. */
+static int usage_error(const char *tip, const char *what, const char *arg) {
+    pg_error e;
+    pg_error_set(&e, PG_E_USAGE, tip, *arg ? "%s\"%s\"" : "%s%s", what, arg);
+    pg_cli_print_error(&e, NULL, 0, 0);
+    return PG_E_USAGE;
 }
 
 /* help, help CMD, help assert (every "assert ..." command), help run. */
@@ -62,10 +69,22 @@ static int cmd_help(int argc, char **argv) {
             }
         return 0;
     }
-    pg_error e;
-    pg_error_set(&e, PG_E_USAGE, "run 'pixelgate --help' for the list", "no command \"%s\"", argv[0]);
-    pg_cli_print_error(&e, NULL, 0, 0);
-    return PG_E_USAGE;
+    return usage_error("run 'pixelgate --help' for the list", "no command ", argv[0]);
+}
+
+/* How many words of argv name the command: an operation's one or two
+ * ("assert changed"), else one (a group, run, mcp, or an unknown word). */
+static int command_words(int argc, char **argv) {
+    int used;
+    return pg_cli_find_op(argc, argv, &used) ? used : 1;
+}
+
+/* "pixelgate CMD ... --help" before any "--": the same as "pixelgate help CMD".
+ * (A value that is literally --help goes after "--".) */
+static bool wants_help(int argc, char **argv) {
+    for (int k = 1; k < argc && strcmp(argv[k], "--"); k++)
+        if (!strcmp(argv[k], "--help")) return true;
+    return false;
 }
 
 static int cmd_run(int argc, char **argv, const char *address) {
@@ -133,7 +152,9 @@ static int run_one(const pg_opdecl *d, int argc, char **argv, const char *addres
 
 int main(int argc, char **argv) {
     if (pg_args_utf8(&argc, &argv) != 0) {
-        fprintf(stderr, "pixelgate: cannot read the command line as UTF-8\n");
+        pg_error e;
+        pg_error_set(&e, PG_E_INTERNAL, NULL, "cannot read the command line as UTF-8");
+        pg_cli_print_error(&e, NULL, 0, 0);
         return PG_E_INTERNAL;
     }
     const char *address = getenv("PIXELGATE_SOCKET");
@@ -141,42 +162,41 @@ int main(int argc, char **argv) {
     uint32_t timeout_ms = 120000;
     int i = 1;
     for (; i < argc && argv[i][0] == '-'; i++) {
-        if (!strcmp(argv[i], "--socket") && i + 1 < argc) address = argv[++i];
-        else if (!strcmp(argv[i], "--timeout") && i + 1 < argc) {
-            double t = atof(argv[++i]);
-            if (t <= 0 || t > 86400) {
-                fprintf(stderr, "pixelgate: --timeout wants seconds between 0 and 86400\n");
-                return PG_E_USAGE;
-            }
+        if ((!strcmp(argv[i], "--socket") || !strcmp(argv[i], "--timeout")) && i + 1 >= argc)
+            return usage_error("run 'pixelgate --help'", "a value is missing after ", argv[i]);
+        if (!strcmp(argv[i], "--socket")) address = argv[++i];
+        else if (!strcmp(argv[i], "--timeout")) {
+            char *end = NULL;
+            const char *v = argv[++i];
+            double t = strtod(v, &end);
+            if (end == v || *end || !(t > 0 && t <= 86400))
+                return usage_error("give --timeout a number of seconds, e.g. --timeout 30",
+                                   "--timeout wants seconds, more than 0 and at most 86400; got ", v);
             timeout_ms = (uint32_t)(t * 1000);
+            if (!timeout_ms) timeout_ms = 1; /* under a millisecond: the least wait, not none */
         } else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             print_usage(stdout);
             return 0;
         } else if (!strcmp(argv[i], "--version")) {
             printf("pixelgate %s\n", PG_VERSION);
             return 0;
-        } else {
-            pg_error e;
-            pg_error_set(&e, PG_E_USAGE, "run 'pixelgate --help'", "unknown global option %s", argv[i]);
-            pg_cli_print_error(&e, NULL, 0, 0);
-            return PG_E_USAGE;
-        }
+        } else return usage_error("run 'pixelgate --help'", "unknown global option ", argv[i]);
     }
-    if (i >= argc) {
-        print_usage(stderr);
-        return PG_E_USAGE;
-    }
+    if (i >= argc) return usage_error("run 'pixelgate --help' for the list of commands", "no command given", "");
     const char *name = argv[i];
-    if (!strcmp(name, "help")) return cmd_help(argc - i - 1, argv + i + 1);
+    if (!strcmp(name, "help")) /* "help --help" is "help help" */
+        return i + 1 < argc && !strcmp(argv[i + 1], "--help") ? cmd_help(1, argv + i)
+                                                              : cmd_help(argc - i - 1, argv + i + 1);
+    if (wants_help(argc - i, argv + i)) return cmd_help(command_words(argc - i, argv + i), argv + i);
     if (!strcmp(name, "run")) return cmd_run(argc - i - 1, argv + i + 1, address);
     if (!strcmp(name, "mcp")) return cmd_mcp(argc - i - 1, argv + i + 1, address, timeout_ms);
     int used;
     const pg_opdecl *d = pg_cli_find_op(argc - i, argv + i, &used);
     if (!d) {
+        if (!pg_cli_is_group(name))
+            return usage_error("run 'pixelgate --help' for the list", "unknown command ", name);
         pg_error e;
-        if (pg_cli_is_group(name))
-            pg_error_set(&e, PG_E_USAGE, NULL, "%s needs a kind: see 'pixelgate help %s'", name, name);
-        else pg_error_set(&e, PG_E_USAGE, "run 'pixelgate --help' for the list", "unknown command \"%s\"", name);
+        pg_error_set(&e, PG_E_USAGE, NULL, "%s needs a kind: see 'pixelgate help %s'", name, name);
         pg_cli_print_error(&e, NULL, 0, 0);
         return PG_E_USAGE;
     }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Session, printing and argument helpers shared by every command. */
 #include "pg_cli.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_cli.h - the client's command model.
  *
  * Every operation's command line comes from its declaration

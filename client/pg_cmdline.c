@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The command line of every operation, read from its declaration
  * (common/pg_ops.def): argv -> the request's JSON arguments and attachments.
  * The same declaration then checks the result (pg_opdecl_check), so the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Usage lines and `pixelgate help`, written from the declarations
  * (common/pg_ops.def): what the command line accepts is what help says. */
 #include <stdarg.h>

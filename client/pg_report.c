@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* --report DIR: the client writes report.json and report.md from the
  * broker's answer (text it already has) and report.html when the broker
  * released the page (pixels, only where the policy allows). All three are

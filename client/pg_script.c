@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Script mode's line splitter and its variables (a parser: fuzzed). The
  * runner is pg_script_run.c. */
 #include "pg_script.h"

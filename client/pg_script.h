@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_script.h - script mode (`pixelgate run [--check] FILE|-`).
  *
  * A script is one statement per line, in the command line's syntax. Words

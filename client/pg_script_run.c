@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Script mode's runner (pg_script.h): reads the whole script, then runs its
  * body and its finally block over one broker session, printing one JSON
  * object per step on stdout - a failed step too, with its error and its

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # pg_newest_in_cache(OUT PATTERN): OUT = the newest complete build of PATTERN
 # (e.g. "native-cjson-*") in the build cache that scripts/lib/debsrc.sh fills,
 # ${PG_CACHE:-/var/cache/pixelgate-build}; "complete" means its .pg-complete

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Third-party libraries, found the same way for native and mingw builds (the
 # mingw sysroot is put on CMAKE_FIND_ROOT_PATH by cmake/mingw-w64.cmake).
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Whether the client `pixelgate` links statically (static-pie).
 #
 # An agent starts one client process per operation, and on the VMs we measure

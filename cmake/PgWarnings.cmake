@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The warning set is the project's; whether a warning stops the build is the
 # builder's choice. The presets (developers, CI) turn PG_WERROR on; a plain
 # distribution build (-DCMAKE_BUILD_TYPE=Release, another compiler version)

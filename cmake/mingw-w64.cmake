@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # mingw-w64.cmake - CMake toolchain file: cross-build pixelgate for Windows
 # x86_64 with Debian's mingw-w64, and run test executables under Wine.
 #

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_crypto.h - hashing and randomness (OpenSSL libcrypto on Linux, BCrypt on
  * Windows; the only platform shims in common/ besides pg_transport).
  *

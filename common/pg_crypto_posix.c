@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_crypto backend for Linux: OpenSSL libcrypto. PLATFORM SHIM (see pg_crypto_win.c). */
 #include <stdlib.h>
 

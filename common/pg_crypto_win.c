@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_crypto backend for Windows: BCrypt (CNG). PLATFORM SHIM (see pg_crypto_posix.c).
  *
  * Contract: implements pg_crypto.h. Random bytes come from the system-preferred

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Portable encodings declared in pg_crypto.h: hex, base64, base64url. */
 #include "pg_crypto.h"
 

@@ -1,30 +1,63 @@
+/* SPDX-License-Identifier: MIT */
 #include "pg_error.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
+/* The one table of outcomes: the wire name, the recovery tip a reply carries
+ * when a site gives none, and for the documentation (docs/agents.md's exit
+ * code table and pixelgate(1)'s EXIT STATUS, both generated from here by
+ * tools/pg_gendoc) what the code means and what to do, in Markdown. */
 static const struct {
     const char *name;
     const char *tip;
+    const char *meaning;
+    const char *action;
 } err_table[] = {
-    [PG_OK] = {"OK", ""},
+    [PG_OK] = {"OK", "", "done", ""},
     [PG_E_ASSERT] = {"ASSERTION_FAILED",
-                     "read the measurements on stdout; retry after the UI settles or adjust the threshold"},
-    [PG_E_USAGE] = {"USAGE", "run 'pixelgate help COMMAND' for the accepted arguments"},
-    [PG_E_POLICY] = {"POLICY_REFUSED", "the administrator's policy forbids this; ask for a policy change or an approval"},
-    [PG_E_NOTFOUND] = {"NOT_FOUND", "list candidates with 'pixelgate windows' or take a fresh snapshot"},
+                     "read the measurements on stdout; retry after the UI settles or adjust the threshold",
+                     "the check ran and said no; measurements on stdout", "read them, let the UI settle, retry"},
+    [PG_E_USAGE] = {"USAGE", "run 'pixelgate help COMMAND' for the accepted arguments",
+                    "bad arguments, or a pattern matching several windows",
+                    "`pixelgate help CMD`; narrow the pattern, `--id`, or `--first`"},
+    [PG_E_POLICY] = {"POLICY_REFUSED", "the administrator's policy forbids this; ask for a policy change or an approval",
+                     "the policy forbids it (not admitted, pixels not released, endpoint not allowed, window denied "
+                     "or not yours), or a click on a covered point",
+                     "ask for a policy change or an approval; uncover the window"},
+    [PG_E_NOTFOUND] = {"NOT_FOUND", "list candidates with 'pixelgate windows' or take a fresh snapshot",
+                       "no such window, text, template or token (expired, unknown, or another user's)",
+                       "`pixelgate windows`; take a fresh snapshot"},
     [PG_E_UNREACHABLE] = {"BROKER_UNREACHABLE",
-                          "check that pixelgated is running and that PIXELGATE_SOCKET / --socket names its socket"},
-    [PG_E_TIMEOUT] = {"TIMEOUT", "raise --timeout or check that the window is still responding"},
-    [PG_E_UNSUPPORTED] = {"UNSUPPORTED", "run 'pixelgate caps' to see what this backend can do"},
-    [PG_E_BADINPUT] = {"BAD_INPUT", "check the file is a valid image or config within the documented limits"},
-    [PG_E_INTERNAL] = {"INTERNAL", "this is a pixelgate bug or resource failure; see the broker log"},
-    [PG_E_BLOCKED] = {"BLOCKED", "not a defect of the app: fix the environment, the baseline or the rules, then retry"},
-    [PG_E_NEEDS_APPROVAL] = {"NEEDS_APPROVAL", "a human approver must approve the prepared candidate first"},
-    [PG_E_BUSY] = {"BUSY", "the broker is at capacity and did nothing: retry in a few seconds, with fewer "
-                           "parallel clients"},
+                          "check that pixelgated is running and that PIXELGATE_SOCKET / --socket names its socket",
+                          "the broker is not running, not at that socket, or has no display; an endpoint is down",
+                          "check `PIXELGATE_SOCKET` / `--socket`"},
+    [PG_E_TIMEOUT] = {"TIMEOUT", "raise --timeout or check that the window is still responding",
+                      "a wait ran out (the last frame is in the output)", "raise `--timeout`; is the app responding?"},
+    [PG_E_UNSUPPORTED] = {"UNSUPPORTED", "run 'pixelgate caps' to see what this backend can do",
+                          "this platform backend cannot do it", "`pixelgate caps`"},
+    [PG_E_BADINPUT] = {"BAD_INPUT", "check the file is a valid image or config within the documented limits",
+                       "corrupt/oversized image, a point outside the window, an unknown key name, a malformed "
+                       "request or one of another protocol major version",
+                       "fix the input"},
+    [PG_E_INTERNAL] = {"INTERNAL", "this is a pixelgate bug or resource failure; see the broker log",
+                       "a pixelgate bug or resource failure (e.g. disk full, audit log unwritable)",
+                       "report it with the broker log"},
+    [PG_E_BLOCKED] = {"BLOCKED", "not a defect of the app: fix the environment, the baseline or the rules, then retry",
+                      "a check could not decide: the screen never settled, the baseline is for another "
+                      "environment, a mask covers everything or nothing; the outcome is on stdout",
+                      "not a defect of the app: fix the environment or ask for new rules; do not loosen thresholds"},
+    [PG_E_NEEDS_APPROVAL] = {"NEEDS_APPROVAL", "a human approver must approve the prepared candidate first",
+                             "no approved baseline for the case: a candidate was prepared; the outcome is on stdout",
+                             "ask an approver to review and approve the candidate"},
+    [PG_E_BUSY] = {"BUSY",
+                   "the broker is at capacity and did nothing: retry in a few seconds, with fewer parallel clients",
+                   "the broker is at capacity (every worker busy and the wait queue full or its deadline passed, "
+                   "your connection limit, or the pixel budget): nothing was done",
+                   "retry in a few seconds; run fewer clients in parallel"},
 };
+_Static_assert(sizeof err_table / sizeof *err_table == PG_ERR_LAST + 1, "every code has its row");
 
 static int code_valid(pg_err code) { return (int)code >= 0 && (int)code <= (int)PG_ERR_LAST; }
 
@@ -38,6 +71,10 @@ pg_err pg_err_from_name(const char *name) {
 }
 
 const char *pg_err_default_tip(pg_err code) { return code_valid(code) ? err_table[code].tip : ""; }
+
+const char *pg_err_meaning(pg_err code) { return code_valid(code) ? err_table[code].meaning : ""; }
+
+const char *pg_err_action(pg_err code) { return code_valid(code) ? err_table[code].action : ""; }
 
 pg_err pg_error_set(pg_error *e, pg_err code, const char *tip, const char *fmt, ...) {
     if (!e) return code;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_error.h - the one table of outcomes, shared by broker, client and engine.
  *
  * Contract: every fallible function in pixelgate returns a pg_err and, when it
@@ -48,6 +49,10 @@ const char *pg_err_name(pg_err code);
 pg_err pg_err_from_name(const char *name);
 /* A generic tip for the code, used when a site gives none. */
 const char *pg_err_default_tip(pg_err code);
+/* For the documentation (docs/agents.md, pixelgate(1)), in Markdown: what the
+ * code means, and what the caller should do about it ("" for OK). */
+const char *pg_err_meaning(pg_err code);
+const char *pg_err_action(pg_err code);
 
 /* Fill e (may be NULL) and return code. tip may be NULL. printf-style. */
 pg_err pg_error_set(pg_error *e, pg_err code, const char *tip, const char *fmt, ...)

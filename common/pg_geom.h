@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_geom.h - the few geometry value types both binaries speak: a rectangle
  * (x, y may be negative: screen coordinates left of or above the primary
  * monitor), a size and a point. Plain values; nothing here allocates. */

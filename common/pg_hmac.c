@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* HMAC-SHA256 (RFC 2104) over the platform's SHA-256, declared in pg_crypto.h. */
 #include <string.h>
 

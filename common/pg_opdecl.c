@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The operation table built from pg_ops.def, and the one check of a
  * request's arguments against it. */
 #include "pg_opdecl.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_opdecl.h - every operation, declared once (common/pg_ops.def).
  *
  * What it does

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Framing and request/response shapes; see pg_proto.h for the contract. */
 #include "pg_proto.h"
 
@@ -226,10 +227,84 @@ static bool is_uint(const cJSON *j) {
            floor(j->valuedouble) == j->valuedouble;
 }
 
+/* cJSON keeps every member of an object, a repeated key too, and a lookup
+ * finds the first: a request whose two readers could see two different
+ * values is refused instead. Small objects are compared pairwise, larger
+ * ones sorted (a 1 MiB header of one-letter keys stays O(n log n)). Depth is
+ * bounded by cJSON's nesting limit. */
+static int cmp_key(const void *a, const void *b) {
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static pg_err object_duplicate(const cJSON *j, const char **dup) {
+    size_t n = 0;
+    for (const cJSON *c = j->child; c; c = c->next) n++;
+    if (n <= 16) {
+        for (const cJSON *c = j->child; c; c = c->next)
+            for (const cJSON *d = c->next; d; d = d->next)
+                if (!strcmp(c->string, d->string)) {
+                    *dup = c->string;
+                    return PG_OK;
+                }
+        return PG_OK;
+    }
+    const char **keys = malloc(n * sizeof *keys);
+    if (!keys) return PG_E_INTERNAL;
+    size_t k = 0;
+    for (const cJSON *c = j->child; c; c = c->next) keys[k++] = c->string;
+    qsort(keys, n, sizeof *keys, cmp_key);
+    for (k = 1; k < n && !*dup; k++)
+        if (!strcmp(keys[k - 1], keys[k])) *dup = keys[k];
+    free(keys);
+    return PG_OK;
+}
+
+static pg_err first_duplicate(const cJSON *j, const cJSON **parent, const char **dup) {
+    if (cJSON_IsObject(j)) {
+        if (object_duplicate(j, dup)) return PG_E_INTERNAL;
+        if (*dup) {
+            *parent = j;
+            return PG_OK;
+        }
+    }
+    for (const cJSON *c = j->child; c && !*dup; c = c->next)
+        if ((cJSON_IsObject(c) || cJSON_IsArray(c)) && first_duplicate(c, parent, dup)) return PG_E_INTERNAL;
+    return PG_OK;
+}
+
+/* "v": MAJOR or "MAJOR.MINOR" (decimal, at most 9 digits each). */
+static bool parse_version(const cJSON *v, unsigned long *major, unsigned long *minor) {
+    *minor = 0;
+    if (is_uint(v)) {
+        if (v->valuedouble > 999999999) return false;
+        *major = (unsigned long)v->valuedouble;
+        return true;
+    }
+    if (!cJSON_IsString(v)) return false;
+    const char *s = v->valuestring;
+    size_t a = strspn(s, "0123456789");
+    if (a == 0 || a > 9 || s[a] != '.') return false;
+    size_t b = strspn(s + a + 1, "0123456789");
+    if (b == 0 || b > 9 || s[a + 1 + b]) return false;
+    *major = strtoul(s, NULL, 10);
+    *minor = strtoul(s + a + 1, NULL, 10);
+    return true;
+}
+
 pg_err pg_proto_parse_request(const cJSON *header, pg_request *out, pg_error *e) {
     memset(out, 0, sizeof *out);
     const cJSON *v = NULL, *id = NULL, *op = NULL, *args = NULL;
     if (!cJSON_IsObject(header)) return pg_error_set(e, PG_E_USAGE, NULL, "a request is a JSON object");
+    const cJSON *parent = NULL;
+    const char *dup = NULL;
+    if (first_duplicate(header, &parent, &dup))
+        return pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory checking the request's keys");
+    if (dup)
+        return pg_error_set(e, PG_E_BADINPUT, "send each key once",
+                            "the request names key \"%.64s\" twice in %s%.64s%s", dup,
+                            parent == header ? "its header" : "\"",
+                            parent == header ? "" : parent->string ? parent->string : "an array's object",
+                            parent == header ? "" : "\"");
     for (const cJSON *f = header->child; f; f = f->next) {
         if (!strcmp(f->string, "v")) v = f;
         else if (!strcmp(f->string, "id")) id = f;
@@ -237,9 +312,15 @@ pg_err pg_proto_parse_request(const cJSON *header, pg_request *out, pg_error *e)
         else if (!strcmp(f->string, "args")) args = f;
         else return pg_error_set(e, PG_E_USAGE, NULL, "unknown request field \"%s\"", f->string);
     }
-    if (!v || !is_uint(v) || v->valuedouble != PG_PROTO_VERSION)
-        return pg_error_set(e, PG_E_USAGE, "use a client of the same version as the broker",
-                            "request field \"v\" must be %d", PG_PROTO_VERSION);
+    unsigned long major, minor;
+    if (!v || !parse_version(v, &major, &minor))
+        return pg_error_set(e, PG_E_USAGE, "use a client of the same major version as the broker",
+                            "request field \"v\" must be the protocol version: %d, or \"%d.MINOR\"",
+                            PG_PROTO_VERSION, PG_PROTO_VERSION);
+    if (major != PG_PROTO_VERSION)
+        return pg_error_set(e, PG_E_BADINPUT, "use a client of the same major version as the broker",
+                            "the request speaks protocol %lu.%lu; this broker speaks %d.%d (every %d.x)", major,
+                            minor, PG_PROTO_VERSION, PG_PROTO_MINOR, PG_PROTO_VERSION);
     if (!id || !is_uint(id)) return pg_error_set(e, PG_E_USAGE, NULL, "request field \"id\" must be an unsigned integer");
     if (!op || !cJSON_IsString(op) || !op->valuestring[0] || strlen(op->valuestring) >= PG_PROTO_OP_MAX)
         return pg_error_set(e, PG_E_USAGE, NULL, "request field \"op\" must be a short non-empty string");

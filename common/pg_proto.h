@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_proto.h - the wire protocol (docs/protocol.md is the contract).
  *
  * A frame is:
@@ -23,7 +24,13 @@
 #include "pg_error.h"
 #include "pg_transport.h"
 
-#define PG_PROTO_VERSION 1
+/* The protocol's version is MAJOR.MINOR. A request's "v" is the integer
+ * MAJOR (minor 0, what every client of version 1 sends) or the string
+ * "MAJOR.MINOR". The broker serves every minor of its major: a minor adds,
+ * never changes. Another major is refused (BAD_INPUT, naming both). Responses
+ * carry "v": MAJOR. */
+#define PG_PROTO_VERSION 1 /* the major */
+#define PG_PROTO_MINOR 1   /* 1.1: duplicate keys anywhere in a request are BAD_INPUT */
 #define PG_PROTO_MAX_ATTACH 4
 #define PG_PROTO_OP_MAX 32
 
@@ -89,6 +96,8 @@ typedef struct {
     const cJSON *args; /* always an object (empty if absent) */
 } pg_request;
 
+/* The request's shape: v (see PG_PROTO_VERSION), id, op, args and nothing
+ * else; no object anywhere in it may name a key twice (BAD_INPUT). */
 pg_err pg_proto_parse_request(const cJSON *header, pg_request *out, pg_error *e);
 cJSON *pg_proto_request_new(uint64_t id, const char *op, cJSON *args /* owned, may be NULL */);
 

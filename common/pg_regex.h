@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_regex.h - platform shim: one POSIX-style regex API on Linux and Windows.
  *
  * What it does

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_time.h: deadlines, the same on every platform (the clock is per OS). */
 #include "pg_time.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_time.h - the one monotonic clock, sleep and deadline every module uses.
  * POSIX: CLOCK_MONOTONIC and nanosleep (pg_time_posix.c); Windows:
  * QueryPerformanceCounter and Sleep (pg_time_win.c); deadlines on top of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_time.h on POSIX: CLOCK_MONOTONIC. */
 #include "pg_time.h"
 

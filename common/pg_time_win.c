@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_time.h on Windows: QueryPerformanceCounter and Sleep. */
 #include "pg_time.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_transport.h - a connected byte stream between client and broker
  * (Unix socket on Linux, named pipe on Windows; platform shim in common/).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_transport over a Unix stream socket. PLATFORM SHIM (see pg_transport_win.c).
  * Every read and write that has to wait does so with poll() against one
  * deadline per call (or the caller's, pg_conn_read_until), so a stuck peer

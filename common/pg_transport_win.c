@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_transport over a Windows named pipe (client side). PLATFORM SHIM (see
  * pg_transport_posix.c for the same contract over a Unix socket).
  *

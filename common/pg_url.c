@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_url.c - see pg_url.h. Strict on purpose: anything another parser might
  * read differently is refused rather than guessed at. */
 #include "pg_url.h"

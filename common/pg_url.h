@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_url.h - the one grammar for the http(s) endpoint URLs and allowlist
  * origins of a policy. The policy validates with it and the relay dials
  * what it returns (origin + path), so the URL the policy accepts is the URL

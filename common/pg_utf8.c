@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_utf8.c - SHIM: UTF-8 at the Windows API's edges; see pg_utf8.h. */
 #include "pg_utf8.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_utf8.h - SHIM: UTF-8 at the edges of the Windows API (command line,
  * file names, wide strings); plain pass-through on POSIX.
  *

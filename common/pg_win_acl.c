@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_win_acl.c - the policy file's ACL check (see pg_win_acl.h).
  *
  * Why a pure function over a descriptor: Wine neither enforces nor faithfully

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_win_acl.h - the policy file's ACL check (Windows only).
  *
  * Contract: the policy is trusted only if no one but SYSTEM (S-1-5-18),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_win_sid.c - SID parsing and comparison (see pg_win_sid.h).
  *
  * Why canonical "S-1-..." only: the SDDL is assembled as text, so a SID string

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_win_sid.h - Windows security identifiers: parse, format, compare, and
  * the two rules built on them that the policy and the broker share (who may
  * write the policy file, who counts as an administrator). Windows only.

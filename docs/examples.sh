@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # examples.sh - run every client command once against a real deployment and
 # print "$ command" followed by its stdout, stderr and exit code. docs/agents.md
 # quotes this output; regenerate it with:

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Render docs/agents.md from the output of docs/examples.sh (real runs).
 
 Every command block in agents.md is a real invocation and its real output:
@@ -28,27 +29,12 @@ errors as tool errors with the same code, message and recovery tip.
 
 ## Exit codes
 
-| exit | code | meaning | what to do |
-|---|---|---|---|
-| 0 | OK | done | |
-| 1 | ASSERTION_FAILED | the check ran and said no; measurements on stdout | read them, let the UI settle, retry |
-| 2 | USAGE | bad arguments, or a pattern matching several windows | `pixelgate help CMD`; narrow the pattern, `--id`, or `--first` |
-| 3 | POLICY_REFUSED | the policy forbids it (not admitted, pixels not released, endpoint not allowed, window denied or not yours), or a click on a covered point | ask for a policy change or an approval; uncover the window |
-| 4 | NOT_FOUND | no such window, text, template or token (expired, unknown, or another user's) | `pixelgate windows`; take a fresh snapshot |
-| 5 | BROKER_UNREACHABLE | the broker is not running, not at that socket, or has no display; an endpoint is down | check `PIXELGATE_SOCKET` / `--socket` |
-| 6 | TIMEOUT | a wait ran out (the last frame is in the output) | raise `--timeout`; is the app responding? |
-| 7 | UNSUPPORTED | this platform backend cannot do it | `pixelgate caps` |
-| 8 | BAD_INPUT | corrupt/oversized image, a point outside the window, an unknown key name | fix the input |
-| 9 | INTERNAL | a pixelgate bug or resource failure (e.g. disk full, audit log unwritable) | report it with the broker log |
-| 10 | BLOCKED | a check could not decide: the screen never settled, the baseline is for another environment, a mask covers everything or nothing; the outcome is on stdout | not a defect of the app: fix the environment or ask for new rules; do not loosen thresholds |
-| 11 | NEEDS_APPROVAL | no approved baseline for the case: a candidate was prepared; the outcome is on stdout | ask an approver to review and approve the candidate |
-| 12 | BUSY | the broker is at capacity (every worker busy and the wait queue full or its deadline passed, your connection limit, or the pixel budget): nothing was done | retry in a few seconds; run fewer clients in parallel |
-
+{exit_codes}
 ## Finding the broker and naming windows
 
 `--socket PATH`, else `$PIXELGATE_SOCKET`, else `/run/pixelgate/broker.sock`; `--timeout SECONDS`
 bounds a call. Global options go before the command. `pixelgate --help` lists every command;
-`pixelgate help COMMAND` describes one and its output.
+`pixelgate help COMMAND` (or `pixelgate COMMAND --help`) describes one and its output.
 
 `--window REGEX` is a POSIX extended regex, case-insensitive, matched against each **visible**
 window's title, WM class and instance. It must match exactly one window; several matches exit 2
@@ -366,14 +352,17 @@ def cannot_section(blocks):
 
 def main():
     blocks = parse(sys.argv[1])
-    doc = [INTRO, cannot_section(blocks)]
+    gendoc = os.environ.get("PG_GENDOC", "build/default/tools/pg_gendoc")
+    exit_codes = subprocess.run([gendoc, "exit-codes"], check=True, capture_output=True, text=True).stdout
+    intro = INTRO.replace("{exit_codes}", "<!-- BEGIN generated:exit-codes (tools/pg_gendoc) -->\n" + exit_codes +
+                          "<!-- END generated:exit-codes -->\n")
+    doc = [intro, cannot_section(blocks)]
     for name, prose in SECTIONS:
         mine = [b for b in blocks if command_of(b) == name]
         if not mine:
             sys.exit("no example for " + name)
         doc.append("\n## %s\n\n%s\n" % (name if name != "root#" else "The audit trail (administrator)", prose))
         doc.extend(render(b) + "\n" for b in mine)
-    gendoc = os.environ.get("PG_GENDOC", "build/default/tools/pg_gendoc")
     reference = subprocess.run([gendoc, "agents"], check=True, capture_output=True, text=True).stdout
     doc.append(REFERENCE + "<!-- BEGIN generated:reference (tools/pg_gendoc) -->\n" + reference +
                "<!-- END generated:reference -->\n")

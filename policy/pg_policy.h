@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_policy.h - the administrator's policy: parse, validate, merge, evaluate.
  *
  * What it does

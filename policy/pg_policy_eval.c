@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_policy_eval.c - answering the broker's per-request questions from an
  * immutable policy. Pure functions over const data: safe from any thread.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_policy_file.c - reading the policy file, after checking that only the
  * administrator can change it (like sshd's StrictModes).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_policy_file_posix.c - the policy file on POSIX: StrictModes-style
  * checks from / down, then a read of what was checked (see
  * pg_policy_file.c for the rule on both platforms). */

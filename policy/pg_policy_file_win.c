@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_policy_file_win.c - the policy file on Windows: a local drive path
  * without reparse points whose ACL only administrators can change
  * (common/pg_win_acl.h), then a read of the handle that was checked (see

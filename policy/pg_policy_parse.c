@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_policy_parse.c - policy text -> validated, merged, immutable pg_policy.
  *
  * Every key is looked up by exact name after the object's members have been

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_policy_private.h - the policy's internals, shared by the files of policy/
  * only. Nothing outside policy/ includes this.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_policy_syntax.c - the small languages inside a policy that are the
  * policy's own: window patterns. (Endpoint URLs and allowlist origins use
  * the one URL grammar the relay dials with, common/pg_url.h.) Strict on

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # build-deb.sh - the Debian package from this tree: pixelgate_<version>_<arch>.deb
 # (debian/, debhelper), then lintian over it; errors fail.
 #   scripts/build-deb.sh [OUTDIR]        (default build/deb)

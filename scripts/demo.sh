@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # demo.sh - pixelgate's main job, end to end, on a fresh Debian 12 machine:
 #   sudo bash scripts/demo.sh
 # Installs dependencies, builds, then sets up a real deployment: the broker

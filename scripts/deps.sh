@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # deps.sh - install what pixelgate needs to build, test and demo on Debian 12.
 # Idempotent: runs apt-get only for packages that are missing. Needs root.
 # The Windows cross-build has its own list (scripts/mingw-deps.sh).
@@ -21,7 +22,7 @@ PKGS=(
   # the desktop the tests and the demo drive
   xvfb xauth x11-utils x11-xserver-utils x11-apps tk openbox fonts-dejavu-core
   # test and bench tools
-  jq curl iproute2 python3 python3-opencv python3-skimage imagemagick hyperfine procps passwd util-linux
+  jq curl iproute2 desktop-file-utils python3 python3-opencv python3-skimage imagemagick hyperfine procps passwd util-linux
   # a real SSH login on loopback for the remote-client checks (tests/security/security.sh)
   openssh-server openssh-client
   # man pages (unit.man_pages renders them), the systemd unit's checks and sandbox

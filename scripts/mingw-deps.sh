@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # mingw-deps.sh - prepare a Debian 12 machine to cross-build pixelgate for
 # Windows x86_64 and run its tests under Wine.
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # mingw-tesseract.sh - build Tesseract 5 and Leptonica as STATIC
 # x86_64-w64-mingw32 libraries, so that the broker's OCR module (Tesseract C
 # API, tesseract/capi.h) exists in the Windows build.

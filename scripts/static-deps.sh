@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # static-deps.sh - build the static cJSON that the native client links.
 #
 # The client `pixelgate` is one process per agent operation, and on these

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # test-mingw.sh - cross-build pixelgate for Windows x86_64 with mingw-w64
 # (broker service, client, installer) and run, under Wine on Xvfb, the unit
 # tests, the end-to-end service test (tests/windows/service_test.sh, a ctest)

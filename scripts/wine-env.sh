@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # wine-env.sh - SOURCE this (bash) to run Windows test executables under Wine
 # on a headless machine:   . scripts/wine-env.sh && pg_wine_up
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # wine-run.sh - ctest's emulator for the mingw build (cmake/mingw-w64.cmake):
 #   wine-run.sh WINE PROGRAM.exe [ARGS...]
 # Runs the test program under Wine and passes its output and exit code on.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """check_layers.py - holds every #include of the C code to tools/layers.txt.
 
     check_layers.py ROOT             check; exit 1 naming every break

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # check_man.sh - the generated man pages render without a warning and show
 # what they are generated from:
 #   pixelgate(1): every command line `pixelgate --help` lists, and every global option;

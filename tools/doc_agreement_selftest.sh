@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The agreement test must fail when the docs drift: copy docs/, break them
 # four ways (an argument row gone from protocol.md, a range changed there, a
 # help line changed in agents.md's reference, a command's example section

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_gendoc - the documentation sections that come from the operation
  * declarations (common/pg_ops.def), and the check that the docs agree.
  *
@@ -182,6 +183,18 @@ static void gen_platform_primitives(pg_gendoc_buf *b) {
     }
 }
 
+/* The exit codes, from the one table (common/pg_error.c). */
+static void gen_exit_codes(pg_gendoc_buf *b) {
+    pg_gendoc_put(b, "| exit | code | meaning | what to do |\n|---|---|---|---|\n");
+    for (int c = PG_OK; c <= PG_ERR_LAST; c++) {
+        pg_gendoc_put(b, "| %d | %s | ", c, pg_err_name((pg_err)c));
+        cell(b, pg_err_meaning((pg_err)c));
+        pg_gendoc_put(b, " | ");
+        cell(b, pg_err_action((pg_err)c));
+        pg_gendoc_put(b, *pg_err_action((pg_err)c) ? " |\n" : "|\n");
+    }
+}
+
 typedef struct {
     const char *file, *name;
     void (*gen)(pg_gendoc_buf *b);
@@ -189,6 +202,7 @@ typedef struct {
 
 static const section sections[] = {
     {"protocol.md", "ops", gen_protocol},
+    {"agents.md", "exit-codes", gen_exit_codes},
     {"agents.md", "reference", gen_agents},
     {"architecture.md", "ops-list", gen_ops_list},
     {"architecture.md", "platform-primitives", gen_platform_primitives},
@@ -385,9 +399,11 @@ int main(int argc, char **argv) {
     if (argc == 2 && !strcmp(argv[1], "protocol")) gen_protocol(&b);
     else if (argc == 2 && !strcmp(argv[1], "agents")) gen_agents(&b);
     else if (argc == 2 && !strcmp(argv[1], "ops-list")) gen_ops_list(&b);
+    else if (argc == 2 && !strcmp(argv[1], "exit-codes")) gen_exit_codes(&b);
     else if (argc == 2 && !strcmp(argv[1], "fields")) gen_fields(&b);
     else if (argc == 2 && !strcmp(argv[1], "platform-primitives")) gen_platform_primitives(&b);
     else if (argc == 2 && !strcmp(argv[1], "man-client")) pg_gendoc_man_client(&b);
+    else if (argc == 2 && !strcmp(argv[1], "completion-bash")) pg_gendoc_completion_bash(&b);
     else if (argc == 3 && !strcmp(argv[1], "man-broker")) {
         char cmd[4200];
         snprintf(cmd, sizeof cmd, "'%s' --help", argv[2]);
@@ -409,8 +425,9 @@ int main(int argc, char **argv) {
         if (failures) fprintf(stderr, "pg_gendoc check: %d disagreement(s)\n", failures);
         return failures ? 1 : 0;
     } else {
-        fprintf(stderr, "usage: pg_gendoc protocol|agents|ops-list|platform-primitives|fields | write DOCS_DIR | check DOCS_DIR PIXELGATE\n"
-                        "       pg_gendoc man-client | man-broker PIXELGATED | man-policy POLICY_MD   (roff on stdout)\n");
+        fprintf(stderr, "usage: pg_gendoc protocol|agents|ops-list|exit-codes|platform-primitives|fields | write DOCS_DIR | check DOCS_DIR PIXELGATE\n"
+                        "       pg_gendoc man-client | man-broker PIXELGATED | man-policy POLICY_MD   (roff on stdout)\n"
+                        "       pg_gendoc completion-bash                 (pixelgate's bash completion on stdout)\n");
         return 2;
     }
     if (b.s) fputs(b.s, stdout);

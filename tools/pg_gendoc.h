@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_gendoc.h - what pg_gendoc's parts share: a growing string, file and
  * command reading, and the man pages (pg_gendoc_man.c) written from the
  * declarations, the real binaries' --help and docs/policy.md.
@@ -30,5 +31,7 @@ void pg_gendoc_man_client(pg_gendoc_buf *b);
 void pg_gendoc_man_broker(pg_gendoc_buf *b, const char *help);
 /* pixelgate-policy(5): docs/policy.md (its text) in roff. */
 void pg_gendoc_man_policy(pg_gendoc_buf *b, const char *policy_md);
+/* bash completion for pixelgate (pg_gendoc_completion.c). */
+void pg_gendoc_completion_bash(pg_gendoc_buf *b);
 
 #endif

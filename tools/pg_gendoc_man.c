@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The man pages, written from what cannot drift: pixelgate(1) from the
  * operation declarations and the client's own tables, pixelgated(8) from
  * the broker's `--help`, pixelgate-policy(5) from docs/policy.md. Plain
@@ -196,11 +197,16 @@ void pg_gendoc_man_client(pg_gendoc_buf *b) {
         pg_gendoc_put(b, "\n");
     }
     pg_gendoc_put(b, ".SH \"EXIT STATUS\"\n");
-    for (int c = PG_OK; c <= PG_E_INTERNAL; c++) {
-        pg_gendoc_put(b, ".TP\n.B %d\n", c);
+    for (int c = PG_OK; c <= PG_ERR_LAST; c++) { /* the one table, common/pg_error.c */
+        pg_gendoc_put(b, ".TP\n.B %d\n\\fB", c);
         literal(b, pg_err_name((pg_err)c));
-        pg_gendoc_put(b, ": ");
-        text(b, c == PG_OK ? "done" : pg_err_default_tip((pg_err)c));
+        pg_gendoc_put(b, "\\fR: ");
+        const char *m = pg_err_meaning((pg_err)c), *a = pg_err_action((pg_err)c);
+        inline_md(b, m, strlen(m));
+        if (*a) {
+            pg_gendoc_put(b, " \\(em ");
+            inline_md(b, a, strlen(a));
+        }
         pg_gendoc_put(b, "\n");
     }
     pg_gendoc_put(b, ".SH ENVIRONMENT\n.TP\n.B PIXELGATE_SOCKET\nthe broker's socket when \\fB\\-\\-socket\\fR "
@@ -258,6 +264,15 @@ void pg_gendoc_man_broker(pg_gendoc_buf *b, const char *help) {
     pg_gendoc_put(b, ".SH SIGNALS\n.TP\n.B SIGHUP\nload the policy again; a policy that does not load is refused and "
                      "the old one stays in force (both are audited)\n.TP\n.B SIGTERM\nstop: finish the requests "
                      "in flight, then exit\n"
+                     ".SH ENVIRONMENT\n.TP\n.B DISPLAY\nthe X display to serve when \\fB\\-\\-display\\fR is not "
+                     "given (the packaged unit sets \\fBDISPLAY=:0\\fR; change it with \\fBsystemctl edit pixelgate\\fR)\n"
+                     ".TP\n.B XAUTHORITY\nread by the X library, as by any X client; the broker needs no cookie, "
+                     "it is admitted by \\fBxhost +SI:localuser:pixelgate\\fR\n"
+                     ".TP\n.B TESSDATA_PREFIX\nread by Tesseract: where the OCR language data is, when not in "
+                     "Tesseract's default directory\n"
+                     ".TP\n.B OMP_THREAD_LIMIT\nthe broker sets it to 1 and starts itself again when the OCR "
+                     "library would run more threads (\\fBPG_OCR_REEXECED\\fR marks the second start); not for "
+                     "the administrator to set\n"
                      ".SH FILES\n.TP\n.I /etc/pixelgate/policy.json\nthe policy (root:pixelgate 0640)\n"
                      ".TP\n.I /var/lib/pixelgate/\nthe state directory (0700): spool and \\fBaudit.jsonl\\fR\n"
                      ".TP\n.I /run/pixelgate/broker.sock\nthe socket agents connect to\n"

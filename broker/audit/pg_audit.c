@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_audit.c - the hash-chained audit log; see pg_audit.h and docs/audit.md. */
 #include "pg_audit.h"
 

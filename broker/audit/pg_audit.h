@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_audit.h - the tamper-evident audit log (docs/audit.md).
  *
  * Append-only JSON Lines, one record per capture, analysis, OCR, judgement,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_audit_fs.h - the audit log's file operations, one implementation per
  * platform (internal to pg_audit; pg_audit.c is the only caller).
  *

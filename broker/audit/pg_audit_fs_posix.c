@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The audit log's file operations on POSIX; see pg_audit_fs.h. */
 #include "pg_audit_fs.h"
 

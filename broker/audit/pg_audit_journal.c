@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The journal copy of an audit record: journald's native protocol (see
  * pg_audit_journal.h). Portable: only the sending is per platform. */
 #include "pg_audit_journal.h"

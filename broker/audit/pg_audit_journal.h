@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_audit_journal.h - a copy of each audit record for the systemd journal
  * (internal to pg_audit; pg_audit.c is the only caller; docs/audit.md).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Sending a journal copy: one AF_UNIX datagram to journald's socket, never
  * blocking (see pg_audit_journal.h). */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Windows has no systemd journal: the setting is refused (the Event Log is
  * not this protocol). See pg_audit_journal.h. */
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_broker.c - the broker's lifecycle and shared state, the same for the
  * POSIX daemon (os/posix/pg_posix_main.c) and the Windows service (os/win/pg_win_main.c):
  * policy, tokens, approvals, audit, relay, platform access. See pg_broker.h. */

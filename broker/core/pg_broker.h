@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_broker.h - the broker's process state and lifecycle, for the process
  * shells (broker/os/), the server and the core.
  *

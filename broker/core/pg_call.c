@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Helpers every handler shares: naming the target window, loading image
  * arguments, storing tokens, the audit fields and the JSON shapes. An image
  * argument is a token of the caller's or bytes the client read from its own

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_call.h - the handlers' one door into the broker: the request a
  * handler runs (pg_call), and every service of the core it may ask for:
  * the display (under its locks), targets and windows under the deny rules,

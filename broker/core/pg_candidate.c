@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Baseline candidates (pg_call.h): the rules frozen with a baseline, the
  * digest an approver approves, and the candidate an agent proposes.
  * baseline prepare and accept share them; an agent never reads or writes a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Live pixels of a known window, under the policy's deny rules. The
  * platform lock is the caller's (pg_capture_img_locked) or taken here for
  * one capture (pg_capture_window_img), never across a sleep. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A design comparison as the caller may see it when REF or CAND holds pixels
  * it may not have (docs/threat-model.md, "compare"). The shape is the
  * engine's (pg_design_result_json) with fewer and coarser numbers:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The disclosure ledger and quantisers of pg_disclose.h. */
 #include "pg_disclose.h"
 

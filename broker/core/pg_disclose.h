@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_disclose.h - what numeric answers may reveal about pixels the caller
  * may not have, and the ledger that bounds it (docs/threat-model.md is the
  * contract).

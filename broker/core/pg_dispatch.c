@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Dispatch: admission, the argument check, every operation of
  * common/pg_ops.def run by its handler (the table the shell handed the
  * broker, broker/ops/pg_handlers.h), and the audit record. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_dispatch.h - the request path's front door, for the server
  * (broker/core/pg_server.c) and the tests: one parsed request in, its
  * declaration found, its peer admitted, its arguments checked, its handler

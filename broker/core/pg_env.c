@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The environment a baseline is made in (pg_call.h, pg_env): what changes
  * pixels (platform, backend, depth, scale, toolkit, fonts), so a baseline is
  * used only where it was made (docs/acceptance.md "Environments").

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Finding things in an image: a template (normalized cross-correlation), a
  * phrase (OCR inside the broker, with the engines it lends) or a control
  * (layout). Used by assert, click, wait_for, ocr and layout. */

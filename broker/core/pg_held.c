@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_held.c - the held keys and buttons and the chords they make (pg_held.h). */
 #include "pg_held.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_held.h - the keys and buttons held down on the display, and who holds them.
  *
  * What it does: keeps the one set of held input (key-down, mouse-down) and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The portable part of identity (pg_identity.h) that both process shells'
  * answers are built from: a principal's uid and name, and its group names
  * copied into the caller's buffer. */

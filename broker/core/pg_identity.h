@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_identity.h - who a caller is, and who owns a window's process: the
  * interface the core defines and each process shell implements, as libuv's
  * src/unix and src/win implement uv.h.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* snapshot --with-popups: a window and the popups and dialogs its program
  * shows over it, in one image. Each is captured as itself (its own pixels,
  * its deny rules and its owner's, pg_capture_checked) and painted in stacking

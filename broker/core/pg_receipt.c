@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* receipt.c - --expect-change on an input verb: did the input have a visible
  * effect? The window (or --region of it) is captured before the input;
  * after it, the broker captures until the pixels differ from that frame and

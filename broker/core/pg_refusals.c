@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The per-user refusal coalescer of pg_refusals.h. */
 #include "pg_refusals.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_refusals.h - refusals of one user are coalesced so they cannot flood
  * the audit log.
  *

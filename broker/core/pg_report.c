@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The offline HTML report; see pg_report.h. */
 #include "pg_report.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_report.h - the offline HTML page of acceptance results and baseline
  * reviews.
  *

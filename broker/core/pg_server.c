@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Workers, the wait queue and refusals, the same on every platform; see
  * pg_server.h. The listeners are broker/os/posix/pg_posix_listener.c and
  * broker/os/win/pg_win_listener.c. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_server.h - the portable half of serving: bounded workers, a bounded
  * wait queue, and honest refusals. Each OS's listener
  * (broker/os/posix/pg_posix_listener.h: a Unix socket;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The one "capture until the screen holds still" loop: wait-stable, accept
  * and baseline prepare --window all run it (pg_call.h, pg_stable_capture).
  * The platform lock is held per capture only, never across the sleep. */

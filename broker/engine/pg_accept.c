@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The acceptance comparison; see pg_accept.h. */
 #include "pg_accept.h"
 

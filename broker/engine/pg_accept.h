@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_accept.h - the acceptance comparison of a capture against an approved
  * baseline, under the rules frozen with that baseline.
  *

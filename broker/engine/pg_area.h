@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_area.h - engine-internal: exact area-coverage weights for resampling.
  *
  * Maps n_in source samples onto n_out destination samples on a common integer

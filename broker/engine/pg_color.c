@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sRGB -> CIELAB and CIEDE2000 (see pg_color.h for the constants). */
 #include "pg_color.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_color.h - colour science for the design comparison: 8-bit sRGB to
  * CIELAB (D65) and the CIEDE2000 colour difference.
  *

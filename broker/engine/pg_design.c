@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Design comparison: options, presets, the aggregation and the pipeline
  * that runs the stages in order (see pg_design.h). */
 #include "pg_design.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_design.h - design fidelity: how closely a candidate UI image reproduces
  * a reference, as one 0-100 score, five sub-scores, a list of concrete
  * findings and diagnostic images (docs/design-compare.md explains each).

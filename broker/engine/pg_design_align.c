@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Design comparison, stage 3: translation registration of the candidate on
  * the reference (screen mode). Zero-mean normalised correlation of the grey
  * planes over their overlap, from exact integer sums: an exhaustive search

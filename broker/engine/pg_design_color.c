@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Design comparison, color: the dominant palette of each image (k-means in
  * CIELAB of a 160-px-wide downsample; identical colours are merged into one
  * weighted point first, which changes nothing in k-means but its cost),

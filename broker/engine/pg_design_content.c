@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Design comparison, content: the blocks that stand out from each image's
  * modal background, and which reference blocks the candidate reproduces.
  * Foreground = colour distance from the background above an Otsu threshold

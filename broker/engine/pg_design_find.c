@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Design comparison: collecting, ordering and capping the findings, the
  * critique rubric, and small helpers the stages share. */
 #include <math.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_design_int.h - engine-internal: the state shared by the stages of
  * pg_design_compare (pg_design_*.c). One pg_dz per comparison, owned by
  * pg_design_compare and freed before it returns; the result it fills is the

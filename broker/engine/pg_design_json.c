@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Design comparison: the result as JSON, keys in a fixed order, numbers
  * with fixed decimals (pg_jnum), so the text is the same run after run. */
 #include <cJSON.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Design comparison, layout: SSIM of the reference and the registered
  * candidate over their overlap, and the areas where it is lowest. */
 #include <stdio.h>

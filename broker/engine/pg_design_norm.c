@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Design comparison, stage 1-2: the canonical canvas (scale, background,
  * padding, ignored rectangles) and the grey planes every dimension reads. */
 #include <stdio.h>

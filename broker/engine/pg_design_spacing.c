@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Design comparison, spacing: outer margins and the vertical rhythm of the
  * major blocks (content blocks covering at least 1 % of the canvas, not
  * nested in another). Blocks that overlap vertically form one band (a row

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Design comparison, typography: text lines found by morphology, not OCR.
  * The 3x3 gradient above its Otsu threshold (kept within [12, 64]) marks
  * strokes; a wide horizontal close (13x3 at 768) joins letters and words

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Design comparison: the diagnostic images (see pg_design.h), all on the
  * canonical canvas, integer arithmetic only. */
 #include <stdlib.h>

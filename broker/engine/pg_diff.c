@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pixelmatch-compatible comparison, both generations. The colour maths
  * mirrors pixelmatch 7.2.0 (YIQ) and 8.0.0 (OKLab, in pg_oklab.c) operation
  * by operation (IEEE doubles, same association order, built with

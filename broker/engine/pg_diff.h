@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_diff.h - compare two images with pixelmatch's semantics, in either of
  * its generations, plus masks, a region, connected regions of change, the
  * densest N x N window of change and an optional diff image.

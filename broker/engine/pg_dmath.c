@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Elementary functions from IEEE basic operations only (see pg_dmath.h):
  * Cody-Waite range reduction with a split constant, then a Taylor or atanh
  * series long enough that its truncation is below half an ulp. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_dmath.h - engine-internal: the elementary functions the design and
  * colour scores need (exp, log, pow, cbrt, sin, cos, atan2), built only from
  * IEEE-754 double additions, multiplications, divisions and exact scaling by

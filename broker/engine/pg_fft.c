@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "pg_fft.h"
 
 #include <math.h>

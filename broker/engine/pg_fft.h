@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_fft.h - engine-internal: mixed-radix (2, 3, 4, 5) complex FFT in single
  * precision over "vectors": the transform runs along the slow axis of an
  * n x L block (element t, lane v at re[t*L + v]) for all L lanes at once, so

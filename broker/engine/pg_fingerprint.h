@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_fingerprint.h - image fingerprints: exact (SHA-256) and perceptual (dHash).
  *
  * Does:

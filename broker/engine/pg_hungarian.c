@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Hungarian method with row/column potentials: rows are added one at a time
  * and each is routed to a free column along the cheapest alternating path in
  * the reduced costs (Dijkstra-like, dense). Works on n <= m; a taller matrix

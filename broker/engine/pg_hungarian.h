@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_hungarian.h - minimum-cost one-to-one assignment (the Hungarian
  * method, in its shortest-augmenting-path form with potentials, O(n^2 m)).
  *

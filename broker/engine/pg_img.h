@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_img.h - the engine's one image type: RGBA8 (straight alpha), row-major.
  *
  * Does: allocate, wrap, view, crop and downscale images; check decode limits.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Format sniffing, header probing and dispatch; the codecs live in
  * pg_img_png.c, pg_img_jpeg.c and pg_img_webp.c. */
 #include "pg_img_codec.h"

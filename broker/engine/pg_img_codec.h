@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_img_codec.h - decode PNG/JPEG/WebP from memory, encode PNG to memory.
  *
  * Does: sniff the format by magic bytes; read the header dimensions and check
@@ -52,6 +53,12 @@ typedef struct {
 /* The fast defaults (level 1, SUB, RLE): ~4x faster than libpng's defaults
  * on screen content for ~15-30% larger files (docs/performance.md). */
 pg_png_opts pg_png_opts_default(void);
+
+/* For PNGs that leave the broker (release): zlib's default strategy, filter
+ * SUB, level PG_PNG_RELEASE_LEVEL, chosen on a 1080p text screen for size
+ * against time (docs/performance.md, "Released PNGs"). */
+#define PG_PNG_RELEASE_LEVEL 3
+pg_png_opts pg_png_opts_release(void);
 
 /* Encode img as PNG (8-bit RGBA, or RGB when opaque and !keep_alpha).
  * opts NULL: defaults. *out is malloc'd, *out_len bytes. */

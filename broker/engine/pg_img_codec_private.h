@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_img_codec_private.h - engine-internal glue between pg_img_codec.c and
  * the per-format codec files. Never: included outside broker/engine. */
 #ifndef PG_IMG_CODEC_PRIVATE_H

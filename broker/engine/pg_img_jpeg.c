@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* JPEG decode with libjpeg(-turbo). Strict: any corrupt-data warning (for
  * example a truncated file that libjpeg would pad with grey) is an error, and
  * progressive files may not have more scans than PG_JPEG_MAX_SCANS (a

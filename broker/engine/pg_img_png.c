@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* PNG decode/encode with libpng. libpng reports errors by longjmp, so every
  * object that must survive one lives in a heap/stack struct reached through a
  * pointer that is not modified after setjmp, or in a volatile local. */
@@ -150,6 +151,8 @@ static void png_write_mem(png_structp png, png_bytep data, size_t len) {
 static void png_flush_mem(png_structp png) {}
 
 pg_png_opts pg_png_opts_default(void) { return (pg_png_opts){1, PG_PNG_FILTER_SUB, true, false}; }
+
+pg_png_opts pg_png_opts_release(void) { return (pg_png_opts){PG_PNG_RELEASE_LEVEL, PG_PNG_FILTER_SUB, false, false}; }
 
 static bool img_opaque(const pg_img *img) {
     for (uint32_t y = 0; y < img->height; y++) {

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* WebP decode with libwebp (static images only). Without PG_HAVE_WEBP every
  * entry point is UNSUPPORTED. */
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Fixed-decimal JSON numbers (see pg_jnum.h). */
 #include "pg_jnum.h"
 

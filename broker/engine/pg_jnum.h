@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_jnum.h - engine-internal: JSON numbers with a fixed number of
  * decimals, formatted with integer arithmetic (round half away from zero,
  * trailing zeros dropped), so that the printed text never depends on the C

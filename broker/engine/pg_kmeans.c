@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Weighted k-means++ and Lloyd iterations (see pg_kmeans.h). */
 #include "pg_kmeans.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_kmeans.h - deterministic weighted k-means on 3-D points (the design
  * comparison runs it on CIELAB colours).
  *

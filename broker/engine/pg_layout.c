@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_layout.c - see pg_layout.h. Flat regions, their shapes, then classes. */
 #include "pg_layout.h"
 #include "pg_morph.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_layout.h - widgets from pixels: entries, text areas, buttons, check
  * boxes, radio buttons, lists with their selected row, sliders and
  * scrollbars, found in a capture without any accessibility tree.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Morphology by running counts: a horizontal pass with a row prefix sum,
  * then a vertical pass with per-column counts that slide down the image.
  * A pixel of the dilation is set when its window holds any set pixel; of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_morph.h - binary morphology, Otsu thresholds and connected components
  * on byte planes: the segmentation steps of the design comparison (content
  * blocks, text lines).

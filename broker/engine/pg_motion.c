@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Motion signatures of frame series and their comparison (see pg_motion.h). */
 #include "pg_motion.h"
 

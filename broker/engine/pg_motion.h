@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_motion.h - motion fidelity: does a candidate animate with the energy
  * and rhythm of the reference? Compares two frame series, not their looks.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pixelmatch 8's OKLab HyAB distance; see pg_oklab.h for why every step is
  * written the way it is. The engine is built with -ffp-contract=off: no
  * fused multiply-add may change a rounding. */

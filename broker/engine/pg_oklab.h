@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_oklab.h - engine-internal: the colour distance of pixelmatch 8, a
  * toe-corrected OKLab HyAB distance (Ottosson 2020 for OKLab and its toe
  * lightness Lr; Abasi et al. 2019 for HyAB = |dLr| + sqrt(da^2 + db^2)),

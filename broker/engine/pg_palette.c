@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_palette.c - see pg_palette.h. */
 #include "pg_palette.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_palette.h - the dominant colours of a region, with a name for each.
  *
  * Does: counts the region's opaque colours (alpha over white) in a 32x32x32

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_regions.h - engine-internal: 8-connected components of a set of pixels
  * given row by row as horizontal runs, with union-find over runs (memory is
  * proportional to the number of runs, never to the image), and the densest

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_simd.h - engine-internal: PG_CLONES marks a hot, element-wise loop
  * function to be compiled twice, for AVX2 and for the x86-64 baseline, with
  * the CPU picking at load time (GCC/clang target_clones, ELF only). The

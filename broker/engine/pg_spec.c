@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Image spec checks and the header parsers they need; see pg_spec.h. */
 #include "pg_spec.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_spec.h - static image specifications: the header facts of a PNG, JPEG
  * or WebP file (format, size, EXIF orientation, DPI, animation) and the
  * checks a user asks of them.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* SSIM from exact integer window sums. Five column sums (x, y, x^2, y^2, xy
  * over the current `win` rows) slide down the image; each output row then
  * takes win-wide horizontal sums (by doubling: sums of 1, 2, 4.. columns,

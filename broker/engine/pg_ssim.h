@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_ssim.h - structural similarity (SSIM) of two images, as scikit-image's
  * structural_similarity computes it for 8-bit grey images.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "pg_template.h"
 
 #include <math.h>

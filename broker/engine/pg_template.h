@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_template.h - find a template in an image by normalised cross-correlation.
  *
  * Does: the score of OpenCV's matchTemplate with TM_CCOEFF_NORMED on grey

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_ws.h - engine-internal: a set of numbered scratch buffers that grow on
  * demand and are reused by the next call, so repeated work on same-sized
  * frames (polling loops) stops paying the kernel's page faults for fresh

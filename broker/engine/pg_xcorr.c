@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Cross-correlation by 2-D real FFT. Layout of one product:
  *   (a) columns: for each strip of LY columns, the FFT along y of the real
  *       rows, packed two rows per complex value (even rows real, odd rows

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_xcorr.h - engine-internal: valid-mode cross-correlation of an 8-bit
  * grey image with a zero-mean float template, for the template matcher.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_ocr.c - see pg_ocr.h and docs/ocr.md. */
 #include "pg_ocr.h"
 

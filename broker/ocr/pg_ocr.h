@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_ocr.h - text and word boxes from an image, with the Tesseract 5 C API.
  *
  * Does: turn an RGBA8 pg_img (or a region of it) into words with boxes in the

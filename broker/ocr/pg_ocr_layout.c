@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_ocr_layout.c - see pg_ocr_layout.h. */
 #include "pg_ocr_layout.h"
 

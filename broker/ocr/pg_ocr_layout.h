@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_ocr_layout.h - a window's structure from pixels: the controls
  * pg_layout_detect finds, with their text read by OCR and each tied to its
  * label. What `pixelgate layout` answers.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_ocr_unavailable.c - pg_ocr for a build without Tesseract (PG_HAVE_TESSERACT
  * is 0: the mingw-w64 build, where no Tesseract is packaged). Every call that
  * would read text answers PG_E_UNSUPPORTED with one message that names the

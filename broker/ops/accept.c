@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* accept: is the window what a human approved? A stable capture (or a token
  * as it is) against the case's approved baseline for this environment,
  * under the rules approved with it. The verdict is exact; about pixels the

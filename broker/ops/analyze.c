@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* analyze and judge: a capture goes to an endpoint the administrator named in
  * the policy - chosen by the agent by name, never by URL - and only text
  * comes back. The relay resolves, checks and pins the destination itself. */

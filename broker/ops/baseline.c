@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* baseline prepare / approve / reject / list / show: the candidates an agent
  * proposes and the baselines a human approves (pg_baseline.h keeps them;
  * environments, frozen rules and candidates are core's, pg_call.h).

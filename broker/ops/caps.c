@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* caps: what the backend can do here, every operation, and what this
  * user's policy lets out of the broker (names and limits, no URLs). */
 #include "pg_call.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* color: the dominant colours of a region of a token, so "the error label is
  * red" is checkable without the pixels. Protected pixels: the region is at
  * least min_area pixels (--at means a neighbourhood of that size), colours

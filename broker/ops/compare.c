@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* compare: design fidelity of a candidate UI image against a reference
  * (broker/engine/pg_design.h), over tokens or the caller's own files. Both
  * images the caller's to have (its files, tokens under expose_pixels allow):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* diff, assert changed, assert unchanged: pixelmatch comparisons of two
  * images (tokens or the client's own files, sent as bytes). The diff image
  * becomes a token under the same release policy as any capture. A check that

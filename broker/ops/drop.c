@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* drop: a user frees its own tokens before they expire. Nothing about
  * anyone else's tokens can be learnt: an unknown, an expired and another
  * user's token are all just "not found", and only counts come back. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* frames: a series of live captures of one window (or the screen) stored as
  * one frame-set token: the frames stacked top to bottom in one image, its
  * metadata saying how many (pg_tok_meta.frames). One request, one audit

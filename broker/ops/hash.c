@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* hash: a fingerprint of an image (a token, or bytes the client sent). */
 #include <stdio.h>
 #include <string.h>

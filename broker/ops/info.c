@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* info: a token's metadata - never its pixels or where they are kept. */
 #include "pg_call.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* focus, click, move, scroll, drag, key, type, and the held keys and
  * buttons (key-down, key-up, mouse-down, mouse-up): input through the
  * platform backend, always aimed at a window the broker resolved itself and

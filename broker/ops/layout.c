@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* layout and assert control: a window's widgets from its pixels (no
  * accessibility tree), and checks of one of them. Controls are numbered in
  * the order pg_layout_detect lists them, which depends on the token's pixels

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* motion: do two frame series change with the same energy and rhythm
  * (broker/engine/pg_motion.h)? A series is a frame-set token (frames.c) or a
  * file of the caller's with its frames stacked top to bottom. The signature

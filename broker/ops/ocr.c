@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ocr and assert text: reading a capture inside the broker. Only text and
  * word boxes leave; OCR is allowed under analyze-only and never unless the
  * policy turns analysis.ocr off. Tesseract engines are the broker's, one per

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Every operation of common/pg_ops.def bound to its handler (pg_handlers.h). */
 #include "pg_call.h"
 #include "pg_handlers.h"

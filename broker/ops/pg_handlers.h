@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_handlers.h - the handlers of broker/ops/ as one table, for the process
  * shells (and the tests) to hand to the broker (pg_broker_config.handlers).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ping: liveness, who the broker thinks you are, and the display's state. */
 #include "pg_call.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* release and approve: the only way pixels reach a client, and only where the
  * administrator's policy says so (expose_pixels), or once after a human
  * approver - another OS user, identified by the kernel - said yes. */
@@ -68,7 +69,8 @@ pg_err pg_op_release(pg_call *c, const pg_args_release *a, pg_error *e) {
     uint32_t out_w = img->width, out_h = img->height;
     uint8_t *png = NULL;
     size_t png_len = 0;
-    rc = pg_img_encode_png(img, NULL, &png, &png_len, e);
+    pg_png_opts popts = pg_png_opts_release(); /* what leaves is kept: smaller at the same cost */
+    rc = pg_img_encode_png(img, &popts, &png, &png_len, e);
     pg_img_free(img);
     if (!rc) rc = pg_call_intent(c, e); /* the pixels leave with the reply: on record first */
     if (rc) {

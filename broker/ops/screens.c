@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* screens: the monitors, from the platform backend (names and rectangles,
  * nothing from pixels). */
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* snapshot: capture a window, a region of it, or the screen into the spool
  * and answer an opaque token. Pixels never leave the broker here. */
 #include <stdio.h>

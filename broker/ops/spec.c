@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* spec: static image specification checks of a file the agent sent (its
  * bytes and name; exact, the agent's own) or of a token (only the checks
  * that apply to pixels; coarse and charged where the pixels are not the

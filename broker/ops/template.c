@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* assert template: is this image somewhere in that one (normalized
  * cross-correlation, OpenCV's TM_CCOEFF_NORMED)? */
 #include <stdio.h>

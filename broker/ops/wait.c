@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* wait_stable and wait_for: poll live captures of one window until the
  * condition holds or the timeout passes (wait_for --appear / --gone poll
  * the window list instead, capturing nothing). The platform lock is held per

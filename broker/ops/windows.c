@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* windows: list top-level windows (with --all the popups too), optionally
  * filtered by a regex. */
 #include <stdlib.h>

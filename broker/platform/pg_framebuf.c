@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_framebuf.c - see pg_framebuf.h. One process-wide pool: every display
  * handle captures into the same sizes, and one spare per size is enough. */
 #include "pg_framebuf.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_framebuf.h - capture buffers whose pages are already there.
  *
  * Why: a capture converts into a fresh buffer that the token store then

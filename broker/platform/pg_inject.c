@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_inject.c - see pg_inject.h. */
 #include "pg_inject.h"
 

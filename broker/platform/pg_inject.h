@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_inject.h - injected input sent in chunks, each one checked first.
  *
  * What it does: typing a long text takes many system calls, and the window

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_keyguard.c - see pg_keyguard.h. */
 #include "pg_keyguard.h"
 

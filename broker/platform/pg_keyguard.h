@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_keyguard.h - the one rule for which key chords input never sends.
  *
  * What it does: says whether a chord (modifiers held, one key pressed) may

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_monitor_json.c - the monitors as JSON, both ways (pg_monitor_json.h). */
 #include "pg_monitor_json.h"
 

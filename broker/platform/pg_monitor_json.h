@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_monitor_json.h - the one JSON form of the monitors: what `screens`
  * answers and what the Windows session helper sends the service,
  * [{"name", "x", "y", "width", "height", "primary"}, ...]. One encoder and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_path_json.c - [[x, y], ...] both ways (pg_path_json.h). */
 #include <stdbool.h>
 #include <stdint.h>

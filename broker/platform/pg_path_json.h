@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_path_json.h - the one JSON form of a pointer path (a drag's points),
  * as the Windows service sends it to its session helper: [[x, y], ...].
  * One encoder and one decoder, so the two sides cannot drift apart.

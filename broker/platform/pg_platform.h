@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_platform.h - the one interface every platform backend implements.
  *
  * Contract: a backend is a table of functions (pg_platform_ops) over an opaque

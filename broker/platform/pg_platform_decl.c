@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_platform.def as data, and the conformance check (pg_platform_decl.h). */
 #include "pg_platform_decl.h"
 

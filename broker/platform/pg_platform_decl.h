@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_platform_decl.h - pg_platform.def as data, and the check that a backend
  * agrees with it.
  *

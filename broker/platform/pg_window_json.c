@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_window_json.c - see pg_window_json.h. */
 #include "pg_window_json.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_window_json.h - the one JSON form of a pg_window (pg_platform.h): the
  * objects of the "windows" list and of every "window" in a result, and what
  * the Windows session helper sends the service for each window it lists.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_relay.c - shared checks and the analyze entry point (see pg_relay.h). */
 #include <pthread.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_relay.h - the analysis relay and content judgement (broker/relay).
  *
  * What it does: sends one PNG and a prompt to ONE administrator-described

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_relay_cmd_posix.c - admin-listed local commands as analysis endpoints.
  *
  * The command runs without a shell (execve of an absolute argv[0]), in its own

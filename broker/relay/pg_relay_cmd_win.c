@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_relay_cmd_win.c - admin-listed local commands as analysis endpoints, on
  * Windows (pg_relay_cmd_posix.c is the POSIX side; pg_relay.h states the contract).
  *

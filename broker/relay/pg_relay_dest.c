@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_relay_dest.c - the destination check (see pg_relay.h); the URL grammar is common/pg_url.h. */
 #include <stdio.h>
 #include <string.h>

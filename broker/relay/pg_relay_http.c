@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_relay_http.c - the OpenAI-compatible chat-completions client (libcurl).
  *
  * Every transfer is pinned: the host was resolved and checked by

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_relay_int.h - internals shared by the relay's source files (not API). */
 #ifndef PG_RELAY_INT_H
 #define PG_RELAY_INT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_relay_judge.c - content judgement: N samples, majority vote, cache.
  *
  * Outcomes and reason codes follow seed 000 (docs/analysis.md): a verdict is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Pending and approved one-off releases; see pg_approval.h. */
 #include "pg_approval.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_approval.h - one-off pixel releases approved by a human.
  *
  * Under expose_pixels "analyze-only" an agent's release request is refused

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The baseline store; see pg_baseline.h. */
 #include "pg_baseline.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_baseline.h - the broker's store of visual baselines: candidates an
  * agent prepared and baselines an approver approved.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_log.h - broker logging to stderr (journald picks it up under systemd).
  * One line per event: "pixelgated[LEVEL] message". Thread-safe (one fprintf
  * per line). Never logs pixels, spool paths given to clients, or tokens in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_spool_fs.h - the token spool's file operations, one implementation per
  * platform (internal to pg_store; pg_token.c is the only caller).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The token spool on POSIX: openat/unlinkat on a directory fd; see pg_spool_fs.h. */
 #include "pg_spool_fs.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The token spool on Windows: CreateFileW/DeleteFileW on "DIR\NAME" while a
  * handle pins the directory; see pg_spool_fs.h. */
 #include "pg_spool_fs.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_store.h - the broker's stores, one library (pg_store): what the broker
  * keeps between requests, and nothing of how a request is served.
  *

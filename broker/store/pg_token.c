@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Token store and spool; see pg_token.h for the contract.
  *
  * Every lookup is O(1) under the store lock: tokens are indexed by a keyed

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_token.h - the token store: opaque capture tokens and the private spool.
  *
  * A token is "cap:" + 128 random bits in base64url (22 chars). It names a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* JSON-RPC 2.0 envelopes: the strict parse of one line and the lines the
  * server writes. See pg_jsonrpc.h. */
 #include "pg_jsonrpc.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_jsonrpc.h - JSON-RPC 2.0 messages as MCP's stdio transport carries them.
  *
  * What it does

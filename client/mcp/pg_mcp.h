@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_mcp.h - `pixelgate mcp`: the Model Context Protocol server on stdio.
  *
  * What it does

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* `pixelgate mcp`: the MCP lifecycle over stdio, one thread per tool call,
  * cancellation and progress. The tools themselves are pg_mcp_tools.c; the
  * envelopes pg_jsonrpc.c. See pg_mcp.h. */

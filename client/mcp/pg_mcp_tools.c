@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The MCP tools, read from the operation declarations (common/pg_ops.def):
  * their JSON Schemas, a call's arguments as a broker request, and the
  * CallToolResult of an answer. No I/O here except reading the image files

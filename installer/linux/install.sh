@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # install.sh - install the broker's account, state dir, systemd unit and, when there is none
 # yet, the shipped policy (run as root after `cmake --install`). Idempotent.
 #

@@ -1,3 +1,4 @@
+; SPDX-License-Identifier: MIT
 ; pixelgate.nsi - the Windows installer (NSIS 3, 64-bit, Unicode).
 ;
 ; Build (makensis changes into this file's directory, so give ABSOLUTE paths):
@@ -90,8 +91,14 @@ VIAddVersionKey "ProductName" "pixelgate"
 VIAddVersionKey "FileDescription" "pixelgate installer"
 VIAddVersionKey "FileVersion" "${VERSION}"
 VIAddVersionKey "ProductVersion" "${VERSION}"
-VIAddVersionKey "LegalCopyright" "pixelgate authors"
+VIAddVersionKey "LegalCopyright" "Copyright (c) 2026 The pixelgate authors (MIT)"
 
+; The licence page: the MIT licence (LICENSE at the top of the source tree), which
+; setup also installs as LICENSE.txt; the libraries linked into the binaries are listed
+; with their licences in debian/copyright's header.
+LicenseText "pixelgate is free software under the MIT licence. Please read it before installing." "I &Agree"
+LicenseData "${SRCDIR}/LICENSE"
+Page license
 Page directory
 Page instfiles
 UninstPage uninstConfirm
@@ -355,6 +362,7 @@ Function RollBackFiles
   Delete "$INSTDIR\pixelgated.exe"
   Delete "$INSTDIR\pixelgate.exe"
   Delete "$INSTDIR\policy.default.json"
+  Delete "$INSTDIR\LICENSE.txt"
   Delete "$INSTDIR\uninstall.exe"
   RMDir /r "$INSTDIR\docs"
   RMDir /r "$INSTDIR\tessdata"
@@ -390,6 +398,7 @@ Section "pixelgate" SecMain
   File "/oname=pixelgated.exe" "${BROKER_EXE}"
   File "/oname=pixelgate.exe" "${CLIENT_EXE}"
   File "/oname=policy.default.json" "${POLICY}"
+  File "/oname=LICENSE.txt" "${SRCDIR}/LICENSE"
   SetOutPath "$INSTDIR\tessdata"
   File "/oname=eng.traineddata" "${TESSDATA}"
   SetOutPath "$INSTDIR\docs"
@@ -518,6 +527,7 @@ Section "Uninstall"
   Delete "$INSTDIR\pixelgated.exe"
   Delete "$INSTDIR\pixelgate.exe"
   Delete "$INSTDIR\policy.default.json"
+  Delete "$INSTDIR\LICENSE.txt"
   RMDir /r "$INSTDIR\docs"
   RMDir /r "$INSTDIR\tessdata"
   Delete "$INSTDIR\uninstall.exe"

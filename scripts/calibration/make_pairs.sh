@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # make_pairs.sh OUT_DIR - renders the calibration set: every reference design
 # of refs.tsv and every candidate of pairs.tsv is a Tk window
 # (tests/apps/pg_layout.tcl, 640x440) on a private Xvfb, captured with

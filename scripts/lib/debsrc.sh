@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # scripts/lib/debsrc.sh - SOURCE this (bash): what scripts/mingw-deps.sh,
 # scripts/mingw-tesseract.sh and scripts/static-deps.sh share to install
 # Debian packages and to fetch Debian source packages through the private

@@ -1,4 +1,5 @@
 #!/usr/bin/env wish
+# SPDX-License-Identifier: MIT
 # The app the acceptance test drives: a fixed layout that a test changes by
 # writing one word into CONTROL_FILE (read every 100 ms):
 #   base      the approved look

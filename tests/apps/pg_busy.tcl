@@ -1,4 +1,5 @@
 #!/usr/bin/env wish
+# SPDX-License-Identifier: MIT
 # The busy desk of tests/integration/busy_agent.sh: an 800x600 window whose
 # harness changes it one step at a time (five characters typed into a note,
 # a long list scrolled one row), so an agent watching it meets new content

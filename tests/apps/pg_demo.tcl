@@ -1,4 +1,5 @@
 #!/usr/bin/env wish
+# SPDX-License-Identifier: MIT
 # pixelgate's Tk demo and test app. It reports its own state, so tests can
 # check that input through pixelgate really arrived:
 #   wish pg_demo.tcl STATE_FILE [GEOMETRY] [TITLE] [EXTRA...]   (defaults 480x260+40+40, "pixelgate demo")

@@ -1,4 +1,5 @@
 #!/usr/bin/env wish
+# SPDX-License-Identifier: MIT
 # pixelgate's order-entry form: the labelled test set of layout/OCR and the
 # integration test's app. The app is its own ground truth: once mapped it
 # writes every widget's geometry (window-relative), text, value and state as

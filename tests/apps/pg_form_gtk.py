@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """pixelgate's order-entry form in GTK 3 (python3-gi): the GTK part of the
 labelled layout/OCR set. Like tests/apps/pg_form.tcl it is its own ground
 truth: once drawn it writes every widget's geometry (window-relative, from

@@ -1,4 +1,5 @@
 #!/usr/bin/env wish
+# SPDX-License-Identifier: MIT
 # A small Tk screen whose look is set from the command line, for the design
 # and motion comparisons (tests/integration/design_loop.sh) and for making
 # the calibration pairs (scripts/calibration/make_pairs.sh):

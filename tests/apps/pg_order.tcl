@@ -1,4 +1,5 @@
 #!/usr/bin/env wish
+# SPDX-License-Identifier: MIT
 # pixelgate's "Order desk": an order-entry app with a menu bar, entries, a
 # check box, radio buttons, a 60-row list, a slider, a status line and two
 # dialogs, for tests that drive it through the client (order_script.sh).

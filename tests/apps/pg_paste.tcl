@@ -1,4 +1,5 @@
 #!/usr/bin/env wish
+# SPDX-License-Identifier: MIT
 # Two small apps for the paste tests (tests/security/clipboard.sh):
 #   wish pg_paste.tcl owner STATE TITLE SECRET GEOMETRY
 #       puts SECRET on the CLIPBOARD and selects it in an entry (the PRIMARY

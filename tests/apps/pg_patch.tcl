@@ -1,4 +1,5 @@
 #!/usr/bin/env wish
+# SPDX-License-Identifier: MIT
 # The target of the oracle attacks (tests/security/oracle.sh): two 32x32
 # images at known places on a white window, drawn pixel for pixel, and a
 # caret (2x16 at 160,44) that blinks every 500 ms, as a text field's does.

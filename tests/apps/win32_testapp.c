@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* win32_testapp.c - the small Win32 GUI app the Win32 backend's tests drive.
  *
  * Usage: win32_testapp.exe STATE_FILE

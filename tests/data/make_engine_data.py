@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """Regenerates the engine's small decoder test files (committed; run by hand).
 
 Needs numpy, OpenCV (python3-opencv) and ImageMagick `convert`. Every file is

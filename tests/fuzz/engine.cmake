@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Engine parsers (broker/engine): the image loaders through the decode caps
 # (seeds: tiny files from tests/data) and the design weights; seeds in
 # corpus/<target>/.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Fuzz the design comparison's weights parser (pg_design_weights_parse,
  * what `compare --weights` hands the engine): any bytes give either weights
  * in 0..100 for known dimensions, with the preset's left where no pair named

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Fuzz the chord arithmetic of held keys (broker/core/pg_held.h): a client's
  * chord, split into parts, joined with the keys held, or stripped of them.
  * The input is "held keys, one per line" then a NUL then the chord. Any

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Fuzz the session helper's request parser (broker/platform/helper/pg_helper.h,
  * pg_helper_answer): the helper reads these from the broker's connection,
  * and a helper must never crash or act on a request it cannot read. Any

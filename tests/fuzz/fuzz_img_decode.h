@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_img_decode.h - the body shared by the image-loader fuzz targets: decode
  * through the caps (small ones, so the fuzzer explores instead of allocating),
  * touch every decoded pixel, and probe the header. Any crash, leak, hang or

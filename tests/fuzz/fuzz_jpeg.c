@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libFuzzer target: the jpeg loader through the decode caps. */
 #include "fuzz_img_decode.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Fuzz the MCP server's JSON-RPC envelope parser (client/mcp/pg_jsonrpc.h),
  * and hold it to one property: whatever it accepts as a request, the lines
  * the server would answer with parse again as responses to the same id. */

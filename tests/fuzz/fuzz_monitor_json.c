@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Fuzz the JSON form of the monitors (broker/platform/pg_monitor_json.h),
  * which the Windows service reads from its session helper: any bytes give
  * either monitors or BAD_INPUT with a reason - never a crash, a name without

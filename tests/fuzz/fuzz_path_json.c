@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Fuzz the JSON form of a pointer path (broker/platform/pg_path_json.h),
  * which the Windows session helper reads from the service: any bytes give
  * either a path or BAD_INPUT with a reason - never a crash or a write past

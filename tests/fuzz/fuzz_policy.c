@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Fuzz the policy parser: any bytes give either a policy or a BAD_INPUT error
  * whose message names where it went wrong - never a crash, leak, over-read or
  * a pathological regex. An accepted policy is also evaluated the way the

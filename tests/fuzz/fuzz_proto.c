@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Fuzz the frame decoder and the request parser: any bytes must give either a
  * well-formed message or an error - never a crash, leak or over-read. */
 #include <stdint.h>

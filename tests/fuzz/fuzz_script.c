@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Fuzz the script-mode line splitter (quotes, escapes, variables). */
 #include <stdint.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libFuzzer target: the spec header parsers (PNG chunks, JPEG segments,
  * WebP RIFF chunks, EXIF/TIFF, pHYs, JFIF density) on any bytes, and the
  * whole spec check with small limits so a decode stays cheap. */

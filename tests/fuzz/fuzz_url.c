@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Fuzz the one URL grammar (common/pg_url.h) that the policy validates with
  * and the relay dials with: any bytes give either a canonical URL or a
  * BAD_INPUT error with a reason - never a crash or an over-read - and what

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Fuzz the one JSON form of a window (broker/platform/pg_window_json.h),
  * which the Windows service reads from its session helper (a peer that may
  * be broken or hostile): any bytes give either a window or BAD_INPUT with a

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # run_long.sh - every fuzz target for a long time, on demand (not in CI; CI
 # runs each for PG_FUZZ_SECONDS over its corpus):
 #   bash tests/fuzz/run_long.sh [MINUTES_PER_TARGET] [build-dir]   (default 10, build/fuzz)

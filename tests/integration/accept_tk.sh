@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Visual acceptance for real: Xvfb, a Tk app run by the agent
 # (tests/apps/pg_accept.tcl), the broker as `pixelgate`, an approver user.
 # Prepare from a snapshot, approve as the approver (the agent's own approve

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The assertion engine on a real Tk app, through the CLI as an unprivileged
 # agent: click a button by its label (OCR), wait-stable, assert changed /
 # unchanged, assert text on the new label, assert template with a button

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Issue 27 (b): budgets bound reconstruction, not work. A busy honest agent
 # under the shipped policy (expose_pixels analyze-only, the default
 # disclosure budgets): every 2 s one snapshot of an 800x600 window, one diff

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Design and motion comparison on real Tk windows, through the CLI as an
 # unprivileged agent: compare a snapshot with itself, with a recoloured and
 # a rearranged variant (exact under expose_pixels allow: findings name hex

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """A fake broker for pixelgate-session's allowlist test (session_helper.sh):
 listens on the path given, takes one helper's registration, allows only
 caps and list_windows, then asks for type_text (not allowed), exec (no such

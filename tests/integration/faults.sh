@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The broker under faults and load, end to end: Xvfb + openbox, the Tk app
 # (run by the agent), the broker as `pixelgate` on a state directory that is
 # a real tmpfs, the client as the agent. Each part checks an outcome, never

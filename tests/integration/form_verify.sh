@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # An agent fills the order-entry form (tests/apps/pg_form.tcl) and verifies
 # its own input with what the shipped policy gives it - analyze-only, no
 # vision endpoint, no release - i.e. layout, assert text --normalize, assert

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # lib.sh - shared by the integration/security tests and the demo (sourced).
 #
 # Builds a real deployment in a private temp dir: system user `pixelgate`

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The bounded part of the labelled layout/OCR set that CI runs: one Tk form
 # (classic widgets, 12 px), one held-out theme (awdark, DejaVu Serif 13 px)
 # and the GTK 3 form, scored by bench_layout against floors well under the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # An agent drives the "Order desk" Tk app (tests/apps/pg_order.tcl) only
 # through `pixelgate run` scripts: it scrolls the 60-row list to Item 47 and
 # picks it by OCR, drags the priority slider, replaces fields, opens the Edit

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The pointer vocabulary on a real Tk form (tests/apps/pg_form.tcl), through
 # the client only: scroll the city list with the wheel, drag the discount
 # slider, hover Submit, replace a field's contents with a triple click and

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # session_helper.sh - pixelgate-session, the desktop user's helper (issue 29),
 # as a user's session runs it. A desktop user (pgdesk) owns an Xvfb display
 # with its own cookie and grants the broker nothing; the broker

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The whole loop for real: Xvfb, the Tk app (run by the agent), the broker as
 # system user `pixelgate`, the client as the unprivileged agent. Proves that
 # input arrives (the app reports its own state), that snapshot output holds a

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The long-running broker under valgrind memcheck: many requests of every
 # kind, from several clients at once, a policy reload, then SIGTERM. Passes
 # only when valgrind reports no errors and no definite leaks.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """pgload: a protocol-level load generator for pixelgated (many wire clients).
 
 Speaks the wire protocol (tests/security/pgwire.py) over one connection per

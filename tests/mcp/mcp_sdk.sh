@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # `pixelgate mcp` driven by the official MCP TypeScript SDK client
 # (@modelcontextprotocol/sdk, tests/mcp/setup.sh) on a real deployment
 # (tests/integration/lib.sh: Xvfb, the Tk app, the broker as `pixelgate`, the

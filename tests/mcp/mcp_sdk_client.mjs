@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The official MCP TypeScript SDK's client (@modelcontextprotocol/sdk) against
 // `pixelgate mcp` on a real broker and Tk app, run as the agent by
 // tests/mcp/mcp_sdk.sh. Every message the server sends is recorded, so the

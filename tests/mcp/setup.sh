@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Installs the official MCP TypeScript SDK (@modelcontextprotocol/sdk, pinned)
 # into a cache outside the repository, for tests/mcp. Idempotent: does
 # nothing when the pinned version is there. CI (scripts/test.sh) calls this

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Prints "XBITS YBITS" lines (hex IEEE patterns) of x and node's Math.cbrt(x)
 // for pg_engine_tool cbrt: the exact branch of pixelmatch 8's cube root
 // (x < 8/4096, near-black colours), its table points i/4096, random LMS-sized

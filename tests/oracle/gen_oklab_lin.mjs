@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Prints the sRGB -> linear table of broker/engine/pg_oklab.c (the lines
 // between its "lin table" markers) as node evaluates the sRGB transfer
 // function, IEEE bit patterns in hex. C's pow() differs from V8's in the last

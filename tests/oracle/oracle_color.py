@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Oracle test: pg_engine's sRGB -> CIELAB and CIEDE2000 against
 scikit-image (skimage.color.rgb2lab, deltaE_ciede2000) on random colours
 and pairs, including pairs of opposite hues (where the mean-hue rule

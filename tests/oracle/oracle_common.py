@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Shared helpers of the oracle tests: locating the tools (failing loudly when
 one is missing - an oracle test never skips) and drawing deterministic test
 images with OpenCV (antialiased text and shapes, opaque screens and

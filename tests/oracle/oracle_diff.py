@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Oracle test: pg_engine's diff against both generations of the npm package
 pixelmatch - 7.2.0 (--metric yiq) and 8.0.0 (--metric oklab) - on generated
 pairs: antialiased text, shifted shapes, JPEG noise, masks, regions,

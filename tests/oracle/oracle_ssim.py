@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Oracle test: pg_engine's SSIM against scikit-image's structural_similarity
 (uniform window, sample covariance, K1 0.01, K2 0.03) on the OpenCV grey of
 generated pairs, with the default 7x7 window and with the odd windows the

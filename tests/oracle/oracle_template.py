@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Oracle test: pg_engine's template match against OpenCV's matchTemplate
 (TM_CCOEFF_NORMED on cvtColor(RGB2GRAY) images, python3-opencv). Every case
 must give the same best location and a score within 1e-3; the grey

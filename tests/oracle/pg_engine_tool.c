@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_engine_tool - a test-only CLI over pg_engine for the oracle tests and
  * benchmarks: reads image files, runs one engine operation, prints one JSON
  * object on stdout. Not shipped; the broker is the real user of the engine.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Runs the npm package pixelmatch (the oracle), either generation, over a
 // list of cases and prints one JSON line per case.
 // Usage: node pixelmatch_runner.mjs NODE_MODULES CASES.json

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Runs one oracle test (diff | template) with a python3 that has OpenCV.
 # Fails loudly - never skips - when node, the npm packages or OpenCV are
 # missing: an oracle test that does not run proves nothing.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Installs the oracle tools' npm packages into a cache outside the repository:
 # both generations of pixelmatch side by side (npm aliases pixelmatch7 ->
 # pixelmatch@7.2.0, pixelmatch8 -> pixelmatch@8.0.0) and pngjs. Idempotent:

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # deb_chroot.sh - the Debian package in a fresh Debian 12 chroot (debootstrap
 # from the machine's Debian mirror; no container runtime needed):
 #   apt install ./pixelgate_*.deb; the maintainer scripts make the account, the
@@ -6,7 +7,10 @@
 #   started the way the packaged unit says (its ExecStart, User, Environment)
 #   and the packaged client answer a ping and a snapshot on an Xvfb display;
 #   `systemd-analyze verify` passes on the installed unit; the packaged man
-#   pages render and show every command (tools/check_man.sh);
+#   pages render and show every command (tools/check_man.sh); the DEP-5
+#   copyright file, NEWS, the bash completion, the Xsession.d snippet and the XDG autostart entry
+#   that renew the display grant at login are installed (the last two as
+#   conffiles);
 #   apt remove keeps the policy and the audit log, apt purge removes them.
 # Usage: tests/package/deb_chroot.sh [DEB]   (default: scripts/build-deb.sh builds one)
 # Cache (PG_CACHE, default /var/cache/pixelgate-build): debootstrap's tarball
@@ -115,6 +119,24 @@ check "the unit is not enabled (an unconfigured broker stays off)" \
 check "man pages and docs are installed" test -f "$ROOT/usr/share/man/man1/pixelgate.1.gz" -a \
     -f "$ROOT/usr/share/man/man8/pixelgated.8.gz" -a -f "$ROOT/usr/share/man/man5/pixelgate-policy.5.gz" -a \
     -f "$ROOT/usr/share/doc/pixelgate/README.Debian" -a -f "$ROOT/usr/share/doc/pixelgate/copyright"
+
+D=$ROOT/usr/share/doc/pixelgate
+check "the copyright file is DEP-5, the package's own files MIT" \
+    bash -c "head -1 '$D/copyright' | grep -qx 'Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/' &&
+             grep -q '^Files: \*\$' '$D/copyright' && grep -qx 'License: MIT' '$D/copyright' &&
+             grep -q 'Permission is hereby granted, free of charge' '$D/copyright'"
+check "NEWS is installed" test -f "$D/NEWS.gz" -o -f "$D/NEWS"
+check "the bash completion is installed and completes a command" \
+    chroot "$ROOT" bash -c '. /usr/share/bash-completion/completions/pixelgate && COMP_WORDS=(pixelgate snap) &&
+        COMP_CWORD=1 && _pixelgate && [ "${COMPREPLY[*]}" = snapshot ]'
+check "the Xsession.d snippet renews the display grant at login (a conffile)" \
+    bash -c "grep -q 'xhost +SI:localuser:pixelgate' '$ROOT/etc/X11/Xsession.d/40pixelgate_xhost' &&
+             grep -qx /etc/X11/Xsession.d/40pixelgate_xhost '$ROOT/var/lib/dpkg/info/pixelgate.conffiles'"
+check "the XDG autostart entry does the same (a conffile)" \
+    bash -c "grep -qx 'Exec=xhost +SI:localuser:pixelgate' '$ROOT/etc/xdg/autostart/pixelgate-xhost.desktop' &&
+             grep -qx /etc/xdg/autostart/pixelgate-xhost.desktop '$ROOT/var/lib/dpkg/info/pixelgate.conffiles'"
+check "README.Debian says how to turn both off" \
+    bash -c "grep -q 'Display access at login' '$D/README.Debian' && grep -q 'Hidden=true' '$D/README.Debian'"
 
 # ---- the installed unit, checked by systemd ----
 out=$(systemd-analyze verify --root="$ROOT" --man=no /lib/systemd/system/pixelgate.service 2>&1)

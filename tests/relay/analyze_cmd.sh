@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Fake analysis command: reports what it received. The answer (last non-empty
 # line) carries the SHA-256 of stdin, the prompt, and the environment's names.
 sum=$(sha256sum | cut -d' ' -f1)

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """A fake OpenAI-compatible chat-completions server for the relay tests.
 
 Python standard library only. Binds 127.0.0.1 on an ephemeral port (and, with

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Fake judge command for the relay tests: answers the next verdict of a
 # comma-separated sequence, counting its calls in STATEFILE.
 #   judge_seq.sh STATEFILE SEQUENCE     e.g. MATCH,MISMATCH,MATCH

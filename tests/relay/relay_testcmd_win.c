@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* relay_testcmd_win.c - the fake analysis commands of tests/relay (the .sh files), as one
  * Windows program for the relay's command endpoints under Wine (test_relay.c,
  * Windows section). The first argument picks the behaviour:

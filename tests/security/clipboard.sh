@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Paste reads only what is the agent's (issue 27, finding N3 of the
 # 2026-12-07 review), as found: a denied password manager of another user
 # puts a password on the CLIPBOARD and selects it (PRIMARY); the agent pastes

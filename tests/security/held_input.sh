@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Held input ends (issue 27, finding N4 of the 2026-12-07 review), as found:
 # an agent holds ctrl with key-down inside one `pixelgate run` script and
 # keeps the connection alive with `cursor` (which reads, it sends no input).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The oracle suite: tries, through every operation that answers from pixels,
 # to rebuild two 32x32 patches (uniform noise, and the text "Ab") of a window
 # the agent may not release (expose_pixels analyze-only), adaptively, with

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Attacks that try to rebuild two 32x32 patches of a window through the
 answers pixelgate computes from pixels, as an agent under expose_pixels
 analyze-only: run as that agent, with PIXELGATE_SOCKET set.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Scores an oracle attack's reconstructions (tests/security/oracle_attack.py)
 against the truth. Generous to the attacker: the reconstruction is first
 fitted to the truth by the best affine map per channel (truth ~ a*recon + b,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Issue 27 item 2 (security review 2026-12-07, N2), the attack as it was
 # found: another user's window "Inbox (3) - salary review - Mail" named and
 # captured by --id (wait-for, snapshot, info, frames), its text read by OCR

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """A minimal client of pixelgate's wire protocol (docs/protocol.md), for
 tests that send many requests over one connection: PGF1 frames, a JSON
 header, length-prefixed attachments. Also writes the small PNG and PPM files

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # One check per privacy guarantee, each attempting the forbidden thing as the
 # agent (or with a bad policy) and failing as it must. Real broker as system
 # user `pixelgate`, real Xvfb, real Tk apps run by their own users.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The review's low findings, as found (issue 27, N5, N8, N9), each tried as the
 # agent against a real broker (system user `pixelgate`, Xvfb, Tk apps):
 #   N5  a far --offset printed the exact match position, a negative one wrapped

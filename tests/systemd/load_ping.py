@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Closed-loop pings on the broker's socket from a few threads, one
 connection per request, until the file named by argv[2] exists; prints
 "CALLS n FAILS k MAXMS m" and the first failures. For

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Drives python3-dbusmock's logind template for socket_activation.sh:
   ping                    the mock is on the (private) system bus
   seat                    seat0 exists, with no active session

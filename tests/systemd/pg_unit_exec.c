@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_unit_exec - runs a command under the seccomp restrictions a systemd
  * unit would put on it, for a test machine where systemd is not PID 1
  * (tests/systemd/unit_sandbox.sh does the mounts, the user and the network

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # socket_activation.sh - pixelgate.socket + Type=notify, and the display
 # from logind, without systemd as PID 1 (issue 34). A supervisor
 # (supervisor.py) holds the socket and a notify socket and starts pixelgated

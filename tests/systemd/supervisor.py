@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """A stand-in for systemd's socket activation and Type=notify, for
 tests/systemd/socket_activation.sh (there is no systemd as PID 1 here).
 

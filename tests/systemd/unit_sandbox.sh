@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # unit_sandbox.sh - the broker under installer/linux/pixelgate.service's
 # restrictions, reproduced without systemd as PID 1, with every feature:
 # X capture, OCR, the analysis relay to a loopback endpoint, audit copies to

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # engine (broker/engine): one binary per engine module.
 pg_unit_test(test_engine_img SOURCES test_engine_img.c LIBS pg_engine)
 target_compile_definitions(test_engine_img PRIVATE PG_TEST_DATA_DIR="${PROJECT_SOURCE_DIR}/tests/data")

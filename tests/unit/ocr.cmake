@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # OCR (broker/ocr). With Tesseract (Linux, PG_HAVE_TESSERACT=1): test_ocr needs
 # Tesseract with eng data at build and run time, and at test time
 # ImageMagick's convert (text images), Xvfb, wish and xwd (the Tk demo app

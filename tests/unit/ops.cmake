@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Every handler and the dispatch path through pg_dispatch, against the fake
 # desktop (broker/platform/fake): no root, no X, no Wine.
 if(NOT WIN32)

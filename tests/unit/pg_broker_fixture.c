@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The in-process broker of pg_broker_fixture.h. */
 #include "pg_broker_fixture.h"
 #include "pg_handlers.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_broker_fixture.h - a whole broker in the test process: the fake
  * desktop (broker/platform/fake), a policy from a JSON string, a private
  * temporary state dir (spool and audit log), and a peer as the kernel would

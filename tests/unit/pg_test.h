@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_test.h - the unit-test harness: no framework, one binary per module.
  *
  * Each test is a function registered with PG_TEST(name); the binary runs all

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # relay (broker/relay): the analysis relay and content judgement.
 # test_relay opens no network connection on Linux (under Wine: see below).
 # test_relay_netns talks to a fake OpenAI-compatible server (tests/relay/fake_openai.py) and attempts refused
@@ -50,4 +51,4 @@ else()
   add_test(NAME unit.test_relay_netns
            COMMAND sh -c "echo 'test_relay_netns needs unshare(1) and ip(8) (util-linux, iproute2) and root: refusing to run it outside a network namespace' >&2; exit 1")
 endif()
-set_tests_properties(unit.test_relay_netns PROPERTIES LABELS "unit;relay;netns" TIMEOUT 180)
+set_tests_properties(unit.test_relay_netns PROPERTIES LABELS "root;relay;netns" TIMEOUT 180)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* One-off releases: requested, approved by someone else, consumed once;
  * shown to the approver as what they are; capped per user. */
 #include <stdio.h>

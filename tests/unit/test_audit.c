@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The audit log: records chain, verify finds the first edited, deleted,
  * reordered or (against an anchor) truncated record, a torn tail is repaired,
  * rotation keeps the chain, appends are thread-safe, write failures surface.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Audit records copied to the systemd journal: against a fake journald that
  * reads the native protocol from its own datagram socket. The copy carries
  * the record's seq, hash and prev (so it can be checked against the chained

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_disclose.h's ledger on its injectable clock: what is charged per tile
  * content and question, the continuous refill, the refusal's wait, the
  * per-user tables, and the busy agent of tests/integration/busy_agent.sh

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The dispatch path through pg_dispatch, against the fake desktop:
  * admission, the declaration's argument check, audit before the reply,
  * refusals audited, and "not on record, so it did not happen". */
@@ -46,7 +47,9 @@ PG_TEST(unknown_ops_arguments_types_and_ranges_are_usage_errors) {
     pg_fx_reply_fini(&r);
     CHECK_EQ_INT(pg_fx_call(&fx, "windows", "{\"match\":7}", NULL, 0, &r), PG_E_USAGE);
     pg_fx_reply_fini(&r);
-    CHECK_EQ_INT(pg_fx_call(&fx, "windows", "{\"match\":\"a\",\"match\":\"b\"}", NULL, 0, &r), PG_E_USAGE);
+    /* a repeated key is BAD_INPUT (protocol 1.1), like every malformed request */
+    CHECK_EQ_INT(pg_fx_call(&fx, "windows", "{\"match\":\"a\",\"match\":\"b\"}", NULL, 0, &r), PG_E_BADINPUT);
+    CHECK(strstr(r.e.message, "\"match\" twice") != NULL);
     pg_fx_reply_fini(&r);
     CHECK_EQ_INT(pg_fx_call(&fx, "judge", "{\"token\":\"cap:x\",\"expect\":\"y\",\"samples\":10}", NULL, 0, &r),
                  PG_E_USAGE);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_color: CIEDE2000 equals the published test data of Sharma, Wu and Dalal
  * (2005) on all 34 pairs to 4 decimals (read from tests/data), sRGB ->
  * CIELAB gives the standard values, and hex formatting. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_design: the comparison on generated UI screens. Identity scores 100;
  * each degradation, step by step, lowers the dimension it hurts (blur ->
  * layout, recolour -> color, removed element -> content, shifted block ->

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_diff: pixelmatch semantics on hand-made cases, masks (never a silent
  * pass), regions, size mismatch, connected regions, the diff image, both
  * metrics, translucency and the densest window. The bit-for-bit agreement

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_dmath: the portable elementary functions stay within a few ulp of the
  * C library over the domains the colour and design scores use, and keep
  * their special values. (Bit-identity across compilers follows from using

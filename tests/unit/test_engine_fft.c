@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_fft (engine-internal): every 2,3,5-smooth length up to 400 against a
  * double-precision naive DFT, forward and inverse, several lanes. */
 #include <math.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_fingerprint: SHA-256 of raw rows (stride-free), the exact dHash
  * definition, regions, hex and Hamming distance. */
 #include <stdlib.h>

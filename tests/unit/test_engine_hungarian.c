@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_hungarian: the assignment is one to one and its total equals the
  * brute-force minimum over all assignments, on random square and
  * rectangular matrices (real and tied integer costs); bad input is refused. */

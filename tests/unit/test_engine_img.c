@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_img and pg_img_codec: ownership, views, crop, area downscale, decoders
  * under caps, corrupt and truncated input, PNG round trip. */
 #include <stdlib.h>
@@ -360,6 +361,30 @@ static void roundtrip(int *pg_failed_, const pg_img *img, const pg_png_opts *o) 
     CHECK(tu_same_pixels(img, back));
     pg_img_free(back);
     free(png);
+}
+
+/* A real screen of text (the order form): the release settings (zlib's default
+ * strategy) keep every pixel and write a clearly smaller file than the fast
+ * Z_RLE defaults, which stay for what never leaves the broker. */
+PG_TEST(png_release_settings_are_lossless_and_smaller_on_text) {
+    pg_err rc;
+    pg_error e;
+    pg_img *img = load("form_default_v1.png", &rc, &e);
+    REQUIRE(img != NULL);
+    pg_png_opts rel = pg_png_opts_release(), fast = pg_png_opts_default();
+    CHECK(!rel.rle && fast.rle);
+    CHECK_EQ_INT(rel.level, PG_PNG_RELEASE_LEVEL);
+    roundtrip(pg_failed_, img, &rel);
+    uint8_t *a, *b;
+    size_t na, nb;
+    REQUIRE(pg_img_encode_png(img, &rel, &a, &na, NULL) == PG_OK);
+    REQUIRE(pg_img_encode_png(img, &fast, &b, &nb, NULL) == PG_OK);
+    printf("     form_default_v1 %ux%u: release %zu bytes, fast (Z_RLE) %zu bytes\n", (unsigned)img->width,
+           (unsigned)img->height, na, nb);
+    CHECK(na * 4 < nb * 3); /* at least a quarter smaller */
+    free(a);
+    free(b);
+    pg_img_free(img);
 }
 
 PG_TEST(png_encode_round_trips_with_and_without_alpha) {

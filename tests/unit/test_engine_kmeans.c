@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_kmeans: byte-identical results across runs, well-separated clusters
  * recovered with their weights, weights equal to repeated points, fewer
  * distinct points than k, and bad input refused. */

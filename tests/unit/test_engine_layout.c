@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_layout (controls from pixels) and pg_palette (dominant colours) on
  * images drawn here, pixel by pixel, so every expectation follows from the
  * drawing; the real forms are scored in test_op_layout and bench/. */

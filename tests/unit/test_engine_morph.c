@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_morph: dilation, erosion and closing equal a direct definition on
  * random masks (outside the image neutral), the gradient is max - min of
  * the 3x3 neighbourhood, Otsu splits a bimodal histogram between its modes,

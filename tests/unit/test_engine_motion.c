@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_motion: signatures are the mean grey change per frame pair, a moving
  * series against a static one scores 0 with no correlation, the same
  * animation at another phase scores high, steady motion has no correlation,

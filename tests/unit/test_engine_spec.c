@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Image spec checks against images made here: every rule and every reason
  * code, PNG pHYs and eXIf, JPEG JFIF and EXIF, WebP VP8X/EXIF/animation,
  * EXIF orientation, and the header parsers' refusals of broken input. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_ssim: identity, symmetry, a hand-checked constant case, sizes and the
  * 7x7 minimum. Agreement with scikit-image is the oracle test's job. */
 #include <math.h>

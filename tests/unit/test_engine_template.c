@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_template (and the internal pg_xcorr): FFT correlation within its error
  * bound of the direct sum, exact best match, ties, thresholds and NMS,
  * regions, flat and oversized templates. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_engine_ui.h - generated UI-like screens for the design-comparison
  * tests: a header bar with a title, three cards with lines of pseudo-text
  * (blocky glyphs from a fixed pattern, scaled by the "font" size), an accent

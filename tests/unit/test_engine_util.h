@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_engine_util.h - helpers shared by the engine unit tests: deterministic
  * synthetic images and reading the committed files in tests/data. */
 #ifndef TEST_ENGINE_UTIL_H

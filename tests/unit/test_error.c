@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The exit-code table is a public contract: values and names never change. */
 #include "pg_crypto.h"
 #include "pg_error.h"

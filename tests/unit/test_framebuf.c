@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_framebuf.h: a capture of a size seen before gets a spare the idle
  * thread made, sizes outside the pool's range and calls with no user are
  * plain malloc, more sizes than slots turn the least recently used slot

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_helper: the session helper's protocol, both ends, on the fake desktop
  * (broker/platform/helper/pg_helper.h): the proxy over a socket pair to a
  * server thread. Primitives round-trip (windows, pixels, input); the server

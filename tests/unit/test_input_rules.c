@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The input rules every backend shares: which chords are never sent
  * (pg_keyguard.h: every refused keysym and chord is listed here), and the
  * checked chunk loop and its decision (pg_inject.h), which Wine cannot show

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* `pixelgate mcp`: the JSON-RPC envelope, the tool list read from the
  * declarations, a tool call's arguments as a broker request, the results,
  * and the server loop over real streams (a silent fake broker for

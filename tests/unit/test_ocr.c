@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* OCR (broker/ocr): Tesseract reads what was drawn, boxes land on the ink,
  * phrases are found, limits and bad input are errors, nothing is printed.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_ocr in a build without Tesseract (the mingw build): every reading call
  * answers UNSUPPORTED with the documented message, and nothing else breaks.
  * The absence of OCR is a tested behaviour, not a silent gap. */

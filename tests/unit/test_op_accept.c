@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* baseline prepare/approve/reject/list/show and accept against the fake
  * desktop: who may approve, frozen rules, environments, stability (a
  * blinking caret, an app that never settles), the outcomes and their exit

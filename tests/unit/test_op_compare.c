@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* hash, diff and the assertions against the fake desktop: tokens and the
  * agent's own files, exact answers where they are the agent's to have,
  * refusals where they would be a pixel oracle. */

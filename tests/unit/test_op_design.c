@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* compare (design fidelity) through pg_dispatch against the fake desktop:
  * exact answers about the agent's own files and tokens under allow, bounded
  * and charged answers about protected tokens, the options, and an attack

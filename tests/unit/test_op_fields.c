@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Every reply field is declared (common/pg_ops.def: name, JSON type,
  * disclosure class), and pg_opdecl_check_reply, which the broker fixture runs
  * on every reply the handler tests get, refuses a reply that strays from the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* key-down, key-up, mouse-down, mouse-up, key --hold and cursor against the
  * fake desktop: what is held is the display's and one connection's (the
  * input lock), chords built from held keys are judged whole, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* focus, click, key, type against the fake desktop: input goes only to the
  * agent's own, allowed windows, lands where asked, and is audited. */
 #include <math.h>

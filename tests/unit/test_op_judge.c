@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* judge's contract (seed 000's content judgement): majority vote, the
  * outcomes, warning only unless blocking, blocked judgements never cached. */
 #include <unistd.h>

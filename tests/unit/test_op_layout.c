@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* layout, assert control, color, click/type --control, assert text
  * --normalize, --lang and caps' perception, through pg_dispatch against the
  * fake desktop. The windows are captures of tests/apps/pg_form.tcl with the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* frames and motion through pg_dispatch against the fake desktop: a frame
  * series is one token and one audited capture under the deny rules of every
  * frame; motion tells a moving series from a static one and the same motion

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Other users' windows (docs/privacy.md, issue 27 item 2) against the fake
  * desktop: pg_call_window_json hides the title of another user's window and
  * of a denied one in every reply (windows, wait-for, snapshot, frames), a

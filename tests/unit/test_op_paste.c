@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Paste against the fake desktop: ctrl+v, ctrl+shift+v, shift+Insert, the
  * Paste key, a paste chord built from held keys, and the middle button
  * insert a selection, so they are refused unless nobody owns it or its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* windows, info, caps, ocr, assert text, analyze and judge against the fake
  * desktop: what each tells the agent, and what it refuses. */
 #include <unistd.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* release and approve against the fake desktop: pixels leave only as the
  * policy says, once per approval, and never to the requester's own say-so. */
 #include <pwd.h>
@@ -5,6 +6,7 @@
 #include <unistd.h>
 
 #include "pg_broker_fixture.h"
+#include "pg_img_codec.h"
 #include "pg_test.h"
 
 #define POLICY(expose)                                                                              \
@@ -32,6 +34,19 @@ PG_TEST(under_allow_release_sends_a_png_of_the_token) {
     CHECK_STR(pg_fx_str(&r, "mode"), "allow");
     REQUIRE(r.reply.len > 8);
     CHECK(!memcmp(r.reply.data, "\x89PNG", 4));
+    /* written with the release settings (zlib's default strategy), not the spool's fast Z_RLE ones */
+    pg_img *img = NULL;
+    REQUIRE(pg_img_decode_png(r.reply.data, r.reply.len, NULL, &img, NULL) == PG_OK);
+    pg_png_opts rel = pg_png_opts_release(), fast = pg_png_opts_default();
+    uint8_t *a = NULL, *b = NULL;
+    size_t na = 0, nb = 0;
+    REQUIRE(pg_img_encode_png(img, &rel, &a, &na, NULL) == PG_OK);
+    REQUIRE(pg_img_encode_png(img, &fast, &b, &nb, NULL) == PG_OK);
+    CHECK(na == r.reply.len && !memcmp(a, r.reply.data, na));
+    CHECK(!(nb == r.reply.len && !memcmp(b, r.reply.data, nb)));
+    free(a);
+    free(b);
+    pg_img_free(img);
     pg_fx_reply_fini(&r);
     CHECK_EQ_INT(pg_fx_audit_count(&fx, "release", "OK"), 1);
     pg_fx_fini(&fx);

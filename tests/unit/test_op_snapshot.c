@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* snapshot against the fake desktop: window and screen captures, regions,
  * max-size, and the redaction of denied windows in the coordinates of the
  * capture's first pixel, failing closed. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* spec through pg_dispatch: a file the agent sent (its bytes and name) gets
  * every check, exactly; a token only the pixel checks, and says so. */
 #include <unistd.h>

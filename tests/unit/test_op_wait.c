@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* wait_stable and wait_for against the fake desktop's frame series. */
 #include <unistd.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_platform_decl: every backend's pg_platform_ops table, and the fake's
  * caps(), agree with broker/platform/pg_platform.def (pg_platform_decl.h);
  * and the check says no when they do not (a table with a primitive taken

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Policy: strict parsing with JSON paths in every error, per-user sections that
  * may only tighten, evaluation (admission, approvers, release, endpoints,
  * capture/input patterns), and the StrictModes file checks. JSON in this file

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Who a POSIX peer is (broker/os/posix/pg_posix_peer.c): whether it is a
  * remote driver, decided from what the peer cannot set, and whether a
  * window's process is the peer's. The rules run against a fake /proc and
@@ -50,6 +51,7 @@ static void fake_fini(fake *f) {
 }
 
 static void put(const char *path, const char *text, mode_t mode) {
+    unlink(path); /* a test may rewrite a 0444 file: only root could open it for writing */
     FILE *fp = fopen(path, "w");
     if (!fp) abort();
     fputs(text, fp);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Wire protocol: framing round trips, caps enforced before allocation,
  * strict request shapes, truncated and malformed frames rejected. */
 #include "pg_proto.h"
@@ -92,25 +93,87 @@ PG_TEST(bad_magic_and_non_object_headers_rejected) {
     CHECK_EQ_INT(pg_proto_decode(nul, sizeof nul, &l, &m, NULL), PG_E_USAGE);
 }
 
-static pg_err parse_req(const char *json, pg_request *r) {
+/* The request parser on one header; e gets its message. */
+static pg_err parse_req(const char *json, pg_error *e) {
+    pg_request r;
     cJSON *h = cJSON_Parse(json);
-    pg_err rc = pg_proto_parse_request(h, r, NULL);
+    pg_error_clear(e);
+    if (!h) return PG_E_INTERNAL; /* the test's own JSON is wrong: no case expects this */
+    pg_err rc = pg_proto_parse_request(h, &r, e);
     cJSON_Delete(h);
     return rc;
 }
 
 PG_TEST(request_shape_is_strict) {
-    pg_request r;
-    CHECK_EQ_INT(parse_req("{\"v\":1,\"id\":1,\"op\":\"ping\",\"extra\":1}", &r), PG_E_USAGE);
-    CHECK_EQ_INT(parse_req("{\"v\":2,\"id\":1,\"op\":\"ping\"}", &r), PG_E_USAGE);
-    CHECK_EQ_INT(parse_req("{\"v\":1,\"id\":-1,\"op\":\"ping\"}", &r), PG_E_USAGE);
-    CHECK_EQ_INT(parse_req("{\"v\":1,\"id\":1.5,\"op\":\"ping\"}", &r), PG_E_USAGE);
-    CHECK_EQ_INT(parse_req("{\"v\":1,\"id\":1,\"op\":\"\"}", &r), PG_E_USAGE);
-    CHECK_EQ_INT(parse_req("{\"v\":1,\"id\":1,\"op\":7}", &r), PG_E_USAGE);
-    CHECK_EQ_INT(parse_req("{\"v\":1,\"id\":1,\"op\":\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\"}", &r), PG_E_USAGE);
-    CHECK_EQ_INT(parse_req("{\"v\":1,\"id\":1,\"op\":\"ping\",\"args\":[]}", &r), PG_E_USAGE);
-    CHECK_EQ_INT(parse_req("{\"id\":1,\"op\":\"ping\"}", &r), PG_E_USAGE);
-    CHECK_EQ_INT(parse_req("{\"v\":1,\"id\":3,\"op\":\"caps\",\"args\":{\"a\":1}}", &r), PG_OK);
+    pg_error e;
+    CHECK_EQ_INT(parse_req("{\"v\":1,\"id\":1,\"op\":\"ping\",\"extra\":1}", &e), PG_E_USAGE);
+    CHECK_EQ_INT(parse_req("{\"v\":1,\"id\":-1,\"op\":\"ping\"}", &e), PG_E_USAGE);
+    CHECK_EQ_INT(parse_req("{\"v\":1,\"id\":1.5,\"op\":\"ping\"}", &e), PG_E_USAGE);
+    CHECK_EQ_INT(parse_req("{\"v\":1,\"id\":1,\"op\":\"\"}", &e), PG_E_USAGE);
+    CHECK_EQ_INT(parse_req("{\"v\":1,\"id\":1,\"op\":7}", &e), PG_E_USAGE);
+    CHECK_EQ_INT(parse_req("{\"v\":1,\"id\":1,\"op\":\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\"}", &e), PG_E_USAGE);
+    CHECK_EQ_INT(parse_req("{\"v\":1,\"id\":1,\"op\":\"ping\",\"args\":[]}", &e), PG_E_USAGE);
+    CHECK_EQ_INT(parse_req("{\"id\":1,\"op\":\"ping\"}", &e), PG_E_USAGE);
+    CHECK_EQ_INT(parse_req("{\"v\":1,\"id\":3,\"op\":\"caps\",\"args\":{\"a\":1}}", &e), PG_OK);
+}
+
+PG_TEST(version_major_refused_minor_accepted) {
+    pg_error e;
+    /* the same major: the integer every 1.x client sends, and any minor */
+    CHECK_EQ_INT(parse_req("{\"v\":1,\"id\":1,\"op\":\"ping\"}", &e), PG_OK);
+    CHECK_EQ_INT(parse_req("{\"v\":\"1.0\",\"id\":1,\"op\":\"ping\"}", &e), PG_OK);
+    CHECK_EQ_INT(parse_req("{\"v\":\"1.1\",\"id\":1,\"op\":\"ping\"}", &e), PG_OK);
+    CHECK_EQ_INT(parse_req("{\"v\":\"1.42\",\"id\":1,\"op\":\"ping\"}", &e), PG_OK);
+    /* another major: BAD_INPUT naming the request's version and the broker's */
+    CHECK_EQ_INT(parse_req("{\"v\":2,\"id\":1,\"op\":\"ping\"}", &e), PG_E_BADINPUT);
+    CHECK(strstr(e.message, "protocol 2.0") != NULL);
+    CHECK(strstr(e.message, "1.1") != NULL);
+    CHECK_EQ_INT(parse_req("{\"v\":\"2.3\",\"id\":1,\"op\":\"ping\"}", &e), PG_E_BADINPUT);
+    CHECK(strstr(e.message, "protocol 2.3") != NULL);
+    CHECK(strstr(e.message, "speaks 1.1") != NULL);
+    CHECK_EQ_INT(parse_req("{\"v\":0,\"id\":1,\"op\":\"ping\"}", &e), PG_E_BADINPUT);
+    CHECK_EQ_INT(parse_req("{\"v\":\"0.9\",\"id\":1,\"op\":\"ping\"}", &e), PG_E_BADINPUT);
+    /* not a version at all: the request's shape is wrong */
+    const char *bad[] = {"1.5", "\"1\"", "\"1.\"", "\".1\"", "\"1.x\"", "\"1.2.3\"", "\"\"", "\"+1.0\"",
+                         "\"1.0 \"", "\"1234567890.0\"", "-1", "true", "null", "[1]"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char json[96];
+        snprintf(json, sizeof json, "{\"v\":%s,\"id\":1,\"op\":\"ping\"}", bad[i]);
+        CHECK_EQ_INT(parse_req(json, &e), PG_E_USAGE);
+        CHECK(strstr(e.message, "\"v\"") != NULL);
+    }
+}
+
+PG_TEST(duplicate_keys_anywhere_are_bad_input) {
+    pg_error e;
+    CHECK_EQ_INT(parse_req("{\"v\":1,\"v\":1,\"id\":1,\"op\":\"ping\"}", &e), PG_E_BADINPUT);
+    CHECK(strstr(e.message, "\"v\" twice in its header") != NULL);
+    CHECK_EQ_INT(parse_req("{\"v\":1,\"id\":1,\"op\":\"ping\",\"op\":\"caps\"}", &e), PG_E_BADINPUT);
+    CHECK_EQ_INT(parse_req("{\"v\":1,\"id\":1,\"op\":\"snapshot\",\"args\":{\"window\":\"a\",\"window\":\"b\"}}", &e),
+                 PG_E_BADINPUT);
+    CHECK(strstr(e.message, "\"window\" twice in \"args\"") != NULL);
+    CHECK_EQ_INT(parse_req("{\"v\":1,\"id\":1,\"op\":\"snapshot\",\"args\":{\"region\":{\"x\":1,\"y\":2,\"x\":3}}}",
+                             &e),
+                 PG_E_BADINPUT);
+    CHECK(strstr(e.message, "\"x\" twice in \"region\"") != NULL);
+    CHECK_EQ_INT(parse_req("{\"v\":1,\"id\":1,\"op\":\"diff\",\"args\":{\"mask\":[{\"x\":1},{\"w\":1,\"w\":2}]}}", &e),
+                 PG_E_BADINPUT);
+    /* the same key in two different objects is no duplicate */
+    CHECK_EQ_INT(parse_req("{\"v\":1,\"id\":1,\"op\":\"diff\",\"args\":{\"x\":{\"x\":1},\"mask\":[{\"x\":1},{\"x\":1}]}}",
+                             &e),
+                 PG_OK);
+    /* a large object: sorted, not compared pairwise; one repeat among 5000 keys is found */
+    size_t cap = 5000 * 16 + 128, n = 0;
+    char *json = malloc(cap);
+    CHECK(json != NULL);
+    n += (size_t)snprintf(json + n, cap - n, "{\"v\":1,\"id\":1,\"op\":\"caps\",\"args\":{");
+    for (int i = 0; i < 5000; i++) n += (size_t)snprintf(json + n, cap - n, "%s\"k%d\":1", i ? "," : "", i);
+    snprintf(json + n, cap - n, "}}");
+    CHECK_EQ_INT(parse_req(json, &e), PG_OK);
+    snprintf(json + n, cap - n, ",\"k4321\":2}}");
+    CHECK_EQ_INT(parse_req(json, &e), PG_E_BADINPUT);
+    CHECK(strstr(e.message, "\"k4321\" twice") != NULL);
+    free(json);
 }
 
 PG_TEST(args_unknown_wrong_type_missing_duplicate) {

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Relay tests that open no network connection: URL parsing, the destination
  * check (with an injected resolver standing in for DNS), verdict parsing, the
  * command endpoint kind and content judgement with the fake commands in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Relay tests over the network. Run ONLY inside a network namespace that has
  * nothing but loopback (ctest: `unshare -n sh -c 'ip link set lo up; exec
  * test_relay_netns'`), so no packet can leave even if a check were wrong; the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Helpers for the relay tests; see test_relay_util.h. */
 #include "test_relay_util.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_relay_util.h - helpers shared by the relay tests: PNG fixtures made
  * with libpng, the fake OpenAI-compatible server (tests/relay/fake_openai.py)
  * as a child process, a test-only HTTP GET, and a scripted resolver. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Script mode's line splitter and the client's argument parsers. */
 #include <stdio.h>
 #include <string.h>

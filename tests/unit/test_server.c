@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The server's capacity rules (broker/core/pg_server.h) over socket pairs, with
  * a whole broker on the fake desktop behind it: busy is BUSY with the
  * request's own id and a clean end of stream, waiters are served when a
@@ -219,6 +220,52 @@ PG_TEST(attachments_are_read_only_for_image_arguments_of_an_admitted_request) {
     CHECK(strstr(msg, "limit 0") != NULL);
     CHECK(at_eof(a));
     pg_conn_close(a);
+    CHECK(server_idle());
+    pg_fx_fini(&fx);
+}
+
+/* A request header written as given (a repeated key survives: cJSON would keep only one). */
+static pg_err send_raw(pg_conn *c, const char *json) {
+    size_t n = strlen(json);
+    uint8_t *f = malloc(12 + n);
+    if (!f) return PG_E_INTERNAL;
+    memcpy(f, "PGF1", 4);
+    f[4] = (uint8_t)(n >> 24), f[5] = (uint8_t)(n >> 16), f[6] = (uint8_t)(n >> 8), f[7] = (uint8_t)n;
+    memset(f + 8, 0, 4);
+    memcpy(f + 12, json, n);
+    pg_error e;
+    pg_err rc = pg_conn_write_full(c, f, 12 + n, &e);
+    free(f);
+    return rc;
+}
+
+PG_TEST(the_server_refuses_repeated_keys_and_another_major_and_serves_a_newer_minor) {
+    pg_fx fx;
+    REQUIRE(pg_fx_init(&fx, NULL) == 0);
+    REQUIRE(server_idle());
+    limits(2, 2, 60000, 2, 1);
+    static const struct {
+        const char *json, *says;
+        pg_err want;
+    } cases[] = {
+        {"{\"v\":\"1.9\",\"id\":1,\"op\":\"ping\"}", NULL, PG_OK},
+        {"{\"v\":1,\"id\":2,\"op\":\"ping\",\"args\":{}}", NULL, PG_OK},
+        {"{\"v\":2,\"id\":3,\"op\":\"ping\"}", "speaks protocol 2.0; this broker speaks 1.1", PG_E_BADINPUT},
+        {"{\"v\":1,\"id\":4,\"op\":\"caps\",\"op\":\"ping\"}", "\"op\" twice in its header", PG_E_BADINPUT},
+        {"{\"v\":1,\"id\":5,\"op\":\"snapshot\",\"args\":{\"screen\":true,\"region\":{\"x\":0,\"y\":0,"
+         "\"w\":4,\"h\":4,\"w\":8}}}",
+         "\"w\" twice in \"region\"", PG_E_BADINPUT},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        pg_conn *a = connect_as(&fx, "agent", fx.peer.uid);
+        REQUIRE(a != NULL);
+        uint64_t id;
+        char msg[PG_ERR_MSG_MAX];
+        CHECK_EQ_INT(send_raw(a, cases[i].json), PG_OK);
+        CHECK_EQ_INT(answer(a, &id, msg), cases[i].want);
+        if (cases[i].says) CHECK(strstr(msg, cases[i].says) != NULL);
+        pg_conn_close(a);
+    }
     CHECK(server_idle());
     pg_fx_fini(&fx);
 }

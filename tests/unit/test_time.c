@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_time.h: the one monotonic clock, its sleep and deadlines. No speed is
  * measured here; only lower bounds the contract promises (a sleep of n ms
  * lasts at least about n ms) and the deadline arithmetic. */

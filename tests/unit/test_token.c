@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Token store: uid binding, expiry, quota, memory budget and spill, load. */
 #include <dirent.h>
 #include <stdint.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The named-pipe transport (common/pg_transport_win.c) keeps pg_transport.h's
  * contract on Windows: exact round trips, UNREACHABLE for a missing pipe or a
  * vanished peer, TIMEOUT for a silent peer or a busy pipe, USAGE for a name

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_url.h: the one URL grammar of the policy and the relay. What it
  * accepts is what both accept; what it returns is what the relay dials. */
 #include <stdio.h>

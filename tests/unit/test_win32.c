@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_win32.c - the Win32 backend against tests/apps/win32_testapp.exe,
  * under Wine on Xvfb in the mingw build (and on real Windows alike).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_win_helper.c - the service's session helper, driven through its
  * proxy (broker/os/win/pg_win_helper.h), under Wine on Xvfb in the mingw build
  * (and on real Windows alike).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Windows principals of the broker core (broker/os/win/pg_win_peer.c and the
  * pipe DACL's principals in pg_win_listener.c): policy names, the SID ->
  * uid table, groups as the policy sees them (each connection's own), the integrity rule for input,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The broker's named-pipe server (broker/os/win/pg_win_pipe_server.c) under
  * Wine: a server thread accepts, the test's client (pg_conn_connect, which
  * opens with SECURITY_IDENTIFICATION) connects, and the server reports the

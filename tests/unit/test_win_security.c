@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The Windows security rules Wine cannot enforce, tested as pure functions
  * (common/pg_win_sid.h, common/pg_win_acl.h, and the pipe's SDDL from
  * broker/os/win/pg_win_pipe_server.h): SID validation and comparison, the

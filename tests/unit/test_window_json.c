@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_window_json.h: the one JSON form of a window, what agents read and what
  * the Windows session helper sends the service; the decoder is strict. */
 #include <stdio.h>

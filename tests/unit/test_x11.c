@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_x11.c - the X11 backend against the real Tk demo app on a private
  * Xvfb: first with no window manager, then again under openbox.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* x11_to_rgba without a server: every pixel of a frame large enough to be
  * converted on a second thread while this one hashes (and of a small one,
  * converted and hashed band by band here) comes out as the visual's masks

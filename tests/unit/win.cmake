@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Windows-only unit tests (mingw build, run under Wine by ctest through
 # CMAKE_CROSSCOMPILING_EMULATOR). Included from tests/unit/CMakeLists.txt
 # inside if(WIN32).

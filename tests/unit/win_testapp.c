@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* win_testapp.c - see win_testapp.h. */
 #include "win_testapp.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* win_testapp.h - start, read and stop tests/apps/win32_testapp.exe from a
  * Windows unit test (test_win32, test_win_helper). Windows only.
  *

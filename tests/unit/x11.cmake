@@ -1,9 +1,15 @@
+# SPDX-License-Identifier: MIT
 # x11 backend: drives a real Tk app on its own Xvfb (and again under openbox).
 # Needs Xvfb, wish and openbox on PATH; fails (never skips) without them.
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(PG_TEST_XCB REQUIRED IMPORTED_TARGET xcb)
 pg_unit_test(test_x11 SOURCES test_x11.c LIBS pg_platform_x11 pg_platform_decl PkgConfig::PG_TEST_XCB)
 target_compile_definitions(test_x11 PRIVATE PG_SOURCE_DIR="${CMAKE_SOURCE_DIR}")
-set_tests_properties(unit.test_x11 PROPERTIES LABELS "unit;x11" TIMEOUT 120)
+set_tests_properties(unit.test_x11 PROPERTIES LABELS "x11" TIMEOUT 120) # its own Xvfb: not "unit"
 # The pixel conversion alone (no server): two threads on large frames.
 pg_unit_test(test_x11_convert SOURCES test_x11_convert.c LIBS pg_platform_x11)
+# The package's display grant at login (installer/linux/40pixelgate_xhost,
+# pixelgate-xhost.desktop) against its own Xvfb; as root it may make the
+# account pixelgate, which the X server needs to exist.
+add_test(NAME unit.xsession_xhost COMMAND bash ${PROJECT_SOURCE_DIR}/tests/package/xsession_xhost.sh)
+set_tests_properties(unit.xsession_xhost PROPERTIES LABELS "x11;package" TIMEOUT 60)

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # installer_test.sh - builds the NSIS installer (installer/windows/pixelgate.nsi) from a mingw
 # build and checks, under Wine, its silent install, reinstall over an admin's policy, a failed
 # broker install, uninstall (audit log and policy kept) and uninstall /PURGE.
@@ -159,7 +160,7 @@ save_logs 0-pre
 # ---- 1. fresh install ----
 run_setup install "$WORK/pixelgate-setup.exe" /S
 check "silent install exits 0 (got $RC)" [ "$RC" = 0 ]
-for f in pixelgated.exe pixelgate.exe uninstall.exe policy.default.json docs/policy.md docs/windows.md tessdata/eng.traineddata; do
+for f in pixelgated.exe pixelgate.exe uninstall.exe policy.default.json LICENSE.txt docs/policy.md docs/windows.md tessdata/eng.traineddata; do
     check "installed Program Files/pixelgate/$f" [ -f "$PF/$f" ]
 done
 check "installed pixelgated.exe is the build's" cmp -s "$BROKER" "$PF/pixelgated.exe"
@@ -193,7 +194,7 @@ mkdir -p "$PD/audit" # (the broker made it; "audit exists" above checked that)
 echo '{"seq":1}' >"$PD/audit/audit.jsonl"
 run_uninstall uninstall
 check "silent uninstall exits 0 (got $RC)" [ "$RC" = 0 ]
-for f in pixelgated.exe pixelgate.exe policy.default.json docs tessdata; do
+for f in pixelgated.exe pixelgate.exe policy.default.json LICENSE.txt docs tessdata; do
     check "removed Program Files/pixelgate/$f" [ ! -e "$PF/$f" ]
 done
 check "service key removed" key_gone svc3 "$SVC_KEY"

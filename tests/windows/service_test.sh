@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # service_test.sh - the Windows broker end to end under Wine: install and
 # start the service through the SCM, drive tests/apps/win32_testapp.exe with
 # pixelgate.exe (list, match, snapshot, click, Unicode typing checked by the

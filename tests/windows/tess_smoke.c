@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tess_smoke.c - proves that the Tesseract C API (tesseract/capi.h), linked
  * statically from scripts/mingw-tesseract.sh's prefix, recognises text in a
  * Windows process (under Wine), the way broker/ocr/pg_ocr.c uses it: an

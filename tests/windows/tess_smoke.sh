@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # tess_smoke.sh - proves that the static mingw-w64 Tesseract of
 # scripts/mingw-tesseract.sh works in a Windows process: cross-compiles
 # tests/windows/tess_smoke.c against it, runs it under Wine on an image with

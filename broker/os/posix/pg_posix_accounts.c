@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_posix_accounts.c - who a uid is, remembered briefly (see
  * pg_posix_accounts.h). */
 #include <errno.h>

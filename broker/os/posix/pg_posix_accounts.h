@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_posix_accounts.h - who a uid is in the account databases: its name,
  * primary group and the names of all its groups (passwd and group through
  * NSS), remembered for a short while.

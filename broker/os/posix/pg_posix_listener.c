@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The POSIX listener: a Unix socket whose peers the kernel names
  * (SO_PEERCRED, pg_posix_peer.c). See pg_posix_listener.h. */
 #include "pg_posix_listener.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_posix_listener.h - the POSIX broker's listener: a Unix socket whose
  * peers the kernel names (SO_PEERCRED, pg_posix_peer.h); each connection goes
  * to a worker of pg_server.h. The Windows twin is pg_win_listener.h.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_posix_logind.c - the display of seat0's active graphical session, from
  * logind (see pg_posix_logind.h). sd-bus, as every systemd-era daemon asks. */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_posix_logind.h - which X display to serve when the administrator named
  * none: the display of seat0's active graphical session, asked of logind
  * (org.freedesktop.login1 on the system bus, $DBUS_SYSTEM_BUS_ADDRESS when

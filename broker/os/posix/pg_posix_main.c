@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pixelgated - the capture broker. Runs as its own account (system user
  * `pixelgate`), owns the display connection, the token spool and every
  * capture; clients reach it only through the socket. See docs/architecture.md. */

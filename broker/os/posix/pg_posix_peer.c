@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_posix_peer.c - who a POSIX peer is (see pg_posix_peer.h). The Windows
  * twin is broker/os/win/pg_win_peer.c. */
 #include <dirent.h>

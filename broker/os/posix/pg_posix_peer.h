@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_posix_peer.h - who a POSIX peer is: SO_PEERCRED, the passwd and group
  * databases, /proc. The Windows twin is pg_win_peer.h. pg_posix_peer.c also
  * answers the core's identity questions (broker/core/pg_identity.h):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_posix_session.c - the session socket, the checks that admit a
  * pixelgate-session helper, and the link the helper proxy uses (see
  * pg_posix_session.h for the contract).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_posix_session.h - the broker's side of pixelgate-session on Linux: the
  * session socket where the desktop user's helper registers, the checks that
  * admit it, and the link through which the helper proxy

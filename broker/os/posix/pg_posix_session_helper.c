@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_posix_session_helper.c - pixelgate-session: the desktop user's helper
  * on Linux. Started by the user's session (the XDG autostart entry
  * pixelgate-session.desktop, or the systemd user unit

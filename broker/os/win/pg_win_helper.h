@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_win_helper.h - the Windows service's capture/input helper in the
  * interactive session, and the proxy through which the service uses it
  * (Windows only).

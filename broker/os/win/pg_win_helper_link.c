@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_win_helper_link.c - where the Windows service's helper proxy gets its
  * connection: a helper it starts in the active console session
  * (pg_win_session.h), restarted when it died, was marked stale, or the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_win_helper_main.c - the helper process on Windows: the Win32 backend
  * served to the service over its private pipe by the portable server
  * (broker/platform/helper/pg_helper.h; see pg_win_helper.h for the contract).

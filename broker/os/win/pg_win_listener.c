@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_win_listener.c - the named-pipe listener; see pg_win_listener.h. */
 #include "pg_win_listener.h"
 

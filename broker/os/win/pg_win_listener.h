@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_win_listener.h - the Windows broker's listener: the named pipe, the
  * kernel's word on who is calling, one bounded worker per connection
  * (Windows only; the POSIX twin is broker/os/posix/pg_posix_listener.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pixelgated.exe - the capture broker as a Windows service.
  *
  *   pixelgated install     register the service (LocalSystem, auto start,

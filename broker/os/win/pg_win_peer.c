@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_win_peer.c - Windows principals for the broker core; see pg_win_peer.h. */
 #include "pg_win_peer.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_win_peer.h - who a Windows client is, in the broker's terms (Windows only).
  *
  * Contract: the broker core binds tokens and approvals to a 32-bit "uid".

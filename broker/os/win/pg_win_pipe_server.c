@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_win_pipe_server.c - the broker's named-pipe server and client identity
  * (see pg_win_pipe_server.h for the contract).
  *

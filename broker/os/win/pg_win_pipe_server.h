@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_win_pipe_server.h - the broker's end of the named pipe, and who is on
  * the other end (Windows only).
  *

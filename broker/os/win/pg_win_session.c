@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_win_session.c - start the helper in the active console session and
  * accept only it on a private pipe (see pg_win_session.h for the contract).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_win_session.h - starting the capture/input helper in the active console
  * session and connecting it to the service over a private pipe (Windows
  * only; used by pg_win_helper_proxy.c).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_win_svc.c - service registration and directories; see pg_win_svc.h. */
 #include "pg_win_svc.h"
 

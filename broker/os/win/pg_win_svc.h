@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_win_svc.h - the Windows service's registration and its directories
  * (Windows only).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The in-memory desktop of pg_fake.h. */
 #include "pg_fake.h"
 

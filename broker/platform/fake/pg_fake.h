@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_fake.h - an in-memory desktop behind pg_platform_ops, for unit tests of
  * every handler and of the dispatch path without X, Wine or root.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_helper.h - the session helper's protocol, both ends, on every OS: a
  * program running as the desktop user (Windows: in the interactive session)
  * that captures, injects and lists for the broker, and the proxy through

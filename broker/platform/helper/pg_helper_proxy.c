@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_helper_proxy.c - the broker's side of the session helper: a
  * pg_platform_ops whose calls are requests over the helper's connection (see
  * pg_helper.h for the contract), on every OS.

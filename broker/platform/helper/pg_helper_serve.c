@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_helper_serve.c - the session helper's side of its protocol: one
  * request read, checked, answered from the backend it was given, and the
  * reply written (see pg_helper.h for the contract), on every OS. The OS's

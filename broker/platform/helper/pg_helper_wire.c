@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_helper_wire.c - what both ends of the session helper's protocol agree
  * on (pg_helper.h): the ranges of WIRE numbers and the ops carried. */
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pg_win32.h - what the Win32 backend knows beyond pg_platform.h.
  *
  * Contract: extras for callers that know they run on the Win32 backend (the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* win_capture.c - window and screen capture into RGBA8.
  *
  * Contract: capture_window asks the window to render itself first

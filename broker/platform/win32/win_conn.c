@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* win_conn.c - the Win32 backend's handle: open/close, DPI awareness,
  * capabilities, small helpers, and the ops table.
  *

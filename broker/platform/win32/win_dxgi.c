@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* win_dxgi.c - screen capture through DXGI Desktop Duplication.
  *
  * Contract: win_dxgi_capture() copies a rectangle of the virtual screen

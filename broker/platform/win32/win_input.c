@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* win_input.c - focus, pointer and Unicode text through SendInput.
  *
  * Contract: coordinates are window-relative (client area, physical pixels);

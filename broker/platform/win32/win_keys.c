@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* win_keys.c - key chords ("ctrl+shift+z", "Return", "alt+F4", "ctrl++")
  * as virtual-key events.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* win_private.h - internals shared by the files of the Win32 backend.
  *
  * Contract: one pg_platform handle holds what open() learnt about the

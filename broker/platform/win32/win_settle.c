@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* win_settle.c - wait until a window stops repainting.
  *
  * Contract: Windows has no DAMAGE-like notification another process may

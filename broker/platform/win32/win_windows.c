@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* win_windows.c - top-level window enumeration and id lookup.
  *
  * Contract: list_windows reports what a user would call application

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* x11_capture.c - window, region and screen capture.
  *
  * Contract: capture_window() returns the client area of an application window

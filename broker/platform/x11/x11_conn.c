@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* x11_conn.c - the X11 backend's connection: open/close, capabilities, the
  * bounded reply wait every other file uses, and the ops table.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* x11_convert.c - server pixel formats to RGBA8.
  *
  * Contract: turns ZPixmap data of a TrueColor/DirectColor drawable into RGBA8

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* x11_input.c - focus, pointer and keyboard input through XTEST.
  *
  * Contract: coordinates are relative to the client's content origin; a point

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* x11_keymap.c - from chords and UTF-8 text to XTest key events.
  *
  * Contract: the server's current keymap is read with libxkbcommon-x11 (per

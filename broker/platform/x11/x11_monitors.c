@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* x11_monitors.c - the monitors of the screen, from RandR 1.5 monitors
  * (what `xrandr --listmonitors` shows: outputs, or the monitors an admin
  * or a test defined with --setmonitor), in root coordinates.

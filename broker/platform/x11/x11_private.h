@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* x11_private.h - internals shared by the files of the X11 backend.
  *
  * Contract: one pg_platform handle owns one XCB connection and everything hung

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* x11_settle.c - wait until a window stops repainting, or has handled the
  * input sent to it.
  *

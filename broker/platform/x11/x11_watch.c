@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* x11_watch.c - the repaint history of every window a handle has settled,
  * kept between requests, so that a window that has been quiet for the settle
  * interval is captured at once instead of being watched for it again.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* x11_windows.c - which windows are application windows, and where they are.
  *
  * Contract: a client window is what a user calls "a window": with an EWMH
