@@ -106,6 +106,12 @@ check "the policy is a conffile, root:pixelgate 0640" \
 check "the unit, sysusers and tmpfiles snippets are installed" \
     test -f "$ROOT/lib/systemd/system/pixelgate.service" -a -f "$ROOT/usr/lib/sysusers.d/pixelgate.conf" \
     -a -f "$ROOT/usr/lib/tmpfiles.d/pixelgate.conf"
+check "the socket unit is installed beside the service (socket activation, Type=notify)" \
+    bash -c "test -f '$ROOT/lib/systemd/system/pixelgate.socket' && grep -qx Type=notify '$ROOT/lib/systemd/system/pixelgate.service'"
+check "pixelgate-session is installed root:pixelgate-session 2755 (the broker's proof of the packaged helper)" \
+    test "$(in_root stat -c '%a %U %G' /usr/lib/pixelgate/pixelgate-session)" = "2755 root pixelgate-session"
+check "its autostart entry and systemd user unit are installed" \
+    test -f "$ROOT/etc/xdg/autostart/pixelgate-session.desktop" -a -f "$ROOT/usr/lib/systemd/user/pixelgate-session.service"
 # A broker runs in the chroot when a pixelgated's root directory is the chroot's.
 broker_in_root() {
     local p
