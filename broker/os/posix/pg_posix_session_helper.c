@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <time.h>
@@ -40,6 +41,14 @@
 #define BACKOFF_MIN_MS 250u
 #define BACKOFF_MAX_MS 5000u
 #define EXIT_REFUSED 3
+
+/* LeakSanitizer (the ASan build) stops the process's threads with ptrace to
+ * scan them, which a set-group-ID, hence non-dumpable, process does not
+ * allow: it would end the helper with its own fatal error instead of the
+ * helper's exit code. It is turned off there; a copy run without the bit,
+ * as the tests also do, is still checked. Unused in other builds. */
+int __lsan_is_turned_off(void);
+int __lsan_is_turned_off(void) { return prctl(PR_GET_DUMPABLE) != 1; }
 
 static volatile sig_atomic_t stopping;
 static void on_stop(int sig) { stopping = sig; }
