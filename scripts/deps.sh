@@ -11,7 +11,7 @@ PKGS=(
   build-essential cmake ninja-build pkg-config clang libclang-rt-14-dev valgrind
   # libraries
   libcjson-dev libpng-dev libjpeg-dev libwebp-dev libssl-dev libcurl4-openssl-dev
-  libtesseract-dev tesseract-ocr-eng libutf8proc-dev
+  libtesseract-dev tesseract-ocr-eng libutf8proc-dev libdeflate-dev
   # OCR language data: Latin script (every Latin-alphabet language; the policy's default) and a few
   tesseract-ocr-script-latn tesseract-ocr-deu tesseract-ocr-fra tesseract-ocr-spa
   libxcb1-dev libxcb-shm0-dev libxcb-xtest0-dev libxcb-composite0-dev libxcb-res0-dev

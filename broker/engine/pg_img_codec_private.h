@@ -11,6 +11,12 @@
 /* Non-empty, within max_input_bytes, and (unless want is UNKNOWN) of format want. */
 pg_err pg_img_check_input(const uint8_t *buf, size_t n, const pg_img_limits *lim, pg_img_format want, pg_error *e);
 
+/* PNG: the libdeflate fast path (pg_img_png_fast.c; PG_OK, or anything
+ * else for "libpng decides"), and libpng alone, which pg_img_decode_png
+ * falls back to and the tests compare the fast path with. */
+pg_err pg_img_png_fast(const uint8_t *buf, size_t n, const pg_img_limits *lim, pg_img **out);
+pg_err pg_img_decode_png_libpng(const uint8_t *buf, size_t n, const pg_img_limits *lim, pg_img **out, pg_error *e);
+
 bool pg_img_jpeg_available(void);
 bool pg_img_webp_available(void);
 pg_err pg_img_probe_jpeg(const uint8_t *buf, size_t n, uint32_t *w, uint32_t *h, pg_error *e);

@@ -75,6 +75,16 @@ pg_err pg_img_decode_png(const uint8_t *buf, size_t n, const pg_img_limits *lim,
     *out = NULL;
     pg_err rc = pg_img_check_input(buf, n, lim, PG_IMG_FMT_PNG, e);
     if (rc) return rc;
+#ifdef PG_HAVE_LIBDEFLATE
+    if (pg_img_png_fast(buf, n, lim, out) == PG_OK) return PG_OK;
+#endif
+    return pg_img_decode_png_libpng(buf, n, lim, out, e);
+}
+
+pg_err pg_img_decode_png_libpng(const uint8_t *buf, size_t n, const pg_img_limits *lim, pg_img **out, pg_error *e) {
+    *out = NULL;
+    pg_err rc = pg_img_check_input(buf, n, lim, PG_IMG_FMT_PNG, e);
+    if (rc) return rc;
     /* On the heap: its fields change under libpng and must survive longjmp. */
     png_src *src = calloc(1, sizeof *src);
     png_infop info = NULL;

@@ -2,6 +2,14 @@
 # engine (broker/engine): one binary per engine module.
 pg_unit_test(test_engine_img SOURCES test_engine_img.c LIBS pg_engine)
 target_compile_definitions(test_engine_img PRIVATE PG_TEST_DATA_DIR="${PROJECT_SOURCE_DIR}/tests/data")
+# The PNG decoder's libdeflate fast path against libpng (only where libdeflate is: not mingw).
+get_target_property(pg_engine_defs pg_engine COMPILE_DEFINITIONS)
+if("PG_HAVE_LIBDEFLATE=1" IN_LIST pg_engine_defs)
+  pg_unit_test(test_engine_png_fast SOURCES test_engine_png_fast.c LIBS pg_engine)
+  target_include_directories(test_engine_png_fast PRIVATE ${PROJECT_SOURCE_DIR}/broker/engine)
+  target_compile_definitions(test_engine_png_fast PRIVATE PG_TEST_DATA_DIR="${PROJECT_SOURCE_DIR}/tests/data"
+                             PG_FUZZ_CORPUS_DIR="${PROJECT_SOURCE_DIR}/tests/fuzz/corpus/fuzz_png")
+endif()
 pg_unit_test(test_engine_fingerprint SOURCES test_engine_fingerprint.c LIBS pg_engine)
 pg_unit_test(test_engine_fft SOURCES test_engine_fft.c LIBS pg_engine m)
 pg_unit_test(test_engine_template SOURCES test_engine_template.c LIBS pg_engine m)
