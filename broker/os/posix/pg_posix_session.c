@@ -510,6 +510,15 @@ void pg_posix_session_stop(void) {
     pthread_join(R.thread, NULL);
     close(R.listen_fd);
     unlink(R.socket_path);
+    /* A registration still being read would audit into a broker being torn
+     * down: wait for those (each is bounded by REGISTER_MS). */
+    for (int waited = 0; waited < (int)REGISTER_MS + 1000; waited += 10) {
+        pthread_mutex_lock(&R.lock);
+        int pending = R.pending;
+        pthread_mutex_unlock(&R.lock);
+        if (!pending) break;
+        nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
+    }
     pthread_mutex_lock(&R.lock);
     R.running = false;
     if (R.cur) slot_end_locked(R.cur), slot_unref_locked(R.cur), R.cur = NULL;
