@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* pg_win_session.h - starting the capture/input helper in the active console
  * session and connecting it to the service over a private pipe (Windows
- * only; used by pg_win_helper_proxy.c).
+ * only; used by pg_win_helper_link.c).
  *
  * Contract: pg_win_session_launch
  *  1. creates \\.\pipe\pixelgate-helper-<32 random hex> (pg_random_bytes)
