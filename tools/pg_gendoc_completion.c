@@ -36,17 +36,22 @@ static void option_words(pg_gendoc_buf *b, const char *syn) {
     }
 }
 
+/* Is operation i the first whose command starts with its first word (so
+ * "assert changed" stands for the assert family)? */
+static bool first_of_its_word(size_t i) {
+    const char *cli = pg_opdecls[i].cli;
+    size_t n = strcspn(cli, " ");
+    for (size_t j = 0; j < i; j++)
+        if (strcspn(pg_opdecls[j].cli, " ") == n && !strncmp(pg_opdecls[j].cli, cli, n)) return false;
+    return true;
+}
+
 /* Every command's first word, once ("assert" for the assert family), then
  * the client's own commands (run, mcp, help). */
 static void first_words(pg_gendoc_buf *b) {
-    for (size_t i = 0; i < PG_OPI_COUNT; i++) {
-        const char *cli = pg_opdecls[i].cli;
-        size_t n = strcspn(cli, " ");
-        bool seen = false;
-        for (size_t j = 0; j < i && !seen; j++)
-            seen = strcspn(pg_opdecls[j].cli, " ") == n && !strncmp(pg_opdecls[j].cli, cli, n);
-        if (!seen) pg_gendoc_put(b, "%s%.*s", i ? " " : "", (int)n, cli);
-    }
+    for (size_t i = 0; i < PG_OPI_COUNT; i++)
+        if (first_of_its_word(i))
+            pg_gendoc_put(b, "%s%.*s", i ? " " : "", (int)strcspn(pg_opdecls[i].cli, " "), pg_opdecls[i].cli);
     for (size_t i = 0; i < pg_cli_n_extras; i++) {
         const char *w = pg_cli_extras[i].synopsis + strlen("pixelgate ");
         pg_gendoc_put(b, " %.*s", (int)strcspn(w, " "), w);
@@ -286,10 +291,7 @@ void pg_gendoc_completion_fish(pg_gendoc_buf *b) {
         for (size_t i = 0; i < PG_OPI_COUNT; i++) {
             const char *cli = pg_opdecls[i].cli;
             size_t n = strcspn(cli, " ");
-            bool seen = false;
-            for (size_t j = 0; j < i && !seen; j++)
-                seen = strcspn(pg_opdecls[j].cli, " ") == n && !strncmp(pg_opdecls[j].cli, cli, n);
-            if (seen) continue;
+            if (!first_of_its_word(i)) continue;
             pg_gendoc_put(b, "complete -c pixelgate -n %s -f -a '%.*s' -d ", cond, (int)n, cli);
             fish_quoted(b, cli[n] ? "a family of commands" : pg_opdecls[i].summary);
             pg_gendoc_put(b, "\n");
