@@ -6,7 +6,9 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#ifndef _WIN32
+#ifdef _WIN32
+#include <windows.h>
+#else
 #include <sys/stat.h>
 #include <unistd.h>
 #endif
@@ -113,9 +115,13 @@ static pg_err not_allowed(const char *address, int err, pg_error *e) {
 pg_err pg_session_connect(pg_session *s, pg_error *e) {
     if (s->conn) return PG_OK;
     errno = 0;
+#ifdef _WIN32
+    SetLastError(0);
+#endif
     pg_err rc = pg_conn_connect(&s->conn, s->address, s->timeout_ms, e);
     if (rc != PG_E_UNREACHABLE) return rc;
 #ifdef _WIN32
+    if (GetLastError() == ERROR_ACCESS_DENIED) return rc; /* the transport's tip: the policy, not the service */
     snprintf(e->recovery_tip, sizeof e->recovery_tip,
              "start the broker (sc start pixelgate) or point PIXELGATE_SOCKET / --socket at its pipe");
 #else
