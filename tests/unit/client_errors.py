@@ -173,6 +173,26 @@ def socket_cases():
            f"permission denied: the tip names the group and the policy's clients list, not starting ({tip})")
     ls.close()
 
+    # a. again, refused by the directory: the socket cannot even be looked at, so
+    # the message names the directory's owner, group and mode
+    closed = os.path.join(T, "closed")
+    os.mkdir(closed)
+    inner = os.path.join(closed, "broker.sock")
+    cs = socket.socket(socket.AF_UNIX)
+    cs.bind(inner)
+    cs.listen(4)
+    os.chmod(inner, 0o666)
+    os.chmod(closed, 0o700 if as_nobody else 0o000)
+    if not (as_nobody and not shutil.which("setpriv")):
+        rc, err, raw = client(inner, ["ping"], as_nobody)
+        m = err["message"] if err else ""
+        mode = "0700" if as_nobody else "0000"
+        ok(rc == 5 and f"permission denied on the broker's socket {inner}" in m and
+           f"{closed} is owner {'root' if as_nobody else me()}" in m and f"mode {mode}" in m,
+           f"a directory on the way refuses: its owner and mode are named ({raw.strip()})")
+    os.chmod(closed, 0o700)
+    cs.close()
+
 
 def broker_cases():
     # --- c. connected, not admitted by the policy
