@@ -6,7 +6,10 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#ifndef _WIN32
+#ifdef _WIN32
+#include <windows.h>
+#else
+#include <sys/stat.h>
 #include <unistd.h>
 #endif
 
@@ -54,15 +57,85 @@ static pg_err deliver_released(const pg_cli_request *req, pg_blob *b, cJSON *res
     return PG_OK;
 }
 
+#ifndef _WIN32
+/* The name of id in /etc/passwd or /etc/group (NAME:x:ID:...), else the
+ * number. Read directly: the client links statically, where glibc's NSS
+ * (getpwuid) is not to be used. */
+static void name_of_id(const char *db, unsigned id, char *out, size_t n) {
+    snprintf(out, n, "%u", id);
+    FILE *f = fopen(db, "re");
+    if (!f) return;
+    char line[1024];
+    while (fgets(line, sizeof line, f)) {
+        char *name = line, *c1 = strchr(name, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+        if (!c2) continue;
+        char *end;
+        unsigned long v = strtoul(c2 + 1, &end, 10);
+        if (end == c2 + 1 || *end != ':' || v != id) continue;
+        *c1 = '\0';
+        snprintf(out, n, "%.*s", (int)n - 1, name);
+        break;
+    }
+    fclose(f);
+}
+
+/* connect() said EACCES/EPERM: the socket (or a directory on its way) does
+ * not let this account in. Starting the broker fixes nothing: the fix is the
+ * group that may use it, or an administrator who opens it and admits the
+ * account in the policy. Names what stat() shows of the socket, or of its
+ * directory when the socket cannot even be looked at. */
+static pg_err not_allowed(const char *address, int err, pg_error *e) {
+    struct stat st;
+    char what[4096];
+    snprintf(what, sizeof what, "%s", address);
+    if (stat(what, &st) != 0) {
+        char *slash = strrchr(what, '/');
+        if (slash && slash != what) *slash = '\0';
+        else snprintf(what, sizeof what, "%s", slash ? "/" : ".");
+        if (stat(what, &st) != 0) memset(&st, 0, sizeof st);
+    }
+    char owner[64], group[64], self[64];
+    name_of_id("/etc/passwd", (unsigned)st.st_uid, owner, sizeof owner);
+    name_of_id("/etc/group", (unsigned)st.st_gid, group, sizeof group);
+    name_of_id("/etc/passwd", (unsigned)geteuid(), self, sizeof self);
+    pg_error_set(e, PG_E_UNREACHABLE, NULL,
+                 "permission denied on the broker's socket %s (%s): %s is owner %s, group %s, mode %04o, and "
+                 "this account (%s) may not connect",
+                 address, strerror(err), what, owner, group, (unsigned)(st.st_mode & 07777), self);
+    char tip[1024];
+    snprintf(tip, sizeof tip,
+             "not a broker problem: ask the administrator to add %s to group %s (then log in again), or to open the "
+             "socket and admit %s in the policy's clients.users / clients.groups",
+             self, group, self);
+    snprintf(e->recovery_tip, sizeof e->recovery_tip, "%.*s", (int)sizeof e->recovery_tip - 1, tip);
+    return PG_E_UNREACHABLE;
+}
+#endif
+
 pg_err pg_session_connect(pg_session *s, pg_error *e) {
     if (s->conn) return PG_OK;
-    pg_err rc = pg_conn_connect(&s->conn, s->address, s->timeout_ms, e);
-    if (rc == PG_E_UNREACHABLE)
-        snprintf(e->recovery_tip, sizeof e->recovery_tip,
+    errno = 0;
 #ifdef _WIN32
-                 "start the broker (sc start pixelgate) or point PIXELGATE_SOCKET / --socket at its pipe");
+    SetLastError(0);
+#endif
+    pg_err rc = pg_conn_connect(&s->conn, s->address, s->timeout_ms, e);
+    if (rc != PG_E_UNREACHABLE) return rc;
+#ifdef _WIN32
+    if (GetLastError() == ERROR_ACCESS_DENIED) return rc; /* the transport's tip: the policy, not the service */
+    snprintf(e->recovery_tip, sizeof e->recovery_tip,
+             "start the broker (sc start pixelgate) or point PIXELGATE_SOCKET / --socket at its pipe");
 #else
-                 "start pixelgated (systemctl start pixelgate) or point PIXELGATE_SOCKET / --socket at its socket");
+    int err = errno;
+    if (err == EACCES || err == EPERM) return not_allowed(s->address, err, e);
+    if (err == ENOENT)
+        pg_error_set(e, PG_E_UNREACHABLE, NULL, "no broker socket at %s: the broker is not running there",
+                     s->address);
+    else if (err == ECONNREFUSED)
+        pg_error_set(e, PG_E_UNREACHABLE, NULL,
+                     "nothing listens on %s (connection refused): the broker is not running", s->address);
+    snprintf(e->recovery_tip, sizeof e->recovery_tip,
+             "start the broker (systemctl start pixelgate.socket pixelgate), or point PIXELGATE_SOCKET / "
+             "--socket at its socket");
 #endif
     return rc;
 }

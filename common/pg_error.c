@@ -31,8 +31,12 @@ static const struct {
                        "`pixelgate windows`; take a fresh snapshot"},
     [PG_E_UNREACHABLE] = {"BROKER_UNREACHABLE",
                           "check that pixelgated is running and that PIXELGATE_SOCKET / --socket names its socket",
-                          "the broker is not running, not at that socket, or has no display; an endpoint is down",
-                          "check `PIXELGATE_SOCKET` / `--socket`"},
+                          "no answer from the screen; the message says which: no broker socket or connection "
+                          "refused (not running), permission denied on its socket (this account may not use it), "
+                          "the broker has no display (it runs; the display is missing or lost); an endpoint is down",
+                          "follow the tip: start the broker (`systemctl start pixelgate.socket pixelgate`), join the "
+                          "socket's group or get admitted in the policy, or give the broker its display "
+                          "(`xhost +SI:localuser:pixelgate`)"},
     [PG_E_TIMEOUT] = {"TIMEOUT", "raise --timeout or check that the window is still responding",
                       "a wait ran out (the last frame is in the output)", "raise `--timeout`; is the app responding?"},
     [PG_E_UNSUPPORTED] = {"UNSUPPORTED", "run 'pixelgate caps' to see what this backend can do",

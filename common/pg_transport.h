@@ -22,7 +22,11 @@
 
 typedef struct pg_conn pg_conn;
 
-/* Client side: connect to the broker at address (socket path / pipe name). */
+/* Client side: connect to the broker at address (socket path / pipe name).
+ * On POSIX, when connect() itself fails (PG_E_UNREACHABLE), errno is its
+ * errno: ENOENT/ECONNREFUSED (no broker) and EACCES/EPERM (not allowed) call
+ * for different fixes. On Windows, GetLastError() is ERROR_ACCESS_DENIED when
+ * the pipe's ACL refused the caller (the error then carries its own tip). */
 pg_err pg_conn_connect(pg_conn **out, const char *address, uint32_t timeout_ms, pg_error *e);
 void pg_conn_set_timeout(pg_conn *c, uint32_t timeout_ms);
 uint32_t pg_conn_timeout(const pg_conn *c);

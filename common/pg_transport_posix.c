@@ -127,8 +127,9 @@ pg_err pg_conn_connect(pg_conn **out, const char *address, uint32_t timeout_ms, 
     if (connect(fd, (struct sockaddr *)&sa, sizeof sa) != 0) {
         int err = errno;
         close(fd);
-        return pg_error_set(e, PG_E_UNREACHABLE, NULL, "cannot connect to broker at %s: %s", address,
-                            strerror(err));
+        pg_error_set(e, PG_E_UNREACHABLE, NULL, "cannot connect to broker at %s: %s", address, strerror(err));
+        errno = err; /* the caller tells "not running" from "not allowed" by it */
+        return PG_E_UNREACHABLE;
     }
     return pg_conn_from_fd(out, fd, timeout_ms, e);
 }

@@ -81,9 +81,19 @@ static pg_err open_once(const wchar_t *name, const char *address, HANDLE *h, pg_
     if (err == ERROR_FILE_NOT_FOUND || err == ERROR_PATH_NOT_FOUND)
         return pg_error_set(e, PG_E_UNREACHABLE, unreachable_tip,
                             "cannot connect to broker at %s: no such pipe (broker not running?)", address);
-    if (err == ERROR_ACCESS_DENIED)
-        return pg_error_set(e, PG_E_UNREACHABLE, unreachable_tip,
-                            "cannot connect to broker at %s: access denied by the pipe's ACL", address);
+    if (err == ERROR_ACCESS_DENIED) {
+        /* Starting the service fixes nothing: its pipe's DACL admits the policy's
+         * clients and approvers (broker/os/win/pg_win_listener.c), no network logon. */
+        pg_error_set(e, PG_E_UNREACHABLE,
+                     "not a broker problem: ask the administrator to add this account to clients.users (or one of "
+                     "its groups to clients.groups) in the policy, then restart the service (sc stop pixelgate, "
+                     "sc start pixelgate)",
+                     "permission denied on the broker's pipe %s: its ACL admits only the policy's clients, and this "
+                     "account is not one of them (or is logged on over the network)",
+                     address);
+        SetLastError(err); /* pg_session_connect keeps this tip */
+        return PG_E_UNREACHABLE;
+    }
     return pg_error_set(e, PG_E_UNREACHABLE, unreachable_tip, "cannot connect to broker at %s: Windows error %lu",
                         address, (unsigned long)err);
 }
@@ -131,7 +141,9 @@ pg_err pg_conn_connect(pg_conn **out, const char *address, uint32_t timeout_ms, 
     if (rc) return rc;
     HANDLE h;
     rc = open_pipe(name, address, timeout_ms, &h, e);
+    DWORD last = GetLastError();
     free(name);
+    SetLastError(last); /* the open's: ERROR_ACCESS_DENIED is told apart (pg_transport.h) */
     return rc ? rc : conn_new(out, h, timeout_ms, e);
 }
 

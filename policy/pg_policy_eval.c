@@ -60,13 +60,19 @@ pg_err pg_policy_admit(const pg_policy *p, const pg_principal *who, const pg_pol
     for (size_t i = 0; !ok && i < p->n_client_groups; i++)
         for (size_t k = 0; !ok && who->groups && k < who->n_groups; k++)
             if (who->groups[k] && pgp_name_eq(p->client_groups[i], who->groups[k])) ok = true;
-    if (!ok)
-        return pg_error_set(e, PG_E_POLICY,
-                            "ask the administrator to add this account to clients.users, or one of its groups to "
-                            "clients.groups, in the policy (docs/policy.md)",
-                            "user \"%s\" is not admitted by the policy (not in $.clients.users, and none of its "
-                            "groups is in $.clients.groups)",
-                            who->user);
+    if (!ok) {
+        pg_error_set(e, PG_E_POLICY, NULL,
+                     "user \"%s\" is not admitted by the policy (not in $.clients.users, and none of its "
+                     "groups is in $.clients.groups)",
+                     who->user);
+        /* The socket let it in: the fix is the policy's clients list, not a group or the broker. */
+        if (e)
+            snprintf(e->recovery_tip, sizeof e->recovery_tip,
+                     "ask the administrator to add \"%.64s\" to clients.users, or one of its groups to "
+                     "clients.groups, in the policy's clients list (docs/policy.md), then systemctl reload pixelgate",
+                     who->user);
+        return PG_E_POLICY;
+    }
     *view = pg_policy_view_for(p, who->user);
     return PG_OK;
 }

@@ -19,6 +19,8 @@ PKGS=(
   libx11-dev libx11-xcb-dev
   # readiness, socket activation and logind (pixelgated); logind mocked in tests
   libsystemd-dev python3-dbusmock
+  # the zsh and fish completions are checked in their shells (unit.completion_zsh, _fish)
+  zsh fish
   # the desktop the tests and the demo drive
   xvfb xauth x11-utils x11-xserver-utils x11-apps tk openbox fonts-dejavu-core
   # test and bench tools

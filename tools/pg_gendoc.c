@@ -404,6 +404,8 @@ int main(int argc, char **argv) {
     else if (argc == 2 && !strcmp(argv[1], "platform-primitives")) gen_platform_primitives(&b);
     else if (argc == 2 && !strcmp(argv[1], "man-client")) pg_gendoc_man_client(&b);
     else if (argc == 2 && !strcmp(argv[1], "completion-bash")) pg_gendoc_completion_bash(&b);
+    else if (argc == 2 && !strcmp(argv[1], "completion-zsh")) pg_gendoc_completion_zsh(&b);
+    else if (argc == 2 && !strcmp(argv[1], "completion-fish")) pg_gendoc_completion_fish(&b);
     else if (argc == 3 && !strcmp(argv[1], "man-broker")) {
         char cmd[4200];
         snprintf(cmd, sizeof cmd, "'%s' --help", argv[2]);
@@ -427,7 +429,9 @@ int main(int argc, char **argv) {
     } else {
         fprintf(stderr, "usage: pg_gendoc protocol|agents|ops-list|exit-codes|platform-primitives|fields | write DOCS_DIR | check DOCS_DIR PIXELGATE\n"
                         "       pg_gendoc man-client | man-broker PIXELGATED | man-policy POLICY_MD   (roff on stdout)\n"
-                        "       pg_gendoc completion-bash                 (pixelgate's bash completion on stdout)\n");
+                        "       pg_gendoc completion-bash                 (pixelgate's bash completion on stdout)\n"
+                        "       pg_gendoc completion-zsh                  (its zsh completion, _pixelgate)\n"
+                        "       pg_gendoc completion-fish                 (its fish completion, pixelgate.fish)\n");
         return 2;
     }
     if (b.s) fputs(b.s, stdout);

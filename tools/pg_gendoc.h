@@ -33,5 +33,9 @@ void pg_gendoc_man_broker(pg_gendoc_buf *b, const char *help);
 void pg_gendoc_man_policy(pg_gendoc_buf *b, const char *policy_md);
 /* bash completion for pixelgate (pg_gendoc_completion.c). */
 void pg_gendoc_completion_bash(pg_gendoc_buf *b);
+/* zsh (share/zsh/vendor-completions/_pixelgate) and fish
+ * (share/fish/vendor_completions.d/pixelgate.fish) completions, from the same declarations. */
+void pg_gendoc_completion_zsh(pg_gendoc_buf *b);
+void pg_gendoc_completion_fish(pg_gendoc_buf *b);
 
 #endif

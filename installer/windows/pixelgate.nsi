@@ -7,6 +7,7 @@
 ; Defines:
 ;   BINDIR     the cmake build dir holding broker/pixelgated.exe and client/pixelgate.exe
 ;   BROKER_EXE, CLIENT_EXE  override the two binaries one by one (default from BINDIR)
+;   WINPATH_EXE  the system Path editor run at install and uninstall (default BINDIR/installer/pg_winpath.exe)
 ;   SRCDIR     the source tree, for docs/ (default: two levels above this file)
 ;   POLICY     the default policy (default: policy.json next to this file)
 ;   OUTFILE    the installer to write (default pixelgate-setup.exe)
@@ -23,8 +24,12 @@
 ;      owner Administrators; Users may read it, only SYSTEM and Administrators may change it;
 ;   5. `pixelgated.exe install` (spool/audit ACLs, service registration); on failure the
 ;      program files are removed again and setup fails with the broker's exit code in the message;
-;   6. writes uninstall.exe and the Add/Remove Programs entry; starts the service unless /NOSTART.
-; Uninstall: `pixelgated.exe uninstall`, then the program files and the spool; the policy and
+;   6. adds $INSTDIR (where pixelgate.exe is) to the system Path (pg_winpath.exe, run from the
+;      plugins directory: NSIS strings are too short for a real Path), so a new cmd.exe and an
+;      MCP host's `pixelgate mcp` find it; on failure setup rolls back as in 5;
+;   7. writes uninstall.exe and the Add/Remove Programs entry; starts the service unless /NOSTART.
+; Uninstall: `pixelgated.exe uninstall`, $INSTDIR out of the system Path, then the program
+; files and the spool; the policy and
 ; the audit log stay unless /PURGE is given (then all of %ProgramData%\pixelgate goes).
 ; Silent: pixelgate-setup.exe /S [/NOSTART] [/D=DIR]; uninstall.exe /S [/PURGE].
 ; Exit codes: 0 done, 1 cancelled, 2 failed (the reason is shown, or suppressed under /S).
@@ -50,6 +55,12 @@ SetCompressor /SOLID lzma
     !error "define BINDIR (the cmake build dir, e.g. -DBINDIR=build/mingw) or CLIENT_EXE"
   !endif
   !define CLIENT_EXE "${BINDIR}/client/pixelgate.exe"
+!endif
+!ifndef WINPATH_EXE
+  !ifndef BINDIR
+    !error "define BINDIR (the cmake build dir, e.g. -DBINDIR=build/mingw) or WINPATH_EXE"
+  !endif
+  !define WINPATH_EXE "${BINDIR}/installer/pg_winpath.exe"
 !endif
 !ifndef SRCDIR
   !define SRCDIR "../.."
@@ -166,6 +177,15 @@ Var LogH
   ${EndIf}
   !insertmacro Log `exit code $0: $1`
   Pop $1
+!macroend
+
+; pg_winpath.exe OP (add or remove) on $INSTDIR, the directory of pixelgate.exe: the system
+; Path; its exit code in $0 (0 done or nothing to do). Carried inside setup and uninstall.exe.
+!macro WinPath OP
+  InitPluginsDir
+  SetOverwrite on
+  File "/oname=$PLUGINSDIR\pg_winpath.exe" "${WINPATH_EXE}"
+  !insertmacro Exec '"$PLUGINSDIR\pg_winpath.exe" ${OP} "$INSTDIR"'
 !macroend
 
 ; Fails setup: message (suppressed under /S), exit code 2.
@@ -358,6 +378,7 @@ FunctionEnd
 ; (on an upgrade the previous version's service is already gone, so nothing is installed any
 ; more). %ProgramData%\pixelgate (policy, audit log) is kept.
 Function RollBackFiles
+  !insertmacro WinPath remove
   SetOutPath "$TEMP" ; $INSTDIR must not be the current directory when it is removed
   Delete "$INSTDIR\pixelgated.exe"
   Delete "$INSTDIR\pixelgate.exe"
@@ -459,7 +480,16 @@ Section "pixelgate" SecMain
     !insertmacro Fail "$\"$INSTDIR\pixelgated.exe$\" install failed with exit code $1 (2 usage, 3 refused e.g. not elevated, 8 bad input, 9 internal; its output is in $TEMP\pixelgate-setup.log). pixelgate is not installed now; the policy and audit log in $DataDir are kept."
   ${EndIf}
 
-  ; 6. Uninstaller, Add/Remove Programs, service start.
+  ; 6. pixelgate.exe on the system Path, for new command prompts and MCP hosts.
+  !insertmacro WinPath add
+  ${If} $0 != 0
+    StrCpy $1 $0
+    !insertmacro Exec '"$INSTDIR\pixelgated.exe" uninstall'
+    Call RollBackFiles
+    !insertmacro Fail "Could not add $INSTDIR to the system Path (pg_winpath exited with $1; see $TEMP\pixelgate-setup.log). pixelgate is not installed now; the policy and audit log in $DataDir are kept."
+  ${EndIf}
+
+  ; 7. Uninstaller, Add/Remove Programs, service start.
   WriteUninstaller "$INSTDIR\uninstall.exe"
   WriteRegStr HKLM "${UNINST_KEY}" "DisplayName" "pixelgate"
   WriteRegStr HKLM "${UNINST_KEY}" "DisplayVersion" "${VERSION}"
@@ -522,6 +552,12 @@ Section "Uninstall"
     !insertmacro Log "warning: $INSTDIR\pixelgated.exe is missing; removing the service with sc"
     !insertmacro Exec '"$SYSDIR\sc.exe" stop ${SERVICE}'
     !insertmacro Exec '"$SYSDIR\sc.exe" delete ${SERVICE}'
+  ${EndIf}
+
+  ; pixelgate.exe leaves the system Path; a failure is logged, the rest goes on.
+  !insertmacro WinPath remove
+  ${If} $0 != 0
+    !insertmacro Log "warning: $INSTDIR is still in the system Path (pg_winpath exited with $0): remove it by hand"
   ${EndIf}
 
   Delete "$INSTDIR\pixelgated.exe"

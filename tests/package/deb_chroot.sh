@@ -7,10 +7,12 @@
 #   started the way the packaged unit says (its ExecStart, User, Environment)
 #   and the packaged client answer a ping and a snapshot on an Xvfb display;
 #   `systemd-analyze verify` passes on the installed unit; the packaged man
-#   pages render and show every command (tools/check_man.sh); the DEP-5
-#   copyright file, NEWS, the bash completion, the Xsession.d snippet and the XDG autostart entry
+#   pages render and show every command (tools/check_man.sh), and pixelgate(1)
+#   lists every exit code, 0 through 12; the DEP-5 copyright file, NEWS, the
+#   bash, zsh and fish completions, the Xsession.d snippet and the XDG autostart entry
 #   that renew the display grant at login are installed (the last two as
-#   conffiles);
+#   conffiles); the installed Xsession.d snippet, sourced as Xsession(5) does
+#   against an Xvfb with access control, makes `xhost` list SI:localuser:pixelgate;
 #   apt remove keeps the policy and the audit log, apt purge removes them.
 # Usage: tests/package/deb_chroot.sh [DEB]   (default: scripts/build-deb.sh builds one)
 # Cache (PG_CACHE, default /var/cache/pixelgate-build): debootstrap's tarball
@@ -143,6 +145,40 @@ check "the XDG autostart entry does the same (a conffile)" \
              grep -qx /etc/xdg/autostart/pixelgate-xhost.desktop '$ROOT/var/lib/dpkg/info/pixelgate.conffiles'"
 check "README.Debian says how to turn both off" \
     bash -c "grep -q 'Display access at login' '$D/README.Debian' && grep -q 'Hidden=true' '$D/README.Debian'"
+check "the zsh completion is installed where zsh looks (vendor-completions), as a #compdef file" \
+    bash -c "head -1 '$ROOT/usr/share/zsh/vendor-completions/_pixelgate' | grep -qx '#compdef pixelgate' &&
+             grep -q 'snapshot' '$ROOT/usr/share/zsh/vendor-completions/_pixelgate'"
+check "the fish completion is installed where fish looks (vendor_completions.d)" \
+    grep -q "^complete -c pixelgate -n __pixelgate_none -f -a 'snapshot'" \
+    "$ROOT/usr/share/fish/vendor_completions.d/pixelgate.fish"
+
+# The installed snippet, run the way Xsession(5) runs it (sourced by sh with
+# set -e), with the host's xhost against a host Xvfb that keeps its access
+# control (no -ac; -noreset so the list outlives each xhost). The X server
+# resolves SI:localuser names with the host's accounts: the host needs a
+# pixelgate account (the package's is in the chroot); as root the test makes
+# a system one if it is missing, as the package does, and leaves it.
+phase "the installed Xsession.d snippet against an Xvfb"
+if ! getent passwd pixelgate >/dev/null; then
+    useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin pixelgate ||
+        pg_die "cannot make the host account pixelgate"
+    echo "# made the host system account pixelgate (as the package's postinst does); it stays"
+fi
+exec 5>"$PG_TMP/xsession-display"
+Xvfb -displayfd 5 -screen 0 320x240x24 -nolisten tcp -noreset >"$PG_TMP/xsession-xvfb.log" 2>&1 &
+PG_PIDS+=($!)
+exec 5>&-
+for _ in $(seq 200); do [ -s "$PG_TMP/xsession-display" ] && break; sleep 0.05; done
+XS_DISPLAY=:$(head -1 "$PG_TMP/xsession-display")
+for _ in $(seq 100); do DISPLAY=$XS_DISPLAY xdpyinfo >/dev/null 2>&1 && break; sleep 0.1; done
+before=$(DISPLAY=$XS_DISPLAY xhost 2>&1)
+check "the Xvfb keeps access control and has no grant yet" \
+    bash -c 'grep -q "access control enabled" <<<"$1" && ! grep -q "SI:localuser:pixelgate" <<<"$1"' _ "$before"
+DISPLAY=$XS_DISPLAY sh -ec ". '$ROOT/etc/X11/Xsession.d/40pixelgate_xhost'; echo sourced" >"$PG_TMP/xsession.out" 2>&1
+check "the installed snippet, sourced under set -e, returns" grep -qx sourced "$PG_TMP/xsession.out"
+after=$(DISPLAY=$XS_DISPLAY xhost 2>&1)
+check "...and xhost then lists SI:localuser:pixelgate" grep -qx 'SI:localuser:pixelgate' <<<"$after"
+grep -qx 'SI:localuser:pixelgate' <<<"$after" || echo "# xhost: $after"
 
 # ---- the installed unit, checked by systemd ----
 out=$(systemd-analyze verify --root="$ROOT" --man=no /lib/systemd/system/pixelgate.service 2>&1)
@@ -155,6 +191,17 @@ for f in pixelgate.1 pixelgated.8 pixelgate-policy.5; do
 done
 check "the packaged man pages render and show every command, option and policy key" \
     bash "$PG_ROOT/tools/check_man.sh" "$MAN" "$ROOT/usr/bin/pixelgate" "$ROOT/usr/sbin/pixelgated" "$PG_ROOT/docs/policy.md"
+# EXIT STATUS of the installed pixelgate(1), as zcat shows it: one .B line per code, 0 to 12,
+# each followed by its name (the table of common/pg_error.c the page is generated from).
+EXIT_SECTION=$(zcat "$ROOT/usr/share/man/man1/pixelgate.1.gz" | sed -n '/^\.SH "EXIT STATUS"/,/^\.SH /p')
+missing_codes=()
+for n in $(seq 0 12); do
+    grep -qx "\.B $n" <<<"$EXIT_SECTION" || missing_codes+=("$n")
+done
+check "the installed pixelgate(1) lists exit codes 0 through 12 (missing: ${missing_codes[*]:-none})" \
+    [ ${#missing_codes[@]} = 0 ]
+check "...with their names, BLOCKED, NEEDS_APPROVAL and BUSY among them" \
+    bash -c 'for w in OK BROKER_UNREACHABLE BLOCKED NEEDS_APPROVAL BUSY; do grep -q "fB$w\\\\fR" <<<"$1" || exit 1; done' _ "$EXIT_SECTION"
 
 # ---- the packaged broker and client, as the unit runs them ----
 phase "broker and client from the package"

@@ -2,7 +2,10 @@
 # SPDX-License-Identifier: MIT
 # installer_test.sh - builds the NSIS installer (installer/windows/pixelgate.nsi) from a mingw
 # build and checks, under Wine, its silent install, reinstall over an admin's policy, a failed
-# broker install, uninstall (audit log and policy kept) and uninstall /PURGE.
+# broker install, uninstall (audit log and policy kept) and uninstall /PURGE; and that the
+# install directory is on the system Path exactly while pixelgate is installed: a new
+# `cmd.exe /c pixelgate --version` finds it, docs/mcp.md's registration (command `pixelgate`,
+# arguments `mcp`) answers an MCP initialize from cmd.exe, and after uninstall neither is found.
 #
 # Usage: tests/windows/installer_test.sh [BUILD_DIR]     (default build/mingw)
 #   BUILD_DIR must hold broker/pixelgated.exe and client/pixelgate.exe (cmake --preset mingw).
@@ -59,6 +62,7 @@ EOF
 x86_64-w64-mingw32-gcc -O2 -static -o "$WORK/failing/pixelgated.exe" "$WORK/failing/fail.c" ||
     die "cannot build the failing test broker"
 makensis -V2 -DBROKER_EXE="$WORK/failing/pixelgated.exe" -DCLIENT_EXE="$CLIENT" \
+    -DWINPATH_EXE="$BUILD/installer/pg_winpath.exe" \
     -DOUTFILE="$WORK/pixelgate-setup-failing.exe" -DVERSION="$VERSION" "$NSI" \
     >"$WORK/makensis-failing.log" 2>&1 </dev/null || { cat "$WORK/makensis-failing.log" >&2; die "makensis (failing broker) failed"; }
 ok "cmake --build --target installer built pixelgate-setup.exe ($VERSION) from $BUILD"
@@ -145,6 +149,26 @@ run_uninstall() {
 # What _?= leaves behind: the uninstaller itself.
 drop_uninstaller() { rm -f "$PF/uninstall.exe"; rmdir "$PF" 2>/dev/null || true; }
 
+# The system Path, as the registry holds it (in $WORK/NAME.out).
+ENV_KEY='HKLM\System\CurrentControlSet\Control\Session Manager\Environment'
+path_query() { wrun "$1" reg query "$ENV_KEY" /v Path; }
+# How many entries of the system Path are the install directory (any case, trailing \ or not).
+path_count() {
+    path_query "$1" || { echo -1; return; }
+    sed -n 's/^ *Path *REG_[A-Z_]*SZ *//Ip' "$WORK/$1.out" | tr -d '\r' | tr ';' '\n' |
+        sed 's:\\*$::' | grep -ciFx "$INSTDIR_WIN"
+}
+# A fresh cmd.exe (Wine builds its environment from the registry): runs CMDLINE, stdin from
+# FILE (or nothing), output in $WORK/NAME.out; the exit code in RC.
+fresh_cmd() {
+    local name=$1 in=$2
+    shift 2
+    RC=0
+    timeout "$PG_WINE_TIMEOUT" "$PG_WINE" cmd.exe /c "$@" <"$in" >"$WORK/$name.out" 2>&1 8>&- || RC=$?
+}
+MCP_INIT='{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"installer_test","version":"1"}}}'
+printf '%s\n' "$MCP_INIT" >"$WORK/mcp-init.jsonl"
+
 service_state() {
     wrun sc-query sc query pixelgate || true
     sed -n 's/^ *STATE *: *[0-9]* *\([A-Z_]*\).*/\1/p' "$WORK/sc-query.out" | head -n1
@@ -154,6 +178,7 @@ service_state() {
 if [ -f "$PF/pixelgated.exe" ]; then wrun pre-uninstall "$PF/pixelgated.exe" uninstall || true; fi
 wrun pre-sc-delete sc delete pixelgate || true
 wrun pre-reg-delete reg delete "$ARP_KEY" /f || true
+wrun pre-path "$BUILD/installer/pg_winpath.exe" remove "$INSTDIR_WIN" || true # an earlier run's entry
 rm -rf "$PF" "$PD"
 save_logs 0-pre
 
@@ -177,6 +202,13 @@ check "service runs as LocalSystem" grep -qi 'ObjectName.*LocalSystem' "$WORK/sv
 check "ProgramData/pixelgate/spool exists" [ -d "$PD/spool" ]
 check "ProgramData/pixelgate/audit exists" [ -d "$PD/audit" ]
 echo "# service state after install: $(service_state)"
+check "the install directory is on the system Path once" [ "$(path_count path1)" = 1 ]
+fresh_cmd cmd-version /dev/null pixelgate --version
+check "a new cmd.exe finds it: cmd /c pixelgate --version says $VERSION (exit $RC)" \
+    grep -q "pixelgate $VERSION" "$WORK/cmd-version.out"
+fresh_cmd cmd-mcp "$WORK/mcp-init.jsonl" pixelgate mcp
+check "docs/mcp.md's registration from cmd.exe: pixelgate mcp answers initialize (exit $RC)" \
+    grep -q '"id":1,"result":{.*"serverInfo":{"name":"pixelgate"' "$WORK/cmd-mcp.out"
 
 # ---- 2. reinstall over an administrator's policy ----
 MARKER="admin policy $$-$RANDOM"
@@ -188,6 +220,7 @@ check "second silent install (upgrade) exits 0 (got $RC)" [ "$RC" = 0 ]
 check "an existing policy is not overwritten" cmp -s "$WORK/marker-policy.json" "$PD/policy.json"
 check "service key still exists after the upgrade" key_exists svc2 "$SVC_KEY"
 check "Program Files/pixelgate/pixelgated.exe still there" [ -f "$PF/pixelgated.exe" ]
+check "the upgrade leaves the install directory on the system Path once, not twice" [ "$(path_count path2)" = 1 ]
 
 # ---- 3. uninstall: binaries and service go, audit log and policy stay ----
 mkdir -p "$PD/audit" # (the broker made it; "audit exists" above checked that)
@@ -202,7 +235,11 @@ check "Add/Remove Programs key removed" key_absent arp3 "$ARP_KEY"
 check "audit log kept" [ -f "$PD/audit/audit.jsonl" ]
 check "policy kept" cmp -s "$WORK/marker-policy.json" "$PD/policy.json"
 check "spool removed" [ ! -e "$PD/spool" ]
+check "the install directory left the system Path" [ "$(path_count path3)" = 0 ]
+check "...and the rest of the Path is still there" grep -qi 'system32' "$WORK/path3.out"
 drop_uninstaller
+fresh_cmd cmd-gone /dev/null pixelgate --version
+check "a new cmd.exe no longer finds pixelgate (exit $RC)" [ "$RC" != 0 ]
 
 # ---- 4. a broker whose install fails: setup fails and rolls back ----
 run_setup failing "$WORK/pixelgate-setup-failing.exe" /S
@@ -213,6 +250,7 @@ check "no pixelgated.exe left after the failed install" [ ! -e "$PF/pixelgated.e
 check "no uninstall.exe left after the failed install" [ ! -e "$PF/uninstall.exe" ]
 check "no Add/Remove Programs key after the failed install" key_absent arp4 "$ARP_KEY"
 check "policy kept after the failed install" cmp -s "$WORK/marker-policy.json" "$PD/policy.json"
+check "the failed install left the system Path as it was" [ "$(path_count path4)" = 0 ]
 
 # ---- 5. install again, then uninstall /PURGE removes ProgramData/pixelgate ----
 run_setup install2 "$WORK/pixelgate-setup.exe" /S /NOSTART
@@ -225,6 +263,7 @@ check "/PURGE removed ProgramData/pixelgate" [ ! -e "$PD" ]
 check "service key removed after /PURGE" key_gone svc6 "$SVC_KEY"
 check "Add/Remove Programs key removed after /PURGE" key_absent arp6 "$ARP_KEY"
 check "program files removed after /PURGE" [ ! -e "$PF/pixelgated.exe" ]
+check "the install directory left the system Path after /PURGE" [ "$(path_count path6)" = 0 ]
 drop_uninstaller
 
 echo "$PASS passed, $FAIL failed"
