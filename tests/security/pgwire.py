@@ -10,20 +10,48 @@ import struct
 import zlib
 
 
+def read_exact(sock, n):
+    buf = b""
+    while len(buf) < n:
+        chunk = sock.recv(n - len(buf))
+        if not chunk:
+            raise ConnectionError("the peer closed the connection")
+        buf += chunk
+    return buf
+
+
+def write_frame(sock, header, attachments=()):
+    """One PGF1 frame: the JSON header and its attachments."""
+    h = json.dumps(header).encode()
+    frame = b"PGF1" + struct.pack(">II", len(h), len(attachments)) + h
+    for a in attachments:
+        frame += struct.pack(">I", len(a)) + a
+    sock.sendall(frame)
+
+
+def read_frame(sock):
+    """One PGF1 frame: (header, attachments)."""
+    pre = read_exact(sock, 12)
+    if pre[:4] != b"PGF1":
+        raise ValueError("bad magic")
+    hlen, natt = struct.unpack(">II", pre[4:12])
+    header = json.loads(read_exact(sock, hlen))
+    atts = []
+    for _ in range(natt):
+        (n,) = struct.unpack(">I", read_exact(sock, 4))
+        atts.append(read_exact(sock, n))
+    return header, atts
+
+
 class Broker:
-    def __init__(self, path=None):
+    def __init__(self, path=None, timeout=None):
         self.sock = socket.socket(socket.AF_UNIX)
+        self.sock.settimeout(timeout)
         self.sock.connect(path or os.environ["PIXELGATE_SOCKET"])
         self.next_id = 0
 
-    def _read(self, n):
-        buf = b""
-        while len(buf) < n:
-            chunk = self.sock.recv(n - len(buf))
-            if not chunk:
-                raise ConnectionError("broker closed the connection")
-            buf += chunk
-        return buf
+    def close(self):
+        self.sock.close()
 
     def call(self, op, args=None, attachments=()):
         """Returns (ok, result_or_error, attachments)."""
@@ -31,20 +59,8 @@ class Broker:
         hdr = {"v": 1, "id": self.next_id, "op": op}
         if args is not None:
             hdr["args"] = args
-        h = json.dumps(hdr).encode()
-        frame = b"PGF1" + struct.pack(">II", len(h), len(attachments)) + h
-        for a in attachments:
-            frame += struct.pack(">I", len(a)) + a
-        self.sock.sendall(frame)
-        pre = self._read(12)
-        if pre[:4] != b"PGF1":
-            raise ValueError("bad magic")
-        hlen, natt = struct.unpack(">II", pre[4:12])
-        resp = json.loads(self._read(hlen))
-        atts = []
-        for _ in range(natt):
-            (n,) = struct.unpack(">I", self._read(4))
-            atts.append(self._read(n))
+        write_frame(self.sock, hdr, attachments)
+        resp, atts = read_frame(self.sock)
         if resp.get("ok"):
             return True, resp["result"], atts
         err = resp["error"]

@@ -4,13 +4,13 @@ connection per request, until the file named by argv[2] exists; prints
 "CALLS n FAILS k MAXMS m" and the first failures. For
 tests/systemd/socket_activation.sh: a broker restarted under this load must
 answer every request (the socket's backlog holds them for the next one)."""
-import json
 import os
-import socket
-import struct
 import sys
 import threading
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "security"))
+from pgwire import Broker  # noqa: E402
 
 sock_path, stop_file = sys.argv[1], sys.argv[2]
 lock = threading.Lock()
@@ -19,30 +19,14 @@ max_ms = 0.0
 errors = []
 
 
-def read_exact(c, n):
-    buf = b""
-    while len(buf) < n:
-        chunk = c.recv(n - len(buf))
-        if not chunk:
-            raise ConnectionError("closed before the reply")
-        buf += chunk
-    return buf
-
-
 def ping():
-    c = socket.socket(socket.AF_UNIX)
-    c.settimeout(30)
+    b = Broker(sock_path, timeout=30)
     try:
-        c.connect(sock_path)
-        h = json.dumps({"v": 1, "id": 1, "op": "ping"}).encode()
-        c.sendall(b"PGF1" + struct.pack(">II", len(h), 0) + h)
-        pre = read_exact(c, 12)
-        hlen, _ = struct.unpack(">II", pre[4:12])
-        reply = json.loads(read_exact(c, hlen))
-        if not reply.get("ok"):
-            raise RuntimeError(reply.get("error"))
+        ok, reply, _ = b.call("ping")
+        if not ok:
+            raise RuntimeError(reply)
     finally:
-        c.close()
+        b.close()
 
 
 def worker():

@@ -11,14 +11,15 @@ and reports, one line each:
   EXIT <code> <ms>      the broker exited (code) <ms> after SIGTERM (or by itself)
 Commands on stdin: "start", "stop", "quit". Run with Debian's python3.
 """
-import json
 import os
 import pwd
 import signal
 import socket
-import struct
 import sys
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "security"))
+from pgwire import Broker  # noqa: E402
 
 sock_path, notify_path, broker_user, *broker_argv = sys.argv[1:]
 
@@ -46,18 +47,17 @@ def say(*words):
 def ping_now():
     """A ping over the held socket, as an agent would send it (root is not
     admitted, so any answer of the broker's counts: it read and replied)."""
-    c = socket.socket(socket.AF_UNIX)
-    c.settimeout(5)
     try:
-        c.connect(sock_path)
-        h = json.dumps({"v": 1, "id": 1, "op": "ping"}).encode()
-        c.sendall(b"PGF1" + struct.pack(">II", len(h), 0) + h)
-        pre = c.recv(12)
-        return pre[:4] == b"PGF1"
+        b = Broker(sock_path, timeout=5)
     except OSError:
         return False
+    try:
+        b.call("ping")
+        return True
+    except (OSError, ValueError):
+        return False
     finally:
-        c.close()
+        b.close()
 
 
 def start():
