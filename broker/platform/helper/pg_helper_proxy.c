@@ -7,9 +7,9 @@
  * other processes of that session can attack it; the service must never let
  * a broken or hostile helper make it allocate, index or print beyond what a
  * genuine reply could need. Any reply that fails a check ends the helper.
- * Why one deadline per call: pg_proto_read makes several reads; each gets
- * what is left of the call's time, so a helper trickling bytes cannot
- * stretch a call past its bound.
+ * Why one deadline per call: the reply is read under what is left of the
+ * call's time, one deadline over all of pg_proto_read's reads, so a helper
+ * trickling bytes cannot stretch a call past its bound.
  */
 #include <pthread.h>
 #include <stdarg.h>
@@ -353,20 +353,6 @@ static pg_err dec_capture(proxy *x, const cJSON *result, pg_msg *m, void *out, p
 
 /* ----------------------------------------------------------- one call */
 
-typedef struct {
-    pg_conn *c;
-    pg_deadline deadline;
-} timed_conn;
-
-/* Each read gets what is left of the call's time. */
-static pg_err timed_read(void *ctx, void *buf, size_t n, pg_error *e) {
-    timed_conn *t = ctx;
-    uint32_t left = pg_deadline_left_ms(t->deadline);
-    if (left == 0) return pg_error_set(e, PG_E_TIMEOUT, NULL, "deadline passed");
-    pg_conn_set_timeout(t->c, left);
-    return pg_conn_read_full(t->c, buf, n, e);
-}
-
 /* The helper's stream is out of step or gone: stop it; the next call
  * asks the link for a helper again. */
 static pg_err transport_failed(proxy *x, const char *op, uint64_t ms, pg_err rc, pg_error *e) {
@@ -388,14 +374,21 @@ static pg_err exchange(proxy *x, const char *op, cJSON *args, uint32_t extra_ms,
     static const pg_proto_limits limits = {REPLY_MAX_HEADER, 1, PG_HELPER_MAX_CAPTURE, PG_HELPER_MAX_CAPTURE};
     uint64_t id = ++x->next_id;
     uint64_t ms = (uint64_t)x->call_timeout_ms + extra_ms;
-    timed_conn t = {x->conn, pg_deadline_in_ms((double)ms)};
+    pg_deadline until = pg_deadline_in_ms((double)ms);
     cJSON *req = pg_proto_request_new(id, op, args);
     if (!req) return pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory");
-    pg_conn_set_timeout(t.c, x->call_timeout_ms);
-    pg_err rc = pg_proto_write(t.c, req, NULL, 0, e);
+    pg_conn_set_timeout(x->conn, x->call_timeout_ms);
+    pg_err rc = pg_proto_write(x->conn, req, NULL, 0, e);
     cJSON_Delete(req);
+    /* The reply gets what is left of the call's time, as one deadline over
+     * all its reads (pg_proto_read): a helper trickling bytes cannot stretch it. */
+    uint32_t left = pg_deadline_left_ms(until);
+    if (!rc && !left) rc = pg_error_set(e, PG_E_TIMEOUT, NULL, "deadline passed");
     pg_msg m = {0};
-    if (!rc) rc = pg_proto_read_from(timed_read, &t, &limits, &m, e);
+    if (!rc) {
+        pg_conn_set_timeout(x->conn, left);
+        rc = pg_proto_read(x->conn, &limits, &m, e);
+    }
     if (rc) return transport_failed(x, op, ms, rc, e);
     const cJSON *result = NULL;
     rc = check_envelope(&m, id, &result, e);
