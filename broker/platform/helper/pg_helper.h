@@ -116,7 +116,10 @@ static inline bool pg_helper_wire_is_out(pg_helper_wire_kind k) { return k >= PG
 /* The range both ends hold a number of kind k to; false for SELF, ERR, TEXT. */
 bool pg_helper_wire_range(pg_helper_wire_kind k, double *lo, double *hi);
 
-/* Is the op a primitive the helper protocol carries (WIRE or CUSTOM)? */
+/* The primitives the helper protocol carries (WIRE or CUSTOM), by name: the
+ * most a broker can allow; returns how many, *ops the list. */
+size_t pg_helper_ops_carried(const char *const **ops);
+/* Is the op one of them? */
 bool pg_helper_op_known(const char *op);
 
 /* --------------------------------------------------------------- proxy */

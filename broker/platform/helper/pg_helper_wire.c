@@ -29,6 +29,11 @@ static const char *const carried[] = {
 };
 #undef PG_PRIM
 
+size_t pg_helper_ops_carried(const char *const **ops) {
+    *ops = carried;
+    return sizeof carried / sizeof *carried;
+}
+
 bool pg_helper_op_known(const char *op) {
     for (size_t i = 0; op && i < sizeof carried / sizeof *carried; i++)
         if (!strcmp(carried[i], op)) return true;
