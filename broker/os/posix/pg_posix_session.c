@@ -17,7 +17,6 @@
 #include <grp.h>
 #include <poll.h>
 #include <pthread.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +29,7 @@
 #include "pg_audit.h"
 #include "pg_helper.h"
 #include "pg_log.h"
+#include "pg_posix_peer.h"
 #include "pg_posix_session.h"
 #include "pg_proto.h"
 #include "pg_server.h"
@@ -142,26 +142,15 @@ static void link_describe(void *ctx, char *out, size_t cap) {
              s->session, s->display, s->since);
 }
 
-/* The real uid of a process (/proc/PID/status is readable by every account). */
-static bool process_uid(int64_t pid, uint32_t *uid) {
-    char path[64], line[256];
-    snprintf(path, sizeof path, "/proc/%lld/status", (long long)pid);
-    FILE *f = fopen(path, "re");
-    bool found = false;
-    while (f && !found && fgets(line, sizeof line, f)) found = sscanf(line, "Uid: %u", uid) == 1;
-    if (f) fclose(f);
-    return found;
-}
-
-/* Only the helper's user's windows: a window of another account, or of no
- * known process, is not this helper's to speak for. */
+/* Only the helper's user's windows, by the rule input already holds a
+ * window to (pg_posix_window_owned: all four uids the user's, not a reused
+ * pid): a window of another account, or of no known process, is not this
+ * helper's to speak for. */
 static void link_filter(void *ctx, pg_window *w, size_t *n) {
     const slot *s = ((plink *)ctx)->s;
     size_t k = 0;
-    for (size_t i = 0; i < *n; i++) {
-        uint32_t uid;
-        if (w[i].pid > 0 && process_uid(w[i].pid, &uid) && uid == s->uid) w[k++] = w[i];
-    }
+    for (size_t i = 0; i < *n; i++)
+        if (pg_posix_window_owned(&pg_posix_env_system, w[i].id, w[i].pid, s->uid)) w[k++] = w[i];
     *n = k;
 }
 
@@ -211,8 +200,7 @@ pg_err pg_helper_link_open(pg_platform **out, const char *display, pg_error *e) 
 typedef struct {
     int fd;
     pg_conn *conn;
-    struct ucred cred;
-    char user[64];
+    pg_peer peer; /* the kernel's answer (SO_PEERCRED, passwd, /proc) */
 } caller;
 
 /* The installed helper: root's, set-group-ID to the helper group, written by no one else. */
@@ -249,23 +237,23 @@ static pg_err check_integrity(const caller *c, pg_error *e) {
     struct stat st;
     pg_err rc = check_installed(&st, e);
     if (rc) return rc;
-    long tracer = tracer_of(c->cred.pid);
+    long tracer = tracer_of(c->peer.pid);
     if (tracer != 0)
         return pg_error_set(e, PG_E_POLICY, "run pixelgate-session without a debugger or tracer",
                             tracer > 0 ? "the session helper (pid %ld) is being traced by pid %ld: refused"
                                        : "the session helper (pid %ld) has no readable status (%ld): refused",
-                            (long)c->cred.pid, tracer);
-    if (c->cred.gid != R.helper_gid)
+                            (long)c->peer.pid, tracer);
+    if (c->peer.gid != R.helper_gid)
         return pg_error_set(e, PG_E_POLICY, "start the installed pixelgate-session, not a copy",
                             "pid %ld is not the packaged session helper: its effective gid is %u, not %u "
                             "(a copy of the binary, or one started under a tracer)",
-                            (long)c->cred.pid, (unsigned)c->cred.gid, (unsigned)R.helper_gid);
+                            (long)c->peer.pid, (unsigned)c->peer.gid, (unsigned)R.helper_gid);
     char path[64];
     struct stat ex;
-    snprintf(path, sizeof path, "/proc/%ld/exe", (long)c->cred.pid);
+    snprintf(path, sizeof path, "/proc/%ld/exe", (long)c->peer.pid);
     if (stat(path, &ex) == 0 && (ex.st_dev != st.st_dev || ex.st_ino != st.st_ino))
         return pg_error_set(e, PG_E_POLICY, "start the installed pixelgate-session",
-                            "pid %ld runs another program than %s", (long)c->cred.pid, R.helper_exe);
+                            "pid %ld runs another program than %s", (long)c->peer.pid, R.helper_exe);
     return PG_OK;
 }
 
@@ -289,13 +277,13 @@ static pg_err check_claim_locked(const caller *c, const char *display, const cha
         return pg_error_set(e, PG_E_POLICY, "start pixelgate-session in the desktop session of the broker's display",
                             "this broker serves display %s, not %s", R.display, display);
     long owner = display_owner(display);
-    if (owner >= 0 && (uint32_t)owner != c->cred.uid)
+    if (owner >= 0 && (uint32_t)owner != c->peer.uid)
         return pg_error_set(e, PG_E_POLICY, NULL, "display %s belongs to uid %ld, not to %s (uid %u)", display, owner,
-                            c->user, (unsigned)c->cred.uid);
-    if (owner < 0 && R.claimed && R.claimed_uid != c->cred.uid)
+                            c->peer.user, (unsigned)c->peer.uid);
+    if (owner < 0 && R.claimed && R.claimed_uid != c->peer.uid)
         return pg_error_set(e, PG_E_POLICY, NULL,
                             "display %s was first claimed by uid %u since the broker started, not by %s (uid %u)",
-                            display, (unsigned)R.claimed_uid, c->user, (unsigned)c->cred.uid);
+                            display, (unsigned)R.claimed_uid, c->peer.user, (unsigned)c->peer.uid);
     if (R.cur && slot_alive_locked(R.cur))
         return pg_error_set(e, PG_E_POLICY, "one helper per display: the running one serves it",
                             "a session helper (pid %lld) is already registered for display %s",
@@ -305,13 +293,10 @@ static pg_err check_claim_locked(const caller *c, const char *display, const cha
 
 static void audit_register(const caller *c, const char *display, const char *session, pg_err outcome,
                            const char *reason) {
-    char detail[160], comm[64] = "", path[64];
+    char detail[160];
     snprintf(detail, sizeof detail, "display %s, session %s", display, session);
-    snprintf(path, sizeof path, "/proc/%ld/comm", (long)c->cred.pid);
-    FILE *f = fopen(path, "re");
-    if (f && fgets(comm, sizeof comm, f)) comm[strcspn(comm, "\n")] = '\0';
-    if (f) fclose(f);
-    pg_audit_event ev = {.principal = {.uid = c->cred.uid, .user = c->user, .pid = c->cred.pid, .comm = comm},
+    pg_audit_event ev = {.principal = {.uid = c->peer.uid, .user = c->peer.user, .pid = c->peer.pid,
+                                       .comm = c->peer.comm},
                          .op = "session.register",
                          .disposition = {.kind = "session", .detail = detail, .reason = reason},
                          .outcome = outcome};
@@ -319,16 +304,11 @@ static void audit_register(const caller *c, const char *display, const char *ses
     if (pg_audit_append(R.b->audit, &ev, &e)) pg_log(PG_LOG_ERROR, "audit: %s", e.message);
 }
 
+/* What an x11 helper may be asked: every primitive the protocol carries. */
 static cJSON *allowlist(void) {
-    cJSON *a = cJSON_CreateArray();
-#define AL_WIRE(name) cJSON_AddItemToArray(a, cJSON_CreateString(#name));
-#define AL_CUSTOM(name) cJSON_AddItemToArray(a, cJSON_CreateString(#name));
-#define AL_LOCAL(name)
-#define AL_NONE(name)
-#define PG_PRIM(name, ret, bk, cap, helper, ...) AL_##helper(name)
-#include "pg_platform.def"
-#undef PG_PRIM
-    return a;
+    const char *const *ops;
+    size_t n = pg_helper_ops_carried(&ops);
+    return cJSON_CreateStringArray(ops, (int)n);
 }
 
 /* Reads and judges one registration; on success the connection becomes the
@@ -347,7 +327,7 @@ static void register_one(caller *c) {
     pg_conn_set_timeout(c->conn, REGISTER_MS);
     pg_err rc = pg_proto_read(c->conn, &lim, &m, &e);
     if (rc) {
-        pg_log(PG_LOG_INFO, "session socket: pid %ld sent no registration: %s", (long)c->cred.pid, e.message);
+        pg_log(PG_LOG_INFO, "session socket: pid %ld sent no registration: %s", (long)c->peer.pid, e.message);
         return;
     }
     rc = pg_proto_parse_request(m.header, &req, &e);
@@ -366,8 +346,8 @@ static void register_one(caller *c) {
         rc = check_claim_locked(c, display, session, &e);
         if (!rc && (s = calloc(1, sizeof *s)) == NULL) rc = pg_error_set(&e, PG_E_INTERNAL, NULL, "out of memory");
         if (!rc) {
-            *s = (slot){.refs = 1, .fd = c->fd, .conn = c->conn, .uid = c->cred.uid, .pid = c->cred.pid};
-            snprintf(s->user, sizeof s->user, "%s", c->user);
+            *s = (slot){.refs = 1, .fd = c->fd, .conn = c->conn, .uid = c->peer.uid, .pid = c->peer.pid};
+            snprintf(s->user, sizeof s->user, "%s", c->peer.user);
             snprintf(s->display, sizeof s->display, "%s", display);
             snprintf(s->session, sizeof s->session, "%s", session);
             time_t now = time(NULL);
@@ -384,7 +364,7 @@ static void register_one(caller *c) {
     } else {
         cJSON *r = cJSON_CreateObject();
         cJSON_AddItemToObject(r, "allow", allowlist());
-        cJSON_AddNumberToObject(r, "uid", c->cred.uid);
+        cJSON_AddNumberToObject(r, "uid", c->peer.uid);
         reply = pg_proto_response_ok(req.id, r);
     }
     pg_msg_fini(&m);
@@ -400,7 +380,7 @@ static void register_one(caller *c) {
         slot *old = R.cur;
         R.cur = s;
         if (old) slot_end_locked(old), slot_unref_locked(old);
-        if (display_owner(display) < 0) R.claimed = true, R.claimed_uid = c->cred.uid;
+        if (display_owner(display) < 0) R.claimed = true, R.claimed_uid = c->peer.uid;
         c->conn = NULL; /* the slot's now */
         pg_log(PG_LOG_INFO, "session helper registered: pid %lld, user %s, %s on %s", (long long)s->pid, s->user,
                s->session, s->display);
@@ -408,53 +388,45 @@ static void register_one(caller *c) {
     pthread_mutex_unlock(&R.lock);
 }
 
-static void *registration_thread(void *arg) {
-    caller *c = arg;
-    register_one(c);
-    if (c->conn) pg_conn_close(c->conn);
-    free(c);
+static void pending_add(int d) {
     pthread_mutex_lock(&R.lock);
-    R.pending--;
+    R.pending += d;
     pthread_mutex_unlock(&R.lock);
-    return NULL;
 }
 
-static void user_name(uint32_t uid, char out[64]) {
-    struct passwd pw, *res = NULL;
-    char buf[2048];
-    if (getpwuid_r(uid, &pw, buf, sizeof buf, &res) == 0 && res) snprintf(out, 64, "%s", pw.pw_name);
-    else snprintf(out, 64, "%u", (unsigned)uid);
+/* Who is calling, then the registration itself: off the accept loop, which
+ * a slow or silent caller must not hold up. */
+static void *registration_thread(void *arg) {
+    caller *c = arg;
+    pg_error e;
+    if (pg_posix_peer_from_socket(c->fd, &c->peer, &e) == PG_OK) register_one(c);
+    else pg_log(PG_LOG_WARN, "session socket: %s", e.message);
+    if (c->conn) pg_conn_close(c->conn);
+    free(c);
+    pending_add(-1);
+    return NULL;
 }
 
 static void accept_one(void) {
     int fd = accept4(R.listen_fd, NULL, NULL, SOCK_CLOEXEC);
     if (fd < 0) return;
     caller *c = calloc(1, sizeof *c);
-    socklen_t len = sizeof c->cred;
     pg_error e;
-    bool ok = c && getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &c->cred, &len) == 0;
     pthread_mutex_lock(&R.lock);
-    ok = ok && R.pending < MAX_PENDING;
+    bool ok = c && R.pending < MAX_PENDING;
     if (ok) R.pending++;
     pthread_mutex_unlock(&R.lock);
     if (!ok || pg_conn_from_fd(&c->conn, fd, REGISTER_MS, &e) != PG_OK) {
-        if (ok) {
-            pthread_mutex_lock(&R.lock);
-            R.pending--;
-            pthread_mutex_unlock(&R.lock);
-        }
+        if (ok) pending_add(-1);
         close(fd);
         free(c);
         return;
     }
     c->fd = fd;
-    user_name(c->cred.uid, c->user);
     if (!pg_server_start_thread(registration_thread, c)) {
         pg_conn_close(c->conn);
         free(c);
-        pthread_mutex_lock(&R.lock);
-        R.pending--;
-        pthread_mutex_unlock(&R.lock);
+        pending_add(-1);
     }
 }
 
