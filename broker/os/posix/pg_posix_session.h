@@ -38,7 +38,8 @@
  *   - pg_helper_link_open(display) gives a proxy over the registered helper;
  *     none registered, or a dead one: PG_E_UNREACHABLE whose tip names the
  *     fix (log in again; enable pixelgate-session). Its window lists keep
- *     only windows whose process the helper's uid owns. Its gone() is true
+ *     only the helper's user's windows, by pg_posix_window_owned (the
+ *     rule input holds windows to). Its gone() is true
  *     once the helper's connection closed or it was replaced, so the
  *     broker's watcher reopens through the next registration.
  * Threads: the registry has one lock; links and the registration threads
