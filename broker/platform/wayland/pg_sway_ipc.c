@@ -55,17 +55,17 @@ static pg_err bad(pg_error *e, const char *what, const cJSON *o, const char *fie
  * be whole, and in range before it is converted (a cast of 1e300 is UB). */
 static pg_err get_int(const cJSON *o, const char *field, double lo, double hi, double *v, pg_error *e) {
     const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, field);
-    if (!it) return bad(e, "tree", o, field, "is missing");
-    if (!cJSON_IsNumber(it)) return bad(e, "tree", o, field, "is not a number");
+    if (!it) return bad(e, "reply", o, field, "is missing");
+    if (!cJSON_IsNumber(it)) return bad(e, "reply", o, field, "is not a number");
     double d = it->valuedouble;
-    if (!isfinite(d) || d != floor(d) || d < lo || d > hi) return bad(e, "tree", o, field, "is out of range");
+    if (!isfinite(d) || d != floor(d) || d < lo || d > hi) return bad(e, "reply", o, field, "is out of range");
     *v = d;
     return PG_OK;
 }
 
 static pg_err get_bool(const cJSON *o, const char *field, bool *v, pg_error *e) {
     const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, field);
-    if (!cJSON_IsBool(it)) return bad(e, "tree", o, field, it ? "is not a boolean" : "is missing");
+    if (!cJSON_IsBool(it)) return bad(e, "reply", o, field, it ? "is not a boolean" : "is missing");
     *v = cJSON_IsTrue(it);
     return PG_OK;
 }
@@ -75,7 +75,7 @@ static pg_err get_opt_str(const cJSON *o, const char *field, const char **v, pg_
     const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, field);
     *v = NULL;
     if (!it || cJSON_IsNull(it)) return PG_OK;
-    if (!cJSON_IsString(it)) return bad(e, "tree", o, field, "is not a string");
+    if (!cJSON_IsString(it)) return bad(e, "reply", o, field, "is not a string");
     *v = it->valuestring;
     return PG_OK;
 }
@@ -84,7 +84,7 @@ static pg_err get_opt_str(const cJSON *o, const char *field, const char **v, pg_
 static pg_err get_opt_array(const cJSON *o, const char *field, const cJSON **v, pg_error *e) {
     const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, field);
     *v = it;
-    if (it && !cJSON_IsArray(it)) return bad(e, "tree", o, field, "is not an array");
+    if (it && !cJSON_IsArray(it)) return bad(e, "reply", o, field, "is not an array");
     return PG_OK;
 }
 
@@ -94,7 +94,7 @@ typedef struct {
 
 static pg_err get_box(const cJSON *o, const char *field, box *b, pg_error *e) {
     const cJSON *r = cJSON_GetObjectItemCaseSensitive(o, field);
-    if (!cJSON_IsObject(r)) return bad(e, "tree", o, field, r ? "is not an object" : "is missing");
+    if (!cJSON_IsObject(r)) return bad(e, "reply", o, field, r ? "is not an object" : "is missing");
     pg_err rc = get_int(r, "x", -MAX_COORD, MAX_COORD, &b->x, e);
     if (rc == PG_OK) rc = get_int(r, "y", -MAX_COORD, MAX_COORD, &b->y, e);
     if (rc == PG_OK) rc = get_int(r, "width", 0, MAX_COORD, &b->w, e);
@@ -176,7 +176,7 @@ static pg_err view_geometry(const cJSON *o, const place *at, pg_window *w, pg_er
     if (rc == PG_OK) rc = get_box(o, "deco_rect", &deco, e);
     if (rc != PG_OK) return rc;
     double bars = bars_above(&deco, at->parent);
-    if (bars > MAX_COORD) return bad(e, "tree", o, "deco_rect", "is out of range");
+    if (bars > MAX_COORD) return bad(e, "reply", o, "deco_rect", "is out of range");
     w->x = (int32_t)(r.x + wr.x);
     w->y = (int32_t)(r.y + wr.y);
     w->width = (uint32_t)wr.w;
@@ -192,7 +192,7 @@ static pg_err view_names(const cJSON *o, pg_window *w, view_aux *a, pg_error *e)
     if (rc == PG_OK) rc = get_opt_str(o, "app_id", &app_id, e);
     const cJSON *props = cJSON_GetObjectItemCaseSensitive(o, "window_properties");
     if (rc == PG_OK && props && !cJSON_IsNull(props)) {
-        if (!cJSON_IsObject(props)) return bad(e, "tree", o, "window_properties", "is not an object");
+        if (!cJSON_IsObject(props)) return bad(e, "reply", o, "window_properties", "is not an object");
         rc = get_opt_str(props, "class", &cls, e);
         if (rc == PG_OK) rc = get_opt_str(props, "instance", &inst, e);
         const cJSON *tf = cJSON_GetObjectItemCaseSensitive(props, "transient_for");
@@ -281,14 +281,14 @@ static pg_err enter(walk *k, const cJSON *o, const char *type, place *at) {
 }
 
 static pg_err walk_node(walk *k, const cJSON *o, place at, unsigned depth) {
-    if (!cJSON_IsObject(o)) return bad(k->e, "tree", at.parent, "nodes", "holds something not an object");
+    if (!cJSON_IsObject(o)) return bad(k->e, "reply", at.parent, "nodes", "holds something not an object");
     if (depth > PG_SWAY_MAX_DEPTH)
         return pg_error_set(k->e, PG_E_INTERNAL, NULL, "sway tree: nested deeper than %u", PG_SWAY_MAX_DEPTH);
     if (++k->nodes > PG_SWAY_MAX_NODES)
         return pg_error_set(k->e, PG_E_INTERNAL, NULL, "sway tree: more than %u nodes", PG_SWAY_MAX_NODES);
     const char *type;
     pg_err rc = get_opt_str(o, "type", &type, k->e);
-    if (rc == PG_OK && !type) rc = bad(k->e, "tree", o, "type", "is missing");
+    if (rc == PG_OK && !type) rc = bad(k->e, "reply", o, "type", "is missing");
     if (rc == PG_OK) rc = enter(k, o, type, &at);
     if (rc != PG_OK) return rc;
     const cJSON *pid = cJSON_GetObjectItemCaseSensitive(o, "pid");
@@ -390,7 +390,7 @@ static pg_err one_output(const cJSON *o, pg_monitor *m, bool *active, pg_error *
     bool focused = false;
     *active = true; /* sway before 1.0 wrote no "active": every listed output was */
     pg_err rc = get_opt_str(o, "name", &name, e);
-    if (rc == PG_OK && !name) rc = bad(e, "outputs", o, "name", "is missing");
+    if (rc == PG_OK && !name) rc = bad(e, "reply", o, "name", "is missing");
     if (rc == PG_OK && cJSON_HasObjectItem(o, "active")) rc = get_bool(o, "active", active, e);
     if (rc == PG_OK && cJSON_HasObjectItem(o, "focused")) rc = get_bool(o, "focused", &focused, e);
     if (rc == PG_OK) rc = get_box(o, "rect", &r, e);
