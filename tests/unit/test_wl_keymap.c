@@ -119,6 +119,10 @@ PG_TEST(a_thousand_distinct_characters_go_in_chunks_of_at_most_240_keys) {
     pg_wl_keymap k;
     CHECK_EQ_INT(pg_wl_keymap_build(syms, 241, &k, &e), PG_E_BADINPUT);
     CHECK(k.text == NULL);
+    uint32_t not_syms[] = {'a', 0x20000000u};
+    CHECK_EQ_INT(pg_wl_keymap_build(not_syms, 2, &k, &e), PG_E_BADINPUT);
+    not_syms[1] = 0;
+    CHECK_EQ_INT(pg_wl_keymap_build(not_syms, 2, &k, &e), PG_E_BADINPUT);
     free(syms);
     free(text);
 }

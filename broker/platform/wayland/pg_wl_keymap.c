@@ -77,7 +77,8 @@ static bool is_mod_sym(uint32_t s) {
 /* The distinct keysyms, first seen first, the modifiers left out. */
 static pg_err distinct(const uint32_t *in, size_t n, pg_wl_keymap *k, pg_error *e) {
     for (size_t i = 0; i < n; i++) {
-        if (in[i] == XKB_KEY_NoSymbol) return pg_error_set(e, PG_E_BADINPUT, NULL, "keymap: keysym %zu is NoSymbol", i);
+        if (in[i] == XKB_KEY_NoSymbol || in[i] > 0x1fffffff) /* XKB_KEYSYM_MAX: what keysyms are */
+            return pg_error_set(e, PG_E_BADINPUT, NULL, "keymap: keysym %zu (0x%x) is not a keysym", i, (unsigned)in[i]);
         if (is_mod_sym(in[i]) || pg_wl_keymap_keycode(k, in[i])) continue;
         if (k->n == PG_WL_KEYMAP_MAX_KEYSYMS)
             return pg_error_set(e, PG_E_BADINPUT, "split the text with pg_wl_chunk_end",

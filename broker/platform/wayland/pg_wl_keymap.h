@@ -57,7 +57,7 @@ typedef struct {
 
 /* A keymap for the distinct keysyms of keysyms[0..n) (repeats share a key;
  * the four modifier keysyms are the modifier keys). PG_E_BADINPUT for
- * NoSymbol or more than PG_WL_KEYMAP_MAX_KEYSYMS distinct keysyms;
+ * NoSymbol, a value past 0x1fffffff, or more than PG_WL_KEYMAP_MAX_KEYSYMS distinct keysyms;
  * PG_E_INTERNAL when xkbcommon rejects the keymap or a key does not yield
  * its keysym. On error *out holds nothing to free. */
 pg_err pg_wl_keymap_build(const uint32_t *keysyms, size_t n, pg_wl_keymap *out, pg_error *e);
