@@ -254,9 +254,7 @@ static pg_err walk_children(walk *k, const cJSON *o, const char *field, place at
     pg_err rc = get_opt_array(o, field, &arr, k->e);
     at.parent = o;
     if (strcmp(field, "floating_nodes") == 0) at.floating = true;
-    cJSON_ArrayForEach(c, arr) {
-        if (rc == PG_OK) rc = walk_node(k, c, at, depth + 1);
-    }
+    for (c = arr ? arr->child : NULL; c && rc == PG_OK; c = c->next) rc = walk_node(k, c, at, depth + 1);
     return rc;
 }
 
