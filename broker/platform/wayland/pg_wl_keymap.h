@@ -23,9 +23,10 @@
  * Modifiers come back as pg_keyguard.h's PG_KEYMOD_* bits, for its check.
  * Limits: PG_WL_KEYMAP_MAX_KEYSYMS distinct keysyms per keymap, so every
  * keycode stays <= 255 (what XKB's text format and X clients hold).
- * Never: talks to a compositor, sends a key, or reads the environment's
- * XKB settings (the include "complete" of types and compatibility comes
- * from the system's xkeyboard-config data).
+ * Never: talks to a compositor, sends a key, or takes the environment's
+ * default layout (XKB_DEFAULT_*: the keymap is ours alone; only the
+ * include "complete" of types and compatibility comes from the system's
+ * xkeyboard-config data).
  * Ownership: pg_wl_keymap's text is malloc'd: pg_wl_keymap_free; the
  * keysym array of pg_wl_text_keysyms is the caller's to free.
  */
