@@ -108,6 +108,9 @@ check "windows lists the desktop user's app through the helper" \
     jq -e '.via == "session-helper" and ([.windows[].title] | index("desk form") != null)' <<<"${wins:-null}"
 check "no window of another account is listed (the root-owned app)" \
     jq -e '[.windows[].title] | index("root window") == null' <<<"${wins:-null}"
+out=$(agent snapshot --screen)
+check "a screen capture through the helper blacks out the window of another account (redacted_windows 1)" \
+    test "$(jq .redacted_windows <<<"${out:-null}")" = 1
 snap=$(agent snapshot --window 'desk form')
 check "snapshot through the helper gives a token of the window's size" \
     jq -e '(.token | startswith("cap:")) and .width == 480 and .height == 260 and .via == "session-helper"' <<<"${snap:-null}"

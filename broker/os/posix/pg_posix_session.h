@@ -37,9 +37,10 @@
  *     type; the helper refuses anything else.
  *   - pg_helper_link_open(display) gives a proxy over the registered helper;
  *     none registered, or a dead one: PG_E_UNREACHABLE whose tip names the
- *     fix (log in again; enable pixelgate-session). Its window lists keep
+ *     fix (log in again; enable pixelgate-session). Its list_windows keeps
  *     only the helper's user's windows, by pg_posix_window_owned (the
- *     rule input holds windows to). Its gone() is true
+ *     rule input holds windows to); list_all keeps every window, so that a
+ *     screen capture blacks out another account's (capture.other_users). Its gone() is true
  *     once the helper's connection closed or it was replaced, so the
  *     broker's watcher reopens through the next registration.
  * Threads: the registry has one lock; links and the registration threads

@@ -139,8 +139,9 @@ typedef struct {
     bool (*gone)(void *link, char *why, size_t n);
     /* How the helper runs, put first in caps' detail. */
     void (*describe)(void *link, char *out, size_t cap);
-    /* Trims a window list to what the broker may trust this helper for
-     * (NULL: all of it). */
+    /* Trims list_windows' list to what the broker may trust this helper
+     * for (NULL: all of it). list_all's is never trimmed: screen captures
+     * black out from it, and pg_call_window_foreign judges each window. */
     void (*filter)(void *link, pg_window *w, size_t *n);
     /* Stops the helper if the link owns one and frees the link. */
     void (*free)(void *link);

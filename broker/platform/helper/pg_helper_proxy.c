@@ -294,7 +294,10 @@ static pg_err dec_list(proxy *x, const cJSON *result, pg_msg *m, void *out, pg_e
         free(w);
         return rc;
     }
-    if (x->ops->filter) x->ops->filter(x->link, w, &n); /* only what this helper is trusted for */
+    /* Targets are only what this helper is trusted for; list_all stays whole,
+     * because it is what screen captures black out from: a window of another
+     * account dropped there would be left in the pixels. */
+    if (x->ops->filter && !lo->complete) x->ops->filter(x->link, w, &n);
     *lo->list = w;
     *lo->n = n;
     return PG_OK;
