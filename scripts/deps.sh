@@ -17,6 +17,8 @@ PKGS=(
   libxcb1-dev libxcb-shm0-dev libxcb-xtest0-dev libxcb-composite0-dev libxcb-res0-dev
   libxcb-damage0-dev libxcb-xfixes0-dev libxcb-randr0-dev libxkbcommon-x11-dev libxkbcommon-dev
   libx11-dev libx11-xcb-dev
+  # the session helper's wlroots backend: libwayland and wayland-scanner
+  libwayland-dev libwayland-bin
   # readiness, socket activation and logind (pixelgated); logind mocked in tests
   libsystemd-dev python3-dbusmock
   # the zsh and fish completions are checked in their shells (unit.completion_zsh, _fish)
@@ -37,6 +39,8 @@ PKGS=(
   python3-gi gir1.2-gtk-3.0 tcl-awthemes fonts-dejavu-extra fonts-urw-base35
   # pixelgate-session started as a login would (dbus-run-session), and traced to be refused
   dbus-daemon dbus-bin strace
+  # a wlroots Wayland session, headless (tests/integration/wayland_sway.sh); grim is bench/'s anchor
+  sway grim
   # the offline HTML report, opened in a headless browser (tests/integration/accept_tk.sh)
   chromium
 )

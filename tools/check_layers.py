@@ -74,6 +74,12 @@ def resolve(root, src, name, by_name, files):
     here = os.path.normpath(os.path.join(os.path.dirname(src), name)).replace(os.sep, "/")
     if here in files:
         return here, None
+    # A Wayland protocol's client header, generated at build time by
+    # wayland-scanner from the module's own protocols/NAME.xml: the module's.
+    if name.endswith("-client.h"):
+        xml = os.path.join(root, os.path.dirname(src), "protocols", name[: -len("-client.h")] + ".xml")
+        if os.path.isfile(xml):
+            return src, None
     under = [f for f in files if f.endswith("/" + name)] if "/" in name else []
     if len(under) == 1:
         return under[0], None

@@ -167,8 +167,9 @@ static void gen_ops_list(pg_gendoc_buf *b) {
 
 /* Each platform primitive, which backends have it and what caps() field promises it. */
 static void gen_platform_primitives(pg_gendoc_buf *b) {
-    static const unsigned bks[] = {PG_BK_X11, PG_BK_WIN32, PG_BK_FAKE, PG_BK_HELPER};
-    pg_gendoc_put(b, "| primitive | x11 | win32 | fake | helper proxy | promised by caps | |\n|---|---|---|---|---|---|---|\n");
+    static const unsigned bks[] = {PG_BK_X11, PG_BK_WIN32, PG_BK_WLR, PG_BK_FAKE, PG_BK_HELPER};
+    pg_gendoc_put(b, "| primitive | x11 | win32 | wlroots | fake | helper proxy | promised by caps | |\n"
+                     "|---|---|---|---|---|---|---|---|\n");
     for (size_t i = 0; i < PG_PRIM_COUNT; i++) {
         const pg_prim_decl *d = &pg_prim_decls[i];
         pg_gendoc_put(b, "| `%s` |", d->name);

@@ -143,7 +143,8 @@ typedef struct pg_platform pg_platform;
 #define PG_BK_WIN32 0x2u
 #define PG_BK_FAKE 0x4u   /* fake/pg_fake.h, the unit tests' desktop */
 #define PG_BK_HELPER 0x8u /* broker/platform/helper/pg_helper.h: the proxy to a session helper (both OSes) */
-#define PG_BK_ALL (PG_BK_X11 | PG_BK_WIN32 | PG_BK_FAKE | PG_BK_HELPER)
+#define PG_BK_WLR 0x10u   /* broker/platform/wayland/pg_wlr.h: wlroots (sway), in the Linux session helper */
+#define PG_BK_ALL (PG_BK_X11 | PG_BK_WIN32 | PG_BK_FAKE | PG_BK_HELPER | PG_BK_WLR)
 
 /* The C type of each parameter KIND in pg_platform.def. */
 #define PG_T_SELF pg_platform *

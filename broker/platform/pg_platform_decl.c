@@ -31,6 +31,7 @@ const char *pg_platform_backend_name(unsigned bk) {
     case PG_BK_WIN32: return "win32";
     case PG_BK_FAKE: return "fake";
     case PG_BK_HELPER: return "helper";
+    case PG_BK_WLR: return "wlroots";
     default: return "?";
     }
 }

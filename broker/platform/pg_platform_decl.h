@@ -39,7 +39,7 @@ enum {
 
 extern const pg_prim_decl pg_prim_decls[PG_PRIM_COUNT];
 
-/* "x11", "win32", "fake", "helper" for one PG_BK_* bit. */
+/* "x11", "win32", "fake", "helper", "wlroots" for one PG_BK_* bit. */
 const char *pg_platform_backend_name(unsigned bk);
 
 /* How many ways ops (the table of backend bk, one PG_BK_* bit) and caps (what

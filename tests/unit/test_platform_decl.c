@@ -13,6 +13,7 @@
 #include "pg_win_helper.h"
 #define PG_NATIVE_BK PG_BK_WIN32
 #else
+#include "pg_wlr.h"
 #define PG_NATIVE_BK PG_BK_X11
 #endif
 
@@ -37,6 +38,8 @@ PG_TEST(native_backend_table_agrees) { CHECK_EQ_INT(conform(pg_platform_default(
 
 #ifdef _WIN32
 PG_TEST(helper_proxy_table_agrees) { CHECK_EQ_INT(conform(pg_win_helper_ops(), PG_BK_HELPER, NULL), 0); }
+#else
+PG_TEST(wlroots_table_agrees) { CHECK_EQ_INT(conform(pg_platform_wlroots(), PG_BK_WLR, NULL), 0); }
 #endif
 
 PG_TEST(fake_table_and_caps_agree) {
