@@ -17,6 +17,7 @@
 #include <grp.h>
 #include <poll.h>
 #include <pthread.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,7 +52,7 @@ typedef struct {
     uint32_t uid;
     int64_t pid;
     char user[64];
-    char display[64];
+    char display[128];
     char session[24];
     char since[32];
 } slot;
@@ -61,7 +62,7 @@ static struct {
     pg_broker *b;
     char socket_path[108];
     char helper_exe[4096];
-    char display[64];
+    char display[128];
     gid_t helper_gid;
     bool have_group;
     int listen_fd;
@@ -257,22 +258,43 @@ static pg_err check_integrity(const caller *c, pg_error *e) {
     return PG_OK;
 }
 
-/* The uid that owns an X display's socket; -1 when root's or unknown. */
+/* The uid that owns a display: a Wayland NAME@USER's user; an X display's
+ * socket's owner. -1 when root's or unknown. */
 static long display_owner(const char *display) {
     unsigned n;
     char path[64];
     struct stat st;
+    const char *at = strrchr(display, '@');
+    if (at) {
+        struct passwd pw, *res = NULL;
+        char buf[2048];
+        return getpwnam_r(at + 1, &pw, buf, sizeof buf, &res) == 0 && res && pw.pw_uid ? (long)pw.pw_uid : -1;
+    }
     if (sscanf(display, ":%u", &n) != 1) return -1;
     snprintf(path, sizeof path, "/tmp/.X11-unix/X%u", n);
     if (stat(path, &st) != 0 || st.st_uid == 0) return -1;
     return (long)st.st_uid;
 }
 
-/* Checks (4)-(7), under the registry lock. */
+/* The display a registration claims, as the broker names it: an X display
+ * is ":N" (one per machine); a Wayland display's name is only the user's
+ * own (every user's runtime directory has its wayland-0), so the broker
+ * names it NAME@USER, USER being the caller's account from SO_PEERCRED. */
+static void claimed_display(const caller *c, const char *display, const char *session, char *out, size_t n) {
+    if (!strcmp(session, "x11")) snprintf(out, n, "%s", display);
+    else snprintf(out, n, "%s@%s", display, c->peer.user);
+}
+
+static bool session_served(const char *session) {
+    return !strcmp(session, "x11") || !strcmp(session, "wayland-wlroots");
+}
+
+/* Checks (4)-(7), under the registry lock; display is claimed_display's. */
 static pg_err check_claim_locked(const caller *c, const char *display, const char *session, pg_error *e) {
-    if (strcmp(session, "x11") != 0)
-        return pg_error_set(e, PG_E_UNSUPPORTED, "use an X11 session for now",
-                            "session type \"%s\" is not served by this broker yet (x11 is)", session);
+    if (!session_served(session))
+        return pg_error_set(e, PG_E_UNSUPPORTED, "use an X11 or a wlroots (sway) session for now",
+                            "session type \"%s\" is not served by this broker yet (x11 and wayland-wlroots are)",
+                            session);
     if (strcmp(display, R.display) != 0)
         return pg_error_set(e, PG_E_POLICY, "start pixelgate-session in the desktop session of the broker's display",
                             "this broker serves display %s, not %s", R.display, display);
@@ -334,10 +356,10 @@ static void register_one(caller *c) {
     if (!rc && strcmp(req.op, "register") != 0)
         rc = pg_error_set(&e, PG_E_USAGE, NULL, "the session socket takes \"register\" only, not \"%s\"", req.op);
     if (!rc) rc = pg_args_check(req.args, spec, 3, &e);
-    char display[64] = "?", session[24] = "?";
+    char display[128] = "?", session[24] = "?";
     if (!rc) {
-        snprintf(display, sizeof display, "%s", pg_args_str(req.args, "display", ""));
         snprintf(session, sizeof session, "%s", pg_args_str(req.args, "session", ""));
+        claimed_display(c, pg_args_str(req.args, "display", ""), session, display, sizeof display);
         rc = check_integrity(c, &e);
     }
     slot *s = NULL;

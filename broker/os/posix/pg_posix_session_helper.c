@@ -4,18 +4,24 @@
  * pixelgate-session.desktop, or the systemd user unit
  * pixelgate-session.service), it connects to the broker's session socket,
  * registers for its display and session type, and then answers the broker's
- * requests from the X11 backend, only those on the allowlist the broker
- * sent (broker/platform/helper/pg_helper.h). It listens on nothing.
+ * requests from the backend of that session type (x11: the X11 backend;
+ * wayland-wlroots: broker/platform/wayland/pg_wlr.h), only those on the
+ * allowlist the broker sent (broker/platform/helper/pg_helper.h). It
+ * listens on nothing.
  *
  * Lifecycle: a broker that is not there yet, restarts or closes the
  * connection is waited for and registered with again (250 ms doubling to
  * 5 s between tries); a broker that refuses the registration is final
- * (the reason is printed; exit 3), as is a display it cannot open. SIGTERM
- * or SIGINT ends it (exit 0).
+ * (the reason is printed; exit 3), as is a display it cannot open. A
+ * display that goes away (the X server or the compositor ended) ends it
+ * (exit 4): the session it served is over. SIGTERM or SIGINT ends it
+ * (exit 0).
  * Trust: it is installed set-group-ID pixelgate-session, which is how the
  * broker knows it is the packaged program (pg_posix_session.h); the group
  * owns nothing. It serves only a broker whose socket peer is the broker's
- * account (--broker-user, default pixelgate), and only a local display.
+ * account (--broker-user, default pixelgate), and only a local display: an
+ * X display ":N", or a Wayland display's name in the user's runtime
+ * directory ("wayland-1", never a path).
  */
 #include <errno.h>
 #include <poll.h>
@@ -34,6 +40,7 @@
 #include "pg_helper.h"
 #include "pg_platform.h"
 #include "pg_proto.h"
+#include "pg_wlr.h"
 
 #define REGISTER_MS 10000u
 #define POLL_MS 1000u          /* a request is waited for in slices, to notice SIGTERM */
@@ -41,6 +48,7 @@
 #define BACKOFF_MIN_MS 250u
 #define BACKOFF_MAX_MS 5000u
 #define EXIT_REFUSED 3
+#define EXIT_DISPLAY_LOST 4 /* the display (X server, compositor) went away */
 
 /* LeakSanitizer (the ASan build) stops the process's threads with ptrace to
  * scan them, which a set-group-ID, hence non-dumpable, process does not
@@ -62,7 +70,7 @@ static void usage(FILE *f) {
     fprintf(f, "usage: pixelgate-session [--socket PATH] [--display NAME] [--session x11|wayland-gnome|wayland-wlroots]\n"
                "                         [--broker-user NAME] [--once]\n"
                "  --socket PATH       the broker's session socket ($PIXELGATE_SESSION_SOCKET, default /run/pixelgate/session.sock)\n"
-               "  --display NAME      the local display to serve (default $DISPLAY)\n"
+               "  --display NAME      the local display to serve (default $DISPLAY; Wayland: $WAYLAND_DISPLAY)\n"
                "  --session TYPE      the session type (default from $XDG_SESSION_TYPE and $XDG_CURRENT_DESKTOP)\n"
                "  --broker-user NAME  the broker's account; any other peer is not served (default pixelgate)\n"
                "  --once              register once; end when the broker closes the connection\n");
@@ -78,11 +86,16 @@ static void say(const char *fmt, ...) {
     va_end(ap);
 }
 
-/* ":N" or ":N.S": a display on this machine, never a host's. */
-static bool local_display(const char *d) {
+static bool is_wayland(const char *session) { return strncmp(session, "wayland-", 8) == 0; }
+
+/* X: ":N" or ":N.S", a display on this machine, never a host's. Wayland: a
+ * socket name in the runtime directory ("wayland-1"), never a path. */
+static bool local_display(const char *d, const char *session) {
     unsigned n, scr;
     char extra;
-    return d && (sscanf(d, ":%u%c", &n, &extra) == 1 || sscanf(d, ":%u.%u%c", &n, &scr, &extra) == 2);
+    if (!d || !d[0]) return false;
+    if (is_wayland(session)) return strlen(d) < 64 && strspn(d, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == strlen(d) && d[0] != '.';
+    return sscanf(d, ":%u%c", &n, &extra) == 1 || sscanf(d, ":%u.%u%c", &n, &scr, &extra) == 2;
 }
 
 static const char *session_from_env(void) {
@@ -105,15 +118,25 @@ static int parse_args(int argc, char **argv, options *o) {
         else if (!strcmp(a, "--help")) return usage(stdout), 1;
         else return usage(stderr), 2;
     }
-    if (!local_display(o->display)) {
-        say("the display must be a local one (\":N\"), not \"%s\"", o->display ? o->display : "(none: set DISPLAY)");
-        return 2;
-    }
     if (strcmp(o->session, "x11") && strcmp(o->session, "wayland-gnome") && strcmp(o->session, "wayland-wlroots")) {
         say("unknown session type \"%s\"", o->session);
         return 2;
     }
+    if (!o->display) o->display = getenv(is_wayland(o->session) ? "WAYLAND_DISPLAY" : "DISPLAY");
+    if (!local_display(o->display, o->session)) {
+        say("the display must be a local one (%s), not \"%s\"",
+            is_wayland(o->session) ? "a name such as wayland-1" : "\":N\"",
+            o->display ? o->display : is_wayland(o->session) ? "(none: set WAYLAND_DISPLAY)" : "(none: set DISPLAY)");
+        return 2;
+    }
     return 0;
+}
+
+/* The backend that serves a session type; NULL: none in this version. */
+static const pg_platform_ops *backend_for(const char *session) {
+    if (!strcmp(session, "x11")) return pg_platform_default();
+    if (!strcmp(session, "wayland-wlroots")) return pg_platform_wlroots();
+    return NULL;
 }
 
 static void nap_ms(uint32_t ms) {
@@ -208,10 +231,21 @@ static pg_err register_with(const options *o, pg_conn **conn, int *fd, allowlist
 
 static bool final_refusal(pg_err rc) { return rc == PG_E_POLICY || rc == PG_E_USAGE || rc == PG_E_UNSUPPORTED; }
 
-/* Serves one registered connection until the broker closes it. */
-static void serve(pg_helper_server *s, pg_conn *conn, int fd) {
+/* The display (X server, compositor) has gone for good? Then the helper
+ * has nothing left to serve: it says why and ends, and the broker, seeing
+ * its connection close, reports the helper gone with the fix. */
+static bool display_lost(pg_helper_server *s) {
+    char why[256];
+    if (!s->ops->lost || !s->ops->lost(s->p, why, sizeof why)) return false;
+    say("%s", why);
+    return true;
+}
+
+/* Serves one registered connection until the broker closes it or the
+ * display goes away (*lost). */
+static void serve(pg_helper_server *s, pg_conn *conn, int fd, bool *lost) {
     pg_error e;
-    while (!stopping) {
+    while (!stopping && !(*lost = display_lost(s))) {
         struct pollfd p = {fd, POLLIN, 0};
         int n = poll(&p, 1, (int)POLL_MS);
         if (n == 0 || (n < 0 && errno == EINTR)) continue;
@@ -222,18 +256,19 @@ static void serve(pg_helper_server *s, pg_conn *conn, int fd) {
 int main(int argc, char **argv) {
     const char *env_socket = getenv("PIXELGATE_SESSION_SOCKET");
     options o = {.socket_path = env_socket && env_socket[0] ? env_socket : "/run/pixelgate/session.sock",
-                 .display = getenv("DISPLAY"), .session = session_from_env(), .broker_user = "pixelgate"};
+                 .session = session_from_env(), .broker_user = "pixelgate"};
     int pr = parse_args(argc, argv, &o);
     if (pr) return pr == 1 ? 0 : 2;
-    if (strcmp(o.session, "x11") != 0) {
-        say("session type %s is not served by this version (x11 is)", o.session);
+    const pg_platform_ops *backend = backend_for(o.session);
+    if (!backend) {
+        say("session type %s is not served by this version (x11 and wayland-wlroots are)", o.session);
         return EXIT_REFUSED;
     }
     signal(SIGPIPE, SIG_IGN);
     struct sigaction sa = {.sa_handler = on_stop};
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGINT, &sa, NULL);
-    pg_helper_server s = {.ops = pg_platform_default()};
+    pg_helper_server s = {.ops = backend};
     pg_error e;
     if (s.ops->open(&s.p, o.display, &e) != PG_OK) {
         say("cannot open display %s: %s", o.display, e.message);
@@ -267,9 +302,14 @@ int main(int argc, char **argv) {
         say("registered for %s (%s) at %s; %zu operations allowed", o.display, o.session, o.socket_path, allow.n);
         s.allow = (const char *const *)allow.ops;
         s.n_allow = allow.n;
-        serve(&s, conn, fd);
+        bool lost = false;
+        serve(&s, conn, fd, &lost);
         pg_conn_close(conn);
         allowlist_free(&allow);
+        if (lost) {
+            status = EXIT_DISPLAY_LOST;
+            break;
+        }
         if (o.once) break;
         if (!stopping) say("the broker closed the connection; registering again");
     }
