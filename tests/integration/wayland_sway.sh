@@ -12,12 +12,13 @@
 # compositor (the fixture: the runtime directory and socket opened to
 # pgother, which is what sharing a compositor takes) neither listed nor
 # clickable, and blacked out of screen captures; sway stopping: the broker
-# reports the helper gone.
+# reports the helper gone. Then the same GTK app under Xvfb through the direct
+# X11 backend: the engine's hash and OCR agree across the two capture paths.
 set -u
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_wayland.sh"
 pg_require_root
-pg_require_tools sway swaymsg jq dbus-run-session convert
+pg_require_tools sway swaymsg jq dbus-run-session convert Xvfb xauth xdpyinfo xhost mcookie
 /usr/bin/python3 -c 'import gi; gi.require_version("Gtk", "3.0")' 2>/dev/null ||
     pg_die "python3-gi with GTK 3 (gir1.2-gtk-3.0) is needed"
 
@@ -134,10 +135,43 @@ check "...black where the vault is and where the other account's window is, not 
     bash -c '[ "$1" = "srgb(0,0,0)" ] && [ "$2" = "srgb(0,0,0)" ] && [ "$3" != "srgb(0,0,0)" ]' _ \
     "$(px 900,150)" "$(px 200,500)" "$(px 300,150)"
 
+# --- the engine's results on the Wayland capture, kept for the X11 side below: a fresh app,
+# focused (GTK under Xvfb without a window manager draws itself active too)
+pg_wl_gtk_app pg_wl_as "$PG_TMP/app/parity.json" "parity form" 60 440
+pg_wl_swaymsg '[title="^parity form$"] focus'
+agent wait-stable --window '^parity form$' --timeout 20 >/dev/null
+WTOK=$(agent snapshot --window '^parity form$' | jq -r .token)
+agent release "$WTOK" --png "$PG_TMP/app/parity-wayland.png" >/dev/null
+W_OCR=$(agent ocr "$WTOK" | jq -r .text)
+W_SHA=$(agent hash "$WTOK" | jq -r .hash)
+W_DHASH=$(agent hash "$WTOK" --algo dhash | jq -r .hash)
+
 # --- the compositor goes away: the helper's end, the broker says so
 kill "$PG_WL_SWAY_PID"
 gone() { agent windows 2>&1 | grep -q "BROKER_UNREACHABLE"; }
 for i in $(seq 100); do gone && break; sleep 0.1; done
 check "sway stops: the agent's call says the session is unreachable" gone
+
+# --- the same app on X11 (Xvfb, the direct backend, GDK_BACKEND=x11), same fonts and size:
+# identical pixels where both paths are lossless, else a dHash within 2 and the same OCR text
+pg_stop_broker
+pg_start_xvfb
+pg_start_broker
+runuser -u "$PG_AGENT" -- env -i PATH=/usr/bin:/bin HOME=/nonexistent LANG=C.UTF-8 DISPLAY="$PG_DISPLAY" GDK_BACKEND=x11 \
+    NO_AT_BRIDGE=1 /usr/bin/python3 "$PG_TMP/app/pg_demo_gtk.py" "$PG_TMP/app/parity-x11.json" "parity form" \
+    >"$PG_TMP/app/parity-x11.out" 2>&1 &
+PG_PIDS+=($!)
+for i in $(seq 150); do grep -q READY "$PG_TMP/app/parity-x11.out" 2>/dev/null && break; sleep 0.1; done
+agent wait-stable --window '^parity form$' --timeout 20 >/dev/null
+XTOK=$(agent snapshot --window '^parity form$' | jq -r .token)
+agent release "$XTOK" --png "$PG_TMP/app/parity-x11.png" >/dev/null
+X_OCR=$(agent ocr "$XTOK" | jq -r .text)
+X_SHA=$(agent hash "$XTOK" | jq -r .hash)
+X_DHASH=$(agent hash "$XTOK" --algo dhash | jq -r .hash)
+dist=$(python3 -c 'import sys; print(bin(int(sys.argv[1], 16) ^ int(sys.argv[2], 16)).count("1"))' "${W_DHASH:-0}" "${X_DHASH:-ffffffffffffffff}")
+echo "  parity: sha256 $([ "$W_SHA" = "$X_SHA" ] && echo identical || echo differs), dHash distance $dist"
+check "the Wayland and X11 captures of the same app: identical, or a dHash within 2 (engine parity)" \
+    bash -c '[ -n "$1" ] && { [ "$1" = "$2" ] || [ "$3" -le 2 ]; }' _ "$W_SHA" "$X_SHA" "$dist"
+check "...and OCR reads the same text from both" bash -c '[ -n "$1" ] && [ "$1" = "$2" ]' _ "$W_OCR" "$X_OCR"
 
 pg_summary

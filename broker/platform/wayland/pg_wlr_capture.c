@@ -6,7 +6,7 @@
  * Why copies of the output and not of the window: wlroots has no per-window
  * capture in the protocols sway 1.7 offers; the compositor draws every view
  * onto its outputs, so a view's pixels are the output's pixels where the view
- * is, which is the view's own only where nothing covers it (wlr_uncovered).
+ * is, which is the view's own only where nothing covers it (wlr_tree_uncovered).
  * The cursor is never drawn into a copy (overlay_cursor 0).
  */
 /* memfd_create: _GNU_SOURCE, which the build defines */
@@ -192,54 +192,76 @@ pg_err wlr_capture_screen(pg_platform *p, const pg_rect *region, pg_capture *out
     return wlr_grab(p, r, out, e);
 }
 
-/* The window's content rect (layout coordinates), clipped to region. */
-static pg_err window_rect(pg_platform *p, uint64_t id, const pg_rect *region, pg_rect *r, pg_error *e) {
-    pg_window w;
-    pg_err rc = wlr_view(p, id, &w, e);
+/* The window's content rect on t (layout coordinates), clipped to region. */
+static pg_err window_rect(const wlr_tree *t, uint64_t id, const pg_rect *region, pg_rect *r, pg_error *e) {
+    const pg_window *w = NULL;
+    pg_err rc = wlr_tree_find(t, id, &w, e);
     if (rc) return rc;
-    if (!w.visible)
+    if (!w->visible)
         return pg_error_set(e, PG_E_NOTFOUND, "focus the window to show its workspace, then retry",
                             "window %llu is not on a visible workspace", (unsigned long long)id);
-    *r = (pg_rect){w.x, w.y, w.width, w.height};
+    *r = (pg_rect){w->x, w->y, w->width, w->height};
     if (!region) return PG_OK;
-    pg_rect want = {w.x + region->x, w.y + region->y, region->w, region->h};
+    pg_rect want = {w->x + region->x, w->y + region->y, region->w, region->h};
     if (!intersect(*r, want, r)) return pg_error_set(e, PG_E_BADINPUT, NULL, "the region lies outside the window");
     return PG_OK;
 }
 
+/* Where the window's pixels are, checked uncovered: one read of the tree. */
+static pg_err placed(pg_platform *p, uint64_t id, const pg_rect *region, pg_rect *r, pg_error *e) {
+    wlr_tree t;
+    pg_err rc = wlr_tree_read(p, &t, e);
+    if (!rc) rc = window_rect(&t, id, region, r, e);
+    if (!rc) rc = wlr_tree_uncovered(&t, id, *r, e);
+    wlr_tree_free(&t);
+    return rc;
+}
+
 pg_err wlr_capture_window(pg_platform *p, uint64_t id, const pg_rect *region, pg_capture *out, pg_error *e) {
     pg_rect r;
-    pg_err rc = window_rect(p, id, region, &r, e);
-    if (!rc) rc = wlr_uncovered(p, id, r, e);
+    pg_err rc = placed(p, id, region, &r, e);
     return rc ? rc : wlr_grab(p, r, out, e);
 }
 
-/* Quiet: two copies quiet_ms apart (and every one between) are the same. */
+/* FNV-1a over the pixels: which picture a window showed, for settle. */
+static uint64_t picture_hash(const pg_capture *c) {
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < c->stride * c->height; i++) h = (h ^ c->rgba[i]) * 0x100000001b3ull;
+    return h;
+}
+
+/* One look at the window for settle: its picture now, and since when it
+ * has shown that picture as far as this handle saw (p->seen: the last
+ * look, kept between calls, so a window still showing what the previous
+ * call saw counts the time since then). */
+static pg_err look(pg_platform *p, uint64_t id, double *since, pg_error *e) {
+    pg_rect r;
+    pg_capture now = {0};
+    pg_err rc = placed(p, id, NULL, &r, e);
+    if (!rc) rc = wlr_grab(p, r, &now, e);
+    if (rc) return rc;
+    uint64_t h = picture_hash(&now);
+    free(now.rgba);
+    bool same = p->seen.id == id && p->seen.hash == h && !memcmp(&p->seen.r, &r, sizeof r);
+    if (!same) p->seen = (wlr_seen){.id = id, .r = r, .hash = h, .since = pg_mono_ms()};
+    *since = p->seen.since;
+    return PG_OK;
+}
+
+/* Quiet: the window has shown the same picture for quiet_ms, looked at
+ * every SETTLE_STEP_MS (and at the last call's look, when it was this
+ * window: the repaints in between would be missed by sampling anyway). */
 pg_err wlr_settle(pg_platform *p, uint64_t id, uint32_t quiet_ms, uint32_t timeout_ms, pg_error *e) {
     pg_deadline end = pg_deadline_in_ms(timeout_ms);
-    pg_capture last = {0};
-    double since = pg_mono_ms();
-    pg_err rc = PG_OK;
     for (;;) {
-        pg_rect r;
-        pg_capture now = {0};
-        rc = window_rect(p, id, NULL, &r, e);
-        if (!rc) rc = wlr_grab(p, r, &now, e);
-        if (rc) break;
-        bool same = last.rgba && last.width == now.width && last.height == now.height &&
-                    !memcmp(last.rgba, now.rgba, now.stride * now.height);
-        free(last.rgba);
-        last = now;
-        if (!same) since = pg_mono_ms();
-        else if (pg_mono_ms() - since >= quiet_ms) break;
-        if (pg_deadline_passed(end)) {
-            rc = pg_error_set(e, PG_E_TIMEOUT, "the window keeps repainting (an animation?); wait longer or assert anyway",
-                              "window %llu did not stop repainting for %u ms within %u ms", (unsigned long long)id,
-                              (unsigned)quiet_ms, (unsigned)timeout_ms);
-            break;
-        }
+        double since;
+        pg_err rc = look(p, id, &since, e);
+        if (rc) return rc;
+        if (pg_mono_ms() - since >= quiet_ms) return PG_OK;
+        if (pg_deadline_passed(end))
+            return pg_error_set(e, PG_E_TIMEOUT, "the window keeps repainting (an animation?); wait longer or assert anyway",
+                                "window %llu did not stop repainting for %u ms within %u ms", (unsigned long long)id,
+                                (unsigned)quiet_ms, (unsigned)timeout_ms);
         pg_sleep_ms(SETTLE_STEP_MS);
     }
-    free(last.rgba);
-    return rc;
 }

@@ -21,23 +21,24 @@
 /* Window-relative (x, y) of id -> layout coordinates, checked: inside the
  * content, the window on top there. */
 static pg_err aim(pg_platform *p, uint64_t id, int32_t x, int32_t y, int32_t *lx, int32_t *ly, pg_error *e) {
-    pg_window w;
+    wlr_tree t = {0};
+    const pg_window *w = NULL;
     pg_err rc = wlr_need(p, false, e);
-    if (!rc) rc = wlr_view(p, id, &w, e);
-    if (rc) return rc;
-    if (!w.visible)
-        return pg_error_set(e, PG_E_NOTFOUND, "focus the window to show its workspace, then retry",
-                            "window %llu is not on a visible workspace", (unsigned long long)id);
-    if (x < 0 || y < 0 || (uint32_t)x >= w.width || (uint32_t)y >= w.height)
-        return pg_error_set(e, PG_E_BADINPUT, NULL, "point %d,%d is outside window %llu (%ux%u)", (int)x, (int)y,
-                            (unsigned long long)id, (unsigned)w.width, (unsigned)w.height);
-    *lx = w.x + x, *ly = w.y + y;
+    if (!rc) rc = wlr_tree_read(p, &t, e);
+    if (!rc) rc = wlr_tree_find(&t, id, &w, e);
+    if (!rc && !w->visible)
+        rc = pg_error_set(e, PG_E_NOTFOUND, "focus the window to show its workspace, then retry",
+                          "window %llu is not on a visible workspace", (unsigned long long)id);
+    else if (!rc && (x < 0 || y < 0 || (uint32_t)x >= w->width || (uint32_t)y >= w->height))
+        rc = pg_error_set(e, PG_E_BADINPUT, NULL, "point %d,%d is outside window %llu (%ux%u)", (int)x, (int)y,
+                          (unsigned long long)id, (unsigned)w->width, (unsigned)w->height);
     uint64_t top = 0;
-    rc = wlr_top_at(p, *lx, *ly, &top, e);
+    if (!rc) *lx = w->x + x, *ly = w->y + y, top = wlr_tree_top_at(&t, *lx, *ly);
     if (!rc && top != id)
         rc = pg_error_set(e, PG_E_POLICY, "move or close the covering window, or focus the target first",
                           "the point %d,%d of window %llu is covered by window %llu", (int)x, (int)y,
                           (unsigned long long)id, (unsigned long long)top);
+    wlr_tree_free(&t);
     return rc;
 }
 

@@ -48,6 +48,14 @@ typedef struct {
     int32_t transform;
 } wlr_output;
 
+/* The last picture settle saw (pg_wlr_capture.c). */
+typedef struct {
+    uint64_t id;
+    pg_rect r;
+    uint64_t hash;
+    double since; /* when it was first seen (pg_mono_ms) */
+} wlr_seen;
+
 struct pg_platform {
     struct wl_display *dpy;
     struct wl_registry *reg;
@@ -70,6 +78,7 @@ struct pg_platform {
     int32_t pointer_x, pointer_y;
     uint32_t buttons_held; /* bit b-1: button b is down (hold) */
     char lost_why[256];    /* non-empty: the connection is gone for good */
+    wlr_seen seen;
 };
 
 /* An input event's timestamp: milliseconds of the monotonic clock. */
@@ -91,15 +100,27 @@ pg_err wlr_sync(pg_platform *p, pg_error *e);
  * terminated. PG_E_UNSUPPORTED when the compositor has no IPC socket. */
 pg_err wlr_ipc(pg_platform *p, uint32_t type, const char *payload, char **reply, size_t *len, pg_error *e);
 
-/* The views, as pg_sway_tree_windows reads them, and the ids bottom to top
- * (*order, *n_order: views on visible workspaces only). Either out pointer
- * may be NULL. */
-pg_err wlr_views(pg_platform *p, pg_window **w, size_t *n, uint64_t **order, size_t *n_order, pg_error *e);
-/* The listed view id, or PG_E_NOTFOUND. */
-pg_err wlr_view(pg_platform *p, uint64_t id, pg_window *out, pg_error *e);
+/* sway's tree read once: the views (pg_sway_tree_windows) and the ids of
+ * those on visible workspaces, bottom to top (pg_sway_tree_stacking). */
+typedef struct {
+    pg_window *w;
+    size_t n;
+    uint64_t *order;
+    size_t n_order;
+} wlr_tree;
+
+pg_err wlr_tree_read(pg_platform *p, wlr_tree *t, pg_error *e);
+void wlr_tree_free(wlr_tree *t);
+/* The view id in t, or PG_E_NOTFOUND. */
+pg_err wlr_tree_find(const wlr_tree *t, uint64_t id, const pg_window **w, pg_error *e);
 /* PG_OK when nothing above id covers r (layout coordinates), else
- * PG_E_POLICY naming the cover by decimal id. */
-pg_err wlr_uncovered(pg_platform *p, uint64_t id, pg_rect r, pg_error *e);
+ * PG_E_POLICY naming the cover by decimal id; PG_E_NOTFOUND when id is not
+ * on a visible workspace. */
+pg_err wlr_tree_uncovered(const wlr_tree *t, uint64_t id, pg_rect r, pg_error *e);
+/* The view on top at a layout point (0: none). */
+uint64_t wlr_tree_top_at(const wlr_tree *t, int32_t x, int32_t y);
+/* One view, read on its own tree (a call that needs only it). */
+pg_err wlr_view(pg_platform *p, uint64_t id, pg_window *out, pg_error *e);
 
 /* RGBA pixels of r (layout coordinates) through screencopy, composed from
  * every output r meets (black where no output is). */

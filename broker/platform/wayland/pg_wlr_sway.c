@@ -79,31 +79,38 @@ pg_err wlr_ipc(pg_platform *p, uint32_t type, const char *payload, char **reply,
     return PG_OK;
 }
 
-pg_err wlr_views(pg_platform *p, pg_window **w, size_t *n, uint64_t **order, size_t *n_order, pg_error *e) {
-    char *tree;
+pg_err wlr_tree_read(pg_platform *p, wlr_tree *t, pg_error *e) {
+    char *json;
     size_t len;
-    pg_err rc = wlr_ipc(p, PG_SWAY_GET_TREE, NULL, &tree, &len, e);
+    *t = (wlr_tree){0};
+    pg_err rc = wlr_ipc(p, PG_SWAY_GET_TREE, NULL, &json, &len, e);
     if (rc) return rc;
-    pg_window *all = NULL;
-    size_t n_all = 0;
-    rc = pg_sway_tree_windows(tree, len, &all, &n_all, e);
-    if (!rc && order) rc = pg_sway_tree_stacking(tree, len, order, n_order, e);
-    free(tree);
-    if (rc) return free(all), rc;
-    if (w) *w = all, *n = n_all;
-    else free(all);
-    return PG_OK;
+    rc = pg_sway_tree_windows(json, len, &t->w, &t->n, e);
+    if (!rc) rc = pg_sway_tree_stacking(json, len, &t->order, &t->n_order, e);
+    free(json);
+    if (rc) wlr_tree_free(t);
+    return rc;
+}
+
+void wlr_tree_free(wlr_tree *t) {
+    free(t->w);
+    free(t->order);
+    *t = (wlr_tree){0};
+}
+
+pg_err wlr_tree_find(const wlr_tree *t, uint64_t id, const pg_window **w, pg_error *e) {
+    for (size_t i = 0; i < t->n; i++)
+        if (t->w[i].id == id) return *w = &t->w[i], PG_OK;
+    return pg_error_set(e, PG_E_NOTFOUND, "list the windows again", "window %llu is gone", (unsigned long long)id);
 }
 
 pg_err wlr_view(pg_platform *p, uint64_t id, pg_window *out, pg_error *e) {
-    pg_window *w;
-    size_t n;
-    pg_err rc = wlr_views(p, &w, &n, NULL, NULL, e);
-    if (rc) return rc;
-    rc = pg_error_set(e, PG_E_NOTFOUND, "list the windows again", "window %llu is gone", (unsigned long long)id);
-    for (size_t i = 0; i < n; i++)
-        if (w[i].id == id) *out = w[i], rc = PG_OK, pg_error_clear(e);
-    free(w);
+    wlr_tree t;
+    const pg_window *w = NULL;
+    pg_err rc = wlr_tree_read(p, &t, e);
+    if (!rc) rc = wlr_tree_find(&t, id, &w, e);
+    if (!rc) *out = *w;
+    wlr_tree_free(&t);
     return rc;
 }
 
@@ -112,45 +119,50 @@ static bool overlaps(const pg_window *w, pg_rect r) {
            (int64_t)w->frame.y < (int64_t)r.y + r.h && (int64_t)r.y < (int64_t)w->frame.y + w->frame.h;
 }
 
-static const pg_window *find(const pg_window *w, size_t n, uint64_t id) {
-    for (size_t i = 0; i < n; i++)
-        if (w[i].id == id) return &w[i];
-    return NULL;
-}
-
-pg_err wlr_uncovered(pg_platform *p, uint64_t id, pg_rect r, pg_error *e) {
-    pg_window *w;
-    uint64_t *order;
-    size_t n, n_order;
-    pg_err rc = wlr_views(p, &w, &n, &order, &n_order, e);
-    if (rc) return rc;
+pg_err wlr_tree_uncovered(const wlr_tree *t, uint64_t id, pg_rect r, pg_error *e) {
     size_t i = 0;
-    while (i < n_order && order[i] != id) i++;
-    if (i == n_order)
-        rc = pg_error_set(e, PG_E_NOTFOUND, "focus the window to show its workspace, then retry",
-                          "window %llu is not on a visible workspace", (unsigned long long)id);
-    for (size_t j = i + 1; j < n_order && !rc; j++) {
-        const pg_window *above = find(w, n, order[j]);
-        if (above && overlaps(above, r))
-            rc = pg_error_set(e, PG_E_POLICY, "move or close the covering window, or focus the target first",
-                              "window %llu is covered by window %llu", (unsigned long long)id,
-                              (unsigned long long)above->id);
+    while (i < t->n_order && t->order[i] != id) i++;
+    if (i == t->n_order)
+        return pg_error_set(e, PG_E_NOTFOUND, "focus the window to show its workspace, then retry",
+                            "window %llu is not on a visible workspace", (unsigned long long)id);
+    pg_error ignored;
+    for (size_t j = i + 1; j < t->n_order; j++) {
+        const pg_window *above = NULL;
+        if (wlr_tree_find(t, t->order[j], &above, &ignored) == PG_OK && overlaps(above, r))
+            return pg_error_set(e, PG_E_POLICY, "move or close the covering window, or focus the target first",
+                                "window %llu is covered by window %llu", (unsigned long long)id,
+                                (unsigned long long)above->id);
     }
-    free(w);
-    free(order);
-    return rc;
+    return PG_OK;
 }
 
-pg_err wlr_list_windows(pg_platform *p, pg_window **out, size_t *n, pg_error *e) {
-    return wlr_views(p, out, n, NULL, NULL, e);
+uint64_t wlr_tree_top_at(const wlr_tree *t, int32_t x, int32_t y) {
+    pg_error ignored;
+    for (size_t i = t->n_order; i-- > 0;) {
+        const pg_window *v = NULL;
+        if (wlr_tree_find(t, t->order[i], &v, &ignored) == PG_OK && overlaps(v, (pg_rect){x, y, 1, 1})) return v->id;
+    }
+    return 0;
 }
+
+static pg_err views(pg_platform *p, pg_window **out, size_t *n, pg_error *e) {
+    wlr_tree t;
+    pg_err rc = wlr_tree_read(p, &t, e);
+    if (rc) return rc;
+    *out = t.w, *n = t.n;
+    t.w = NULL;
+    wlr_tree_free(&t);
+    return PG_OK;
+}
+
+pg_err wlr_list_windows(pg_platform *p, pg_window **out, size_t *n, pg_error *e) { return views(p, out, n, e); }
 
 /* Popups (xdg_popup) are not in sway's tree: they belong to their view's
  * surface and are drawn inside or beside it; the list is complete as far
  * as views go, which is all sway can say. */
 pg_err wlr_list_all(pg_platform *p, pg_window **out, size_t *n, bool *complete, pg_error *e) {
     *complete = true;
-    return wlr_views(p, out, n, NULL, NULL, e);
+    return views(p, out, n, e);
 }
 
 pg_err wlr_window_frame(pg_platform *p, uint64_t id, uint32_t *l, uint32_t *r, uint32_t *t, uint32_t *b,
@@ -166,27 +178,21 @@ pg_err wlr_window_frame(pg_platform *p, uint64_t id, uint32_t *l, uint32_t *r, u
 }
 
 pg_err wlr_top_at(pg_platform *p, int32_t x, int32_t y, uint64_t *id, pg_error *e) {
-    pg_window *w;
-    uint64_t *order;
-    size_t n, n_order;
-    pg_err rc = wlr_views(p, &w, &n, &order, &n_order, e);
-    if (rc) return rc;
-    *id = 0;
-    for (size_t i = n_order; i-- > 0 && !*id;) {
-        const pg_window *v = find(w, n, order[i]);
-        if (v && overlaps(v, (pg_rect){x, y, 1, 1})) *id = v->id;
-    }
-    free(w);
-    free(order);
-    return PG_OK;
+    wlr_tree t;
+    pg_err rc = wlr_tree_read(p, &t, e);
+    if (!rc) *id = wlr_tree_top_at(&t, x, y);
+    wlr_tree_free(&t);
+    return rc;
 }
 
 pg_err wlr_monitors(pg_platform *p, pg_monitor **out, size_t *n, pg_error *e) {
     char *json;
     size_t len;
     pg_err rc = wlr_ipc(p, PG_SWAY_GET_OUTPUTS, NULL, &json, &len, e);
-    if (!rc) rc = pg_sway_outputs(json, len, out, n, e);
-    if (!rc) free(json);
+    if (!rc) {
+        rc = pg_sway_outputs(json, len, out, n, e);
+        free(json);
+    }
     if (rc != PG_E_UNSUPPORTED || !p->n_out) return rc;
     /* No IPC: the layout box as the one monitor. */
     pg_error_clear(e);
