@@ -112,9 +112,23 @@ static unsigned jtype_of(const cJSON *v) {
     return d == floor(d) ? (PG_J_INT | PG_J_NUM) : PG_J_NUM;
 }
 
+/* The dispatcher's members: an array of strings, a string. */
+static bool reply_wide_ok(const cJSON *m) {
+    if (!strcmp(m->string, PG_REPLY_UNTRUSTED_NONCE)) return cJSON_IsString(m);
+    if (!cJSON_IsArray(m)) return false;
+    for (const cJSON *p = m->child; p; p = p->next)
+        if (!cJSON_IsString(p)) return false;
+    return true;
+}
+
 pg_err pg_opdecl_check_reply(const pg_opdecl *d, const cJSON *reply, pg_error *e) {
     if (!cJSON_IsObject(reply)) return pg_error_set(e, PG_E_INTERNAL, NULL, "%s: the reply is not an object", d->id);
     for (const cJSON *m = reply->child; m; m = m->next) {
+        if (!strcmp(m->string, PG_REPLY_UNTRUSTED) || !strcmp(m->string, PG_REPLY_UNTRUSTED_NONCE)) {
+            if (!reply_wide_ok(m))
+                return pg_error_set(e, PG_E_INTERNAL, NULL, "%s: reply field \"%s\" is malformed", d->id, m->string);
+            continue;
+        }
         const pg_fielddecl *f = pg_opdecl_field(d, m->string);
         if (!f)
             return pg_error_set(e, PG_E_INTERNAL, "declare it in common/pg_ops.def (PG_FIELD)",

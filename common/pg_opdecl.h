@@ -218,9 +218,18 @@ const char *pg_disclosure_name(pg_disclosure cls);
 /* A field's types as text ("string or null") into out. */
 void pg_jtypes_text(unsigned types, char *out, size_t n);
 
+/* Two members any reply (result or details) may carry, added by the
+ * dispatcher rather than by a handler (broker/core/pg_untrusted.h): the JSON
+ * Pointers of the reply's screen text, and the reply's nonce for the
+ * delimiters that wrap that text in MCP results. Class NONE: they say where
+ * text the reply already carries sits, and 128 random bits. */
+#define PG_REPLY_UNTRUSTED "untrusted"
+#define PG_REPLY_UNTRUSTED_NONCE "untrusted_nonce"
+
 /* Holds a reply (a result, or the details of a verdict or a timeout) to d's
  * field declarations: every member declared, with a class, of a declared
- * JSON type (raw numbers, as pg_jnum writes them, count as numbers).
+ * JSON type (raw numbers, as pg_jnum writes them, count as numbers), except
+ * the two above, which must be an array of strings and a string.
  * PG_E_INTERNAL naming the first member that is not. Fields a reply leaves
  * out are not missed: most are optional. */
 pg_err pg_opdecl_check_reply(const pg_opdecl *d, const cJSON *reply, pg_error *e);

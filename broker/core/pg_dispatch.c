@@ -11,6 +11,7 @@
 #include "pg_dispatch.h"
 #include "pg_log.h"
 #include "pg_refusals.h"
+#include "pg_untrusted.h"
 
 static bool is_power_of_ten(uint64_t n) {
     while (n >= 10 && n % 10 == 0) n /= 10;
@@ -165,12 +166,32 @@ static pg_err run(pg_call *c, pg_error *e) {
     return rc;
 }
 
+/* Marks the screen text of what the agent will read (pg_untrusted.h): the
+ * result, or the details of a failure. A reply that cannot be marked is not
+ * sent: its details are dropped, its result turns into the marking's error. */
+static pg_err mark_screen_text(pg_call *c, pg_err rc, pg_error *e) {
+    pg_error me;
+    pg_error_clear(&me);
+    if (c->details && pg_untrusted_mark(c->req->op, c->details, &me)) {
+        cJSON_Delete(c->details);
+        c->details = NULL;
+    }
+    if (rc || !c->result || pg_untrusted_mark(c->req->op, c->result, &me) == PG_OK) return rc;
+    cJSON_Delete(c->result);
+    c->result = NULL;
+    free(c->reply_att.data);
+    c->reply_att = (pg_blob){0};
+    *e = me;
+    return me.code;
+}
+
 pg_err pg_dispatch(pg_call *c, pg_error *e) {
     if (!c->begun) pg_dispatch_begin(c, e);
     if (!c->op) return c->admit_rc; /* e says which operation */
     pg_err rc = c->admit_rc;
     if (!rc) rc = run(c, e);
     if (!rc && (c->op->flags & PG_OPF_EFFECT) && !c->intent[0]) rc = effect_unrecorded(c, e);
+    rc = mark_screen_text(c, rc, e);
     if (!c->b->audit || !((c->op->flags & PG_OPF_AUDIT) || rc == PG_E_POLICY)) return rc;
     uint64_t coalesced = 0;
     if (rc == PG_E_POLICY) {

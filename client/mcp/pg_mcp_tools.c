@@ -10,6 +10,7 @@
 
 #include "pg_crypto.h"
 #include "pg_mcp.h"
+#include "pg_mcp_untrusted.h"
 
 const char *const pg_mcp_protocol_versions[] = {PG_MCP_PROTOCOL_LATEST, "2025-06-18", "2025-03-26", "2024-11-05", NULL};
 
@@ -312,13 +313,28 @@ pg_err pg_mcp_build_request(const pg_opdecl *d, const cJSON *arguments, uint32_t
 
 /* ---- the answer ---- */
 
-static void add_text(cJSON *content, const cJSON *obj) {
-    char *s = cJSON_PrintUnformatted(obj);
+static void add_text_string(cJSON *content, const char *s) {
     cJSON *c = cJSON_CreateObject();
     cJSON_AddStringToObject(c, "type", "text");
-    cJSON_AddStringToObject(c, "text", s ? s : "{}");
+    cJSON_AddStringToObject(c, "text", s);
     cJSON_AddItemToArray(content, c);
+}
+
+/* The JSON with pg_mcp_safe_json's escapes: the same values, but no screen
+ * text in it reads as a delimiter of the untrusted block. */
+static void add_text(cJSON *content, const cJSON *obj) {
+    char *raw = cJSON_PrintUnformatted(obj);
+    char *s = raw ? pg_mcp_safe_json(raw) : NULL;
+    add_text_string(content, s ? s : "{}");
     free(s);
+    free(raw);
+}
+
+/* The reply's screen text between the broker's delimiters (pg_mcp_untrusted.h). */
+static void add_untrusted(cJSON *content, const cJSON *reply, const char *where) {
+    char *block = reply ? pg_mcp_untrusted_block(reply, where) : NULL;
+    if (block) add_text_string(content, block);
+    free(block);
 }
 
 static void add_image(cJSON *content, const pg_blob *png) {
@@ -342,6 +358,7 @@ cJSON *pg_mcp_tool_result(pg_err rc, const pg_error *e, const cJSON *result, con
         cJSON *empty = result ? NULL : cJSON_CreateObject();
         add_text(content, result ? result : empty);
         cJSON_Delete(empty);
+        add_untrusted(content, result, "the result");
         if (image && image->data && image->len) add_image(content, image);
         return r;
     }
@@ -355,6 +372,7 @@ cJSON *pg_mcp_tool_result(pg_err rc, const pg_error *e, const cJSON *result, con
     if (details) cJSON_AddItemToObject(o, "details", cJSON_Duplicate(details, 1));
     add_text(content, root);
     cJSON_Delete(root);
+    add_untrusted(content, details, "error.details");
     cJSON_AddBoolToObject(r, "isError", true);
     return r;
 }

@@ -43,7 +43,10 @@ transport.onmessage = (m, extra) => { received.push(m); onmessage(m, extra); };
 const send = transport.send.bind(transport);
 transport.send = (m, opts) => { sent.push(m); return send(m, opts); };
 
-const text = (r) => (r.content || []).filter((c) => c.type === 'text').map((c) => c.text).join('');
+// The first text content is the JSON the CLI prints; a second one, when the
+// reply holds screen text, is its untrusted block (docs/mcp.md).
+const texts = (r) => (r.content || []).filter((c) => c.type === 'text').map((c) => c.text);
+const text = (r) => texts(r)[0] || '';
 const json = (r) => { try { return JSON.parse(text(r)); } catch { return null; } };
 const call = (name, args, opts) => client.callTool({ name, arguments: args }, undefined, opts);
 const state = () => JSON.parse(fs.readFileSync(stateFile, 'utf8'));
@@ -77,6 +80,9 @@ if (phase === 'analyze-only') {
 
     let r = await call('ocr', { token: s1.token });
     check('ocr reads the status label', !r.isError && /Status: idle/.test(json(r)?.text), r);
+    check('...and repeats its text in the untrusted block, between BEGIN and END lines with its nonce',
+          /^<<<PIXELGATE-UNTRUSTED-BEGIN nonce=([0-9a-f]{32})>>>\n"\/text": "[^\n]*Status: idle[^\n]*\n(?:.*\n)*<<<PIXELGATE-UNTRUSTED-END nonce=\1>>>$/m
+              .test(texts(r)[1] || '') && json(r)?.untrusted_nonce && (texts(r)[1] || '').includes(json(r).untrusted_nonce), r);
 
     r = await call('click', { window: W, text: 'Press me' });
     check('click on text found by OCR succeeds', !r.isError && json(r)?.clicked, r);

@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "pg_jsonptr.h"
 #include "pg_policy.h"
 #include "pg_proto.h"
 #include "pg_test.h"
@@ -141,6 +142,42 @@ static void check_reply(const char *op, const pg_fx_reply *r) {
     pg_test_side_failures++;
 }
 
+/* Keys whose string values are screen text wherever they occur in the
+ * replies the tests see: a second opinion on broker/core/pg_untrusted.c's
+ * rules, by name rather than by path, so a new reply (or a new place) that
+ * carries such a value unmarked fails the test that saw it. */
+static const char *const SCREEN_KEYS[] = {"title", "class", "instance", "text", "label", "answer", "closest",
+                                          "text_read", "selected_text", "window_title", "window_class"};
+
+static bool is_marked(const cJSON *reply, const char *ptr) {
+    const cJSON *u = cJSON_GetObjectItemCaseSensitive(reply, PG_REPLY_UNTRUSTED);
+    for (const cJSON *p = u ? u->child : NULL; p; p = p->next)
+        if (cJSON_IsString(p) && !strcmp(p->valuestring, ptr)) return true;
+    return false;
+}
+
+static void check_marks_under(const char *op, const cJSON *reply, const cJSON *node, char *ptr, size_t n) {
+    size_t keep = strlen(ptr), i = 0;
+    for (const cJSON *m = node->child; m; m = m->next, i++) {
+        bool ok = cJSON_IsArray(node) ? pg_jsonptr_push_index(ptr, n, i) : pg_jsonptr_push(ptr, n, m->string);
+        if (!ok) continue;
+        bool echo = m->string && !strcmp(m->string, "expect"); /* the caller's own words (assert control) */
+        if ((cJSON_IsObject(m) || cJSON_IsArray(m)) && !echo) check_marks_under(op, reply, m, ptr, n);
+        for (size_t k = 0; cJSON_IsString(m) && m->string && k < sizeof SCREEN_KEYS / sizeof *SCREEN_KEYS; k++)
+            if (!strcmp(m->string, SCREEN_KEYS[k]) && !is_marked(reply, ptr)) {
+                fprintf(stderr, "untrusted check: %s: %s (\"%s\") is not marked\n", op, ptr, m->valuestring);
+                pg_test_side_failures++;
+            }
+        ptr[keep] = '\0';
+    }
+}
+
+static void check_untrusted(const char *op, const pg_fx_reply *r) {
+    char ptr[1024] = "";
+    if (r->result) check_marks_under(op, r->result, r->result, ptr, sizeof ptr);
+    if (r->details) check_marks_under(op, r->details, r->details, ptr, sizeof ptr);
+}
+
 pg_err pg_fx_call(pg_fx *fx, const char *op, const char *args_json, const pg_blob *att, size_t n_att,
                   pg_fx_reply *out) {
     memset(out, 0, sizeof *out);
@@ -164,6 +201,7 @@ pg_err pg_fx_call(pg_fx *fx, const char *op, const char *args_json, const pg_blo
     out->reply = c.reply_att;
     cJSON_Delete(hdr);
     check_reply(op, out);
+    check_untrusted(op, out);
     return out->rc;
 }
 
