@@ -262,6 +262,28 @@ pg_cleanup() {
 # ---- a tiny TAP-like reporter ending in "N passed, N failed" ----
 PG_PASS=0
 PG_FAIL=0
+# --- pixelgate-session tests (session_helper.sh, wayland_sway.sh, bench/wayland_h2h)
+
+# pg_session_group: the helper's group, as the package makes it; removed again by
+# pg_session_group_remove only when this run made it.
+pg_session_group() {
+    getent group pixelgate-session >/dev/null && return 0
+    groupadd --system pixelgate-session && PG_SESSION_GROUP_MADE=1
+}
+pg_session_group_remove() {
+    [ -n "${PG_SESSION_GROUP_MADE:-}" ] && groupdel pixelgate-session 2>/dev/null
+    return 0
+}
+
+# pg_install_session_helper (after pg_setup_dirs): the helper under test installed as the
+# package installs it (root:pixelgate-session 2755); sets HELPER and SESSION_SOCK, the broker's
+# session socket.
+pg_install_session_helper() {
+    HELPER=$PG_TMP/bin/pixelgate-session
+    install -o root -g pixelgate-session -m 2755 "$PG_BUILD/broker/pixelgate-session" "$HELPER"
+    SESSION_SOCK=$PG_TMP/run/session.sock
+}
+
 ok() { PG_PASS=$((PG_PASS + 1)); echo "ok   $*"; }
 not_ok() { PG_FAIL=$((PG_FAIL + 1)); echo "FAIL $*"; }
 # check DESC CMD...: passes when CMD succeeds.

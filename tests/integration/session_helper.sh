@@ -23,12 +23,10 @@ pg_require_tools Xvfb xauth xdpyinfo wish jq dbus-run-session strace python3 sys
 
 PG_DESK=pgdesk
 
-GROUP_CREATED=
 finish() {
     pkill -u "$PG_DESK" 2>/dev/null || true
     pg_cleanup
-    [ -n "$GROUP_CREATED" ] && groupdel pixelgate-session 2>/dev/null
-    return 0
+    pg_session_group_remove
 }
 trap finish EXIT
 
@@ -36,9 +34,7 @@ pg_user pixelgate system
 pg_user "$PG_AGENT"
 pg_user "$PG_OTHER"
 pg_user "$PG_DESK"
-if ! getent group pixelgate-session >/dev/null; then
-    groupadd --system pixelgate-session && GROUP_CREATED=1
-fi
+pg_session_group
 PG_POLICY_JSON=$(cat <<JSON
 {"version": 1,
  "clients": {"users": ["$PG_AGENT"]},
@@ -48,9 +44,7 @@ PG_POLICY_JSON=$(cat <<JSON
 JSON
 )
 pg_setup_dirs
-HELPER=$PG_TMP/bin/pixelgate-session
-install -o root -g pixelgate-session -m 2755 "$PG_BUILD/broker/pixelgate-session" "$HELPER"
-SESSION_SOCK=$PG_TMP/run/session.sock
+pg_install_session_helper
 
 # --- the desktop user's own X display: their cookie, no grant for anyone
 for n in $(seq 150 199); do [ -e "/tmp/.X11-unix/X$n" ] || [ -e "/tmp/.X$n-lock" ] || break; done

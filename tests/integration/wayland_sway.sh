@@ -23,13 +23,11 @@ pg_require_tools sway swaymsg jq dbus-run-session convert Xvfb xauth xdpyinfo xh
     pg_die "python3-gi with GTK 3 (gir1.2-gtk-3.0) is needed"
 
 PG_DESK=pgwldesk
-GROUP_CREATED=
 finish() {
     pkill -u "$PG_DESK" 2>/dev/null || true
     pkill -u "$PG_OTHER" -f pg_demo_gtk 2>/dev/null || true
     pg_cleanup
-    [ -n "$GROUP_CREATED" ] && groupdel pixelgate-session 2>/dev/null
-    return 0
+    pg_session_group_remove
 }
 trap finish EXIT
 
@@ -37,9 +35,7 @@ pg_user pixelgate system
 pg_user "$PG_AGENT"
 pg_user "$PG_OTHER"
 pg_user "$PG_DESK"
-if ! getent group pixelgate-session >/dev/null; then
-    groupadd --system pixelgate-session && GROUP_CREATED=1
-fi
+pg_session_group
 PG_POLICY_JSON=$(cat <<JSON
 {"version": 1,
  "clients": {"users": ["$PG_AGENT"]},
@@ -49,9 +45,7 @@ PG_POLICY_JSON=$(cat <<JSON
 JSON
 )
 pg_setup_dirs
-HELPER=$PG_TMP/bin/pixelgate-session
-install -o root -g pixelgate-session -m 2755 "$PG_BUILD/broker/pixelgate-session" "$HELPER"
-SESSION_SOCK=$PG_TMP/run/session.sock
+pg_install_session_helper
 
 # --- the desktop user's sway, headless, with two of its GTK apps
 pg_start_sway "$PG_DESK"
@@ -139,12 +133,18 @@ check "...black where the vault is and where the other account's window is, not 
 # focused (GTK under Xvfb without a window manager draws itself active too)
 pg_wl_gtk_app pg_wl_as "$PG_TMP/app/parity.json" "parity form" 60 440
 pg_wl_swaymsg '[title="^parity form$"] focus'
-agent wait-stable --window '^parity form$' --timeout 20 >/dev/null
-WTOK=$(agent snapshot --window '^parity form$' | jq -r .token)
-agent release "$WTOK" --png "$PG_TMP/app/parity-wayland.png" >/dev/null
-W_OCR=$(agent ocr "$WTOK" | jq -r .text)
-W_SHA=$(agent hash "$WTOK" | jq -r .hash)
-W_DHASH=$(agent hash "$WTOK" --algo dhash | jq -r .hash)
+# engine_reading NAME: the settled parity form's pixels (released to NAME.png), OCR text,
+# SHA-256 and dHash, into NAME_OCR, NAME_SHA, NAME_DHASH.
+engine_reading() {
+    local tok
+    agent wait-stable --window '^parity form$' --timeout 20 >/dev/null
+    tok=$(agent snapshot --window '^parity form$' | jq -r .token)
+    agent release "$tok" --png "$PG_TMP/app/parity-$1.png" >/dev/null
+    printf -v "$1_OCR" '%s' "$(agent ocr "$tok" | jq -r .text)"
+    printf -v "$1_SHA" '%s' "$(agent hash "$tok" | jq -r .hash)"
+    printf -v "$1_DHASH" '%s' "$(agent hash "$tok" --algo dhash | jq -r .hash)"
+}
+engine_reading W
 
 # --- the compositor goes away: the helper's end, the broker says so
 kill "$PG_WL_SWAY_PID"
@@ -162,12 +162,7 @@ runuser -u "$PG_AGENT" -- env -i PATH=/usr/bin:/bin HOME=/nonexistent LANG=C.UTF
     >"$PG_TMP/app/parity-x11.out" 2>&1 &
 PG_PIDS+=($!)
 for i in $(seq 150); do grep -q READY "$PG_TMP/app/parity-x11.out" 2>/dev/null && break; sleep 0.1; done
-agent wait-stable --window '^parity form$' --timeout 20 >/dev/null
-XTOK=$(agent snapshot --window '^parity form$' | jq -r .token)
-agent release "$XTOK" --png "$PG_TMP/app/parity-x11.png" >/dev/null
-X_OCR=$(agent ocr "$XTOK" | jq -r .text)
-X_SHA=$(agent hash "$XTOK" | jq -r .hash)
-X_DHASH=$(agent hash "$XTOK" --algo dhash | jq -r .hash)
+engine_reading X
 dist=$(python3 -c 'import sys; print(bin(int(sys.argv[1], 16) ^ int(sys.argv[2], 16)).count("1"))' "${W_DHASH:-0}" "${X_DHASH:-ffffffffffffffff}")
 echo "  parity: sha256 $([ "$W_SHA" = "$X_SHA" ] && echo identical || echo differs), dHash distance $dist"
 check "the Wayland and X11 captures of the same app: identical, or a dHash within 2 (engine parity)" \
