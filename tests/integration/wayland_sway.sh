@@ -63,6 +63,7 @@ for i in $(seq 150); do registered && break; sleep 0.1; done
 check "the helper registers for the sway session (caps: via session-helper)" registered
 [ -s "$PG_TMP/helper.log" ] && sed 's/^/  helper: /' "$PG_TMP/helper.log" | head -5
 caps=$(agent caps)
+echo "  caps: $(jq -c .detail <<<"${caps:-null}")"
 check "caps names the wlroots backend and what it uses" \
     jq -e '(tostring | test("wlroots")) and (tostring | test("wlr-screencopy"))' <<<"${caps:-null}"
 check "the registration is audited as wayland-wlroots" \

@@ -256,7 +256,7 @@ static pg_err dec_caps(proxy *x, const cJSON *result, pg_msg *m, void *out, pg_e
     /* How the helper runs comes first: it is what a truncated detail must keep. */
     char how[160], all[sizeof c->detail + sizeof how + sizeof desktop + 64];
     x->ops->describe(x->link, how, sizeof how);
-    snprintf(all, sizeof all, "helper %s; %s; %s", how, desktop, detail);
+    snprintf(all, sizeof all, "helper %s; %s%s%s", how, desktop, desktop[0] ? "; " : "", detail);
     fit_utf8(all, sizeof c->detail);
     memcpy(c->detail, all, strlen(all) + 1);
     return PG_OK;

@@ -250,7 +250,9 @@ pg_err wlr_caps(pg_platform *p, pg_caps *out, pg_error *e) {
     if (p->keyboard)
         snprintf(kb, sizeof kb, ", virtual-keyboard%s%.150s%s", p->layout_why[0] ? " (no keyboard layout: " : "",
                  p->layout_why, p->layout_why[0] ? ")" : "");
-    snprintf(out->detail, sizeof out->detail, "Wayland %.63s: wlr-screencopy%s%.199s; %s; layout %ux%u at %d,%d, %zu output(s)",
+    snprintf(out->detail, sizeof out->detail,
+             "Wayland %.63s: wlr-screencopy%s%.199s; %s; layout %ux%u at %d,%d, %zu output(s); "
+             "cannot: clipboard owner, whether a program answers, scaled or rotated outputs, popups as windows",
              p->display, p->pointer ? ", wlr-virtual-pointer" : "", kb,
              ipc ? "windows from sway IPC" : "no sway IPC ($SWAYSOCK): screen only, no windows, no input",
              (unsigned)box.w, (unsigned)box.h, (int)box.x, (int)box.y, p->n_out);
