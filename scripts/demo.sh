@@ -9,7 +9,10 @@
 # (OCR), click a button by its label, wait for it to settle, assert what
 # changed and what it says, type text, run a script. Then what it cannot do
 # (a refused release, another user's token, the spool) and the audit trail
-# that recorded all of it. Everything it started or created is removed.
+# that recorded all of it. Last, the same agent on a Wayland desktop: a
+# headless sway session of a desktop user (pgdemo-desk) with a GTK app,
+# reached through pixelgate-session, the helper that session starts.
+# Everything it started or created is removed.
 set -uo pipefail
 exec </dev/null
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -21,16 +24,20 @@ if [ "$(id -u)" != 0 ]; then
 fi
 bash scripts/deps.sh || exit 1
 echo "== building (build/default)"
-{ cmake --preset default && cmake --build --preset default --target pixelgated pixelgate; } >/tmp/pixelgate-demo-build.log 2>&1 ||
+{ cmake --preset default && cmake --build --preset default --target pixelgated pixelgate pixelgate-session; } >/tmp/pixelgate-demo-build.log 2>&1 ||
     { tail -30 /tmp/pixelgate-demo-build.log; exit 1; }
 
 . tests/integration/lib.sh
+. tests/integration/lib_wayland.sh
 PG_AGENT=pgdemo
 PG_OTHER=pgdemo-other
-trap pg_cleanup EXIT
+PG_DESK=pgdemo-desk
+trap 'pkill -u "$PG_DESK" 2>/dev/null; pg_cleanup; pg_session_group_remove' EXIT
 pg_user pixelgate system
 pg_user "$PG_AGENT"
 pg_user "$PG_OTHER"
+pg_user "$PG_DESK"
+pg_session_group
 pg_setup_dirs
 pg_start_xvfb
 pg_start_broker
@@ -115,5 +122,29 @@ echo "root# pixelgated --verify-audit audit.jsonl"
 "$PG_TMP/bin/pixelgated" --verify-audit "$PG_TMP/state/audit.jsonl" | sed 's/^/  /'
 say "Broker log (stderr of pixelgated)"
 tail -n 8 "$PG_TMP/broker.log" | sed 's/^/  /'
+X_STATE="clicks=$(pg_state .clicks), entry=$(pg_state .entry)"
+
+say "9. The same agent on a Wayland desktop (sway), through the desktop user's pixelgate-session"
+pg_stop_broker
+pg_install_session_helper
+pg_write_policy "$(jq --arg d "$PG_DESK" '.capture.other_users = [$d] | .input.other_users = true' "$PG_POLICY")"
+pg_start_sway "$PG_DESK"
+PG_STATE_FILE=$PG_TMP/app/wayland.json
+pg_wl_gtk_app pg_wl_as "$PG_STATE_FILE" "sway demo" 80 80
+PG_DISPLAY="$PG_WL_DISPLAY@$PG_DESK"
+pg_start_broker --display-source session-helper --session-socket "$SESSION_SOCK" --session-helper "$HELPER"
+pg_wl_start_helper
+for i in $(seq 150); do pg_as "$PG_AGENT" pixelgate caps 2>/dev/null | grep -q session-helper && break; sleep 0.1; done
+echo "  $PG_DESK runs sway (headless) and a GTK app; the broker serves --display $PG_DISPLAY, reached only through"
+echo "  the helper that $PG_DESK's session started: $(sed 's/^pixelgate-session: //' "$PG_TMP/helper.log" | head -1)"
+agent windows --match 'sway demo'
+agent click --window 'sway demo' --text 'Press me'
+read -r EX EY < <(jq -r '"\(.entry_box.x + 10) \(.entry_box.y + (.entry_box.h/2|floor))"' "$PG_STATE_FILE")
+agent click --window 'sway demo' --at "$EX,$EY" >/dev/null
+agent type --window 'sway demo' 'Grüße aus Wayland — 東京 😀'
+agent wait-stable --window 'sway demo' >/dev/null
+agent assert text "$(pg_as "$PG_AGENT" pixelgate snapshot --window 'sway demo' | jq -r .token)" --expect 'pressed 1'
+echo "  the GTK app's own record of its state: $(jq -c '{clicks, entry}' "$PG_STATE_FILE")"
+
 echo
-echo "Demo finished: clicks=$(pg_state .clicks), entry=$(pg_state .entry). Tearing down."
+echo "Demo finished: X11 $X_STATE; Wayland $(jq -c '{clicks, entry}' "$PG_STATE_FILE"). Tearing down."
