@@ -95,6 +95,7 @@ typedef struct {
     pg_baselines *baselines;     /* <state_dir>/baselines: candidates and approved baselines */
     pg_audit *audit;             /* every audited op is on disk before its reply */
     pg_judge_cache *judge_cache; /* content judgements by image + expectation + endpoint */
+    struct pg_ocr_cache *ocr_cache; /* OCR results per uid by the pixels read (broker/ocr/pg_ocr_cache.h) */
     pg_disclose *disclose;       /* what numeric answers revealed about protected pixels */
     struct pg_refusals *refusals; /* refusals coalesced per user before they reach the audit log */
     pthread_mutex_t ocr_lock;    /* Tesseract engines, made on first use; one per reading request */
