@@ -1062,6 +1062,47 @@ bool pg_ocr_auto_inverts(const pg_img *img, const pg_img_rect *region) {
     return sum < (uint64_t)128 * npx; /* the rule pg_ocr_run_opts applies with invert 0 */
 }
 
+/* Marks (1) the pixels of row y that the layout pass could count as part of
+ * something: TINT_CONTRAST or more from the background (ink is further). */
+static void mark_row(const uint8_t *g, uint32_t w, int bg, uint8_t *m) {
+    for (uint32_t x = 0; x < w; x++) m[x] = abs((int)g[x] - bg) >= TINT_CONTRAST;
+}
+
+static int most_common(const uint8_t *g, size_t n) {
+    uint32_t hist[256] = {0};
+    for (size_t i = 0; i < n; i++) hist[g[i]]++;
+    int bg = 255;
+    for (int i = 255; i >= 0; i--)
+        if (hist[i] > hist[bg]) bg = i; /* analyse()'s rule, ties to the lighter */
+    return bg;
+}
+
+pg_err pg_ocr_clean_cuts(const pg_img *img, bool inv, bool *clean, pg_error *e) {
+    size_t n = (size_t)img->width * img->height;
+    uint8_t *g = malloc(n ? n : 1), *m = malloc(2 * (size_t)img->width + 1);
+    if (!g || !m) {
+        free(g), free(m);
+        return pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory for OCR cuts");
+    }
+    to_gray(img, g);
+    if (inv)
+        for (size_t i = 0; i < n; i++) g[i] = (uint8_t)(255 - g[i]);
+    int bg = most_common(g, n);
+    uint8_t *prev = m, *cur = m + img->width;
+    clean[0] = true;
+    mark_row(g, img->width, bg, prev);
+    for (uint32_t y = 1; y < img->height; y++) {
+        mark_row(g + (size_t)y * img->width, img->width, bg, cur);
+        bool ok = true;
+        for (uint32_t x = 0; x < img->width && ok; x++) ok = !(prev[x] & cur[x]);
+        clean[y] = ok;
+        uint8_t *t = prev;
+        prev = cur, cur = t;
+    }
+    free(g), free(m);
+    return PG_OK;
+}
+
 /* Words whose `line` is a Tesseract line group, region-relative -> a result
  * ordered as pg_ocr_run orders its own (finish). */
 pg_err pg_ocr_result_order(pg_ocr_word *words, size_t n, const pg_img_rect *reg, pg_ocr_result *out, pg_error *e) {

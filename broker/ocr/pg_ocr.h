@@ -269,6 +269,13 @@ void pg_ocr_bind_cache(pg_ocr *o, pg_ocr_cache *c, uint32_t uid);
  * The cache forces the same polarity on a band it re-reads. */
 bool pg_ocr_auto_inverts(const pg_img *img, const pg_img_rect *region);
 
+/* Where a region may be cut into horizontal bands without cutting anything
+ * the layout pass sees: clean[y] (0 < y < height) is true when no column has
+ * a pixel 12 or more levels from the background (the most common gray, after
+ * inversion when inv) in both rows y-1 and y, so no 4-connected component of
+ * frames, text, panels or tints crosses between them; clean[0] is true. */
+pg_err pg_ocr_clean_cuts(const pg_img *img, bool inv, bool *clean, pg_error *e);
+
 /* Orders n words (region-relative boxes; `line` is read as the Tesseract
  * line group each came from) into rows exactly as pg_ocr_run does, into a
  * new result whose region is *reg (its offset added to every box). Takes

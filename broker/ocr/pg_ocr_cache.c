@@ -10,11 +10,13 @@
 
 #define ROWD 16   /* bytes of each row's SHA-256 kept: 128 bits, collision-resistant enough for one user's rows */
 #define MARGIN 6  /* rows around a change: antialiasing and the ink of a glyph the change did not touch */
-#define SNAP 12   /* how far a band edge may move outward to reach a uniform row */
 #define MAX_BANDS 8
-#ifndef CONTEXT
-#define CONTEXT 64 /* rows read around a band and then dropped: Tesseract's page statistics see neighbours */
-#endif
+/* Rows read around a band whose words are then dropped (then out to clean
+ * cuts). A band read alone is a small page to Tesseract, whose page-wide
+ * choices (what is noise, how sure a lone glyph is) then differ from the full
+ * read's: without context 22 of the 30 changed forms of test_ocr_cache read
+ * like the full read, with 32 rows all 30. */
+#define CONTEXT 32
 
 typedef struct {
     uint8_t key[32];   /* language, options, size and row digests */
@@ -262,30 +264,17 @@ static void widen_to_lines(const pg_ocr_result *r, int h, int *y0, int *y1) {
     }
 }
 
-/* A row of one colour: cutting there cuts nothing. */
-static bool uniform_row(const pg_img *v, int y) {
-    const uint32_t *p = (const uint32_t *)(const void *)pg_img_row(v, (uint32_t)y);
-    for (uint32_t x = 1; x < v->width; x++)
-        if (p[x] != p[0]) return false;
-    return true;
-}
-
-static void snap_out(const pg_img *v, band *b) {
-    for (int k = 0; k <= SNAP && b->y0 - k >= 0; k++)
-        if (uniform_row(v, b->y0 - k)) {
-            b->y0 -= k;
-            break;
-        }
-    for (int k = 0; k <= SNAP && b->y1 + k <= (int)v->height; k++)
-        if (b->y1 + k == (int)v->height || uniform_row(v, b->y1 + k - 1)) {
-            b->y1 += k;
-            break;
-        }
+/* Band edges move outward to clean cuts (pg_ocr_clean_cuts): a cut through
+ * a frame or a panel would make the band's layout pass see a different page
+ * (a frame side read as "|", a panel not cut out). */
+static void snap_out(const bool *clean, int h, int *y0, int *y1) {
+    while (*y0 > 0 && !clean[*y0]) (*y0)--;
+    while (*y1 < h && !clean[*y1]) (*y1)++;
 }
 
 /* The changed rows as bands, widened and merged; 0 when they are too many or
  * cover too much of the region (a full read then). */
-static size_t make_bands(const pg_img *v, const base *b, band *out) {
+static size_t make_bands(const pg_img *v, const base *b, const bool *clean, band *out) {
     int h = (int)v->height;
     size_t n = 0;
     for (int y = 0; y < h; y++) {
@@ -293,8 +282,11 @@ static size_t make_bands(const pg_img *v, const base *b, band *out) {
         int z = y;
         while (z < h && b->changed[z]) z++;
         band nb = {y - MARGIN < 0 ? 0 : y - MARGIN, z + MARGIN > h ? h : z + MARGIN};
-        widen_to_lines(&b->res, h, &nb.y0, &nb.y1);
-        snap_out(v, &nb);
+        for (band was = {-1, -1}; was.y0 != nb.y0 || was.y1 != nb.y1;) {
+            was = nb;
+            widen_to_lines(&b->res, h, &nb.y0, &nb.y1);
+            snap_out(clean, h, &nb.y0, &nb.y1);
+        }
         if (n && nb.y0 <= out[n - 1].y1) {
             out[n - 1].y1 = nb.y1 > out[n - 1].y1 ? nb.y1 : out[n - 1].y1;
             continue;
@@ -334,8 +326,9 @@ static void take_words(pg_ocr_result *r, const band *bs, size_t nb, const band *
 
 typedef struct {
     const pg_ocr_cache_call *k;
-    const pg_img *v; /* the region, as a view */
-    pg_ocr_opts o;   /* the caller's, with the earlier read's scale, polarity and psm */
+    const pg_img *v;    /* the region, as a view */
+    pg_ocr_opts o;      /* the caller's, with the earlier read's scale, polarity and psm */
+    const bool *clean;  /* per row: a clean cut above it */
 } bandread;
 
 static pg_err read_bands(const bandread *br, base *b, const band *bs, size_t nb, pg_ocr_result *out, pg_error *e) {
@@ -343,8 +336,9 @@ static pg_err read_bands(const bandread *br, base *b, const band *bs, size_t nb,
     size_t total = b->res.n_words;
     pg_err rc = PG_OK;
     for (size_t i = 0; i < nb && !rc; i++) {
-        int y0 = bs[i].y0 - CONTEXT < 0 ? 0 : bs[i].y0 - CONTEXT;
-        int y1 = bs[i].y1 + CONTEXT > (int)br->v->height ? (int)br->v->height : bs[i].y1 + CONTEXT;
+        int h = (int)br->v->height, y0 = bs[i].y0 - CONTEXT < 0 ? 0 : bs[i].y0 - CONTEXT;
+        int y1 = bs[i].y1 + CONTEXT > h ? h : bs[i].y1 + CONTEXT;
+        snap_out(br->clean, h, &y0, &y1);
         pg_img_rect r = {0, (uint32_t)y0, br->v->width, (uint32_t)(y1 - y0)};
         rc = br->k->read(br->k->engine, br->v, &r, &br->o, &got[i], e);
         total += got[i].n_words;
@@ -373,12 +367,15 @@ static pg_err try_partial(const pg_ocr_cache_call *k, const pg_img *v, const pg_
     bool inv = opts->invert == 1 || (opts->invert == 0 && pg_ocr_auto_inverts(v, NULL));
     if (inv != b->res.inverted) return PG_OK; /* the earlier words were read under the other polarity */
     band bs[MAX_BANDS];
-    size_t nb = make_bands(v, b, bs);
-    if (!nb) return PG_OK;
-    bandread br = {k, v, *opts};
+    bool *clean = malloc(v->height);
+    if (!clean) return PG_OK; /* no room to find the cuts: the whole region is read */
+    pg_err rc = pg_ocr_clean_cuts(v, inv, clean, e);
+    size_t nb = rc ? 0 : make_bands(v, b, clean, bs);
+    bandread br = {k, v, *opts, clean};
     br.o.scale = b->res.scale, br.o.invert = inv ? 1 : -1, br.o.psm = b->res.psm;
-    pg_err rc = read_bands(&br, b, bs, nb, out, e);
-    if (rc) return rc;
+    if (nb) rc = read_bands(&br, b, bs, nb, out, e);
+    free(clean);
+    if (rc || !nb) return rc;
     out->scale = b->res.scale, out->inverted = inv, out->psm = b->res.psm, out->panels = b->res.panels;
     pthread_mutex_lock(&k->cache->lock);
     k->cache->st.partial++;

@@ -13,7 +13,9 @@
  *    entries live in the uid's own partition and are looked up only there.
  *  - partial read ("bands"): the rows whose digest changed, widened by a
  *    margin, then to every whole text row of the earlier result they touch
- *    (so no word is cut), then outward to a uniform row when one is near;
+ *    (so no word is cut), then outward to clean cuts (pg_ocr_clean_cuts: no
+ *    frame, text, panel or tint crosses the band's edge, so the band's own
+ *    layout pass sees whole components);
  *    each band is read full-width with 32 rows of context above and below
  *    (whose words are dropped: Tesseract decides page-wide what is noise)
  *    and the earlier read's scale, polarity and segmentation mode; the
@@ -22,7 +24,9 @@
  *    whole-region reads (not field mode) when the bands cover at most
  *    PG_OCR_CACHE_BAND_MAX_PCT of the rows and the polarity is unchanged;
  *    else the whole region is read. tests/unit/test_ocr_cache.c holds partial
- *    and full reads to the same words on the labelled set's forms.
+ *    and full reads to the same words on the labelled set's forms kept in
+ *    tests/data; over the whole set they differ on a few marginal marks
+ *    (docs/ocr.md, "Results kept per user").
  * Never: looks up, evicts or counts an entry under another uid than the
  * caller's (a hit another user's read made would be a timing channel:
  * docs/threat-model.md, "The OCR cache"); keeps pixels (only row digests and

@@ -76,3 +76,8 @@ pg_err pg_ocr_result_order(pg_ocr_word *words, size_t n, const pg_img_rect *reg,
     memset(out, 0, sizeof *out);
     return unavailable(e);
 }
+
+pg_err pg_ocr_clean_cuts(const pg_img *img, bool inv, bool *clean, pg_error *e) {
+    (void)img, (void)inv, (void)clean;
+    return unavailable(e);
+}
