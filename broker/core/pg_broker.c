@@ -124,7 +124,7 @@ pg_err pg_broker_init(pg_broker *b, const pg_broker_config *cfg, pg_error *e) {
     if (!rc) rc = apply_audit_settings(b, b->policy, e); /* asked for and impossible: refuse to start */
     if (!rc) rc = pg_relay_global_init(e);
     if (!rc) rc = pg_judge_cache_new(&b->judge_cache, 1024, e);
-    if (!rc) rc = pg_ocr_cache_new(&b->ocr_cache, e);
+    if (!rc && !cfg->no_ocr_cache) rc = pg_ocr_cache_new(&b->ocr_cache, e); /* NULL: every read afresh */
     if (!rc) rc = pg_disclose_new(&b->disclose, e);
     if (!rc) rc = pg_refusals_new(&b->refusals, e);
     return rc;

@@ -181,6 +181,7 @@ typedef struct {
     unsigned uid_max_tokens;     /* tokens one user may hold (0: PG_TOK_UID_MAX_DEFAULT) */
     uint64_t pixel_budget;       /* decoded pixel bytes across all requests at once (0: 1 GiB) */
     unsigned ocr_engines;        /* Tesseract engines reading at once (0: one) */
+    bool no_ocr_cache;           /* keep no OCR results (--no-ocr-cache: for measuring against) */
 } pg_broker_config;
 pg_err pg_broker_init(pg_broker *b, const pg_broker_config *cfg, pg_error *e);
 void pg_broker_fini(pg_broker *b);
