@@ -426,6 +426,8 @@ pg_err pg_ocr_cache_run(const pg_ocr_cache_call *k, const pg_img *img, const pg_
     /* Anything the read would refuse is refused by the read itself, uncached. */
     if (!img || !img->px || img->stride < (size_t)img->width * 4 || pg_img_view(img, region, &v, &ignored) != PG_OK)
         return k->read(k->engine, img, region, opts, out, e);
+    uint64_t maxpx = opts->max_pixels ? opts->max_pixels : PG_OCR_DEFAULT_MAX_PIXELS;
+    if ((uint64_t)v.width * v.height > maxpx) return k->read(k->engine, img, region, opts, out, e); /* its refusal */
     pg_img_rect reg = region ? *region : (pg_img_rect){0, 0, img->width, img->height};
     digest d = {0};
     if (digest_of(k->lang, &v, opts, &d, &ignored) != PG_OK) return k->read(k->engine, img, region, opts, out, e);
