@@ -9,7 +9,9 @@ Prints one JSON object per row: medians, quartiles and the floor (a bare
 `/bin/true` through the same path) in ms. $H2H_BETWEEN, when set, is a
 command run (untimed) before each row: bench/h2h empties the token store with
 it, so captures one row kept do not push the next row's past the broker's
-memory budget into the spool. A command that fails is an error,
+memory budget into the spool. $H2H_EACH, when set, is a command run (untimed)
+before every run of either side, warm-ups included: bench/run_ocr_cache.sh
+changes a field of the window with it. A command that fails is an error,
 never a timing. Not a test: nothing here passes or fails on speed.
 """
 import json
@@ -21,6 +23,16 @@ import time
 
 
 def once(cmd):
+    if cmd is not None and os.environ.get("H2H_EACH"):
+        once_untimed(os.environ["H2H_EACH"])
+    return timed(cmd if cmd is not None else "/bin/true")
+
+
+def once_untimed(cmd):
+    timed(cmd)
+
+
+def timed(cmd):
     t0 = time.perf_counter()
     r = subprocess.run(["/bin/sh", "-c", cmd], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     took = (time.perf_counter() - t0) * 1000.0
@@ -39,11 +51,11 @@ def main(argv):
     rows = argv[3:]
     if len(rows) % 3:
         sys.exit("h2h: NAME CMD_A CMD_B triples expected")
-    floor = [once("/bin/true") for _ in range(runs)]
+    floor = [once(None) for _ in range(runs)]
     for i in range(0, len(rows), 3):
         name, a, b = rows[i:i + 3]
         if os.environ.get("H2H_BETWEEN"):
-            once(os.environ["H2H_BETWEEN"])
+            once_untimed(os.environ["H2H_BETWEEN"])
         for _ in range(warmup):
             once(a), once(b)
         ta, tb = [], []

@@ -11,6 +11,7 @@
 
 #include "audit/pg_audit.h"
 #include "ocr/pg_ocr.h"
+#include "ocr/pg_ocr_cache.h"
 #include "pg_broker.h"
 #include "pg_disclose.h"
 #include "pg_log.h"
@@ -123,6 +124,7 @@ pg_err pg_broker_init(pg_broker *b, const pg_broker_config *cfg, pg_error *e) {
     if (!rc) rc = apply_audit_settings(b, b->policy, e); /* asked for and impossible: refuse to start */
     if (!rc) rc = pg_relay_global_init(e);
     if (!rc) rc = pg_judge_cache_new(&b->judge_cache, 1024, e);
+    if (!rc && !cfg->no_ocr_cache) rc = pg_ocr_cache_new(&b->ocr_cache, e); /* NULL: every read afresh */
     if (!rc) rc = pg_disclose_new(&b->disclose, e);
     if (!rc) rc = pg_refusals_new(&b->refusals, e);
     return rc;
@@ -163,6 +165,7 @@ void pg_broker_fini(pg_broker *b) {
     pg_judge_cache_free(b->judge_cache);
     pg_disclose_free(b->disclose);
     for (unsigned i = 0; i < b->n_ocr; i++) pg_ocr_free(b->ocr[i]);
+    pg_ocr_cache_free(b->ocr_cache);
     pg_audit_close(b->audit);
     pg_policy_free(b->policy);
     pthread_mutex_destroy(&b->policy_lock);

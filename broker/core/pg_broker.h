@@ -95,6 +95,7 @@ typedef struct {
     pg_baselines *baselines;     /* <state_dir>/baselines: candidates and approved baselines */
     pg_audit *audit;             /* every audited op is on disk before its reply */
     pg_judge_cache *judge_cache; /* content judgements by image + expectation + endpoint */
+    struct pg_ocr_cache *ocr_cache; /* OCR results per uid by the pixels read (broker/ocr/pg_ocr_cache.h) */
     pg_disclose *disclose;       /* what numeric answers revealed about protected pixels */
     struct pg_refusals *refusals; /* refusals coalesced per user before they reach the audit log */
     pthread_mutex_t ocr_lock;    /* Tesseract engines, made on first use; one per reading request */
@@ -180,6 +181,7 @@ typedef struct {
     unsigned uid_max_tokens;     /* tokens one user may hold (0: PG_TOK_UID_MAX_DEFAULT) */
     uint64_t pixel_budget;       /* decoded pixel bytes across all requests at once (0: 1 GiB) */
     unsigned ocr_engines;        /* Tesseract engines reading at once (0: one) */
+    bool no_ocr_cache;           /* keep no OCR results (--no-ocr-cache: for measuring against) */
 } pg_broker_config;
 pg_err pg_broker_init(pg_broker *b, const pg_broker_config *cfg, pg_error *e);
 void pg_broker_fini(pg_broker *b);

@@ -78,7 +78,12 @@ pg_err pg_call_ocr_with(pg_call *c, const char *lang, pg_call_ocr_fn fn, void *c
     if (rc) return rc;
     struct pg_ocr *engine = NULL;
     rc = pg_broker_ocr_take(c->b, spec, &engine, e);
-    if (!rc) rc = fn(engine, ctx, e);
+    if (rc) return rc;
+    /* Whatever fn reads is cached under the caller's uid only: a hit is never
+     * another user's read (docs/threat-model.md, "The OCR cache"). */
+    pg_ocr_bind_cache(engine, c->b->ocr_cache, c->peer->uid);
+    rc = fn(engine, ctx, e);
+    pg_ocr_bind_cache(engine, NULL, 0);
     pg_broker_ocr_give(c->b, engine);
     return rc;
 }

@@ -18,10 +18,14 @@
 #endif
 
 #include "pg_morph.h"
+#include "pg_ocr_cache.h"
 #include "pg_time.h"
 
 struct pg_ocr {
     TessBaseAPI *api;
+    char lang[64];        /* the spec it was made for: part of every cache key */
+    pg_ocr_cache *cache;  /* bound for one request (pg_ocr_bind_cache), else NULL */
+    uint32_t uid;         /* whose entries the bound cache serves */
 };
 
 /* Pad around the (scaled) image: Tesseract reads text that touches the edge
@@ -70,6 +74,7 @@ pg_err pg_ocr_new(pg_ocr **out, const char *lang, const char *datapath, pg_error
      * (a result must not depend on what the engine read before). */
     TessBaseAPISetVariable(o->api, "debug_file", "/dev/null");
     TessBaseAPISetVariable(o->api, "classify_enable_learning", "0");
+    snprintf(o->lang, sizeof o->lang, "%s", lang);
     *out = o;
     return PG_OK;
 }
@@ -1027,8 +1032,98 @@ pg_err pg_ocr_run(pg_ocr *o, const pg_img *img, const pg_img_rect *region, pg_oc
     return pg_ocr_run_opts(o, img, region, NULL, out, e);
 }
 
+void pg_ocr_bind_cache(pg_ocr *o, pg_ocr_cache *c, uint32_t uid) {
+    if (!o) return;
+    o->cache = c;
+    o->uid = uid;
+}
+
+static pg_err read_uncached(pg_ocr *o, const pg_img *img, const pg_img_rect *region, const pg_ocr_opts *opts,
+                            pg_ocr_result *out, pg_error *e);
+
 pg_err pg_ocr_run_opts(pg_ocr *o, const pg_img *img, const pg_img_rect *region, const pg_ocr_opts *opts,
                        pg_ocr_result *out, pg_error *e) {
+    if (o && o->cache && out) {
+        pg_ocr_cache_call k = {o->cache, o->uid, o->lang, o, read_uncached};
+        return pg_ocr_cache_run(&k, img, region, opts, out, e);
+    }
+    return read_uncached(o, img, region, opts, out, e);
+}
+
+bool pg_ocr_auto_inverts(const pg_img *img, const pg_img_rect *region) {
+    pg_img v;
+    pg_error ignored;
+    if (!img || pg_img_view(img, region, &v, &ignored) != PG_OK) return false;
+    uint64_t npx = (uint64_t)v.width * v.height;
+    uint8_t *g = malloc(npx ? npx : 1);
+    if (!g) return false;
+    uint64_t sum = to_gray(&v, g);
+    free(g);
+    return sum < (uint64_t)128 * npx; /* the rule pg_ocr_run_opts applies with invert 0 */
+}
+
+/* Marks (1) the pixels of row y that the layout pass could count as part of
+ * something: TINT_CONTRAST or more from the background (ink is further). */
+static void mark_row(const uint8_t *g, uint32_t w, int bg, uint8_t *m) {
+    for (uint32_t x = 0; x < w; x++) m[x] = abs((int)g[x] - bg) >= TINT_CONTRAST;
+}
+
+static int most_common(const uint8_t *g, size_t n) {
+    uint32_t hist[256] = {0};
+    for (size_t i = 0; i < n; i++) hist[g[i]]++;
+    int bg = 255;
+    for (int i = 255; i >= 0; i--)
+        if (hist[i] > hist[bg]) bg = i; /* analyse()'s rule, ties to the lighter */
+    return bg;
+}
+
+pg_err pg_ocr_clean_cuts(const pg_img *img, bool inv, bool *clean, pg_error *e) {
+    size_t n = (size_t)img->width * img->height;
+    uint8_t *g = malloc(n ? n : 1), *m = malloc(2 * (size_t)img->width + 1);
+    if (!g || !m) {
+        free(g), free(m);
+        return pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory for OCR cuts");
+    }
+    to_gray(img, g);
+    if (inv)
+        for (size_t i = 0; i < n; i++) g[i] = (uint8_t)(255 - g[i]);
+    int bg = most_common(g, n);
+    uint8_t *prev = m, *cur = m + img->width;
+    clean[0] = true;
+    mark_row(g, img->width, bg, prev);
+    for (uint32_t y = 1; y < img->height; y++) {
+        mark_row(g + (size_t)y * img->width, img->width, bg, cur);
+        bool ok = true;
+        for (uint32_t x = 0; x < img->width && ok; x++) ok = !(prev[x] & cur[x]);
+        clean[y] = ok;
+        uint8_t *t = prev;
+        prev = cur, cur = t;
+    }
+    free(g), free(m);
+    return PG_OK;
+}
+
+/* Words whose `line` is a Tesseract line group, region-relative -> a result
+ * ordered as pg_ocr_run orders its own (finish). */
+pg_err pg_ocr_result_order(pg_ocr_word *words, size_t n, const pg_img_rect *reg, pg_ocr_result *out, pg_error *e) {
+    memset(out, 0, sizeof *out);
+    rwords all = {calloc(n + 1, sizeof(rword)), n, n + 1, 0};
+    if (!all.v) return pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory for OCR words");
+    for (size_t i = 0; i < n; i++) {
+        pg_ocr_word *w = &words[i];
+        all.v[i] = (rword){w->text, w->x, w->y, w->x + w->w, w->y + w->h, w->conf, w->line, false};
+        w->text = NULL;
+        all.groups = w->line + 1 > all.groups ? w->line + 1 : all.groups;
+    }
+    pg_err rc = finish(&all, -1.0f, reg, out, e);
+    rwords_fini(&all);
+    if (rc) pg_ocr_result_fini(out);
+    out->region = *reg;
+    return rc;
+}
+
+static pg_err read_uncached(pg_ocr *o, const pg_img *img, const pg_img_rect *region, const pg_ocr_opts *opts,
+                            pg_ocr_result *out, pg_error *e) {
     if (!out) return pg_error_set(e, PG_E_USAGE, NULL, "pg_ocr_run: no result");
     memset(out, 0, sizeof *out);
     if (!o || !img) return pg_error_set(e, PG_E_USAGE, NULL, "pg_ocr_run: no engine or no image");

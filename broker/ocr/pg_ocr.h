@@ -256,6 +256,33 @@ int pg_ocr_thread_limit(void);
  * re-exec is refused (PG_E_INTERNAL), so it cannot loop. */
 pg_err pg_ocr_ensure_single_thread(char *const argv[], pg_error *e);
 
+/* Results cached per user (pg_ocr_cache.h): while a cache is bound, every
+ * pg_ocr_run/pg_ocr_run_opts on o (pg_ocr_layout_run's reads included) is
+ * answered from uid's entries when the same pixels were read with the same
+ * language and options, and a window that changed in a small band is re-read
+ * only there. The broker binds the caller's uid when it lends an engine and
+ * unbinds (c NULL) when it takes it back. */
+typedef struct pg_ocr_cache pg_ocr_cache;
+void pg_ocr_bind_cache(pg_ocr *o, pg_ocr_cache *c, uint32_t uid);
+
+/* Would pg_ocr_run_opts with invert 0 invert this region (mean luma < 128)?
+ * The cache forces the same polarity on a band it re-reads. */
+bool pg_ocr_auto_inverts(const pg_img *img, const pg_img_rect *region);
+
+/* Where a region may be cut into horizontal bands without cutting anything
+ * the layout pass sees: clean[y] (0 < y < height) is true when no column has
+ * a pixel 12 or more levels from the background (the most common gray, after
+ * inversion when inv) in both rows y-1 and y, so no 4-connected component of
+ * frames, text, panels or tints crosses between them; clean[0] is true. */
+pg_err pg_ocr_clean_cuts(const pg_img *img, bool inv, bool *clean, pg_error *e);
+
+/* Orders n words (region-relative boxes; `line` is read as the Tesseract
+ * line group each came from) into rows exactly as pg_ocr_run does, into a
+ * new result whose region is *reg (its offset added to every box). Takes
+ * the words' text (each words[i].text becomes NULL); the array stays the
+ * caller's. */
+pg_err pg_ocr_result_order(pg_ocr_word *words, size_t n, const pg_img_rect *reg, pg_ocr_result *out, pg_error *e);
+
 /* Tesseract's version string, e.g. "5.3.0". */
 const char *pg_ocr_tesseract_version(void);
 

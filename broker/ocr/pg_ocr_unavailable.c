@@ -61,3 +61,23 @@ int pg_ocr_thread_limit(void) { return 0; /* no OpenMP runtime is loaded */ }
 pg_err pg_ocr_ensure_single_thread(char *const argv[], pg_error *e) { return PG_OK; /* nothing to limit */ }
 
 const char *pg_ocr_tesseract_version(void) { return "none (built without Tesseract)"; }
+
+void pg_ocr_bind_cache(pg_ocr *o, pg_ocr_cache *c, uint32_t uid) {
+    (void)o, (void)c, (void)uid; /* nothing is read, so nothing is cached */
+}
+
+bool pg_ocr_auto_inverts(const pg_img *img, const pg_img_rect *region) {
+    (void)img, (void)region;
+    return false;
+}
+
+pg_err pg_ocr_result_order(pg_ocr_word *words, size_t n, const pg_img_rect *reg, pg_ocr_result *out, pg_error *e) {
+    (void)words, (void)n, (void)reg;
+    memset(out, 0, sizeof *out);
+    return unavailable(e);
+}
+
+pg_err pg_ocr_clean_cuts(const pg_img *img, bool inv, bool *clean, pg_error *e) {
+    (void)img, (void)inv, (void)clean;
+    return unavailable(e);
+}

@@ -18,5 +18,10 @@ if(TARGET pg_ocr)
       PG_TEST_DATA_DIR="${PROJECT_SOURCE_DIR}/tests/data"
       PG_DEMO_TCL="${PROJECT_SOURCE_DIR}/tests/apps/pg_demo.tcl")
     set_tests_properties(unit.test_ocr PROPERTIES ENVIRONMENT "OMP_THREAD_LIMIT=1" TIMEOUT 600)
+    # The cache: hits, per-uid partitions, and partial reads held to full reads
+    # on the labelled forms (PG_OCR_TESTSET_DIR: the whole of bench/ocr_testset.sh's set).
+    pg_unit_test(test_ocr_cache SOURCES test_ocr_cache.c LIBS pg_ocr pg_engine pg_common)
+    target_compile_definitions(test_ocr_cache PRIVATE PG_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+    set_tests_properties(unit.test_ocr_cache PROPERTIES ENVIRONMENT "OMP_THREAD_LIMIT=1" TIMEOUT 900)
   endif()
 endif()

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include "pg_broker_fixture.h"
+#include "ocr/pg_ocr_cache.h"
 #include "pg_disclose.h"
 #include "pg_test.h"
 
@@ -315,6 +316,34 @@ PG_TEST(the_judge_cache_never_answers_one_user_from_another_users_judgement) {
     REQUIRE(pg_fx_call(&fx, "judge", args, NULL, 0, &r) == PG_OK);
     CHECK(cJSON_IsFalse(cJSON_GetObjectItem(r.result, "cached")));
     pg_fx_reply_fini(&r);
+    pg_fx_fini(&fx);
+}
+
+/* The OCR cache through the request path: the broker binds the caller's
+ * uid (SO_PEERCRED's, here the fixture's peer) to the engine it lends, so a
+ * second read of the same pixels by that uid is a hit with the same reply
+ * (no field says so), and another uid reading them pays a full read. */
+PG_TEST(ocr_results_are_kept_per_uid_and_never_answer_another_uid) {
+    FX(fx, "{\"version\":1,\"clients\":{\"users\":[\"agent\",\"agent2\"]},\"capture\":{\"other_users\":[\"@SELF@\"]}}");
+    uint64_t id = text_window(&fx, "Status: ready");
+    REQUIRE(id);
+    pg_fx_reply r1, r2, r3;
+    REQUIRE(ocr_of(&fx, id, NULL, &r1) == PG_OK);
+    REQUIRE(ocr_of(&fx, id, NULL, &r2) == PG_OK); /* a new token, the same pixels */
+    pg_ocr_cache_stats st;
+    pg_ocr_cache_stats_get(fx.b.ocr_cache, &st);
+    CHECK_EQ_INT(st.full, 1);
+    CHECK_EQ_INT(st.hits, 1);
+    CHECK_STR(pg_fx_str(&r1, "text"), pg_fx_str(&r2, "text"));
+    CHECK_EQ_INT(cJSON_GetArraySize(r1.result), cJSON_GetArraySize(r2.result)); /* no "cached" field */
+    fx.peer.uid += 1;
+    snprintf(fx.peer.user, sizeof fx.peer.user, "agent2");
+    REQUIRE(ocr_of(&fx, id, NULL, &r3) == PG_OK);
+    pg_ocr_cache_stats_get(fx.b.ocr_cache, &st);
+    CHECK_EQ_INT(st.hits, 1);
+    CHECK_EQ_INT(st.full, 2);
+    CHECK_STR(pg_fx_str(&r3, "text"), pg_fx_str(&r1, "text"));
+    pg_fx_reply_fini(&r1), pg_fx_reply_fini(&r2), pg_fx_reply_fini(&r3);
     pg_fx_fini(&fx);
 }
 

@@ -43,6 +43,7 @@ typedef struct {
     uint64_t pixel_budget;
     unsigned tokens_per_user;
     unsigned display_readers, ocr_engines;
+    bool no_ocr_cache;
     uint32_t io_timeout_ms;
     bool debug;
     const char *policy_path;
@@ -85,6 +86,7 @@ static void usage(FILE *f) {
             "  --pixel-budget MIB   decoded pixels of all requests at once: images sent, tokens loaded (default 1024)\n"
             "  --display-readers N  extra display connections that capture and list beside input (default 2)\n"
             "  --ocr-engines N      OCR engines reading at once, ~20 MB each (default 2)\n"
+            "  --no-ocr-cache       read every OCR afresh: keep no results per user (at most 32 MiB)\n"
             "  --max-conns N        connections served at once, each by a thread, idle ones too (default 128)\n"
             "  --queue N            connections that wait for a worker when all are busy (default 2 x max-conns)\n"
             "  --queue-wait MS      how long one waits before it is answered BUSY (default 15000)\n"
@@ -143,6 +145,7 @@ static int parse_args(int argc, char **argv, options *o) {
         else if (!strcmp(a, "--tokens-per-user")) NUMBER(10, 10000000, o->tokens_per_user);
         else if (!strcmp(a, "--display-readers")) NUMBER(10, PG_PLAT_READERS_MAX, o->display_readers);
         else if (!strcmp(a, "--ocr-engines")) NUMBER(10, PG_OCR_ENGINES_MAX, o->ocr_engines);
+        else if (!strcmp(a, "--no-ocr-cache")) o->no_ocr_cache = true;
         else if (!strcmp(a, "--pixel-budget")) { NUMBER(10, 1 << 20, o->pixel_budget); o->pixel_budget <<= 20; }
         else if (!strcmp(a, "--memory-budget")) { NUMBER(10, 1 << 20, o->memory_budget); o->memory_budget <<= 20; }
         else if (!strcmp(a, "--max-conns")) NUMBER(10, 4096, o->max_conns);
@@ -329,7 +332,7 @@ int main(int argc, char **argv) {
                            .uid_max_tokens = o.tokens_per_user, .pixel_budget = o.pixel_budget,
                            /* one helper, one connection: no second reader over it */
                            .display_readers = o.via_helper ? 0 : o.display_readers, .ocr_engines = o.ocr_engines,
-                           .self_uid = (uint32_t)geteuid(), .self_pid = getpid()};
+                           .no_ocr_cache = o.no_ocr_cache, .self_uid = (uint32_t)geteuid(), .self_pid = getpid()};
     if (pg_broker_init(&b, &bc, &e)) {
         fprintf(stderr, "pixelgated: %s\n", e.message);
         pg_broker_fini(&b);
