@@ -259,9 +259,6 @@ pg_cleanup() {
     return 0
 }
 
-# ---- a tiny TAP-like reporter ending in "N passed, N failed" ----
-PG_PASS=0
-PG_FAIL=0
 # --- pixelgate-session tests (session_helper.sh, wayland_sway.sh, bench/wayland_h2h)
 
 # pg_session_group: the helper's group, as the package makes it; removed again by
@@ -284,6 +281,9 @@ pg_install_session_helper() {
     SESSION_SOCK=$PG_TMP/run/session.sock
 }
 
+# ---- a tiny TAP-like reporter ending in "N passed, N failed" ----
+PG_PASS=0
+PG_FAIL=0
 ok() { PG_PASS=$((PG_PASS + 1)); echo "ok   $*"; }
 not_ok() { PG_FAIL=$((PG_FAIL + 1)); echo "FAIL $*"; }
 # check DESC CMD...: passes when CMD succeeds.
