@@ -202,14 +202,29 @@ static char *tool_description(const pg_opdecl *d) {
     return s;
 }
 
-/* MCP's hints (2025-03-26 on): what a host may tell its user before a call. */
+/* A file the call names is written, as the caller, over what was there
+ * (release's png, accept's report). */
+static bool writes_local_file(const pg_opdecl *d) {
+    for (size_t i = 0; i < d->n_args; i++)
+        if ((d->args[i].flags & PG_AF_LOCAL) && d->args[i].type == PG_T_STRING) return true;
+    return false;
+}
+
+/* MCP's hints (2025-03-26 on), read from the declaration's flags: what a host
+ * may tell its user before a call. Read-only means nothing is left behind
+ * but the answer (a snapshot's token is its answer); a candidate made or
+ * tokens dropped are not. MCP's defaults assume the worst when a hint is
+ * absent, so every hint is written out. */
 static cJSON *annotations(const pg_opdecl *d) {
     cJSON *a = cJSON_CreateObject();
     cJSON_AddStringToObject(a, "title", d->cli);
-    bool effect = d->flags & PG_OPF_EFFECT;
-    cJSON_AddBoolToObject(a, "readOnlyHint", !effect);
-    if (effect) cJSON_AddBoolToObject(a, "destructiveHint", !strcmp(d->discloses, "input"));
-    cJSON_AddBoolToObject(a, "idempotentHint", !effect);
+    bool input = (d->flags & PG_OPF_EFFECT) && !strcmp(d->discloses, "input");
+    bool read_only = !(d->flags & (PG_OPF_EFFECT | PG_OPF_STATE));
+    cJSON_AddBoolToObject(a, "readOnlyHint", read_only);
+    cJSON_AddBoolToObject(a, "destructiveHint",
+                          !read_only && (input || (d->flags & PG_OPF_DESTROYS) || writes_local_file(d)));
+    cJSON_AddBoolToObject(a, "idempotentHint", read_only || (d->flags & PG_OPF_IDEMPOTENT));
+    /* the desktop's programs and an analysis endpoint are outside this server */
     cJSON_AddBoolToObject(a, "openWorldHint", !strcmp(d->discloses, "endpoint-text") || (d->flags & PG_OPF_DISPLAY));
     return a;
 }

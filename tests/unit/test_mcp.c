@@ -216,10 +216,42 @@ PG_TEST(every_operation_but_approve_is_a_tool_whose_schema_is_its_declaration) {
         }
         CHECK_EQ_INT(cJSON_GetArraySize(cJSON_GetObjectItem(schema, "properties")), shown);
         const cJSON *ann = cJSON_GetObjectItem(t, "annotations");
-        CHECK_EQ_INT(cJSON_IsTrue(cJSON_GetObjectItem(ann, "readOnlyHint")), !(d->flags & PG_OPF_EFFECT));
+        CHECK_EQ_INT(cJSON_IsTrue(cJSON_GetObjectItem(ann, "readOnlyHint")),
+                     !(d->flags & (PG_OPF_EFFECT | PG_OPF_STATE)));
     }
     CHECK_EQ_INT(cJSON_GetArraySize(tools), expected);
     CHECK(tool_named(tools, "assert_changed") != NULL); /* a two-word command is one tool */
+    cJSON_Delete(tools);
+}
+
+/* One hint of a tool, as a host reads it: 1 true, 0 false, -1 absent. */
+static int hint(const cJSON *tools, const char *tool, const char *name) {
+    const cJSON *h = cJSON_GetObjectItem(cJSON_GetObjectItem(tool_named(tools, tool), "annotations"), name);
+    return cJSON_IsBool(h) ? cJSON_IsTrue(h) : -1;
+}
+
+/* MCP reads an absent hint as the worst case, so each is written out, and
+ * none claims read-only for a tool that leaves something behind. */
+PG_TEST(annotations_say_what_a_tool_changes_drop_destroys_snapshot_reads) {
+    cJSON *tools = printed_tool_list();
+    static const char *const changing[] = {"drop", "baseline_prepare", "accept", "release", "click", "analyze"};
+    for (size_t i = 0; i < sizeof changing / sizeof *changing; i++) CHECK_EQ_INT(hint(tools, changing[i], "readOnlyHint"), 0);
+    static const char *const reading[] = {"snapshot", "ocr", "windows", "info", "hash", "diff", "assert_text"};
+    for (size_t i = 0; i < sizeof reading / sizeof *reading; i++) {
+        CHECK_EQ_INT(hint(tools, reading[i], "readOnlyHint"), 1);
+        CHECK_EQ_INT(hint(tools, reading[i], "destructiveHint"), 0);
+    }
+    CHECK_EQ_INT(hint(tools, "drop", "destructiveHint"), 1);
+    CHECK_EQ_INT(hint(tools, "drop", "idempotentHint"), 1);
+    CHECK_EQ_INT(hint(tools, "drop", "openWorldHint"), 0);
+    CHECK_EQ_INT(hint(tools, "click", "destructiveHint"), 1);
+    CHECK_EQ_INT(hint(tools, "click", "idempotentHint"), 0);
+    CHECK_EQ_INT(hint(tools, "release", "destructiveHint"), 1); /* png: a file written over */
+    CHECK_EQ_INT(hint(tools, "accept", "destructiveHint"), 1);  /* report: files written over */
+    CHECK_EQ_INT(hint(tools, "baseline_prepare", "destructiveHint"), 0); /* a candidate is added */
+    CHECK_EQ_INT(hint(tools, "analyze", "destructiveHint"), 0);
+    CHECK_EQ_INT(hint(tools, "analyze", "openWorldHint"), 1);
+    CHECK_EQ_INT(hint(tools, "snapshot", "openWorldHint"), 1);
     cJSON_Delete(tools);
 }
 
