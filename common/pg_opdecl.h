@@ -108,6 +108,8 @@ typedef struct {
                                   tokens gone): a host must not take it for read-only */
 #define PG_OPF_DESTROYS 0x400u /* deletes or replaces what exists (tokens, a candidate): a host asks first */
 #define PG_OPF_IDEMPOTENT 0x800u /* the same call again changes nothing more (MCP idempotentHint) */
+#define PG_OPF_CORE 0x1000u    /* in MCP's default profile: what checking a form needs, within the
+                                  token budget of tests/mcp (docs/mcp.md "Profiles") */
 
 typedef struct {
     const char *name;   /* wire name */

@@ -219,7 +219,7 @@ static void tools_call(server *s, const pg_rpc_msg *m) {
         return;
     }
     const pg_opdecl *d = pg_mcp_tool_op(name->valuestring);
-    if (!d) {
+    if (!d || !pg_mcp_toolset_has(s->cfg->tools, d)) { /* a tool left out is not there */
         send_error(s, m->id, PG_RPC_INVALID_PARAMS, "unknown tool (see tools/list)");
         return;
     }
@@ -285,9 +285,10 @@ static void cancel(server *s, const cJSON *params) {
 
 static const char instructions[] =
     "pixelgate sees and drives the GUI windows of this desktop through a broker that keeps the pixels. snapshot "
-    "captures a window into a token (cap:...); read it with ocr, compare with diff and the assert_* checks, wait "
-    "with wait_for and wait_stable, act with click, type, key and focus. Pixels come back only where the "
-    "administrator's policy releases them (release). Errors carry code, message and recovery_tip.";
+    "captures a window into a token (cap:...); read it with ocr and layout, check it with the assert_* tools, wait "
+    "with wait_for, act with click, type, key, scroll and focus. Pixels never come back by default; the tools "
+    "offered depend on how the server was started (docs/mcp.md, profiles). A failure is a tool error whose text is JSON with code, "
+    "message, recovery_tip and, for a check that said no, its measurements in details.";
 
 static void initialize(server *s, const pg_rpc_msg *m) {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(m->params, "protocolVersion");
@@ -319,11 +320,9 @@ static void request(server *s, const pg_rpc_msg *m) {
     }
     if (!strcmp(m->method, "tools/list")) {
         cJSON *r = cJSON_CreateObject();
-        cJSON_AddItemToObject(r, "tools", pg_mcp_tool_list());
-        {
+        cJSON_AddItemToObject(r, "tools", pg_mcp_tool_list(s->cfg->tools));
         send_line(s, pg_rpc_line_result(m->id, r));
         return;
-    }
     }
     if (!strcmp(m->method, "tools/call")) {
         tools_call(s, m);

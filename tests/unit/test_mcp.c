@@ -128,6 +128,16 @@ static bool in_required(const cJSON *schema, const char *name) {
     return false;
 }
 
+/* A command-line flag ("--window") or an exit code ("exit 3"): what a
+ * model calling a tool never sees. */
+static bool speaks_cli(const char *s) {
+    for (const char *p = strstr(s, "--"); p; p = strstr(p + 1, "--"))
+        if (p[2] >= 'a' && p[2] <= 'z') return true;
+    for (const char *p = strstr(s, "exit "); p; p = strstr(p + 1, "exit "))
+        if (p[5] >= '0' && p[5] <= '9') return true;
+    return false;
+}
+
 static void check_arg_schema(int *pg_failed_, const pg_opdecl *d, const pg_argdecl *a, const cJSON *schema) {
     const cJSON *p = cJSON_GetObjectItem(cJSON_GetObjectItem(schema, "properties"), a->name);
     if (a->flags & PG_AF_LOCAL && a->type == PG_T_BOOL) { /* release base64: image content instead */
@@ -137,7 +147,11 @@ static void check_arg_schema(int *pg_failed_, const pg_opdecl *d, const pg_argde
     if (!p) fprintf(stderr, "%s.%s missing from the schema\n", d->id, a->name);
     REQUIRE(p != NULL);
     const char *desc = cJSON_GetObjectItem(p, "description")->valuestring;
-    CHECK(!strncmp(desc, a->help, strlen(a->help)));
+    char *help = pg_mcp_terms(d, a->help);
+    REQUIRE(help != NULL);
+    CHECK(!strncmp(desc, help, strlen(help)));
+    free(help);
+    CHECK(!speaks_cli(desc));
     CHECK_EQ_INT(in_required(schema, a->name), (a->flags & PG_AF_REQUIRED) != 0);
     const char *type = cJSON_GetObjectItem(p, "type")->valuestring;
     switch (a->type) {
@@ -182,7 +196,7 @@ static void check_arg_schema(int *pg_failed_, const pg_opdecl *d, const pg_argde
 
 /* What a host reads: the list as printed and parsed again. */
 static cJSON *printed_tool_list(void) {
-    cJSON *tools = pg_mcp_tool_list();
+    cJSON *tools = pg_mcp_tool_list(NULL);
     char *s = cJSON_PrintUnformatted(tools);
     cJSON_Delete(tools);
     tools = cJSON_Parse(s);
@@ -205,7 +219,10 @@ PG_TEST(every_operation_but_approve_is_a_tool_whose_schema_is_its_declaration) {
         if (!t) fprintf(stderr, "no tool %s\n", d->id);
         REQUIRE(t != NULL);
         CHECK(pg_mcp_tool_op(d->id) == d);
-        CHECK(strstr(cJSON_GetObjectItem(t, "description")->valuestring, d->summary) != NULL);
+        const char *desc = cJSON_GetObjectItem(t, "description")->valuestring;
+        CHECK(strstr(desc, d->summary) != NULL);
+        if (speaks_cli(desc)) fprintf(stderr, "%s speaks in flags or exit codes: %s\n", d->id, desc);
+        CHECK(!speaks_cli(desc));
         const cJSON *schema = cJSON_GetObjectItem(t, "inputSchema");
         CHECK_STR(cJSON_GetObjectItem(schema, "type")->valuestring, "object");
         CHECK(cJSON_IsFalse(cJSON_GetObjectItem(schema, "additionalProperties")));
@@ -232,6 +249,14 @@ static int hint(const cJSON *tools, const char *tool, const char *name) {
 
 /* MCP reads an absent hint as the worst case, so each is written out, and
  * none claims read-only for a tool that leaves something behind. */
+PG_TEST(declaration_text_reaches_a_model_with_wire_names_and_error_codes) {
+    const pg_opdecl *d = pg_mcp_tool_op("click");
+    char *t = pg_mcp_terms(d, "with --expect-change, exit 1 'no visible effect'; --case (exit 10); exit-code --zz-top");
+    REQUIRE(t != NULL);
+    CHECK_STR(t, "with expect_change, ASSERTION_FAILED 'no visible effect'; case_id (BLOCKED); exit-code zz_top");
+    free(t);
+}
+
 PG_TEST(annotations_say_what_a_tool_changes_drop_destroys_snapshot_reads) {
     cJSON *tools = printed_tool_list();
     static const char *const changing[] = {"drop", "baseline_prepare", "accept", "release", "click", "analyze"};
