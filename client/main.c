@@ -124,7 +124,7 @@ static int cmd_mcp(int argc, char **argv, const char *address, uint32_t timeout_
     const char *profile = NULL, *names = NULL, *exclude = NULL;
     pg_error e;
     pg_error_clear(&e);
-    for (int i = 0; i < argc; i++) {
+    for (int i = 0; i < argc; i += 2) { /* every option takes a value */
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         char *end = NULL;
         long px = v ? strtol(v, &end, 10) : 0;
@@ -133,7 +133,6 @@ static int cmd_mcp(int argc, char **argv, const char *address, uint32_t timeout_
         else if (!strcmp(argv[i], "--tools") && v) names = v;
         else if (!strcmp(argv[i], "--exclude-tools") && v) exclude = v;
         else return mcp_usage(&e);
-        i++;
     }
     if (pg_mcp_toolset_init(&tools, profile, names, exclude, &e)) return mcp_usage(&e);
     return pg_mcp_serve(&cfg, stdin, stdout);
