@@ -211,6 +211,18 @@ static double total_seconds(const pg_opdecl *d, const cJSON *arguments) {
     return cJSON_IsNumber(v) ? v->valuedouble : t->def;
 }
 
+/* A call beyond capacity is a tool error the model reads (BUSY, with what
+ * to do), not a JSON-RPC error: a host hands a protocol error to its own
+ * code, and the model would see only that the tool failed. */
+static void send_busy(server *s, const cJSON *id) {
+    pg_error e;
+    pg_error_set(&e, PG_E_BUSY, "wait for the answer to one of your calls in flight, then call again",
+                 "too many tool calls at once: at most %d run together", PG_MCP_MAX_CALLS);
+    cJSON *r = pg_mcp_tool_result(PG_E_BUSY, &e, NULL, NULL, NULL);
+    if (r) send_line(s, pg_rpc_line_result(id, r));
+    else send_error(s, id, PG_RPC_INTERNAL_ERROR, "out of memory");
+}
+
 static void tools_call(server *s, const pg_rpc_msg *m) {
     const cJSON *name = cJSON_GetObjectItemCaseSensitive(m->params, "name");
     const cJSON *args = cJSON_GetObjectItemCaseSensitive(m->params, "arguments");
@@ -263,7 +275,7 @@ static void tools_call(server *s, const pg_rpc_msg *m) {
     pthread_mutex_unlock(&s->lock);
     pthread_attr_destroy(&attr);
     if (busy) {
-        send_error(s, m->id, PG_RPC_INTERNAL_ERROR, "too many tool calls at once; retry when one has answered");
+        send_busy(s, m->id);
         call_free(c);
     }
 }

@@ -514,7 +514,8 @@ static int fake_listen(fake_socket *f) {
     int fd = socket(AF_UNIX, SOCK_STREAM, 0);
     struct sockaddr_un sa = {.sun_family = AF_UNIX};
     snprintf(sa.sun_path, sizeof sa.sun_path, "%s", f->path);
-    if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof sa) != 0 || listen(fd, 8) != 0) {
+    /* a backlog that holds every call the server runs at once, unaccepted */
+    if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof sa) != 0 || listen(fd, PG_MCP_MAX_CALLS + 4) != 0) {
         if (fd >= 0) close(fd);
         return -1;
     }
@@ -580,6 +581,45 @@ PG_TEST(a_cancelled_call_gets_no_answer_and_its_broker_connection_is_cut) {
     pthread_join(t, NULL);
     CHECK(b.hung_up);
     fake_unlisten(&fs, b.lfd);
+}
+
+/* The 17th call while 16 wait on a broker that never answers: the 16 are
+ * in flight for sure (a call counts from the moment its line is read), and
+ * the 17th gets a BUSY tool result, not a JSON-RPC error. The listening
+ * socket's backlog takes all 16 connections without an accept. */
+PG_TEST(a_call_beyond_sixteen_in_flight_is_a_busy_tool_error_the_model_can_read) {
+    fake_socket fs;
+    int lfd = fake_listen(&fs);
+    REQUIRE(lfd >= 0);
+    static char input[16384];
+    size_t len = (size_t)snprintf(input, sizeof input, "%s", INIT);
+    for (int id = 2; id <= PG_MCP_MAX_CALLS + 2; id++)
+        len += (size_t)snprintf(input + len, sizeof input - len,
+                                "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/call\",\"params\":{\"name\":"
+                                "\"wait_for\",\"arguments\":{\"window\":\"demo\",\"text\":\"never\",\"timeout\":3600}}}\n",
+                                id);
+    for (int id = 2; id <= PG_MCP_MAX_CALLS + 1; id++) /* so the server can end */
+        len += (size_t)snprintf(input + len, sizeof input - len,
+                                "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":%d}}\n",
+                                id);
+    REQUIRE(len < sizeof input);
+    cJSON *all = serve(fs.path, input);
+    REQUIRE(all != NULL);
+    const cJSON *busy = answer_to(all, PG_MCP_MAX_CALLS + 2);
+    REQUIRE(busy != NULL);
+    CHECK(cJSON_GetObjectItem(busy, "error") == NULL);
+    const cJSON *r = cJSON_GetObjectItem(busy, "result");
+    CHECK(cJSON_IsTrue(cJSON_GetObjectItem(r, "isError")));
+    cJSON *err = cJSON_Parse(cJSON_GetObjectItem(cJSON_GetObjectItem(r, "content")->child, "text")->valuestring);
+    const cJSON *o = cJSON_GetObjectItem(err, "error");
+    CHECK_STR(cJSON_GetObjectItem(o, "code")->valuestring, "BUSY");
+    CHECK_EQ_INT(cJSON_GetObjectItem(o, "exit")->valueint, PG_E_BUSY);
+    CHECK(strstr(cJSON_GetObjectItem(o, "message")->valuestring, "16") != NULL);
+    CHECK(strstr(cJSON_GetObjectItem(o, "recovery_tip")->valuestring, "in flight") != NULL);
+    cJSON_Delete(err);
+    for (int id = 2; id <= PG_MCP_MAX_CALLS + 1; id++) CHECK(answer_to(all, id) == NULL); /* cancelled */
+    cJSON_Delete(all);
+    fake_unlisten(&fs, lfd);
 }
 
 /* A broker that answers every request {"ok":true} and counts, per
