@@ -88,6 +88,8 @@ cJSON *pg_mcp_tool_list(const pg_mcp_toolset *ts);
  * the argument's wire name, every "exit N" as the error code's name.
  * Malloc'd; NULL when out of memory. */
 char *pg_mcp_terms(const pg_opdecl *d, const char *text);
+/* Is d input to the desktop (click, type, key, ...)? */
+bool pg_mcp_is_input(const pg_opdecl *d);
 /* The operation a tool name means, or NULL. */
 const pg_opdecl *pg_mcp_tool_op(const char *name);
 /* A tool call's arguments (an object, or NULL) -> a broker request: image

@@ -7,10 +7,7 @@
 
 #include "pg_mcp.h"
 
-/* Which operations are tools at all: all but an approver's (never the agent). */
-static bool is_tool(const pg_opdecl *d) { return !(d->flags & PG_OPF_APPROVER); }
-
-static bool is_input(const pg_opdecl *d) { return (d->flags & PG_OPF_EFFECT) && !strcmp(d->discloses, "input"); }
+static bool is_tool(const pg_opdecl *d) { return pg_mcp_tool_op(d->id) == d; }
 
 /* Leaves nothing behind but its answer (annotations' readOnlyHint). */
 static bool reads_only(const pg_opdecl *d) { return !(d->flags & (PG_OPF_EFFECT | PG_OPF_STATE)); }
@@ -20,7 +17,7 @@ static bool in_observe(const pg_opdecl *d) { return reads_only(d) && !(d->flags 
 
 /* drive: the input tools and the waits that follow them */
 static bool in_drive(const pg_opdecl *d) {
-    return is_input(d) || (reads_only(d) && (d->flags & PG_OPF_LONG) && !(d->flags & PG_OPF_ASSERT));
+    return pg_mcp_is_input(d) || (reads_only(d) && (d->flags & PG_OPF_LONG) && !(d->flags & PG_OPF_ASSERT));
 }
 
 /* assert: the checks that say yes or no and change nothing */

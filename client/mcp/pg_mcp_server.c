@@ -57,7 +57,7 @@ struct server {
 /* The tools that go over the shared input connection: input, and cursor
  * (which reports what that connection holds). */
 static bool on_input_session(const pg_opdecl *op) {
-    return ((op->flags & PG_OPF_EFFECT) && !strcmp(op->discloses, "input")) || !strcmp(op->id, "cursor");
+    return pg_mcp_is_input(op) || !strcmp(op->id, "cursor");
 }
 
 /* Writes one line (consumed) whole. */

@@ -28,6 +28,8 @@ static bool is_tool(const pg_opdecl *d) { return !(d->flags & PG_OPF_APPROVER); 
  * out as image content instead). A local path (release --png) stays. */
 static bool is_mcp_arg(const pg_argdecl *a) { return !((a->flags & PG_AF_LOCAL) && a->type == PG_T_BOOL); }
 
+bool pg_mcp_is_input(const pg_opdecl *d) { return (d->flags & PG_OPF_EFFECT) && !strcmp(d->discloses, "input"); }
+
 const pg_opdecl *pg_mcp_tool_op(const char *name) {
     const pg_opdecl *d = pg_opdecl_find(name);
     return d && is_tool(d) ? d : NULL;
@@ -276,11 +278,10 @@ static bool writes_local_file(const pg_opdecl *d) {
 static cJSON *annotations(const pg_opdecl *d) {
     cJSON *a = cJSON_CreateObject();
     cJSON_AddStringToObject(a, "title", d->cli);
-    bool input = (d->flags & PG_OPF_EFFECT) && !strcmp(d->discloses, "input");
     bool read_only = !(d->flags & (PG_OPF_EFFECT | PG_OPF_STATE));
     cJSON_AddBoolToObject(a, "readOnlyHint", read_only);
     cJSON_AddBoolToObject(a, "destructiveHint",
-                          !read_only && (input || (d->flags & PG_OPF_DESTROYS) || writes_local_file(d)));
+                          !read_only && (pg_mcp_is_input(d) || (d->flags & PG_OPF_DESTROYS) || writes_local_file(d)));
     cJSON_AddBoolToObject(a, "idempotentHint", read_only || (d->flags & PG_OPF_IDEMPOTENT));
     /* the desktop's programs and an analysis endpoint are outside this server */
     cJSON_AddBoolToObject(a, "openWorldHint", !strcmp(d->discloses, "endpoint-text") || (d->flags & PG_OPF_DISPLAY));
