@@ -109,21 +109,32 @@ static int cmd_run(int argc, char **argv, const char *address) {
     return rc;
 }
 
+static int mcp_usage(pg_error *e) {
+    if (!e->message[0])
+        pg_error_set(e, PG_E_USAGE, "pixelgate help mcp",
+                     "mcp takes --max-image PX (16..65535), --profile NAME, --tools A,B,... and --exclude-tools A,B,...");
+    pg_cli_print_error(e, NULL, 0, 0);
+    return PG_E_USAGE;
+}
+
 static int cmd_mcp(int argc, char **argv, const char *address, uint32_t timeout_ms) {
-    pg_mcp_config cfg = {.address = address, .timeout_ms = timeout_ms, .max_image = PG_MCP_MAX_IMAGE_DEFAULT};
-    for (int i = 0; i < argc; i++) {
+    static pg_mcp_toolset tools; /* the server's for its whole life */
+    pg_mcp_config cfg = {.address = address, .timeout_ms = timeout_ms, .max_image = PG_MCP_MAX_IMAGE_DEFAULT,
+                         .tools = &tools};
+    const char *profile = NULL, *names = NULL, *exclude = NULL;
+    pg_error e;
+    pg_error_clear(&e);
+    for (int i = 0; i < argc; i += 2) { /* every option takes a value */
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         char *end = NULL;
-        long v = i + 1 < argc ? strtol(argv[i + 1], &end, 10) : 0;
-        if (!strcmp(argv[i], "--max-image") && end && !*end && v >= 16 && v <= 65535) {
-            cfg.max_image = (uint32_t)v;
-            i++;
-            continue;
-        }
-        pg_error e;
-        pg_error_set(&e, PG_E_USAGE, "pixelgate help mcp", "mcp takes only --max-image PX (16..65535)");
-        pg_cli_print_error(&e, NULL, 0, 0);
-        return PG_E_USAGE;
+        long px = v ? strtol(v, &end, 10) : 0;
+        if (!strcmp(argv[i], "--max-image") && end && !*end && px >= 16 && px <= 65535) cfg.max_image = (uint32_t)px;
+        else if (!strcmp(argv[i], "--profile") && v) profile = v;
+        else if (!strcmp(argv[i], "--tools") && v) names = v;
+        else if (!strcmp(argv[i], "--exclude-tools") && v) exclude = v;
+        else return mcp_usage(&e);
     }
+    if (pg_mcp_toolset_init(&tools, profile, names, exclude, &e)) return mcp_usage(&e);
     return pg_mcp_serve(&cfg, stdin, stdout);
 }
 

@@ -25,9 +25,11 @@ const pg_cli_extra pg_cli_extras[] = {
      "Prints: one {\"step\":N,\"line\":N,\"command\":\"...\",\"result\":{...}} per step; a failed step as\n"
      "{\"step\":N,...,\"error\":{\"code\":...,\"exit\":N,\"message\":...},\"details\":{...}}, an expected\n"
      "failure with \"expected_failure\" instead; the first failure's error also on stderr."},
-    {"pixelgate mcp [--max-image PX]",
+    {"pixelgate mcp [--max-image PX] [--profile P | --tools A,B,...] [--exclude-tools A,B,...]",
      "An MCP server on stdin/stdout (docs/mcp.md): one tool per command above (approve is not one), the same\n"
      "arguments as JSON, the same JSON answers; errors as tool errors with code, message and recovery_tip.\n"
+     "It offers the tools of a profile (default, observe, drive, assert, accept, all; default when none is\n"
+     "given), or exactly those --tools names, less those --exclude-tools names.\n"
      "Released pixels come back as image content, downscaled by the broker to fit PX on the long side\n"
      "(default 1568). Register it with an MCP host as the command: pixelgate mcp."},
     {"pixelgate help [COMMAND]", "Describes a command, its arguments and its output."},

@@ -104,6 +104,12 @@ typedef struct {
 #define PG_OPF_LONG 0x040u     /* may run for seconds (waits): MCP reports progress */
 #define PG_OPF_PIXELS 0x080u   /* may answer with pixels (release), as the policy allows */
 #define PG_OPF_ASSERT 0x100u   /* a check: exit 1 with the measurements when it says no */
+#define PG_OPF_STATE 0x200u    /* leaves state in the broker beyond its answer (a baseline candidate,
+                                  tokens gone): a host must not take it for read-only */
+#define PG_OPF_DESTROYS 0x400u /* deletes or replaces what exists (tokens, a candidate): a host asks first */
+#define PG_OPF_IDEMPOTENT 0x800u /* the same call again changes nothing more (MCP idempotentHint) */
+#define PG_OPF_CORE 0x1000u    /* in MCP's default profile: what checking a form needs, within the
+                                  token budget of tests/mcp (docs/mcp.md "Profiles") */
 
 typedef struct {
     const char *name;   /* wire name */

@@ -2,7 +2,7 @@
 /* pg_gendoc - the documentation sections that come from the operation
  * declarations (common/pg_ops.def), and the check that the docs agree.
  *
- *   pg_gendoc protocol | agents | ops-list | platform-primitives
+ *   pg_gendoc protocol | agents | ops-list | platform-primitives | mcp-tools
  *                                            print one generated section
  *   pg_gendoc fields                         every reply field: op, name, type,
  *                                            disclosure class, doc (tab-separated)
@@ -30,6 +30,7 @@
 
 #include "pg_cli.h"
 #include "pg_gendoc.h"
+#include "pg_mcp.h"
 #include "pg_opdecl.h"
 #include "pg_platform_decl.h"
 
@@ -64,7 +65,9 @@ static void flags_text(unsigned f, pg_gendoc_buf *b) {
         const char *name;
     } names[] = {{PG_OPF_AUDIT, "audited"},     {PG_OPF_DISPLAY, "display"},        {PG_OPF_CAPTURES, "captures"},
                  {PG_OPF_TOKENS, "tokens"},     {PG_OPF_EFFECT, "effect"},          {PG_OPF_APPROVER, "approver"},
-                 {PG_OPF_LONG, "long-running"}, {PG_OPF_PIXELS, "may send pixels"}, {PG_OPF_ASSERT, "check"}};
+                 {PG_OPF_LONG, "long-running"}, {PG_OPF_PIXELS, "may send pixels"}, {PG_OPF_ASSERT, "check"},
+                 {PG_OPF_STATE, "keeps state"}, {PG_OPF_DESTROYS, "destroys"}, {PG_OPF_IDEMPOTENT, "idempotent"},
+                 {PG_OPF_CORE, "default MCP tool"}};
     int any = 0;
     for (size_t i = 0; i < sizeof names / sizeof *names; i++)
         if (f & names[i].bit) pg_gendoc_put(b, "%s%s", any++ ? ", " : "", names[i].name);
@@ -196,6 +199,39 @@ static void gen_exit_codes(pg_gendoc_buf *b) {
     }
 }
 
+/* The MCP tools as `pixelgate mcp` offers them: the profiles that hold each
+ * and its annotations, read from the server's own code (pg_mcp.h) so the
+ * page cannot say what the server does not. */
+static int fail(const char *fmt, ...) PG_GENDOC_PRINTF(1, 2);
+
+static void gen_mcp_tools(pg_gendoc_buf *b) {
+    static const char *const profiles[] = {"default", "observe", "drive", "assert", "accept"};
+    static const char *const hints[] = {"readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"};
+    pg_mcp_toolset sets[sizeof profiles / sizeof *profiles];
+    for (size_t p = 0; p < sizeof profiles / sizeof *profiles; p++)
+        if (pg_mcp_toolset_init(&sets[p], profiles[p], NULL, NULL, NULL)) fail("no MCP profile %s", profiles[p]);
+    cJSON *tools = pg_mcp_tool_list(NULL);
+    pg_gendoc_put(b, "| tool | profiles (and `all`) | read-only | destructive | idempotent | open world | what it does |\n"
+                     "|---|---|---|---|---|---|---|\n");
+    for (const cJSON *t = tools ? tools->child : NULL; t; t = t->next) {
+        const pg_opdecl *d = pg_mcp_tool_op(cJSON_GetObjectItem(t, "name")->valuestring);
+        pg_gendoc_put(b, "| `%s` | ", d->id);
+        int any = 0;
+        for (size_t p = 0; p < sizeof profiles / sizeof *profiles; p++)
+            if (pg_mcp_toolset_has(&sets[p], d)) pg_gendoc_put(b, "%s%s", any++ ? ", " : "", profiles[p]);
+        pg_gendoc_put(b, "%s |", any ? "" : "-");
+        const cJSON *ann = cJSON_GetObjectItem(t, "annotations");
+        for (size_t h = 0; h < sizeof hints / sizeof *hints; h++)
+            pg_gendoc_put(b, " %s |", cJSON_IsTrue(cJSON_GetObjectItem(ann, hints[h])) ? "yes" : "no");
+        char *summary = pg_mcp_terms(d, d->summary);
+        pg_gendoc_put(b, " ");
+        cell(b, summary ? summary : d->summary);
+        pg_gendoc_put(b, " |\n");
+        free(summary);
+    }
+    cJSON_Delete(tools);
+}
+
 typedef struct {
     const char *file, *name;
     void (*gen)(pg_gendoc_buf *b);
@@ -207,6 +243,7 @@ static const section sections[] = {
     {"agents.md", "reference", gen_agents},
     {"architecture.md", "ops-list", gen_ops_list},
     {"architecture.md", "platform-primitives", gen_platform_primitives},
+    {"mcp.md", "mcp-tools", gen_mcp_tools},
 };
 
 /* ---- files ---- */
@@ -403,6 +440,7 @@ int main(int argc, char **argv) {
     else if (argc == 2 && !strcmp(argv[1], "exit-codes")) gen_exit_codes(&b);
     else if (argc == 2 && !strcmp(argv[1], "fields")) gen_fields(&b);
     else if (argc == 2 && !strcmp(argv[1], "platform-primitives")) gen_platform_primitives(&b);
+    else if (argc == 2 && !strcmp(argv[1], "mcp-tools")) gen_mcp_tools(&b);
     else if (argc == 2 && !strcmp(argv[1], "man-client")) pg_gendoc_man_client(&b);
     else if (argc == 2 && !strcmp(argv[1], "completion-bash")) pg_gendoc_completion_bash(&b);
     else if (argc == 2 && !strcmp(argv[1], "completion-zsh")) pg_gendoc_completion_zsh(&b);

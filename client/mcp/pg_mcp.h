@@ -51,10 +51,25 @@
 #define PG_MCP_PROTOCOL_LATEST "2025-11-25"
 extern const char *const pg_mcp_protocol_versions[];
 
+/* The tools a server offers (pg_mcp_profile.c): one flag per operation. */
+typedef struct {
+    bool on[PG_OPI_COUNT];
+} pg_mcp_toolset;
+
+/* The tools of a profile (NULL: "default"; see docs/mcp.md for what each
+ * holds), or exactly the comma-separated names of tools, less those of
+ * exclude (NULL: none). PG_E_USAGE naming an unknown profile or tool, or
+ * when both profile and tools are given. */
+pg_err pg_mcp_toolset_init(pg_mcp_toolset *ts, const char *profile, const char *tools, const char *exclude,
+                           pg_error *e);
+/* Is d offered? A NULL set offers every tool. */
+bool pg_mcp_toolset_has(const pg_mcp_toolset *ts, const pg_opdecl *d);
+
 typedef struct {
     const char *address;  /* broker socket / pipe */
     uint32_t timeout_ms;  /* I/O bound of a broker call, on top of the operation's own timeout */
     uint32_t max_image;   /* long side of released images, px */
+    const pg_mcp_toolset *tools; /* what tools/list offers and tools/call accepts; NULL: every tool */
 } pg_mcp_config;
 
 /* Serves in (requests) -> out (responses) until in ends; 0, or 1 when out
@@ -66,8 +81,15 @@ int pg_mcp_serve(const pg_mcp_config *cfg, FILE *in, FILE *out);
 /* The protocol revision to answer an initialize that asked for `requested`
  * (NULL: not given): the same when this server speaks it, else the latest. */
 const char *pg_mcp_negotiate(const char *requested);
-/* tools/list's "tools" array: one tool per operation (approver ops left out). */
-cJSON *pg_mcp_tool_list(void);
+/* tools/list's "tools" array: one tool per operation of ts (NULL: all;
+ * approver ops are never tools). */
+cJSON *pg_mcp_tool_list(const pg_mcp_toolset *ts);
+/* text (a help line or description of d) in MCP terms: every "--flag" as
+ * the argument's wire name, every "exit N" as the error code's name.
+ * Malloc'd; NULL when out of memory. */
+char *pg_mcp_terms(const pg_opdecl *d, const char *text);
+/* Is d input to the desktop (click, type, key, ...)? */
+bool pg_mcp_is_input(const pg_opdecl *d);
 /* The operation a tool name means, or NULL. */
 const pg_opdecl *pg_mcp_tool_op(const char *name);
 /* A tool call's arguments (an object, or NULL) -> a broker request: image

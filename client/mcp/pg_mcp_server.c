@@ -57,7 +57,7 @@ struct server {
 /* The tools that go over the shared input connection: input, and cursor
  * (which reports what that connection holds). */
 static bool on_input_session(const pg_opdecl *op) {
-    return ((op->flags & PG_OPF_EFFECT) && !strcmp(op->discloses, "input")) || !strcmp(op->id, "cursor");
+    return pg_mcp_is_input(op) || !strcmp(op->id, "cursor");
 }
 
 /* Writes one line (consumed) whole. */
@@ -211,6 +211,18 @@ static double total_seconds(const pg_opdecl *d, const cJSON *arguments) {
     return cJSON_IsNumber(v) ? v->valuedouble : t->def;
 }
 
+/* A call beyond capacity is a tool error the model reads (BUSY, with what
+ * to do), not a JSON-RPC error: a host hands a protocol error to its own
+ * code, and the model would see only that the tool failed. */
+static void send_busy(server *s, const cJSON *id) {
+    pg_error e;
+    pg_error_set(&e, PG_E_BUSY, "wait for the answer to one of your calls in flight, then call again",
+                 "too many tool calls at once: at most %d run together", PG_MCP_MAX_CALLS);
+    cJSON *r = pg_mcp_tool_result(PG_E_BUSY, &e, NULL, NULL, NULL);
+    if (r) send_line(s, pg_rpc_line_result(id, r));
+    else send_error(s, id, PG_RPC_INTERNAL_ERROR, "out of memory");
+}
+
 static void tools_call(server *s, const pg_rpc_msg *m) {
     const cJSON *name = cJSON_GetObjectItemCaseSensitive(m->params, "name");
     const cJSON *args = cJSON_GetObjectItemCaseSensitive(m->params, "arguments");
@@ -219,7 +231,7 @@ static void tools_call(server *s, const pg_rpc_msg *m) {
         return;
     }
     const pg_opdecl *d = pg_mcp_tool_op(name->valuestring);
-    if (!d) {
+    if (!d || !pg_mcp_toolset_has(s->cfg->tools, d)) { /* a tool left out is not there */
         send_error(s, m->id, PG_RPC_INVALID_PARAMS, "unknown tool (see tools/list)");
         return;
     }
@@ -263,7 +275,7 @@ static void tools_call(server *s, const pg_rpc_msg *m) {
     pthread_mutex_unlock(&s->lock);
     pthread_attr_destroy(&attr);
     if (busy) {
-        send_error(s, m->id, PG_RPC_INTERNAL_ERROR, "too many tool calls at once; retry when one has answered");
+        send_busy(s, m->id);
         call_free(c);
     }
 }
@@ -285,9 +297,10 @@ static void cancel(server *s, const cJSON *params) {
 
 static const char instructions[] =
     "pixelgate sees and drives the GUI windows of this desktop through a broker that keeps the pixels. snapshot "
-    "captures a window into a token (cap:...); read it with ocr, compare with diff and the assert_* checks, wait "
-    "with wait_for and wait_stable, act with click, type, key and focus. Pixels come back only where the "
-    "administrator's policy releases them (release). Errors carry code, message and recovery_tip.";
+    "captures a window into a token (cap:...); read it with ocr and layout, check it with the assert_* tools, wait "
+    "with wait_for, act with click, type, key, scroll and focus. Pixels never come back by default; the tools "
+    "offered depend on how the server was started (docs/mcp.md, profiles). A failure is a tool error whose text is JSON with code, "
+    "message, recovery_tip and, for a check that said no, its measurements in details.";
 
 static void initialize(server *s, const pg_rpc_msg *m) {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(m->params, "protocolVersion");
@@ -319,11 +332,9 @@ static void request(server *s, const pg_rpc_msg *m) {
     }
     if (!strcmp(m->method, "tools/list")) {
         cJSON *r = cJSON_CreateObject();
-        cJSON_AddItemToObject(r, "tools", pg_mcp_tool_list());
-        {
+        cJSON_AddItemToObject(r, "tools", pg_mcp_tool_list(s->cfg->tools));
         send_line(s, pg_rpc_line_result(m->id, r));
         return;
-    }
     }
     if (!strcmp(m->method, "tools/call")) {
         tools_call(s, m);

@@ -3,6 +3,7 @@
  * their JSON Schemas, a call's arguments as a broker request, and the
  * CallToolResult of an answer. No I/O here except reading the image files
  * a call names (as this process's user, like the CLI). See pg_mcp.h. */
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +27,8 @@ static bool is_tool(const pg_opdecl *d) { return !(d->flags & PG_OPF_APPROVER); 
 /* Local arguments the MCP answer replaces: release --base64 (the image goes
  * out as image content instead). A local path (release --png) stays. */
 static bool is_mcp_arg(const pg_argdecl *a) { return !((a->flags & PG_AF_LOCAL) && a->type == PG_T_BOOL); }
+
+bool pg_mcp_is_input(const pg_opdecl *d) { return (d->flags & PG_OPF_EFFECT) && !strcmp(d->discloses, "input"); }
 
 const pg_opdecl *pg_mcp_tool_op(const char *name) {
     const pg_opdecl *d = pg_opdecl_find(name);
@@ -154,8 +157,63 @@ static void group_names(const pg_opdecl *d, char g, char *out, size_t n) {
     }
 }
 
+/* ---- the declarations' text in MCP terms ----
+ * Help lines and descriptions are written for both front ends and name
+ * command-line flags and exit codes; a model calling a tool knows neither.
+ * Each "--flag" becomes the argument's wire name and each "exit N" the
+ * code a tool error carries, so the one declaration still serves both. */
+
+/* The wire name of the argument spelled cli ("--expect-change"): d's own
+ * first, then any operation's; NULL when none is. */
+static const char *wire_name(const pg_opdecl *d, const char *cli, size_t len) {
+    for (size_t k = 0; k <= PG_OPI_COUNT; k++) {
+        const pg_opdecl *o = k == 0 ? d : &pg_opdecls[k - 1];
+        for (size_t i = 0; i < o->n_args; i++)
+            if (o->args[i].cli && strlen(o->args[i].cli) == len && !strncmp(o->args[i].cli, cli, len))
+                return o->args[i].name;
+    }
+    return NULL;
+}
+
+static bool is_word(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-'; }
+
+/* At s (after "--"): the flag's wire name into out; the characters read. */
+static size_t put_flag(const pg_opdecl *d, const char *s, char *out, size_t *len, size_t n) {
+    size_t w = 2;
+    while (is_word(s[w])) w++;
+    const char *name = wire_name(d, s, w);
+    if (name) *len += (size_t)snprintf(out + *len, n - *len, "%s", name);
+    else
+        for (size_t i = 2; i < w && *len + 1 < n; i++) out[(*len)++] = s[i] == '-' ? '_' : s[i];
+    return w;
+}
+
+char *pg_mcp_terms(const pg_opdecl *d, const char *text) {
+    size_t n = strlen(text) * 3 + 64, len = 0; /* "exit 1" -> "ASSERTION_FAILED" at most */
+    char *out = malloc(n);
+    if (!out) return NULL;
+    for (const char *s = text; *s && len + 1 < n;) {
+        bool word_start = s == text || !isalnum((unsigned char)s[-1]);
+        char *end = NULL;
+        if (s[0] == '-' && s[1] == '-' && s[2] >= 'a' && s[2] <= 'z' && word_start) {
+            s += put_flag(d, s, out, &len, n);
+        } else if (word_start && !strncmp(s, "exit ", 5) && isdigit((unsigned char)s[5])) {
+            long code = strtol(s + 5, &end, 10);
+            len += (size_t)snprintf(out + len, n - len, "%s", pg_err_name((pg_err)code));
+            s = end;
+        } else {
+            out[len++] = *s++;
+        }
+        if (len >= n) len = n - 1;
+    }
+    out[len] = '\0';
+    return out;
+}
+
 static void arg_description(const pg_opdecl *d, const pg_argdecl *a, char *out, size_t n) {
-    int w = snprintf(out, n, "%s", a->help);
+    char *help = pg_mcp_terms(d, a->help);
+    int w = snprintf(out, n, "%s", help ? help : a->help);
+    free(help);
     if (w < 0 || (size_t)w >= n) return;
     size_t len = (size_t)w;
     if (a->type == PG_T_IMAGE)
@@ -192,33 +250,49 @@ static cJSON *input_schema(const pg_opdecl *d) {
     return s;
 }
 
-/* What a model reads when it chooses a tool: what it does, how to call it,
- * what it answers. */
+/* What a model reads when it chooses a tool: what it does and what it
+ * answers, in MCP terms. How failures come back is said once, in the
+ * server's instructions, not in every tool. */
 static char *tool_description(const pg_opdecl *d) {
-    static const char tail[] = " Failures come back as a tool error with code, message and recovery_tip.";
-    size_t n = strlen(d->summary) + strlen(d->description) + strlen(d->prints) + sizeof tail + 64;
+    size_t n = strlen(d->summary) + strlen(d->description) + strlen(d->prints) + 64;
     char *s = malloc(n);
-    if (s) snprintf(s, n, "%s %s Returns %s.%s", d->summary, d->description, d->prints, tail);
-    return s;
+    if (s) snprintf(s, n, "%s %s Returns %s.", d->summary, d->description, d->prints);
+    char *t = s ? pg_mcp_terms(d, s) : NULL;
+    free(s);
+    return t;
 }
 
-/* MCP's hints (2025-03-26 on): what a host may tell its user before a call. */
+/* A file the call names is written, as the caller, over what was there
+ * (release's png, accept's report). */
+static bool writes_local_file(const pg_opdecl *d) {
+    for (size_t i = 0; i < d->n_args; i++)
+        if ((d->args[i].flags & PG_AF_LOCAL) && d->args[i].type == PG_T_STRING) return true;
+    return false;
+}
+
+/* MCP's hints (2025-03-26 on), read from the declaration's flags: what a host
+ * may tell its user before a call. Read-only means nothing is left behind
+ * but the answer (a snapshot's token is its answer); a candidate made or
+ * tokens dropped are not. MCP's defaults assume the worst when a hint is
+ * absent, so every hint is written out. */
 static cJSON *annotations(const pg_opdecl *d) {
     cJSON *a = cJSON_CreateObject();
     cJSON_AddStringToObject(a, "title", d->cli);
-    bool effect = d->flags & PG_OPF_EFFECT;
-    cJSON_AddBoolToObject(a, "readOnlyHint", !effect);
-    if (effect) cJSON_AddBoolToObject(a, "destructiveHint", !strcmp(d->discloses, "input"));
-    cJSON_AddBoolToObject(a, "idempotentHint", !effect);
+    bool read_only = !(d->flags & (PG_OPF_EFFECT | PG_OPF_STATE));
+    cJSON_AddBoolToObject(a, "readOnlyHint", read_only);
+    cJSON_AddBoolToObject(a, "destructiveHint",
+                          !read_only && (pg_mcp_is_input(d) || (d->flags & PG_OPF_DESTROYS) || writes_local_file(d)));
+    cJSON_AddBoolToObject(a, "idempotentHint", read_only || (d->flags & PG_OPF_IDEMPOTENT));
+    /* the desktop's programs and an analysis endpoint are outside this server */
     cJSON_AddBoolToObject(a, "openWorldHint", !strcmp(d->discloses, "endpoint-text") || (d->flags & PG_OPF_DISPLAY));
     return a;
 }
 
-cJSON *pg_mcp_tool_list(void) {
+cJSON *pg_mcp_tool_list(const pg_mcp_toolset *ts) {
     cJSON *tools = cJSON_CreateArray();
     for (size_t i = 0; i < PG_OPI_COUNT; i++) {
         const pg_opdecl *d = &pg_opdecls[i];
-        if (!is_tool(d)) continue;
+        if (!is_tool(d) || !pg_mcp_toolset_has(ts, d)) continue;
         cJSON *t = cJSON_CreateObject();
         cJSON_AddStringToObject(t, "name", d->id);
         cJSON_AddStringToObject(t, "title", d->cli);

@@ -29,7 +29,7 @@ const received = []; // every message from the server, as parsed JSON
 const sent = [];     // every message to it
 const transport = new StdioClientTransport({
     command: pixelgate,
-    args: ['mcp'],
+    args: ['mcp', '--profile', 'all'], // release, diff and assert_changed are outside the default profile
     env: { PATH: process.env.PATH, PIXELGATE_SOCKET: process.env.PIXELGATE_SOCKET, LANG: 'C.UTF-8' },
     stderr: 'inherit',
 });

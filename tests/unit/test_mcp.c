@@ -128,6 +128,16 @@ static bool in_required(const cJSON *schema, const char *name) {
     return false;
 }
 
+/* A command-line flag ("--window") or an exit code ("exit 3"): what a
+ * model calling a tool never sees. */
+static bool speaks_cli(const char *s) {
+    for (const char *p = strstr(s, "--"); p; p = strstr(p + 1, "--"))
+        if (p[2] >= 'a' && p[2] <= 'z') return true;
+    for (const char *p = strstr(s, "exit "); p; p = strstr(p + 1, "exit "))
+        if (p[5] >= '0' && p[5] <= '9') return true;
+    return false;
+}
+
 static void check_arg_schema(int *pg_failed_, const pg_opdecl *d, const pg_argdecl *a, const cJSON *schema) {
     const cJSON *p = cJSON_GetObjectItem(cJSON_GetObjectItem(schema, "properties"), a->name);
     if (a->flags & PG_AF_LOCAL && a->type == PG_T_BOOL) { /* release base64: image content instead */
@@ -137,7 +147,11 @@ static void check_arg_schema(int *pg_failed_, const pg_opdecl *d, const pg_argde
     if (!p) fprintf(stderr, "%s.%s missing from the schema\n", d->id, a->name);
     REQUIRE(p != NULL);
     const char *desc = cJSON_GetObjectItem(p, "description")->valuestring;
-    CHECK(!strncmp(desc, a->help, strlen(a->help)));
+    char *help = pg_mcp_terms(d, a->help);
+    REQUIRE(help != NULL);
+    CHECK(!strncmp(desc, help, strlen(help)));
+    free(help);
+    CHECK(!speaks_cli(desc));
     CHECK_EQ_INT(in_required(schema, a->name), (a->flags & PG_AF_REQUIRED) != 0);
     const char *type = cJSON_GetObjectItem(p, "type")->valuestring;
     switch (a->type) {
@@ -182,7 +196,7 @@ static void check_arg_schema(int *pg_failed_, const pg_opdecl *d, const pg_argde
 
 /* What a host reads: the list as printed and parsed again. */
 static cJSON *printed_tool_list(void) {
-    cJSON *tools = pg_mcp_tool_list();
+    cJSON *tools = pg_mcp_tool_list(NULL);
     char *s = cJSON_PrintUnformatted(tools);
     cJSON_Delete(tools);
     tools = cJSON_Parse(s);
@@ -205,7 +219,10 @@ PG_TEST(every_operation_but_approve_is_a_tool_whose_schema_is_its_declaration) {
         if (!t) fprintf(stderr, "no tool %s\n", d->id);
         REQUIRE(t != NULL);
         CHECK(pg_mcp_tool_op(d->id) == d);
-        CHECK(strstr(cJSON_GetObjectItem(t, "description")->valuestring, d->summary) != NULL);
+        const char *desc = cJSON_GetObjectItem(t, "description")->valuestring;
+        CHECK(strstr(desc, d->summary) != NULL);
+        if (speaks_cli(desc)) fprintf(stderr, "%s speaks in flags or exit codes: %s\n", d->id, desc);
+        CHECK(!speaks_cli(desc));
         const cJSON *schema = cJSON_GetObjectItem(t, "inputSchema");
         CHECK_STR(cJSON_GetObjectItem(schema, "type")->valuestring, "object");
         CHECK(cJSON_IsFalse(cJSON_GetObjectItem(schema, "additionalProperties")));
@@ -216,10 +233,50 @@ PG_TEST(every_operation_but_approve_is_a_tool_whose_schema_is_its_declaration) {
         }
         CHECK_EQ_INT(cJSON_GetArraySize(cJSON_GetObjectItem(schema, "properties")), shown);
         const cJSON *ann = cJSON_GetObjectItem(t, "annotations");
-        CHECK_EQ_INT(cJSON_IsTrue(cJSON_GetObjectItem(ann, "readOnlyHint")), !(d->flags & PG_OPF_EFFECT));
+        CHECK_EQ_INT(cJSON_IsTrue(cJSON_GetObjectItem(ann, "readOnlyHint")),
+                     !(d->flags & (PG_OPF_EFFECT | PG_OPF_STATE)));
     }
     CHECK_EQ_INT(cJSON_GetArraySize(tools), expected);
     CHECK(tool_named(tools, "assert_changed") != NULL); /* a two-word command is one tool */
+    cJSON_Delete(tools);
+}
+
+/* One hint of a tool, as a host reads it: 1 true, 0 false, -1 absent. */
+static int hint(const cJSON *tools, const char *tool, const char *name) {
+    const cJSON *h = cJSON_GetObjectItem(cJSON_GetObjectItem(tool_named(tools, tool), "annotations"), name);
+    return cJSON_IsBool(h) ? cJSON_IsTrue(h) : -1;
+}
+
+/* MCP reads an absent hint as the worst case, so each is written out, and
+ * none claims read-only for a tool that leaves something behind. */
+PG_TEST(declaration_text_reaches_a_model_with_wire_names_and_error_codes) {
+    const pg_opdecl *d = pg_mcp_tool_op("click");
+    char *t = pg_mcp_terms(d, "with --expect-change, exit 1 'no visible effect'; --case (exit 10); exit-code --zz-top");
+    REQUIRE(t != NULL);
+    CHECK_STR(t, "with expect_change, ASSERTION_FAILED 'no visible effect'; case_id (BLOCKED); exit-code zz_top");
+    free(t);
+}
+
+PG_TEST(annotations_say_what_a_tool_changes_drop_destroys_snapshot_reads) {
+    cJSON *tools = printed_tool_list();
+    static const char *const changing[] = {"drop", "baseline_prepare", "accept", "release", "click", "analyze"};
+    for (size_t i = 0; i < sizeof changing / sizeof *changing; i++) CHECK_EQ_INT(hint(tools, changing[i], "readOnlyHint"), 0);
+    static const char *const reading[] = {"snapshot", "ocr", "windows", "info", "hash", "diff", "assert_text"};
+    for (size_t i = 0; i < sizeof reading / sizeof *reading; i++) {
+        CHECK_EQ_INT(hint(tools, reading[i], "readOnlyHint"), 1);
+        CHECK_EQ_INT(hint(tools, reading[i], "destructiveHint"), 0);
+    }
+    CHECK_EQ_INT(hint(tools, "drop", "destructiveHint"), 1);
+    CHECK_EQ_INT(hint(tools, "drop", "idempotentHint"), 1);
+    CHECK_EQ_INT(hint(tools, "drop", "openWorldHint"), 0);
+    CHECK_EQ_INT(hint(tools, "click", "destructiveHint"), 1);
+    CHECK_EQ_INT(hint(tools, "click", "idempotentHint"), 0);
+    CHECK_EQ_INT(hint(tools, "release", "destructiveHint"), 1); /* png: a file written over */
+    CHECK_EQ_INT(hint(tools, "accept", "destructiveHint"), 1);  /* report: files written over */
+    CHECK_EQ_INT(hint(tools, "baseline_prepare", "destructiveHint"), 0); /* a candidate is added */
+    CHECK_EQ_INT(hint(tools, "analyze", "destructiveHint"), 0);
+    CHECK_EQ_INT(hint(tools, "analyze", "openWorldHint"), 1);
+    CHECK_EQ_INT(hint(tools, "snapshot", "openWorldHint"), 1);
     cJSON_Delete(tools);
 }
 
@@ -457,7 +514,8 @@ static int fake_listen(fake_socket *f) {
     int fd = socket(AF_UNIX, SOCK_STREAM, 0);
     struct sockaddr_un sa = {.sun_family = AF_UNIX};
     snprintf(sa.sun_path, sizeof sa.sun_path, "%s", f->path);
-    if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof sa) != 0 || listen(fd, 8) != 0) {
+    /* a backlog that holds every call the server runs at once, unaccepted */
+    if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof sa) != 0 || listen(fd, PG_MCP_MAX_CALLS + 4) != 0) {
         if (fd >= 0) close(fd);
         return -1;
     }
@@ -523,6 +581,45 @@ PG_TEST(a_cancelled_call_gets_no_answer_and_its_broker_connection_is_cut) {
     pthread_join(t, NULL);
     CHECK(b.hung_up);
     fake_unlisten(&fs, b.lfd);
+}
+
+/* The 17th call while 16 wait on a broker that never answers: the 16 are
+ * in flight for sure (a call counts from the moment its line is read), and
+ * the 17th gets a BUSY tool result, not a JSON-RPC error. The listening
+ * socket's backlog takes all 16 connections without an accept. */
+PG_TEST(a_call_beyond_sixteen_in_flight_is_a_busy_tool_error_the_model_can_read) {
+    fake_socket fs;
+    int lfd = fake_listen(&fs);
+    REQUIRE(lfd >= 0);
+    static char input[16384];
+    size_t len = (size_t)snprintf(input, sizeof input, "%s", INIT);
+    for (int id = 2; id <= PG_MCP_MAX_CALLS + 2; id++)
+        len += (size_t)snprintf(input + len, sizeof input - len,
+                                "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/call\",\"params\":{\"name\":"
+                                "\"wait_for\",\"arguments\":{\"window\":\"demo\",\"text\":\"never\",\"timeout\":3600}}}\n",
+                                id);
+    for (int id = 2; id <= PG_MCP_MAX_CALLS + 1; id++) /* so the server can end */
+        len += (size_t)snprintf(input + len, sizeof input - len,
+                                "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":%d}}\n",
+                                id);
+    REQUIRE(len < sizeof input);
+    cJSON *all = serve(fs.path, input);
+    REQUIRE(all != NULL);
+    const cJSON *busy = answer_to(all, PG_MCP_MAX_CALLS + 2);
+    REQUIRE(busy != NULL);
+    CHECK(cJSON_GetObjectItem(busy, "error") == NULL);
+    const cJSON *r = cJSON_GetObjectItem(busy, "result");
+    CHECK(cJSON_IsTrue(cJSON_GetObjectItem(r, "isError")));
+    cJSON *err = cJSON_Parse(cJSON_GetObjectItem(cJSON_GetObjectItem(r, "content")->child, "text")->valuestring);
+    const cJSON *o = cJSON_GetObjectItem(err, "error");
+    CHECK_STR(cJSON_GetObjectItem(o, "code")->valuestring, "BUSY");
+    CHECK_EQ_INT(cJSON_GetObjectItem(o, "exit")->valueint, PG_E_BUSY);
+    CHECK(strstr(cJSON_GetObjectItem(o, "message")->valuestring, "16") != NULL);
+    CHECK(strstr(cJSON_GetObjectItem(o, "recovery_tip")->valuestring, "in flight") != NULL);
+    cJSON_Delete(err);
+    for (int id = 2; id <= PG_MCP_MAX_CALLS + 1; id++) CHECK(answer_to(all, id) == NULL); /* cancelled */
+    cJSON_Delete(all);
+    fake_unlisten(&fs, lfd);
 }
 
 /* A broker that answers every request {"ok":true} and counts, per
