@@ -18,7 +18,9 @@
  * server has delivered the events; a click, scroll or drag also waits
  * (bounded) until the server reads its buttons as up again, so a press
  * that a window manager's grab froze in the queue has landed before the
- * next keys are sent.
+ * next keys are sent; one still not up after max(1 s, 20 round trips
+ * measured just before it) was sent but is unconfirmed (unconfirmed()
+ * counts it; the call succeeds: a retry could click twice).
  * Hover (pointer_move), scroll (core buttons 4-7) and drag take the same
  * checks as a click at every point they touch; a drag checks its whole path
  * before it presses, and releases whatever fails after the press.
@@ -237,7 +239,27 @@ static pg_err sent(pg_platform *p, pg_error *e) {
 /* The core state bit of buttons 1-5 (none for 6 and 7). */
 static uint16_t button_mask(unsigned b) { return b >= 1 && b <= 5 ? (uint16_t)(XCB_BUTTON_MASK_1 << (b - 1)) : 0; }
 
+/* The delivery wait scales with how fast the server answers: at least
+ * 1 s, else 20 round trips measured just before the input (a server kept
+ * busy by other clients delivers a frozen click late, not never), at most
+ * 10 s so one request stays well inside the broker's I/O deadline. */
 #define X11_RELEASE_WAIT_MS 1000
+#define X11_RELEASE_WAIT_RTTS 20
+#define X11_RELEASE_WAIT_MAX_MS 10000
+
+/* One timed round trip just before an input: how fast the server answers now. */
+static pg_err measure_rtt(pg_platform *p, pg_error *e) {
+    double t0 = pg_mono_ms();
+    pg_err rc = x11_sync(p, e);
+    p->input_rtt_ms = pg_mono_ms() - t0;
+    return rc;
+}
+
+static uint32_t delivery_wait_ms(const pg_platform *p) {
+    double scaled = X11_RELEASE_WAIT_RTTS * p->input_rtt_ms;
+    if (scaled < X11_RELEASE_WAIT_MS) return X11_RELEASE_WAIT_MS;
+    return scaled > X11_RELEASE_WAIT_MAX_MS ? X11_RELEASE_WAIT_MAX_MS : (uint32_t)scaled;
+}
 
 /* Waits until the server has processed the releases just sent: the
  * buttons in mask read as up. A window manager's click-to-focus grab
@@ -245,21 +267,31 @@ static uint16_t button_mask(unsigned b) { return b >= 1 && b <= 5 ? (uint16_t)(X
  * freezes the pointer, and the press and release wait in the server's
  * queue while keys sent after them go ahead: a click that returned would
  * not have landed yet, and the next keys would reach the window before
- * it. Bounded; a pointer still frozen then is a timeout, saying so. */
+ * it. Bounded by delivery_wait_ms(); a pointer still frozen then is not a
+ * failure: the events were sent and the server may still deliver them
+ * (a caller told to retry would click twice), so it is counted for
+ * unconfirmed() and the input returns PG_OK. */
 static pg_err landed(pg_platform *p, uint16_t mask, pg_error *e) {
     if (!mask) return PG_OK;
     pg_err rc = PG_OK;
-    for (pg_deadline end = pg_deadline_in_ms(X11_RELEASE_WAIT_MS); rc == PG_OK; pg_sleep_ms(2)) {
+    for (pg_deadline end = pg_deadline_in_ms(delivery_wait_ms(p)); rc == PG_OK; pg_sleep_ms(2)) {
         xcb_query_pointer_reply_t *q = x11_take(p, xcb_query_pointer(p->c, p->root).sequence, &rc, e);
         bool up = q && !(q->mask & mask);
         free(q);
         if (rc != PG_OK || up) return rc;
-        if (pg_deadline_passed(end))
-            return pg_error_set(e, PG_E_TIMEOUT, "another client holds the pointer frozen (a grab): retry",
-                                "the click was sent but the server had not delivered it after %d ms",
-                                X11_RELEASE_WAIT_MS);
+        if (pg_deadline_passed(end)) {
+            p->unconfirmed++;
+            return PG_OK;
+        }
     }
     return rc;
+}
+
+pg_err x11_unconfirmed(pg_platform *p, uint32_t *n, pg_error *e) {
+    (void)e;
+    *n = p->unconfirmed;
+    p->unconfirmed = 0;
+    return PG_OK;
 }
 
 /* sent(), then landed() for the buttons just released. */
@@ -286,6 +318,7 @@ pg_err x11_click(pg_platform *p, uint64_t id, int32_t x, int32_t y, pg_button b,
     x11_win w;
     int32_t rx, ry;
     pg_err rc = aim(p, id, x, y, &w, &rx, &ry, e);
+    if (rc == PG_OK) rc = measure_rtt(p, e);
     if (rc != PG_OK) return rc;
     /* X button numbers: 1 left, 2 middle, 3 right - same as pg_button. */
     fake_motion(p, rx, ry);
@@ -305,6 +338,7 @@ pg_err x11_scroll(pg_platform *p, uint64_t id, int32_t x, int32_t y, int32_t dx,
     x11_win w;
     int32_t rx, ry;
     pg_err rc = aim(p, id, x, y, &w, &rx, &ry, e);
+    if (rc == PG_OK) rc = measure_rtt(p, e);
     if (rc != PG_OK) return rc;
     fake_motion(p, rx, ry);
     uint8_t vertical = dy < 0 ? 4 : 5, horizontal = dx < 0 ? 6 : 7;
@@ -326,6 +360,7 @@ pg_err x11_drag(pg_platform *p, uint64_t id, const pg_point *path, size_t n, pg_
     pg_err rc = aim_window(p, id, &w, e);
     for (size_t i = 0; i < n && rc == PG_OK; i++) /* every point checked before anything is sent */
         rc = aim_point(p, &w, path[i].x, path[i].y, &root[2 * i], &root[2 * i + 1], e);
+    if (rc == PG_OK) rc = measure_rtt(p, e);
     if (rc == PG_OK) {
         fake_motion(p, root[0], root[1]);
         fake_button(p, (uint8_t)b, true);
@@ -373,6 +408,7 @@ static pg_err hold_button(pg_platform *p, const pg_hold *h, pg_error *e) {
         if (!h->at && (rc = aim_window(p, h->id, &w, e)) == PG_OK && (rc = x11_pointer_at(p, &rx, &ry, e)) == PG_OK)
             rc = aim_point(p, &w, rx - w.root_x, ry - w.root_y, &rx, &ry, e);
     }
+    if (rc == PG_OK) rc = measure_rtt(p, e);
     if (rc != PG_OK) return rc;
     if (h->at && h->id != 0) fake_motion(p, rx, ry);
     fake_button(p, (uint8_t)h->button, h->down);
