@@ -55,6 +55,12 @@ first asks whether the window's program answers (`_NET_WM_PING` where a window m
 `IsHungAppWindow` on Windows): a frozen program is exit 6 "not responding" and nothing is sent;
 results say `"responding": true`, or `null` where nobody can ask (no window manager).
 `wait-stable` says `responding` too: a frozen program's window is "stable" as well.
+Input results say `"delivery": "confirmed"` when the display server was seen to deliver the input,
+or `"unconfirmed"` (exit 0) when it was sent but not yet delivered when the wait ended (X11: a
+window manager's grab held the click on a busy machine; the wait is max(1 s, 20 round trips to the
+X server)). Do not repeat an unconfirmed input: it may still land, and twice is worse than late;
+look (or use `--expect-change`, whose verdict then decides the exit). No `delivery` field: the
+backend cannot tell (Windows, Wayland) and reports input as sent.
 Coordinates (`--at`, `--region`, `--offset`) are relative to the window's top-left corner.
 IMAGE arguments are a token, or a file of yours (PNG, JPEG, WebP) that the client reads and
 sends; the broker never opens a path you name.
