@@ -157,7 +157,11 @@ SECTIONS = [
                "see is in docs/ocr.md."),
     ("color", "Dominant colours of a region (`--region`) or of a neighbourhood of a point (`--at`, at least the "
               "policy's minimum area): hex, a colour name and the fraction covered. Protected pixels: 4 bits a "
-              "channel, fractions in 1/256, charged."),
+              "channel, fractions in 1/256, charged. To fail a script on a colour, `pixelgate assert color TOKEN "
+              "--region X,Y,W,H --expect red` (or `#RRGGBB`; `--tolerance DE`, CIEDE2000, default 5) exits 0 when "
+              "one of the region's dominant colours is that close, else 1 with the closest in `measured`. Names are "
+              "CSS's basic ones plus orange: `green` is #008000, X11's and Tk's green is `lime`; an unknown name or "
+              "a malformed hex is exit 2. Charged like one colour of `color`."),
     ("hash", "Fingerprints: `sha256` (exact) or `dhash` (64-bit; within Hamming distance 5 means the same)."),
     ("diff", "The full comparison: counts, the 100 largest changed regions, and the diff image as a token."),
     ("compare", "Design fidelity: how closely CAND reproduces REF (a design file, a capture of the original), "
