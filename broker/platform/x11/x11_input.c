@@ -20,7 +20,9 @@
  * that a window manager's grab froze in the queue has landed before the
  * next keys are sent; one still not up after max(1 s, 20 round trips
  * measured just before it) was sent but is unconfirmed (unconfirmed()
- * counts it; the call succeeds: a retry could click twice).
+ * counts it; the call succeeds: a retry could click twice), and keys or a
+ * focus change sent after it first wait for it the same way (else they
+ * overtake it), refusing with nothing sent if it is still held.
  * Hover (pointer_move), scroll (core buttons 4-7) and drag take the same
  * checks as a click at every point they touch; a drag checks its whole path
  * before it presses, and releases whatever fails after the press.
@@ -79,6 +81,8 @@ static pg_err to_root(pg_platform *p, const x11_win *w, int32_t x, int32_t y, in
                             (unsigned)w->id, *rx, *ry);
     return PG_OK;
 }
+
+static pg_err earlier_landed(pg_platform *p, pg_error *e);
 
 /* ---------------------------------------------------------------- focus */
 
@@ -158,6 +162,7 @@ static pg_err focus_win(pg_platform *p, const x11_win *w, bool lazy, pg_error *e
 pg_err x11_focus(pg_platform *p, uint64_t id, pg_error *e) {
     x11_win w;
     pg_err rc = x11_resolve(p, id, &w, e);
+    if (rc == PG_OK) rc = earlier_landed(p, e);
     if (rc == PG_OK) rc = focus_win(p, &w, false, e);
     x11_watch_input_sent(); /* a focus change repaints (highlight, caret) */
     return rc;
@@ -261,6 +266,20 @@ static uint32_t delivery_wait_ms(const pg_platform *p) {
     return scaled > X11_RELEASE_WAIT_MAX_MS ? X11_RELEASE_WAIT_MAX_MS : (uint32_t)scaled;
 }
 
+/* Polls until the buttons in mask read as up, at most delivery_wait_ms();
+ * *up says whether they did. */
+static pg_err wait_up(pg_platform *p, uint16_t mask, bool *up, pg_error *e) {
+    pg_err rc = PG_OK;
+    *up = false;
+    for (pg_deadline end = pg_deadline_in_ms(delivery_wait_ms(p)); rc == PG_OK; pg_sleep_ms(2)) {
+        xcb_query_pointer_reply_t *q = x11_take(p, xcb_query_pointer(p->c, p->root).sequence, &rc, e);
+        *up = q && !(q->mask & mask);
+        free(q);
+        if (rc != PG_OK || *up || pg_deadline_passed(end)) return rc;
+    }
+    return rc;
+}
+
 /* Waits until the server has processed the releases just sent: the
  * buttons in mask read as up. A window manager's click-to-focus grab
  * (openbox's, while it re-grabs its bindings after a keymap change)
@@ -270,21 +289,33 @@ static uint32_t delivery_wait_ms(const pg_platform *p) {
  * it. Bounded by delivery_wait_ms(); a pointer still frozen then is not a
  * failure: the events were sent and the server may still deliver them
  * (a caller told to retry would click twice), so it is counted for
- * unconfirmed() and the input returns PG_OK. */
+ * unconfirmed(), remembered for the next keys (earlier_landed), and the
+ * input returns PG_OK. */
 static pg_err landed(pg_platform *p, uint16_t mask, pg_error *e) {
     if (!mask) return PG_OK;
-    pg_err rc = PG_OK;
-    for (pg_deadline end = pg_deadline_in_ms(delivery_wait_ms(p)); rc == PG_OK; pg_sleep_ms(2)) {
-        xcb_query_pointer_reply_t *q = x11_take(p, xcb_query_pointer(p->c, p->root).sequence, &rc, e);
-        bool up = q && !(q->mask & mask);
-        free(q);
-        if (rc != PG_OK || up) return rc;
-        if (pg_deadline_passed(end)) {
-            p->unconfirmed++;
-            return PG_OK;
-        }
-    }
+    bool up;
+    pg_err rc = wait_up(p, mask, &up, e);
+    if (rc == PG_OK && !up) p->unconfirmed++, p->pending_mask = mask;
+    if (rc == PG_OK && up) p->pending_mask = 0; /* one queue: an earlier click went first */
     return rc;
+}
+
+/* Before keys or a focus change: the last unconfirmed click has landed.
+ * Keys and focus do not queue behind a frozen pointer, so sent now they
+ * would overtake it (the keys reach the field the click was to leave).
+ * Still frozen: PG_E_TIMEOUT with nothing sent, so a retry is safe. */
+static pg_err earlier_landed(pg_platform *p, pg_error *e) {
+    if (!p->pending_mask) return PG_OK;
+    bool up;
+    pg_err rc = measure_rtt(p, e);
+    if (rc == PG_OK) rc = wait_up(p, p->pending_mask, &up, e);
+    if (rc != PG_OK) return rc;
+    if (!up)
+        return pg_error_set(e, PG_E_TIMEOUT, "nothing was sent: retry once the display answers (a grab may hold the pointer)",
+                            "an earlier click is still not delivered after %u ms: keys now would overtake it",
+                            (unsigned)delivery_wait_ms(p));
+    p->pending_mask = 0;
+    return PG_OK;
 }
 
 pg_err x11_unconfirmed(pg_platform *p, uint32_t *n, pg_error *e) {
@@ -422,6 +453,7 @@ static pg_err hold_key(pg_platform *p, const pg_hold *h, pg_error *e) {
     x11_keymap *k = NULL;
     uint8_t code = 0;
     pg_err rc = need_xtest(p, e);
+    if (rc == PG_OK) rc = earlier_landed(p, e);
     if (rc == PG_OK) rc = x11_keymap_load(p, &k, e);
     if (rc == PG_OK) rc = x11_keymap_hold_code(k, h->key, &code, e);
     if (rc == PG_OK && h->down) rc = x11_keymap_check(k, h->key, e);
@@ -456,6 +488,7 @@ static pg_err prepare_keys(pg_platform *p, uint64_t id, const char *chord, x11_k
     x11_win w;
     pg_err rc = x11_resolve(p, id, &w, e);
     if (rc == PG_OK) rc = need_xtest(p, e);
+    if (rc == PG_OK) rc = earlier_landed(p, e);
     if (rc == PG_OK) rc = x11_keymap_load(p, k, e);
     if (rc == PG_OK && chord) rc = x11_keymap_check(*k, chord, e);
     if (rc == PG_OK) rc = focus_win(p, &w, true, e);

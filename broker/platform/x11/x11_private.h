@@ -85,6 +85,7 @@ struct pg_platform {
     bool watch_failed;    /* it could not start: settle per request */
     double input_rtt_ms;  /* the round trip measured just before the last pointer input */
     uint32_t unconfirmed; /* inputs sent but not seen delivered in time, since unconfirmed() last read */
+    uint16_t pending_mask; /* the buttons of the last unconfirmed input: keys and focus wait for them */
 };
 
 /* ---- x11_conn.c: replies, errors, atoms ---- */
