@@ -60,7 +60,9 @@ or `"unconfirmed"` (exit 0) when it was sent but not yet delivered when the wait
 window manager's grab held the click on a busy machine; the wait is max(1 s, 20 round trips to the
 X server)). Do not repeat an unconfirmed input: it may still land, and twice is worse than late;
 look (or use `--expect-change`, whose verdict then decides the exit). No `delivery` field: the
-backend cannot tell (Windows, Wayland) and reports input as sent.
+backend cannot tell (Windows, Wayland) and reports input as sent. Keys and `focus` after an
+unconfirmed click wait for it first (they would overtake it); while it is still held they exit 6
+with nothing sent, and repeating them is safe.
 Coordinates (`--at`, `--region`, `--offset`) are relative to the window's top-left corner.
 IMAGE arguments are a token, or a file of yours (PNG, JPEG, WebP) that the client reads and
 sends; the broker never opens a path you name.
