@@ -55,6 +55,14 @@ first asks whether the window's program answers (`_NET_WM_PING` where a window m
 `IsHungAppWindow` on Windows): a frozen program is exit 6 "not responding" and nothing is sent;
 results say `"responding": true`, or `null` where nobody can ask (no window manager).
 `wait-stable` says `responding` too: a frozen program's window is "stable" as well.
+Input results say `"delivery": "confirmed"` when the display server was seen to deliver the input,
+or `"unconfirmed"` (exit 0) when it was sent but not yet delivered when the wait ended (X11: a
+window manager's grab held the click on a busy machine; the wait is max(1 s, 20 round trips to the
+X server)). Do not repeat an unconfirmed input: it may still land, and twice is worse than late;
+look (or use `--expect-change`, whose verdict then decides the exit). No `delivery` field: the
+backend cannot tell (Windows, Wayland) and reports input as sent. Keys and `focus` after an
+unconfirmed click wait for it first (they would overtake it); while it is still held they exit 6
+with nothing sent, and repeating them is safe.
 Coordinates (`--at`, `--region`, `--offset`) are relative to the window's top-left corner.
 IMAGE arguments are a token, or a file of yours (PNG, JPEG, WebP) that the client reads and
 sends; the broker never opens a path you name.
@@ -151,7 +159,11 @@ SECTIONS = [
                "see is in docs/ocr.md."),
     ("color", "Dominant colours of a region (`--region`) or of a neighbourhood of a point (`--at`, at least the "
               "policy's minimum area): hex, a colour name and the fraction covered. Protected pixels: 4 bits a "
-              "channel, fractions in 1/256, charged."),
+              "channel, fractions in 1/256, charged. To fail a script on a colour, `pixelgate assert color TOKEN "
+              "--region X,Y,W,H --expect red` (or `#RRGGBB`; `--tolerance DE`, CIEDE2000, default 5) exits 0 when "
+              "one of the region's dominant colours is that close, else 1 with the closest in `measured`. Names are "
+              "CSS's basic ones plus orange: `green` is #008000, X11's and Tk's green is `lime`; an unknown name or "
+              "a malformed hex is exit 2. Charged like one colour of `color`."),
     ("hash", "Fingerprints: `sha256` (exact) or `dhash` (64-bit; within Hamming distance 5 means the same)."),
     ("diff", "The full comparison: counts, the 100 largest changed regions, and the diff image as a token."),
     ("compare", "Design fidelity: how closely CAND reproduces REF (a design file, a capture of the original), "

@@ -371,7 +371,7 @@ static pg_err take_pixels(pg_call *c, uint64_t bytes, const char *what, uint64_t
  * about all of it. */
 static bool arg_region(const pg_call *c, pg_img_rect *r) {
     static const char *const ops[] = {"ocr",         "hash",        "diff",  "assert_changed", "assert_unchanged",
-                                      "assert_text", "assert_template", "color", NULL};
+                                      "assert_text", "assert_template", "color", "assert_color", NULL};
     bool listed = false;
     for (size_t i = 0; ops[i] && c->req; i++) listed |= !strcmp(ops[i], c->req->op);
     const cJSON *g = listed && c->req->args ? cJSON_GetObjectItemCaseSensitive(c->req->args, "region") : NULL;

@@ -165,6 +165,26 @@ static cJSON *held_json(const pg_call *c) {
 }
 
 /* rcpt: the op's --expect-change, or NULL (focus has none). */
+/* How many inputs the backend sent without seeing them delivered in time
+ * (platform lock held); false when it cannot tell (no such primitive, or a
+ * helper that does not answer it): the reply then says nothing of delivery. */
+static bool unconfirmed_count(pg_call *c, uint32_t *n) {
+    pg_error ignored;
+    *n = 0;
+    return c->b->plat_ops->unconfirmed && c->b->plat_ops->unconfirmed(c->plat, n, &ignored) == PG_OK;
+}
+
+/* "delivery": an input sent but not seen delivered in time is a success
+ * that says so, never a failure with "retry": the server may still deliver
+ * it, and a retry would click twice. --expect-change then decides. */
+static void report_delivery(pg_call *c, cJSON *r) {
+    uint32_t n;
+    if (!unconfirmed_count(c, &n)) return;
+    cJSON_AddStringToObject(r, "delivery", n ? "unconfirmed" : "confirmed");
+    size_t used = strlen(c->audit.detail);
+    if (n) snprintf(c->audit.detail + used, sizeof c->audit.detail - used, ", delivery unconfirmed");
+}
+
 static pg_err with_target(pg_call *c, const pg_target *t, const void *a, input_fn fn, pg_receipt *rcpt,
                           const in_token *in, pg_error *e) {
     pg_window w;
@@ -189,8 +209,11 @@ static pg_err with_target(pg_call *c, const pg_target *t, const void *a, input_f
     if (!rc) rc = answers(c, &w, &resp, e);
     if (!rc && rcpt) rc = pg_receipt_before(c, rcpt, &w, e);
     if (!rc) {
+        uint32_t stale;
+        (void)unconfirmed_count(c, &stale); /* counted by an earlier request that failed later: not this one's */
         r = cJSON_CreateObject();
         rc = fn(c, a, &w, r, e);
+        if (!rc) report_delivery(c, r);
     }
     if (!rc) { /* the window as it is after the input: "focused" was read before it */
         pg_target again = {NULL, true, w.id, false, false, 0};

@@ -54,6 +54,8 @@ struct pg_platform {
     char refused_chord[64]; /* key_check refuses exactly this chord ("" none) */
     uint64_t sel_window[2]; /* the owners of CLIPBOARD [0] and PRIMARY [1] (pg_fake_set_selection) */
     uint32_t sel_pid[2];
+    unsigned unconfirm_next; /* the next inputs recorded are sent but unconfirmed (pg_fake_unconfirm) */
+    uint32_t unconfirmed;    /* such inputs since unconfirmed() last read */
 };
 
 static bool display_down; /* opening fails while set: the display is gone (pg_fake_display_down) */
@@ -83,6 +85,7 @@ static void record(pg_fake *f, const char *fmt, ...) {
     if (!copy) return;
     memcpy(copy, line, len);
     f->input[f->n_input++] = copy;
+    if (f->unconfirm_next) f->unconfirm_next--, f->unconfirmed++; /* recorded: it was sent */
 }
 
 /* A title longer than pg_window.title holds is cut on a character boundary
@@ -456,6 +459,15 @@ static pg_err fake_pointer_at(pg_platform *f, int32_t *x, int32_t *y, pg_error *
 void pg_fake_refuse_chord(pg_fake *f, const char *chord) { snprintf(f->refused_chord, sizeof f->refused_chord, "%s", chord); }
 
 void pg_fake_set_pointer(pg_fake *f, int32_t x, int32_t y) { f->px = x, f->py = y; }
+
+void pg_fake_unconfirm(pg_fake *f, unsigned times) { f->unconfirm_next = times; }
+
+static pg_err fake_unconfirmed(pg_platform *f, uint32_t *n, pg_error *e) {
+    pg_err rc = injected(f, "unconfirmed", e);
+    *n = rc ? 0 : f->unconfirmed;
+    if (!rc) f->unconfirmed = 0;
+    return rc;
+}
 
 void pg_fake_set_selection(pg_fake *f, const char *selection, uint64_t window, uint32_t pid) {
     int i = strcmp(selection, "CLIPBOARD") ? 1 : 0;

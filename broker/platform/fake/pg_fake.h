@@ -117,6 +117,11 @@ void pg_fake_refuse_chord(pg_fake *f, const char *chord);
 /* Puts the pointer at a screen point (the user moved it). */
 void pg_fake_set_pointer(pg_fake *f, int32_t x, int32_t y);
 
+/* The next `times` inputs recorded are sent but their delivery is not
+ * confirmed (an X server that kept a grabbed click queued past the wait):
+ * they succeed, and unconfirmed() counts them. */
+void pg_fake_unconfirm(pg_fake *f, unsigned times);
+
 /* The input recorded so far, one line per event. */
 size_t pg_fake_input_count(const pg_fake *f);
 const char *pg_fake_input(const pg_fake *f, size_t i);

@@ -416,6 +416,7 @@ static const pg_platform_ops x11_ops = {
     .settle = x11_settle,
     .lost = x11_lost,
     .responding = x11_responding,
+    .unconfirmed = x11_unconfirmed,
 };
 
 const pg_platform_ops *pg_platform_default(void) { return &x11_ops; }

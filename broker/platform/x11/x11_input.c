@@ -18,7 +18,11 @@
  * server has delivered the events; a click, scroll or drag also waits
  * (bounded) until the server reads its buttons as up again, so a press
  * that a window manager's grab froze in the queue has landed before the
- * next keys are sent.
+ * next keys are sent; one still not up after max(1 s, 20 round trips
+ * measured just before it) was sent but is unconfirmed (unconfirmed()
+ * counts it; the call succeeds: a retry could click twice), and keys or a
+ * focus change sent after it first wait for it the same way (else they
+ * overtake it), refusing with nothing sent if it is still held.
  * Hover (pointer_move), scroll (core buttons 4-7) and drag take the same
  * checks as a click at every point they touch; a drag checks its whole path
  * before it presses, and releases whatever fails after the press.
@@ -77,6 +81,8 @@ static pg_err to_root(pg_platform *p, const x11_win *w, int32_t x, int32_t y, in
                             (unsigned)w->id, *rx, *ry);
     return PG_OK;
 }
+
+static pg_err earlier_landed(pg_platform *p, pg_error *e);
 
 /* ---------------------------------------------------------------- focus */
 
@@ -156,6 +162,7 @@ static pg_err focus_win(pg_platform *p, const x11_win *w, bool lazy, pg_error *e
 pg_err x11_focus(pg_platform *p, uint64_t id, pg_error *e) {
     x11_win w;
     pg_err rc = x11_resolve(p, id, &w, e);
+    if (rc == PG_OK) rc = earlier_landed(p, e);
     if (rc == PG_OK) rc = focus_win(p, &w, false, e);
     x11_watch_input_sent(); /* a focus change repaints (highlight, caret) */
     return rc;
@@ -237,7 +244,41 @@ static pg_err sent(pg_platform *p, pg_error *e) {
 /* The core state bit of buttons 1-5 (none for 6 and 7). */
 static uint16_t button_mask(unsigned b) { return b >= 1 && b <= 5 ? (uint16_t)(XCB_BUTTON_MASK_1 << (b - 1)) : 0; }
 
+/* The delivery wait scales with how fast the server answers: at least
+ * 1 s, else 20 round trips measured just before the input (a server kept
+ * busy by other clients delivers a frozen click late, not never), at most
+ * 10 s so one request stays well inside the broker's I/O deadline. */
 #define X11_RELEASE_WAIT_MS 1000
+#define X11_RELEASE_WAIT_RTTS 20
+#define X11_RELEASE_WAIT_MAX_MS 10000
+
+/* One timed round trip just before an input: how fast the server answers now. */
+static pg_err measure_rtt(pg_platform *p, pg_error *e) {
+    double t0 = pg_mono_ms();
+    pg_err rc = x11_sync(p, e);
+    p->input_rtt_ms = pg_mono_ms() - t0;
+    return rc;
+}
+
+static uint32_t delivery_wait_ms(const pg_platform *p) {
+    double scaled = X11_RELEASE_WAIT_RTTS * p->input_rtt_ms;
+    if (scaled < X11_RELEASE_WAIT_MS) return X11_RELEASE_WAIT_MS;
+    return scaled > X11_RELEASE_WAIT_MAX_MS ? X11_RELEASE_WAIT_MAX_MS : (uint32_t)scaled;
+}
+
+/* Polls until the buttons in mask read as up, at most delivery_wait_ms();
+ * *up says whether they did. */
+static pg_err wait_up(pg_platform *p, uint16_t mask, bool *up, pg_error *e) {
+    pg_err rc = PG_OK;
+    *up = false;
+    for (pg_deadline end = pg_deadline_in_ms(delivery_wait_ms(p)); rc == PG_OK; pg_sleep_ms(2)) {
+        xcb_query_pointer_reply_t *q = x11_take(p, xcb_query_pointer(p->c, p->root).sequence, &rc, e);
+        *up = q && !(q->mask & mask);
+        free(q);
+        if (rc != PG_OK || *up || pg_deadline_passed(end)) return rc;
+    }
+    return rc;
+}
 
 /* Waits until the server has processed the releases just sent: the
  * buttons in mask read as up. A window manager's click-to-focus grab
@@ -245,21 +286,43 @@ static uint16_t button_mask(unsigned b) { return b >= 1 && b <= 5 ? (uint16_t)(X
  * freezes the pointer, and the press and release wait in the server's
  * queue while keys sent after them go ahead: a click that returned would
  * not have landed yet, and the next keys would reach the window before
- * it. Bounded; a pointer still frozen then is a timeout, saying so. */
+ * it. Bounded by delivery_wait_ms(); a pointer still frozen then is not a
+ * failure: the events were sent and the server may still deliver them
+ * (a caller told to retry would click twice), so it is counted for
+ * unconfirmed(), remembered for the next keys (earlier_landed), and the
+ * input returns PG_OK. */
 static pg_err landed(pg_platform *p, uint16_t mask, pg_error *e) {
     if (!mask) return PG_OK;
-    pg_err rc = PG_OK;
-    for (pg_deadline end = pg_deadline_in_ms(X11_RELEASE_WAIT_MS); rc == PG_OK; pg_sleep_ms(2)) {
-        xcb_query_pointer_reply_t *q = x11_take(p, xcb_query_pointer(p->c, p->root).sequence, &rc, e);
-        bool up = q && !(q->mask & mask);
-        free(q);
-        if (rc != PG_OK || up) return rc;
-        if (pg_deadline_passed(end))
-            return pg_error_set(e, PG_E_TIMEOUT, "another client holds the pointer frozen (a grab): retry",
-                                "the click was sent but the server had not delivered it after %d ms",
-                                X11_RELEASE_WAIT_MS);
-    }
+    bool up;
+    pg_err rc = wait_up(p, mask, &up, e);
+    if (rc == PG_OK && !up) p->unconfirmed++, p->pending_mask = mask;
+    if (rc == PG_OK && up) p->pending_mask = 0; /* one queue: an earlier click went first */
     return rc;
+}
+
+/* Before keys or a focus change: the last unconfirmed click has landed.
+ * Keys and focus do not queue behind a frozen pointer, so sent now they
+ * would overtake it (the keys reach the field the click was to leave).
+ * Still frozen: PG_E_TIMEOUT with nothing sent, so a retry is safe. */
+static pg_err earlier_landed(pg_platform *p, pg_error *e) {
+    if (!p->pending_mask) return PG_OK;
+    bool up;
+    pg_err rc = measure_rtt(p, e);
+    if (rc == PG_OK) rc = wait_up(p, p->pending_mask, &up, e);
+    if (rc != PG_OK) return rc;
+    if (!up)
+        return pg_error_set(e, PG_E_TIMEOUT, "nothing was sent: retry once the display answers (a grab may hold the pointer)",
+                            "an earlier click is still not delivered after %u ms: keys now would overtake it",
+                            (unsigned)delivery_wait_ms(p));
+    p->pending_mask = 0;
+    return PG_OK;
+}
+
+pg_err x11_unconfirmed(pg_platform *p, uint32_t *n, pg_error *e) {
+    (void)e;
+    *n = p->unconfirmed;
+    p->unconfirmed = 0;
+    return PG_OK;
 }
 
 /* sent(), then landed() for the buttons just released. */
@@ -286,6 +349,7 @@ pg_err x11_click(pg_platform *p, uint64_t id, int32_t x, int32_t y, pg_button b,
     x11_win w;
     int32_t rx, ry;
     pg_err rc = aim(p, id, x, y, &w, &rx, &ry, e);
+    if (rc == PG_OK) rc = measure_rtt(p, e);
     if (rc != PG_OK) return rc;
     /* X button numbers: 1 left, 2 middle, 3 right - same as pg_button. */
     fake_motion(p, rx, ry);
@@ -305,6 +369,7 @@ pg_err x11_scroll(pg_platform *p, uint64_t id, int32_t x, int32_t y, int32_t dx,
     x11_win w;
     int32_t rx, ry;
     pg_err rc = aim(p, id, x, y, &w, &rx, &ry, e);
+    if (rc == PG_OK) rc = measure_rtt(p, e);
     if (rc != PG_OK) return rc;
     fake_motion(p, rx, ry);
     uint8_t vertical = dy < 0 ? 4 : 5, horizontal = dx < 0 ? 6 : 7;
@@ -326,6 +391,7 @@ pg_err x11_drag(pg_platform *p, uint64_t id, const pg_point *path, size_t n, pg_
     pg_err rc = aim_window(p, id, &w, e);
     for (size_t i = 0; i < n && rc == PG_OK; i++) /* every point checked before anything is sent */
         rc = aim_point(p, &w, path[i].x, path[i].y, &root[2 * i], &root[2 * i + 1], e);
+    if (rc == PG_OK) rc = measure_rtt(p, e);
     if (rc == PG_OK) {
         fake_motion(p, root[0], root[1]);
         fake_button(p, (uint8_t)b, true);
@@ -373,6 +439,7 @@ static pg_err hold_button(pg_platform *p, const pg_hold *h, pg_error *e) {
         if (!h->at && (rc = aim_window(p, h->id, &w, e)) == PG_OK && (rc = x11_pointer_at(p, &rx, &ry, e)) == PG_OK)
             rc = aim_point(p, &w, rx - w.root_x, ry - w.root_y, &rx, &ry, e);
     }
+    if (rc == PG_OK) rc = measure_rtt(p, e);
     if (rc != PG_OK) return rc;
     if (h->at && h->id != 0) fake_motion(p, rx, ry);
     fake_button(p, (uint8_t)h->button, h->down);
@@ -386,6 +453,7 @@ static pg_err hold_key(pg_platform *p, const pg_hold *h, pg_error *e) {
     x11_keymap *k = NULL;
     uint8_t code = 0;
     pg_err rc = need_xtest(p, e);
+    if (rc == PG_OK) rc = earlier_landed(p, e);
     if (rc == PG_OK) rc = x11_keymap_load(p, &k, e);
     if (rc == PG_OK) rc = x11_keymap_hold_code(k, h->key, &code, e);
     if (rc == PG_OK && h->down) rc = x11_keymap_check(k, h->key, e);
@@ -420,6 +488,7 @@ static pg_err prepare_keys(pg_platform *p, uint64_t id, const char *chord, x11_k
     x11_win w;
     pg_err rc = x11_resolve(p, id, &w, e);
     if (rc == PG_OK) rc = need_xtest(p, e);
+    if (rc == PG_OK) rc = earlier_landed(p, e);
     if (rc == PG_OK) rc = x11_keymap_load(p, k, e);
     if (rc == PG_OK && chord) rc = x11_keymap_check(*k, chord, e);
     if (rc == PG_OK) rc = focus_win(p, &w, true, e);

@@ -83,6 +83,9 @@ struct pg_platform {
     char *display;        /* as opened (NULL: $DISPLAY), for the repaint watcher's connection */
     struct x11_watch *watch; /* started at the first settle; NULL before, or when it cannot run */
     bool watch_failed;    /* it could not start: settle per request */
+    double input_rtt_ms;  /* the round trip measured just before the last pointer input */
+    uint32_t unconfirmed; /* inputs sent but not seen delivered in time, since unconfirmed() last read */
+    uint16_t pending_mask; /* the buttons of the last unconfirmed input: keys and focus wait for them */
 };
 
 /* ---- x11_conn.c: replies, errors, atoms ---- */
@@ -195,6 +198,7 @@ pg_err x11_hold(pg_platform *p, const pg_hold *h, pg_error *e);
 pg_err x11_key_check(pg_platform *p, const char *chord, pg_error *e);
 pg_err x11_pointer_at(pg_platform *p, int32_t *x, int32_t *y, pg_error *e);
 pg_err x11_type_text(pg_platform *p, uint64_t id, const char *utf8, pg_error *e);
+pg_err x11_unconfirmed(pg_platform *p, uint32_t *n, pg_error *e);
 /* Fake one key press or release on keycode. */
 void x11_fake_key(pg_platform *p, uint8_t keycode, bool press);
 /* Whether w is id or inside it (one round trip per level up). */
