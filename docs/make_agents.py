@@ -127,7 +127,9 @@ SECTIONS = [
     ("wait-stable", "Captures every `--interval` until `--frames` captures in a row have the same dHash "
                     "(distance <= 5 of 64 bits: antialiasing noise counts as still, and so may a small or slow "
                     "animation), or with `--exact` the same pixels, every one; exit 6 with the last frame's "
-                    "token on timeout."),
+                    "token on timeout. Where you may have the pixels (expose_pixels allow) it also says "
+                    "`final_hash` (the dHash, or the SHA-256 with `--exact`) and its `algorithm`; here, under "
+                    "analyze-only, it does not."),
     ("wait-for", "Captures until the text or template appears (a window that is not there yet, a dialog "
                  "still opening, is waited for first); exit 6 with the last frame on timeout. `--appear` waits "
                  "for the window itself, `--gone` until it is closed or hidden (several matches are still "
@@ -152,7 +154,7 @@ SECTIONS = [
     ("color", "Dominant colours of a region (`--region`) or of a neighbourhood of a point (`--at`, at least the "
               "policy's minimum area): hex, a colour name and the fraction covered. Protected pixels: 4 bits a "
               "channel, fractions in 1/256, charged."),
-    ("hash", "Fingerprints: `sha256` (exact) or `dhash` (64-bit; within Hamming distance 5 means the same)."),
+    ("hash", "Fingerprints: `dhash` by default (64-bit; within Hamming distance 5 means the same) or `--algo sha256` (exact); `--window` / `--id` hash a capture taken now (its token is in the answer)."),
     ("diff", "The full comparison: counts, the 100 largest changed regions, and the diff image as a token."),
     ("compare", "Design fidelity: how closely CAND reproduces REF (a design file, a capture of the original), "
                 "as five subscores - layout (SSIM), color (palettes, CIEDE2000), content (blocks in place), "
