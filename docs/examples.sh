@@ -84,7 +84,7 @@ A wait-for --window "$W" --text 'Clicked 2' --timeout 5
 A wait-for --window "$W" --appear
 A wait-for --window '^Confirm order$' --gone --timeout 2
 A wait-stable --window "$W" --exact --interval 0.2
-A hash "$T2" --algo dhash
+A hash "$T2"
 A diff "$T1" "$T2"
 A compare "$T1" "$T2"
 A focus --window "$W"

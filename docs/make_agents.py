@@ -135,7 +135,9 @@ SECTIONS = [
     ("wait-stable", "Captures every `--interval` until `--frames` captures in a row have the same dHash "
                     "(distance <= 5 of 64 bits: antialiasing noise counts as still, and so may a small or slow "
                     "animation), or with `--exact` the same pixels, every one; exit 6 with the last frame's "
-                    "token on timeout."),
+                    "token on timeout. Where you may have the pixels (expose_pixels allow) it also says "
+                    "`final_hash` (the dHash, or the SHA-256 with `--exact`) and its `algorithm`; here, under "
+                    "analyze-only, it does not."),
     ("wait-for", "Captures until the text or template appears (a window that is not there yet, a dialog "
                  "still opening, is waited for first); exit 6 with the last frame on timeout. `--appear` waits "
                  "for the window itself, `--gone` until it is closed or hidden (several matches are still "
@@ -164,7 +166,7 @@ SECTIONS = [
               "one of the region's dominant colours is that close, else 1 with the closest in `measured`. Names are "
               "CSS's basic ones plus orange: `green` is #008000, X11's and Tk's green is `lime`; an unknown name or "
               "a malformed hex is exit 2. Charged like one colour of `color`."),
-    ("hash", "Fingerprints: `sha256` (exact) or `dhash` (64-bit; within Hamming distance 5 means the same)."),
+    ("hash", "Fingerprints: `dhash` by default (64-bit; within Hamming distance 5 means the same) or `--algo sha256` (exact); `--window` / `--id` hash a capture taken now (its token is in the answer)."),
     ("diff", "The full comparison: counts, the 100 largest changed regions, and the diff image as a token."),
     ("compare", "Design fidelity: how closely CAND reproduces REF (a design file, a capture of the original), "
                 "as five subscores - layout (SSIM), color (palettes, CIEDE2000), content (blocks in place), "

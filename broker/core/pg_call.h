@@ -300,6 +300,11 @@ pg_err pg_capture_screen_locked(pg_call *c, const pg_rect *region, pg_capture *c
  * w from it first (and record it for the audit); NULL: w is known. */
 pg_err pg_capture_window_img(pg_call *c, const pg_target *t, pg_window *w, const pg_rect *region, pg_img **img,
                              char method[32], pg_error *e);
+/* Captures the target t (resolved here, recorded for the audit) and stores
+ * the frame as a token of the caller's, as snapshot would: *img gets the
+ * pixels (the caller frees them), m the token's metadata; c->created_token
+ * and the audit name it. For ops that take --window where a token would do. */
+pg_err pg_capture_token(pg_call *c, const pg_target *t, pg_img **img, pg_tok_meta *m, pg_error *e);
 
 /* ---- pg_receipt.c: --expect-change, an input's visible effect ---- */
 

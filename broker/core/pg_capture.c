@@ -318,3 +318,32 @@ pg_err pg_capture_window_img(pg_call *c, const pg_target *t, pg_window *w, const
     pg_call_plat_done(c);
     return rc;
 }
+
+/* A fresh capture is stored like a snapshot so the answer can name it (the
+ * caller's evidence) and later answers about the same pixels read the same
+ * token; its tiles are recorded as every read of protected pixels is. */
+pg_err pg_capture_token(pg_call *c, const pg_target *t, pg_img **img, pg_tok_meta *m, pg_error *e) {
+    pg_window w = {0};
+    char method[32] = "";
+    pg_err rc = pg_capture_window_img(c, t, &w, NULL, img, method, e);
+    if (rc) return rc;
+    memset(m, 0, sizeof *m);
+    m->source_width = (*img)->width, m->source_height = (*img)->height;
+    snprintf(m->method, sizeof m->method, "%s", method);
+    snprintf(m->source, sizeof m->source, "window:%llu", (unsigned long long)w.id);
+    pg_call_meta_window(m, &w);
+    if (pg_disclose_protected(c->view)) pg_call_source(c, m->source);
+    pg_call_tiles(c, *img, NULL, NULL);
+    pg_img *keep = NULL;
+    rc = pg_img_clone(*img, &keep, e); /* the store takes its own copy's pixels */
+    if (!rc) rc = pg_call_store_image(c, keep, m, e);
+    if (rc) {
+        pg_img_free(*img);
+        *img = NULL;
+        return rc;
+    }
+    memcpy(c->created_token, m->token, sizeof c->created_token);
+    memcpy(c->audit.token, m->token, sizeof c->audit.token);
+    memcpy(c->audit.image_sha256, m->sha256, sizeof c->audit.image_sha256);
+    return PG_OK;
+}

@@ -49,6 +49,11 @@ pg_err pg_find_template(pg_call *c, const pg_img *img, const pg_image_ref *tmpl_
     cJSON *j = cJSON_CreateObject();
     cJSON_AddBoolToObject(j, "found", res->found);
     if (coarse) pg_disclose_flag(&bits);
+    if (res->flat) { /* a template of protected pixels being one colour is one more yes/no */
+        cJSON_AddStringToObject(j, "reason", "FLAT_TEMPLATE: the template is one flat colour; nothing correlates "
+                                             "with it (crop it to include some detail)");
+        if (coarse) pg_disclose_flag(&bits);
+    }
     cJSON_AddNumberToObject(j, "threshold", o.threshold);
     cJSON_AddItemToObject(j, "best", hit_json(&res->best, img, coarse, &bits));
     if (o.all) {

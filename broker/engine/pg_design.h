@@ -20,8 +20,10 @@
  *      layout     SSIM of the aligned grey images, window pg_ssim_auto_win
  *                 (min(7, h, w), odd): clamp(SSIM, 0, 1) * 100;
  *      color      k-means (k 6, fixed seed) in CIELAB of a 160-px-wide
- *                 downsample, palettes paired by minimum CIEDE2000
- *                 (Hungarian): 100 * exp(-mean dE / 19);
+ *                 downsample, palettes paired (Hungarian) by minimum
+ *                 total CIEDE2000 + 20 * (1 - overlap of where the two
+ *                 colours are used): 100 * exp(-mean dE / 19), dE of the
+ *                 pairs alone;
  *      content    blocks differing from the modal background (Otsu of the
  *                 colour distance, united with an Otsu edge mask, closed,
  *                 8-connected): reference blocks matched at IoU >= 0.3,

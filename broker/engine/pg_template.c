@@ -46,6 +46,7 @@ typedef struct {
     uint32_t W, H, w, h, ow, oh;
     int64_t n, sum_t, var_t; /* var_t = n*sum(T^2) - sum(T)^2 */
     float *inv;              /* n / sqrt(var_t * var_w), 0 for flat windows */
+    bool flat;               /* var_t == 0: nothing to correlate, no search ran */
     uint64_t verified, budget;
     pg_ws *ws;               /* owns g, t, inv */
 } tm;
@@ -229,9 +230,9 @@ static pg_err tm_prepare(tm *m, const pg_img *area, const pg_img *tmpl, pg_templ
     for (int64_t i = 0; i < m->n; i++) s += m->t[i], q += (int64_t)m->t[i] * m->t[i];
     m->sum_t = s;
     m->var_t = m->n * q - s * s;
-    if (m->var_t == 0) {
-        return pg_error_set(e, PG_E_USAGE, "crop the template to include some detail",
-                            "the template is a single flat colour: normalised correlation is undefined");
+    if (m->var_t == 0) { /* an answer, not an error: "is it there?" has a definite no (seed 004) */
+        m->flat = true;
+        return PG_OK;
     }
     double mean = (double)s / (double)m->n;
     for (int64_t i = 0; i < m->n; i++) tz[i] = (float)(m->t[i] - mean);
@@ -362,6 +363,11 @@ pg_err pg_template_match_ws(pg_template_ws *ws, const pg_img *img, const pg_img 
     m.ws = &ws->ws;
     collector k = {&m, o->threshold, o->all, -1, NULL, 0, 0, false};
     rc = tm_prepare(&m, &area, tmpl, o->method, &k, e);
+    if (!rc && m.flat) {
+        r->flat = true; /* found false; best: the first position, score 0 */
+        r->best.box = (pg_img_rect){off.x, off.y, tmpl->width, tmpl->height};
+        return PG_OK;
+    }
     m.budget = (uint64_t)(4e8 / (double)m.n) + 256; /* exact sums: ~0.4 G multiply-adds at most */
     if (!rc) rc = search(&m, &k, &off, r, e);
     free(k.c);

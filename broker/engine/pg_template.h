@@ -18,8 +18,10 @@
  * highest down while its box overlaps no box already kept (non-maximum
  * suppression), at most PG_TEMPLATE_MAX_MATCHES.
  * Errors (PG_E_USAGE): a template larger than the searched area, with more
- * than PG_TEMPLATE_MAX_TEMPLATE_PIXELS or taller than 66051 pixels; a
- * single-colour template (no correlation defined; OpenCV answers 1 everywhere).
+ * than PG_TEMPLATE_MAX_TEMPLATE_PIXELS or taller than 66051 pixels.
+ * A single-grey template has no correlation defined (OpenCV answers 1
+ * everywhere): it matches nothing, with flat set, found false and best the
+ * search area's first position with score 0.
  * A search without any match above the threshold is not an error: found is
  * false and best still holds the highest score.
  * Never: touches the platform, keeps state; memory is a few floats per
@@ -63,6 +65,7 @@ typedef struct {
     size_t n_matches;   /* with opts.all */
     pg_template_hit matches[PG_TEMPLATE_MAX_MATCHES];
     uint64_t verified;  /* positions recomputed exactly (diagnostics) */
+    bool flat;          /* the template is one grey level: not searched, found false */
 } pg_template_result;
 
 void pg_template_opts_init(pg_template_opts *o);

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* hash: a fingerprint of an image (a token, or bytes the client sent). */
+/* hash: a fingerprint of an image (a token, bytes the client sent, or a
+ * fresh capture of a window, stored as a token first). */
 #include <stdio.h>
 #include <string.h>
 
@@ -7,7 +8,7 @@
 #include "pg_fingerprint.h"
 #include "pg_call.h"
 
-enum { ALGO_SHA256, ALGO_DHASH }; /* the order of "algo"'s values */
+enum { ALGO_DHASH, ALGO_SHA256 }; /* the order of "algo"'s values: dhash is the default (seed 004) */
 
 /* A token's sha256 is its stored whole-image digest (keyed when the pixels are
  * not the caller's: pg_disclose.h); a region's sha256 is an exact oracle (a
@@ -20,17 +21,26 @@ static pg_err hash_token_rule(pg_call *c, int algo, const pg_img_rect *region, p
                         pg_policy_expose_name(c->view->expose_pixels));
 }
 
+/* The image: the argument's, or the target window captured now (then it is
+ * a token like any other: its digest is the store's). */
+static pg_err load(pg_call *c, const pg_args_hash *a, pg_img **img, pg_tok_meta *m, bool *is_token, pg_error *e) {
+    char label[64];
+    *is_token = true;
+    if (a->has_image) return pg_call_image(c, &a->image, img, label, m, is_token, e);
+    pg_target t = PG_TARGET_OF(a);
+    return pg_capture_token(c, &t, img, m, e);
+}
+
 pg_err pg_op_hash(pg_call *c, const pg_args_hash *a, pg_error *e) {
     c->audit.kind = "hash";
     const char *algo_name = a->algo == ALGO_SHA256 ? "sha256" : "dhash";
     pg_img_rect region = pg_call_img_rect(&a->region);
     const pg_img_rect *rp = a->has_region ? &region : NULL;
-    bool is_token = a->image.token != NULL;
+    bool is_token = !a->has_image || a->image.token != NULL;
     pg_err rc = is_token ? hash_token_rule(c, a->algo, rp, e) : PG_OK;
     pg_img *img = NULL;
-    char label[64];
     pg_tok_meta m;
-    if (!rc) rc = pg_call_image(c, &a->image, &img, label, &m, NULL, e);
+    if (!rc) rc = load(c, a, &img, &m, &is_token, e);
     if (rc) return rc;
     char hex[65];
     bool keyed = false;
@@ -59,6 +69,7 @@ pg_err pg_op_hash(pg_call *c, const pg_args_hash *a, pg_error *e) {
     cJSON_AddStringToObject(r, "algorithm", keyed ? "sha256-keyed" : algo_name);
     cJSON_AddNumberToObject(r, "width", rp ? region.w : w);
     cJSON_AddNumberToObject(r, "height", rp ? region.h : h);
+    if (!a->has_image) cJSON_AddStringToObject(r, "token", m.token);
     c->result = r;
     return PG_OK;
 }

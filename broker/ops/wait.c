@@ -36,6 +36,21 @@ static void add_responding(pg_call *c, const pg_window *w, cJSON *into) {
     else cJSON_AddBoolToObject(into, "responding", resp == PG_RESPONDING_YES);
 }
 
+/* The last frame's fingerprint, for a caller who may have its pixels (the
+ * policy's expose_pixels allow: pg_call_protected): the dHash the frames were
+ * compared by, or with --exact (compared pixel for pixel, no dHash made) its
+ * SHA-256, so the caller can match it to a later hash of the token. */
+static void add_final_hash(const pg_stable_result *s, bool exact, cJSON *into) {
+    char hex[65];
+    pg_error ignored;
+    uint8_t d[PG_SHA256_LEN];
+    if (!exact) pg_fingerprint_dhash_hex(s->dhash, hex);
+    else if (!s->last || pg_fingerprint_sha256(s->last, NULL, d, &ignored) != PG_OK) return;
+    else pg_hex(d, sizeof d, hex);
+    cJSON_AddStringToObject(into, s->stable ? "final_hash" : "last_hash", hex);
+    cJSON_AddStringToObject(into, "algorithm", exact ? "sha256" : "dhash");
+}
+
 pg_err pg_op_wait_stable(pg_call *c, const pg_args_wait_stable *a, pg_error *e) {
     c->audit.kind = "token";
     pg_target t = PG_TARGET_OF(a);
@@ -50,19 +65,16 @@ pg_err pg_op_wait_stable(pg_call *c, const pg_args_wait_stable *a, pg_error *e) 
     pg_stable_result s;
     pg_err rc = pg_stable_capture(c, &t, a->has_region ? &a->region : NULL, &o, &s, e);
     if (rc) return rc;
-    /* stable or not and after how many frames (7 bits); the frame's dhash only
-     * where the pixels are the caller's (64 bits more). */
-    bool coarse = pg_call_protected(c);
+    /* stable or not and after how many frames (7 bits); nothing more about
+     * pixels the caller may not have. */
     if ((rc = pg_call_disclose(c, 8, e))) {
         pg_img_free(s.last);
         return rc;
     }
-    char hex[17];
-    pg_fingerprint_dhash_hex(s.dhash, hex);
     cJSON *r = cJSON_CreateObject();
     cJSON_AddBoolToObject(r, "stable", s.stable);
     cJSON_AddNumberToObject(r, "frames_observed", (double)s.observed);
-    if (!coarse && !a->exact) cJSON_AddStringToObject(r, s.stable ? "final_hash" : "last_hash", hex); /* exact: none computed */
+    if (!pg_call_protected(c)) add_final_hash(&s, a->exact, r);
     cJSON_AddNumberToObject(r, "elapsed_s", s.elapsed_s);
     keep_frame(c, s.last, s.method, r);
     cJSON_AddItemToObject(r, "window", pg_call_window_json(c, &s.window, NULL, 0));
@@ -88,6 +100,12 @@ static pg_err look(pg_call *c, const pg_args_wait_for *a, const pg_img *img, boo
     }
     pg_template_result res;
     pg_err rc = pg_find_template(c, img, &a->template, a->threshold, false, NULL, &res, found_json, e);
+    if (!rc && res.flat) { /* it can never appear: say so now rather than at the timeout */
+        cJSON_Delete(*found_json);
+        *found_json = NULL;
+        return pg_error_set(e, PG_E_USAGE, "crop the template to include some detail",
+                            "the template is a single flat colour: normalised correlation is undefined");
+    }
     *found = !rc && res.found;
     if (*found) cJSON_AddItemReferenceToObject(*found_json, "match", cJSON_GetObjectItem(*found_json, "best"));
     return rc;

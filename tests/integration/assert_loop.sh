@@ -94,9 +94,9 @@ check "click --text on absent text exits 4" test $? = 4
 
 # --- hashes
 SHA=$(AS info "$AFTER" | jq -r .digest)
-check "hash sha256 of a token equals its capture digest" test "$(AS hash "$AFTER" | jq -r .hash)" = "$SHA"
-D1=$(AS hash "$BEFORE" --algo dhash | jq -r .hash)
-check "hash dhash gives 16 hex digits" grep -qE '^[0-9a-f]{16}$' <<<"$D1"
+check "hash sha256 of a token equals its capture digest" test "$(AS hash "$AFTER" --algo sha256 | jq -r .hash)" = "$SHA"
+D1=$(AS hash "$BEFORE" | jq -r .hash)
+check "hash gives a dhash by default, 16 hex digits" grep -qE '^[0-9a-f]{16}$' <<<"$D1"
 
 # --- the agent's own files (read by the client, sent as bytes)
 runuser -u "$PG_AGENT" -- convert -size 64x48 xc:white -fill black -draw "rectangle 10,10 20,20" "$WORK/a.png"

@@ -142,7 +142,7 @@ engine_reading() {
     tok=$(agent snapshot --window '^parity form$' | jq -r .token)
     agent release "$tok" --png "$PG_TMP/app/parity-$1.png" >/dev/null
     printf -v "$1_OCR" '%s' "$(agent ocr "$tok" | jq -r .text)"
-    printf -v "$1_SHA" '%s' "$(agent hash "$tok" | jq -r .hash)"
+    printf -v "$1_SHA" '%s' "$(agent hash "$tok" --algo sha256 | jq -r .hash)"
     printf -v "$1_DHASH" '%s' "$(agent hash "$tok" --algo dhash | jq -r .hash)"
 }
 engine_reading W

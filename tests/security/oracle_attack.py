@@ -89,7 +89,8 @@ def hash_region(a):
         got = {}
         for y in range(P):
             for x in range(P):
-                r = a.ask("hash", {"image": {"token": a.token}, "region": region(px + x, py + y, 1, 1)})
+                r = a.ask("hash", {"image": {"token": a.token}, "algo": "sha256",
+                                   "region": region(px + x, py + y, 1, 1)})
                 if r:
                     got[(x, y)] = r["hash"]
         table = {}

@@ -141,6 +141,38 @@ PG_TEST(a_recoloured_header_is_named_by_its_hex_colours) {
     pg_img_free(ref), pg_img_free(cand);
 }
 
+/* A 320x200 screen in pale green (#a5d6a7) with a vivid green button
+ * (#00c853); the candidate's button is red (#ff5252). CIEDE2000 is no
+ * metric: green-pale plus pale-red (74.8) is less than green-red (77.7), so
+ * the min-dE pairing alone paired crosswise ("move #ff5252 toward
+ * #a5d6a7"); where each colour is used pairs the button's two colours. */
+PG_TEST(a_recoloured_button_is_advised_back_to_its_own_colour) {
+    pg_img *ref, *cand;
+    REQUIRE(pg_img_new(&ref, 320, 200, NULL) == PG_OK && pg_img_new(&cand, 320, 200, NULL) == PG_OK);
+    tu_fill(ref, 0xa5, 0xd6, 0xa7, 255);
+    tu_fill(cand, 0xa5, 0xd6, 0xa7, 255);
+    tu_rect(ref, 100, 80, 120, 40, 0x00, 0xc8, 0x53);
+    tu_rect(cand, 100, 80, 120, 40, 0xff, 0x52, 0x52);
+    pg_design_result *r = compare(ref, cand);
+    REQUIRE(r != NULL);
+    int home = 0, crosswise = 0;
+    for (size_t i = 0; i < r->n_findings; i++) {
+        const pg_design_finding *f = &r->findings[i];
+        if (strcmp(f->type, "color_shift")) continue;
+        unsigned rr, rg, rb, cr, cg, cb;
+        REQUIRE(sscanf(f->ref_hex, "#%2x%2x%2x", &rr, &rg, &rb) == 3 && sscanf(f->cand_hex, "#%2x%2x%2x", &cr, &cg, &cb) == 3);
+        bool red = abs((int)cr - 0xff) <= 8 && abs((int)cg - 0x52) <= 8 && abs((int)cb - 0x52) <= 8;
+        bool green = abs((int)rr - 0x00) <= 8 && abs((int)rg - 0xc8) <= 8 && abs((int)rb - 0x53) <= 8;
+        bool pale = abs((int)rr - 0xa5) <= 8 && abs((int)rg - 0xd6) <= 8 && abs((int)rb - 0xa7) <= 8;
+        home += red && green;
+        crosswise += red && pale;
+    }
+    CHECK_EQ_INT(home, 1);
+    CHECK_EQ_INT(crosswise, 0);
+    pg_design_result_free(r);
+    pg_img_free(ref), pg_img_free(cand);
+}
+
 PG_TEST(removing_elements_lowers_content_at_every_step) {
     static const unsigned hide[3] = {UI_CTA, UI_CTA | UI_CARD3, UI_CTA | UI_CARD3 | UI_CARD2};
     ui_spec s;

@@ -99,7 +99,7 @@ PG_TEST(hash_of_a_token_is_its_stored_digest_and_regions_follow_the_policy) {
     REQUIRE(pg_tok_get(fx.b.tokens, tok, fx.peer.uid, &m, &e) == PG_OK);
     char args[256];
     pg_fx_reply r;
-    snprintf(args, sizeof args, "{\"image\":{\"token\":\"%s\"}}", tok);
+    snprintf(args, sizeof args, "{\"image\":{\"token\":\"%s\"},\"algo\":\"sha256\"}", tok);
     REQUIRE(pg_fx_call(&fx, "hash", args, NULL, 0, &r) == PG_OK);
     CHECK(strcmp(pg_fx_str(&r, "hash"), m.sha256) != 0); /* keyed: not invertible, not matchable outside */
     CHECK_STR(pg_fx_str(&r, "algorithm"), "sha256-keyed");
@@ -114,11 +114,11 @@ PG_TEST(hash_of_a_token_is_its_stored_digest_and_regions_follow_the_policy) {
     pg_fx_reply_fini(&r);
     char tok2[32];
     REQUIRE(pg_fx_snapshot(&fx, id, tok2) == 0); /* the same pixels again: the same keyed digest */
-    snprintf(args, sizeof args, "{\"image\":{\"token\":\"%s\"}}", tok2);
+    snprintf(args, sizeof args, "{\"image\":{\"token\":\"%s\"},\"algo\":\"sha256\"}", tok2);
     REQUIRE(pg_fx_call(&fx, "hash", args, NULL, 0, &r) == PG_OK);
     CHECK_STR(pg_fx_str(&r, "hash"), keyed);
     pg_fx_reply_fini(&r);
-    snprintf(args, sizeof args, "{\"image\":{\"token\":\"%s\"},\"region\":{\"x\":3,\"y\":3,\"w\":1,\"h\":1}}", tok);
+    snprintf(args, sizeof args, "{\"image\":{\"token\":\"%s\"},\"algo\":\"sha256\",\"region\":{\"x\":3,\"y\":3,\"w\":1,\"h\":1}}", tok);
     CHECK_EQ_INT(pg_fx_call(&fx, "hash", args, NULL, 0, &r), PG_E_POLICY);
     pg_fx_reply_fini(&r);
     snprintf(args, sizeof args,
@@ -139,7 +139,7 @@ PG_TEST(hash_is_exact_for_the_agents_own_file_and_under_allow) {
     uint64_t id = pg_fake_add_window(fx.fake, "demo", "Demo", getpid(), 0, 0, 8, 8, 0x010203ff);
     char tok[32], args[256];
     REQUIRE(pg_fx_snapshot(&fx, id, tok) == 0);
-    snprintf(args, sizeof args, "{\"image\":{\"token\":\"%s\"},\"region\":{\"x\":3,\"y\":3,\"w\":1,\"h\":1}}", tok);
+    snprintf(args, sizeof args, "{\"image\":{\"token\":\"%s\"},\"algo\":\"sha256\",\"region\":{\"x\":3,\"y\":3,\"w\":1,\"h\":1}}", tok);
     pg_fx_reply r;
     REQUIRE(pg_fx_call(&fx, "hash", args, NULL, 0, &r) == PG_OK); /* the pixels are the agent's under allow */
     uint8_t px[4] = {1, 2, 3, 255}, d[PG_SHA256_LEN];
@@ -152,15 +152,22 @@ PG_TEST(hash_is_exact_for_the_agents_own_file_and_under_allow) {
     pg_fx_fini(&fx);
 }
 
+/* A 120x90 window with a blue square holding a yellow one at (50,30), and a
+ * token of the pattern alone; 0 when that snapshot failed. */
+static uint64_t patterned(pg_fx *fx, char tmpl[32]) {
+    uint64_t id = pg_fake_add_window(fx->fake, "demo", "Demo", getpid(), 0, 0, 120, 90, 0xffffffff);
+    pg_fake_fill(fx->fake, id, 50, 30, 20, 20, 0x3366ccff);
+    pg_fake_fill(fx->fake, id, 55, 35, 10, 10, 0xffcc00ff);
+    uint64_t small = pg_fake_add_window(fx->fake, "patch", "Patch", getpid(), 300, 0, 20, 20, 0x3366ccff);
+    pg_fake_fill(fx->fake, small, 5, 5, 10, 10, 0xffcc00ff);
+    return pg_fx_snapshot(fx, small, tmpl) == 0 ? id : 0;
+}
+
 PG_TEST(assert_template_finds_a_token_inside_a_token) {
     FX(fx, NULL);
-    uint64_t id = pg_fake_add_window(fx.fake, "demo", "Demo", getpid(), 0, 0, 120, 90, 0xffffffff);
-    pg_fake_fill(fx.fake, id, 50, 30, 20, 20, 0x3366ccff);
-    pg_fake_fill(fx.fake, id, 55, 35, 10, 10, 0xffcc00ff);
-    uint64_t small = pg_fake_add_window(fx.fake, "patch", "Patch", getpid(), 300, 0, 20, 20, 0x3366ccff);
-    pg_fake_fill(fx.fake, small, 5, 5, 10, 10, 0xffcc00ff);
     char big[32], tmpl[32], args[256];
-    REQUIRE(pg_fx_snapshot(&fx, id, big) == 0 && pg_fx_snapshot(&fx, small, tmpl) == 0);
+    uint64_t id = patterned(&fx, tmpl);
+    REQUIRE(id && pg_fx_snapshot(&fx, id, big) == 0);
     snprintf(args, sizeof args, "{\"image\":{\"token\":\"%s\"},\"template\":{\"token\":\"%s\"}}", big, tmpl);
     pg_fx_reply r;
     REQUIRE(pg_fx_call(&fx, "assert_template", args, NULL, 0, &r) == PG_OK);
@@ -168,6 +175,91 @@ PG_TEST(assert_template_finds_a_token_inside_a_token) {
     CHECK_EQ_INT(cJSON_GetObjectItem(best, "x")->valueint, 48); /* 50 on the 8-pixel grid (analyze-only) */
     CHECK_EQ_INT(cJSON_GetObjectItem(best, "y")->valueint, 32); /* 30 */
     CHECK(cJSON_GetObjectItem(best, "score")->valuedouble == 1.0);
+    pg_fx_reply_fini(&r);
+    pg_fx_fini(&fx);
+}
+
+PG_TEST(hash_defaults_to_dhash_and_captures_a_window_live) {
+    FX(fx, ALLOW_POLICY);
+    uint64_t id = pg_fake_add_window(fx.fake, "demo", "Demo", getpid(), 0, 0, 64, 48, 0xffffffff);
+    pg_fake_fill(fx.fake, id, 10, 10, 30, 20, 0x204080ff);
+    char tok[32], args[256], live[65];
+    REQUIRE(pg_fx_snapshot(&fx, id, tok) == 0);
+    pg_fx_reply r;
+    snprintf(args, sizeof args, "{\"image\":{\"token\":\"%s\"}}", tok);
+    REQUIRE(pg_fx_call(&fx, "hash", args, NULL, 0, &r) == PG_OK);
+    CHECK_STR(pg_fx_str(&r, "algorithm"), "dhash"); /* seed 004's default */
+    CHECK_EQ_INT((int)strlen(pg_fx_str(&r, "hash")), 16);
+    CHECK(pg_fx_str(&r, "token") == NULL); /* no capture: nothing new to name */
+    snprintf(live, sizeof live, "%s", pg_fx_str(&r, "hash"));
+    pg_fx_reply_fini(&r);
+    REQUIRE(pg_fx_call(&fx, "hash", "{\"window\":\"demo\"}", NULL, 0, &r) == PG_OK);
+    CHECK_STR(pg_fx_str(&r, "algorithm"), "dhash");
+    CHECK_STR(pg_fx_str(&r, "hash"), live); /* the same pixels, captured now */
+    CHECK(!strncmp(pg_fx_str(&r, "token"), "cap:", 4));
+    CHECK_EQ_INT((int)pg_fx_num(&r, "width"), 64);
+    pg_fx_reply_fini(&r);
+    snprintf(args, sizeof args, "{\"id\":%llu,\"algo\":\"sha256\"}", (unsigned long long)id);
+    REQUIRE(pg_fx_call(&fx, "hash", args, NULL, 0, &r) == PG_OK);
+    CHECK_STR(pg_fx_str(&r, "algorithm"), "sha256"); /* the agent's to have under allow: not keyed */
+    pg_tok_meta m;
+    pg_error e;
+    REQUIRE(pg_tok_get(fx.b.tokens, pg_fx_str(&r, "token"), fx.peer.uid, &m, &e) == PG_OK);
+    CHECK_STR(pg_fx_str(&r, "hash"), m.sha256);
+    pg_fx_reply_fini(&r);
+    CHECK_EQ_INT(pg_fx_call(&fx, "hash", "{}", NULL, 0, &r), PG_E_USAGE); /* an image or a window */
+    pg_fx_reply_fini(&r);
+    pg_fx_fini(&fx);
+}
+
+PG_TEST(hash_of_a_window_follows_the_policy_like_a_token) {
+    FX(fx, NULL); /* analyze-only */
+    pg_fake_add_window(fx.fake, "demo", "Demo", getpid(), 0, 0, 64, 64, 0x123456ff);
+    pg_fx_reply r;
+    REQUIRE(pg_fx_call(&fx, "hash", "{\"window\":\"demo\",\"algo\":\"sha256\"}", NULL, 0, &r) == PG_OK);
+    CHECK_STR(pg_fx_str(&r, "algorithm"), "sha256-keyed");
+    pg_fx_reply_fini(&r);
+    CHECK_EQ_INT(pg_fx_call(&fx, "hash",
+                            "{\"window\":\"demo\",\"algo\":\"sha256\",\"region\":{\"x\":3,\"y\":3,\"w\":1,\"h\":1}}",
+                            NULL, 0, &r),
+                 PG_E_POLICY);
+    pg_fx_reply_fini(&r);
+    pg_fx_fini(&fx);
+}
+
+PG_TEST(assert_template_searches_a_window_captured_live) {
+    FX(fx, ALLOW_POLICY);
+    char tmpl[32], args[256];
+    REQUIRE(patterned(&fx, tmpl) != 0);
+    snprintf(args, sizeof args, "{\"window\":\"demo\",\"template\":{\"token\":\"%s\"}}", tmpl);
+    pg_fx_reply r;
+    REQUIRE(pg_fx_call(&fx, "assert_template", args, NULL, 0, &r) == PG_OK);
+    const cJSON *best = cJSON_GetObjectItem(r.result, "best");
+    CHECK_EQ_INT(cJSON_GetObjectItem(best, "x")->valueint, 50); /* exact under allow */
+    CHECK_EQ_INT(cJSON_GetObjectItem(best, "y")->valueint, 30);
+    CHECK(!strncmp(pg_fx_str(&r, "token"), "cap:", 4));
+    CHECK_STR(cJSON_GetObjectItem(cJSON_GetObjectItem(r.result, "evidence"), "image")->valuestring,
+              pg_fx_str(&r, "token"));
+    pg_fx_reply_fini(&r);
+    pg_fx_fini(&fx);
+}
+
+PG_TEST(assert_template_with_a_flat_template_answers_not_found_with_the_reason) {
+    FX(fx, NULL);
+    uint64_t id = pg_fake_add_window(fx.fake, "demo", "Demo", getpid(), 0, 0, 120, 90, 0xffffffff);
+    pg_fake_fill(fx.fake, id, 50, 30, 20, 20, 0x3366ccff);
+    uint64_t flat = pg_fake_add_window(fx.fake, "flat", "Flat", getpid(), 300, 0, 16, 16, 0x3366ccff);
+    char big[32], tmpl[32], args[256];
+    REQUIRE(pg_fx_snapshot(&fx, id, big) == 0 && pg_fx_snapshot(&fx, flat, tmpl) == 0);
+    snprintf(args, sizeof args, "{\"image\":{\"token\":\"%s\"},\"template\":{\"token\":\"%s\"},\"threshold\":-1}",
+             big, tmpl);
+    pg_fx_reply r;
+    CHECK_EQ_INT(pg_fx_call(&fx, "assert_template", args, NULL, 0, &r), PG_E_ASSERT); /* not PG_E_USAGE */
+    CHECK(cJSON_IsFalse(cJSON_GetObjectItem(r.details, "found")));
+    CHECK(cJSON_IsFalse(cJSON_GetObjectItem(r.details, "passed")));
+    const cJSON *why = cJSON_GetObjectItem(r.details, "reason");
+    CHECK(cJSON_IsString(why) && !strncmp(why->valuestring, "FLAT_TEMPLATE", 13));
+    CHECK(strstr(r.e.message, "flat") != NULL);
     pg_fx_reply_fini(&r);
     pg_fx_fini(&fx);
 }

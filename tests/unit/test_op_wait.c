@@ -242,3 +242,51 @@ PG_TEST(wait_stable_exact_sees_a_one_pixel_change_the_dhash_tolerates) {
     pg_fx_reply_fini(&r);
     pg_fx_fini(&fx);
 }
+
+#define ALLOW_POLICY "{\"version\":1,\"clients\":{\"users\":[\"agent\"]},\"expose_pixels\":\"allow\"}"
+
+/* hash's answer about a token (default dhash, or algo). */
+static void hash_of(pg_fx *fx, const char *tok, const char *algo, char out[65]) {
+    char args[160];
+    snprintf(args, sizeof args, "{\"image\":{\"token\":\"%s\"},\"algo\":\"%s\"}", tok, algo);
+    pg_fx_reply h;
+    out[0] = 0;
+    if (pg_fx_call(fx, "hash", args, NULL, 0, &h) == PG_OK) snprintf(out, 65, "%s", pg_fx_str(&h, "hash"));
+    pg_fx_reply_fini(&h);
+}
+
+PG_TEST(wait_stable_gives_final_hash_to_a_caller_who_may_have_the_pixels) {
+    pg_fx fx;
+    REQUIRE(pg_fx_init(&fx, ALLOW_POLICY) == 0);
+    uint64_t id = pg_fake_add_window(fx.fake, "demo", "Demo", getpid(), 0, 0, 80, 40, 0xffffffff);
+    animate(fx.fake, id, 80, 40, 3, false);
+    pg_fx_reply r;
+    char want[65];
+    REQUIRE(pg_fx_call(&fx, "wait_stable", "{\"window\":\"demo\",\"interval\":0.01,\"timeout\":5}", NULL, 0, &r) ==
+            PG_OK);
+    hash_of(&fx, pg_fx_str(&r, "token"), "dhash", want);
+    CHECK(pg_fx_str(&r, "final_hash") != NULL);
+    CHECK_STR(pg_fx_str(&r, "final_hash"), want); /* the last frame's dHash, as hash says */
+    CHECK_STR(pg_fx_str(&r, "algorithm"), "dhash");
+    pg_fx_reply_fini(&r);
+    REQUIRE(pg_fx_call(&fx, "wait_stable", "{\"window\":\"demo\",\"exact\":true,\"interval\":0.01,\"timeout\":5}", NULL,
+                       0, &r) == PG_OK);
+    hash_of(&fx, pg_fx_str(&r, "token"), "sha256", want);
+    CHECK(pg_fx_str(&r, "final_hash") != NULL);
+    CHECK_STR(pg_fx_str(&r, "final_hash"), want); /* --exact: no dHash, the SHA-256 */
+    CHECK_STR(pg_fx_str(&r, "algorithm"), "sha256");
+    pg_fx_reply_fini(&r);
+    pg_fx_fini(&fx);
+}
+
+PG_TEST(wait_stable_keeps_the_hash_of_pixels_the_caller_may_not_have) {
+    FX(fx); /* analyze-only */
+    pg_fake_add_window(fx.fake, "demo", "Demo", getpid(), 0, 0, 80, 40, 0xffffffff);
+    pg_fx_reply r;
+    REQUIRE(pg_fx_call(&fx, "wait_stable", "{\"window\":\"demo\",\"interval\":0.01,\"timeout\":5}", NULL, 0, &r) ==
+            PG_OK);
+    CHECK(pg_fx_str(&r, "final_hash") == NULL);
+    CHECK(pg_fx_str(&r, "algorithm") == NULL);
+    pg_fx_reply_fini(&r);
+    pg_fx_fini(&fx);
+}
