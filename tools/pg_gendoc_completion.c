@@ -13,6 +13,7 @@
 
 #include "pg_cli.h"
 #include "pg_gendoc.h"
+#include "pg_mcp.h"
 #include "pg_opdecl.h"
 
 /* An argument whose value is a file name the client reads or writes. */
@@ -146,8 +147,9 @@ static void shared_body(pg_gendoc_buf *b) {
                      "    case $cmd in\n");
     for (size_t i = 0; i < PG_OPI_COUNT; i++) op_branch(b, &pg_opdecls[i]);
     pg_gendoc_put(b, "    run) opts=\"--help --check\" vals=\"-\" files=1 ;;\n"
-                     "    mcp)\n        [ \"$prev\" = --max-image ] && return\n"
-                     "        opts=\"--help --max-image\" vals=\"\" files=0\n        ;;\n"
+                     "    mcp)\n        case $prev in --max-image | --tools | --exclude-tools) return ;; esac\n"
+                     "        if [ \"$prev\" = --profile ]; then _pixelgate_words \"" PG_MCP_PROFILE_WORDS "\"; return; fi\n"
+                     "        opts=\"--help --max-image --profile --tools --exclude-tools\" vals=\"\" files=0\n        ;;\n"
                      "    *) return ;;\n"
                      "    esac\n"
                      "    if [[ $cur == -* ]]; then _pixelgate_words \"$opts\"; return; fi\n"
@@ -337,6 +339,9 @@ void pg_gendoc_completion_fish(pg_gendoc_buf *b) {
                      "nothing'\n"
                      "complete -c pixelgate -n '__pixelgate_is run' -a '-' -d 'the script on stdin'\n"
                      "complete -c pixelgate -n '__pixelgate_is mcp' -l max-image -x\n"
+                     "complete -c pixelgate -n '__pixelgate_is mcp' -l profile -x -a '" PG_MCP_PROFILE_WORDS "'\n"
+                     "complete -c pixelgate -n '__pixelgate_is mcp' -l tools -x\n"
+                     "complete -c pixelgate -n '__pixelgate_is mcp' -l exclude-tools -x\n"
                      "complete -c pixelgate -n '__pixelgate_is mcp' -f\n"
                      "complete -c pixelgate -n '__pixelgate_is help' -f\n");
 }

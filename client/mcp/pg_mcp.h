@@ -51,6 +51,10 @@
 #define PG_MCP_PROTOCOL_LATEST "2025-11-25"
 extern const char *const pg_mcp_protocol_versions[];
 
+/* The profiles' names, for messages and the shell completions (the table
+ * in pg_mcp_profile.c holds exactly these). */
+#define PG_MCP_PROFILE_WORDS "default observe drive assert accept all"
+
 /* The tools a server offers (pg_mcp_profile.c): one flag per operation. */
 typedef struct {
     bool on[PG_OPI_COUNT];

@@ -47,7 +47,7 @@ static pg_err set_profile(pg_mcp_toolset *ts, const char *name, pg_error *e) {
         for (size_t i = 0; i < PG_OPI_COUNT; i++) ts->on[i] = is_tool(&pg_opdecls[i]) && profiles[p].has(&pg_opdecls[i]);
         return PG_OK;
     }
-    return pg_error_set(e, PG_E_USAGE, "profiles: default, observe, drive, assert, accept, all",
+    return pg_error_set(e, PG_E_USAGE, "profiles: " PG_MCP_PROFILE_WORDS,
                         "unknown profile \"%s\"", name);
 }
 
