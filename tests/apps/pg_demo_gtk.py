@@ -33,7 +33,11 @@ label, entry, button { font: 14px "DejaVu Sans"; }
 #title { font: bold 20px "DejaVu Sans"; }
 #status { color: #1a4d8f; }
 """)
-Gtk.StyleContext.add_provider_for_screen(Gdk.Screen.get_default(), css, Gtk.STYLE_PROVIDER_PRIORITY_APPLICATION)
+screen = Gdk.Screen.get_default()
+if screen is None:  # no display reached: say which, rather than a TypeError
+    sys.exit(f"pg_demo_gtk: cannot open a display (WAYLAND_DISPLAY={os.environ.get('WAYLAND_DISPLAY')}, "
+             f"DISPLAY={os.environ.get('DISPLAY')}, GDK_BACKEND={os.environ.get('GDK_BACKEND')})")
+Gtk.StyleContext.add_provider_for_screen(screen, css, Gtk.STYLE_PROVIDER_PRIORITY_APPLICATION)
 
 win = Gtk.Window(title=TITLE)
 win.set_default_size(480, 260)
