@@ -43,6 +43,14 @@ static bool crc_ok(const uint8_t *chunk, uint32_t len) {
 #endif
 }
 
+/* A chunk type is four ASCII letters (PNG 5.4); libpng refuses any other
+ * byte, even in an ancillary chunk it would skip, so this path must too. */
+static bool type_ok(const uint8_t *t) {
+    for (int i = 0; i < 4; i++)
+        if (!((t[i] >= 'A' && t[i] <= 'Z') || (t[i] >= 'a' && t[i] <= 'z'))) return false;
+    return true;
+}
+
 /* IHDR: 8-bit RGB or RGBA, deflate, standard filters, not interlaced. */
 static bool header_ok(const uint8_t *d, uint32_t len, png_plan *p) {
     if (len != 13) return false;
@@ -53,8 +61,8 @@ static bool header_ok(const uint8_t *d, uint32_t len, png_plan *p) {
 }
 
 /* Walks the chunks once: IHDR first, IDATs consecutive, IEND last, nothing
- * else critical (not even a suggested PLTE); any tRNS, bad CRC or short
- * chunk: not this path's file. */
+ * else critical (not even a suggested PLTE); any tRNS, bad CRC, short chunk
+ * or chunk type that is not four letters: not this path's file. */
 static bool plan(const uint8_t *buf, size_t n, png_plan *p) {
     static const uint8_t sig[PNG_SIG_LEN] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
     if (n < PNG_SIG_LEN || memcmp(buf, sig, PNG_SIG_LEN) != 0) return false;
@@ -64,7 +72,7 @@ static bool plan(const uint8_t *buf, size_t n, png_plan *p) {
         if (n - at < 12) return false;
         uint32_t len = be32(buf + at);
         const uint8_t *type = buf + at + 4;
-        if (len > n - at - 12 || !crc_ok(buf + at, len)) return false;
+        if (len > n - at - 12 || !type_ok(type) || !crc_ok(buf + at, len)) return false;
         bool is_idat = !memcmp(type, "IDAT", 4);
         if (!seen_ihdr) {
             if (memcmp(type, "IHDR", 4) != 0 || !header_ok(buf + at + 8, len, p)) return false;

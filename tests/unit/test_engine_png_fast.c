@@ -7,6 +7,7 @@
  * and round-trip exactly; damaged and cut files are refused as libpng
  * refuses them. */
 #include <dirent.h>
+#include <libdeflate.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -115,6 +116,20 @@ PG_TEST(damaged_and_cut_pngs_are_refused_as_libpng_refuses_them) {
     pg_img *img = NULL;
     CHECK_EQ_INT(pg_img_png_fast(png, n - 12, NULL, &img), PG_E_UNSUPPORTED); /* no IEND: libpng decides */
     CHECK(img == NULL);
+    /* An ancillary chunk whose type is not four letters, CRC right (found by
+     * fuzz.fuzz_png_fast): libpng refuses the file, so the fast path must not
+     * decode it. */
+    uint8_t *odd = malloc(n + 12);
+    REQUIRE(odd);
+    memcpy(odd, png, n - 12);
+    static const uint8_t chunk[12] = {0, 0, 0, 0, '5', 'x', 'y', 'z'};
+    memcpy(odd + n - 12, chunk, 12);
+    uint32_t crc = (uint32_t)libdeflate_crc32(0, odd + n - 8, 4);
+    for (int i = 0; i < 4; i++) odd[n - 4 + i] = (uint8_t)(crc >> (24 - 8 * i));
+    memcpy(odd + n, png + n - 12, 12); /* IEND */
+    CHECK(same_both_ways(odd, n + 12, "a chunk type of a digit and letters"));
+    CHECK_EQ_INT(pg_img_png_fast(odd, n + 12, NULL, &img), PG_E_UNSUPPORTED);
+    free(odd);
     free(png);
     pg_img_free(src);
 }
