@@ -49,6 +49,20 @@ static int64_t foreign_process(void) {
     return pid > 0 ? pid : -1;
 }
 
+uint64_t pg_fx_noise_window(pg_fx *fx, uint32_t w, uint32_t h, uint8_t **px_out) {
+    uint8_t *px = malloc((size_t)w * h * 4);
+    uint64_t s = 0x9e3779b97f4a7c15ull;
+    for (size_t i = 0; i < (size_t)w * h; i++) {
+        s = s * 6364136223846793005ull + 1442695040888963407ull;
+        px[4 * i] = (uint8_t)(s >> 56), px[4 * i + 1] = (uint8_t)(s >> 48), px[4 * i + 2] = (uint8_t)(s >> 40);
+        px[4 * i + 3] = 255;
+    }
+    uint64_t id = pg_fake_add_window(fx->fake, "noise", "Noise", getpid(), 0, 0, w, h, 0xffffffff);
+    pg_fake_set_pixels(fx->fake, id, px);
+    *px_out = px;
+    return id;
+}
+
 int64_t pg_fx_foreign_pid(pg_fx *fx) {
     if (fx->foreign_pid == 0) fx->foreign_pid = foreign_process();
     return fx->foreign_pid;

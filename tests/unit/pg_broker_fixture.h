@@ -60,6 +60,11 @@ int64_t pg_fx_foreign_pid(pg_fx *fx);
 /* The account process pid runs as, into out; false when unknown. */
 bool pg_fx_pid_user(int64_t pid, char out[64]);
 
+/* A w x h window of seeded noise (the same pixels every run) at 0,0, of
+ * this process: the attack tests' target. *px_out: its pixels (malloc'd,
+ * the caller's), what a rebuild is scored against. */
+uint64_t pg_fx_noise_window(pg_fx *fx, uint32_t w, uint32_t h, uint8_t **px_out);
+
 /* A snapshot of window id as a token (into tok[32]); 0 on success. */
 int pg_fx_snapshot(pg_fx *fx, uint64_t id, char tok[32]);
 

@@ -153,20 +153,6 @@ PG_TEST(an_answer_is_charged_like_one_colour_of_color) {
 
 /* ---- attack: rebuilding a protected noise token through assert color ---- */
 
-static uint64_t noise_window(pg_fx *fx, uint32_t w, uint32_t h, uint8_t **px_out) {
-    uint8_t *px = malloc((size_t)w * h * 4);
-    uint64_t s = 0x9e3779b97f4a7c15ull;
-    for (size_t i = 0; i < (size_t)w * h; i++) {
-        s = s * 6364136223846793005ull + 1442695040888963407ull;
-        px[4 * i] = (uint8_t)(s >> 56), px[4 * i + 1] = (uint8_t)(s >> 48), px[4 * i + 2] = (uint8_t)(s >> 40);
-        px[4 * i + 3] = 255;
-    }
-    uint64_t id = pg_fake_add_window(fx->fake, "noise", "Noise", getpid(), 0, 0, w, h, 0xffffffff);
-    pg_fake_set_pixels(fx->fake, id, px);
-    *px_out = px;
-    return id;
-}
-
 /* The attacker asks, around every other pixel, for each corner of the RGB
  * cube: each answer names the dominant colour closest to that corner, so
  * four questions read four colours of the neighbourhood; it takes the
@@ -176,7 +162,7 @@ PG_TEST(assert_color_cannot_rebuild_a_noise_token_and_stops_at_the_budget) {
     REQUIRE(pg_fx_init(&fx, NULL) == 0);
     uint8_t *truth = NULL;
     uint32_t W = 128, H = 128;
-    uint64_t id = noise_window(&fx, W, H, &truth);
+    uint64_t id = pg_fx_noise_window(&fx, W, H, &truth);
     char tok[32];
     REQUIRE(pg_fx_snapshot(&fx, id, tok) == 0);
     static const char *const corners[] = {"black", "white", "red", "blue"};
