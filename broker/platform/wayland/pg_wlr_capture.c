@@ -146,7 +146,7 @@ static pg_err grab_output(pg_platform *p, wlr_output *o, pg_rect r, uint8_t *dst
     return rc;
 }
 
-static bool intersect(pg_rect a, pg_rect b, pg_rect *out) {
+bool wlr_intersect(pg_rect a, pg_rect b, pg_rect *out) {
     int64_t x0 = a.x > b.x ? a.x : b.x, y0 = a.y > b.y ? a.y : b.y;
     int64_t x1 = (int64_t)a.x + a.w < (int64_t)b.x + b.w ? (int64_t)a.x + a.w : (int64_t)b.x + b.w;
     int64_t y1 = (int64_t)a.y + a.h < (int64_t)b.y + b.h ? (int64_t)a.y + a.h : (int64_t)b.y + b.h;
@@ -170,7 +170,7 @@ pg_err wlr_grab(pg_platform *p, pg_rect r, pg_capture *out, pg_error *e) {
     pg_err rc = PG_OK;
     for (size_t i = 0; i < p->n_out && !rc; i++) {
         pg_rect o = output_rect(&p->out[i]), part;
-        if (!intersect(o, r, &part)) continue;
+        if (!wlr_intersect(o, r, &part)) continue;
         if (p->out[i].scale > 1 || p->out[i].transform != WL_OUTPUT_TRANSFORM_NORMAL)
             rc = pg_error_set(e, PG_E_UNSUPPORTED, "run the output at scale 1, untransformed",
                               "output %zu is scaled %d or transformed %d", i, (int)p->out[i].scale,
@@ -187,7 +187,7 @@ pg_err wlr_grab(pg_platform *p, pg_rect r, pg_capture *out, pg_error *e) {
 pg_err wlr_capture_screen(pg_platform *p, const pg_rect *region, pg_capture *out, pg_error *e) {
     pg_rect box = wlr_layout_box(p), r = box;
     if (!box.w) return pg_error_set(e, PG_E_UNSUPPORTED, NULL, "the compositor at %s has no output", p->display);
-    if (region && !intersect(box, *region, &r))
+    if (region && !wlr_intersect(box, *region, &r))
         return pg_error_set(e, PG_E_BADINPUT, NULL, "the region lies outside the screen");
     return wlr_grab(p, r, out, e);
 }
@@ -203,7 +203,7 @@ static pg_err window_rect(const wlr_tree *t, uint64_t id, const pg_rect *region,
     *r = (pg_rect){w->x, w->y, w->width, w->height};
     if (!region) return PG_OK;
     pg_rect want = {w->x + region->x, w->y + region->y, region->w, region->h};
-    if (!intersect(*r, want, r)) return pg_error_set(e, PG_E_BADINPUT, NULL, "the region lies outside the window");
+    if (!wlr_intersect(*r, want, r)) return pg_error_set(e, PG_E_BADINPUT, NULL, "the region lies outside the window");
     return PG_OK;
 }
 

@@ -122,6 +122,9 @@ uint64_t wlr_tree_top_at(const wlr_tree *t, int32_t x, int32_t y);
 /* One view, read on its own tree (a call that needs only it). */
 pg_err wlr_view(pg_platform *p, uint64_t id, pg_window *out, pg_error *e);
 
+/* The rectangle a and b share; false when they share no pixel. */
+bool wlr_intersect(pg_rect a, pg_rect b, pg_rect *out);
+
 /* RGBA pixels of r (layout coordinates) through screencopy, composed from
  * every output r meets (black where no output is). */
 pg_err wlr_grab(pg_platform *p, pg_rect r, pg_capture *out, pg_error *e);

@@ -115,8 +115,8 @@ pg_err wlr_view(pg_platform *p, uint64_t id, pg_window *out, pg_error *e) {
 }
 
 static bool overlaps(const pg_window *w, pg_rect r) {
-    return w->visible && (int64_t)w->frame.x < (int64_t)r.x + r.w && (int64_t)r.x < (int64_t)w->frame.x + w->frame.w &&
-           (int64_t)w->frame.y < (int64_t)r.y + r.h && (int64_t)r.y < (int64_t)w->frame.y + w->frame.h;
+    pg_rect common;
+    return w->visible && wlr_intersect(w->frame, r, &common);
 }
 
 pg_err wlr_tree_uncovered(const wlr_tree *t, uint64_t id, pg_rect r, pg_error *e) {
