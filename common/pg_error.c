@@ -60,6 +60,23 @@ static const struct {
                    "the broker is at capacity (every worker busy and the wait queue full or its deadline passed, "
                    "your connection limit, or the pixel budget): nothing was done",
                    "retry in a few seconds; run fewer clients in parallel"},
+    [PG_E_STOPPED] = {"STOPPED",
+                      "a person stopped the agents: wait for them to re-arm (the stop key again, or "
+                      "`pixelgate resume` by root or an approver); nothing was done",
+                      "a person pressed the stop key, or the keyboard was disabled, removed or re-flagged: "
+                      "every operation but ping, caps, help and drop is refused, waits end, held input is "
+                      "released; nothing was done",
+                      "stop and tell the person; `pixelgate ping` says when a person has re-armed"},
+    [PG_E_HUMAN] = {"HUMAN_ACTIVE",
+                    "a person is using the machine: `pixelgate wait-for --human-idle`, then retry",
+                    "a person is using the keyboard or mouse: agent input and captures are refused (not "
+                    "queued) until the quiet period after their last input ends; the message says how long",
+                    "`pixelgate wait-for --human-idle`, then retry; do not fight the person"},
+    [PG_E_TARGET_CHANGED] = {"TARGET_CHANGED",
+                             "take a fresh snapshot and look again before acting",
+                             "--if-unchanged: the region around the target no longer looks as it did in the "
+                             "token, or another window is on top there; nothing was sent",
+                             "snapshot again and decide again; the screen changed under the pointer"},
 };
 _Static_assert(sizeof err_table / sizeof *err_table == PG_ERR_LAST + 1, "every code has its row");
 

@@ -26,10 +26,16 @@ typedef enum {
     PG_E_BLOCKED = 10,     /* a check could not decide: unstable screen, environment or
                               baseline mismatch, a mask that covers all or nothing */
     PG_E_NEEDS_APPROVAL = 11, /* no approved baseline yet: a human must approve a candidate */
-    PG_E_BUSY = 12         /* the broker is at capacity: nothing was done, retry later */
+    PG_E_BUSY = 12,        /* the broker is at capacity: nothing was done, retry later */
+    PG_E_STOPPED = 13,     /* a person pressed the stop key (or the keyboard was tampered with):
+                              nothing an agent asks is done until a person re-arms */
+    PG_E_HUMAN = 14,       /* a person is using the machine: agent input and captures wait for
+                              the quiet period to end */
+    PG_E_TARGET_CHANGED = 15 /* --if-unchanged: the target no longer looks as it did in the token,
+                                or another window is on top there: nothing was sent */
 } pg_err;
 
-#define PG_ERR_LAST PG_E_BUSY /* the highest code of the table */
+#define PG_ERR_LAST PG_E_TARGET_CHANGED /* the highest code of the table */
 
 /* Does the outcome carry a check's measurements (printed on stdout)? */
 #define PG_ERR_IS_VERDICT(c) ((c) == PG_E_ASSERT || (c) == PG_E_BLOCKED || (c) == PG_E_NEEDS_APPROVAL)

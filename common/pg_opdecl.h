@@ -110,6 +110,8 @@ typedef struct {
 #define PG_OPF_IDEMPOTENT 0x800u /* the same call again changes nothing more (MCP idempotentHint) */
 #define PG_OPF_CORE 0x1000u    /* in MCP's default profile: what checking a form needs, within the
                                   token budget of tests/mcp (docs/mcp.md "Profiles") */
+#define PG_OPF_WHILE_STOPPED 0x2000u /* still answered to an agent while a person's stop holds (ping, caps,
+                                        drop): every other operation is refused STOPPED */
 
 typedef struct {
     const char *name;   /* wire name */

@@ -135,6 +135,25 @@ typedef struct {
 } pg_monitor;
 
 typedef struct pg_platform pg_platform;
+typedef struct pg_person pg_person; /* pg_person.h */
+
+/* The sign that an agent drives (indicate). */
+typedef enum { PG_INDICATOR_RING = 0, PG_INDICATOR_BANNER } pg_indicator_mode;
+typedef struct {
+    uint64_t window;        /* the driven window; 0: hide the sign */
+    pg_indicator_mode mode;
+    char user[64];          /* who drives, as the sign names them */
+} pg_indicator;
+
+/* --if-unchanged (guard_begin): what the target looked like. */
+typedef struct {
+    uint64_t window;        /* the target window: it must be the one on top at point */
+    pg_point point;         /* the input's target, screen coordinates */
+    pg_rect rect;           /* the region checked, screen coordinates */
+    const uint8_t *ref;     /* rect.w x rect.h RGBA8, tightly packed: the token's pixels there */
+    double tolerance;       /* largest mean absolute difference per channel, 0..255 */
+    double difference;      /* out: the mean absolute difference measured (when compared) */
+} pg_guard;
 
 /* ---- the primitives: declared once in pg_platform.def ---- */
 
@@ -177,6 +196,9 @@ typedef struct pg_platform pg_platform;
 #define PG_T_OUT_I32 int32_t *
 #define PG_T_OUT_U32 uint32_t *
 #define PG_T_RESPONDING pg_responding *
+#define PG_T_PERSON pg_person *
+#define PG_T_INDICATOR const pg_indicator *
+#define PG_T_GUARD pg_guard *
 
 /* PG_PARAMS(name): a primitive's parameter list, "pg_platform *p, uint64_t id, ...". */
 #define PG_PARAM_DECL_(kind, pname) , PG_T_##kind pname

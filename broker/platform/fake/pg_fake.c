@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The in-memory desktop of pg_fake.h. */
 #include "pg_fake.h"
+#include "pg_person.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -579,6 +580,56 @@ static void fmt_arg(char *line, size_t cap, const char *fmt, ...) {
 FAKE_STUB_RECORDED(key, "key")
 FAKE_STUB_RECORDED(type_text, "type")
 FAKE_STUB_CHECKED(settle)
+
+/* ---- the person's controls ---- */
+
+static pg_err fake_watch_person(pg_platform *p, pg_person *person, const char *stop_key, pg_error *e) {
+    pg_err rc = injected(p, "watch_person", e);
+    if (rc) return rc;
+    pg_person_set_watching(person, true, stop_key, NULL); /* tests report into it themselves */
+    record(p, "watch_person %s", stop_key);
+    return PG_OK;
+}
+
+static pg_err fake_indicate(pg_platform *p, const pg_indicator *how, pg_error *e) {
+    pg_err rc = injected(p, "indicate", e);
+    if (rc) return rc;
+    if (!how->window) record(p, "indicate off");
+    else record(p, "indicate %llu %s %s", (unsigned long long)how->window,
+                how->mode == PG_INDICATOR_BANNER ? "banner" : "ring", how->user);
+    return PG_OK;
+}
+
+/* As the X11 backend checks it, without a grab: the composed screen at
+ * g->rect against g->ref, and the window on top at g->point. */
+static pg_err fake_guard_begin(pg_platform *p, pg_guard *g, pg_error *e) {
+    pg_err rc = injected(p, "guard_begin", e);
+    if (rc) return rc;
+    uint64_t top = 0;
+    if ((rc = fake_top_at(p, g->point.x, g->point.y, &top, e))) return rc;
+    if (top != g->window)
+        return pg_error_set(e, PG_E_TARGET_CHANGED, NULL, "another window is on top at %d,%d now", g->point.x,
+                            g->point.y);
+    pg_capture cap = {0};
+    if ((rc = fake_capture_screen(p, &g->rect, &cap, e))) return rc;
+    uint64_t sum = 0;
+    for (uint32_t y = 0; y < cap.height; y++)
+        for (uint32_t x = 0; x < cap.width * 4; x++) {
+            if (x % 4 == 3) continue;
+            int d = (int)cap.rgba[y * cap.stride + x] - (int)g->ref[((size_t)y * g->rect.w) * 4 + x];
+            sum += (uint64_t)(d < 0 ? -d : d);
+        }
+    size_t n = (size_t)cap.width * cap.height * 3;
+    free(cap.rgba);
+    g->difference = n ? (double)sum / (double)n : 0;
+    if (g->difference > g->tolerance)
+        return pg_error_set(e, PG_E_TARGET_CHANGED, NULL, "the target changed: difference %.1f > %.1f",
+                            g->difference, g->tolerance);
+    record(p, "guard %llu %d,%d", (unsigned long long)g->window, g->point.x, g->point.y);
+    return PG_OK;
+}
+
+static void fake_guard_end(pg_platform *p) { record(p, "unguard"); }
 
 /* The table: fake_<primitive> for each primitive pg_platform.def gives the fake. */
 #define PG_PRIM(name, ret, bk, ...) .name = ((bk) & PG_BK_FAKE) ? fake_##name : NULL,
