@@ -40,6 +40,8 @@ struct pg_platform {
     unsigned captures;
     fake_failure fail[8];
     size_t n_fail;
+    pg_indicator indicated; /* the sign as last drawn (window 0: hidden) */
+    unsigned indications;   /* indicate calls */
     void (*on_capture)(pg_fake *f, void *ctx);
     void *on_capture_ctx;
     void (*after_capture)(pg_fake *f, void *ctx);
@@ -587,16 +589,14 @@ static pg_err fake_watch_person(pg_platform *p, pg_person *person, const char *s
     pg_err rc = injected(p, "watch_person", e);
     if (rc) return rc;
     pg_person_set_watching(person, true, stop_key, NULL); /* tests report into it themselves */
-    record(p, "watch_person %s", stop_key);
     return PG_OK;
 }
 
 static pg_err fake_indicate(pg_platform *p, const pg_indicator *how, pg_error *e) {
     pg_err rc = injected(p, "indicate", e);
     if (rc) return rc;
-    if (!how->window) record(p, "indicate off");
-    else record(p, "indicate %llu %s %s", (unsigned long long)how->window,
-                how->mode == PG_INDICATOR_BANNER ? "banner" : "ring", how->user);
+    p->indicated = *how; /* not input: tests read it with pg_fake_indicated */
+    p->indications++;
     return PG_OK;
 }
 
@@ -645,6 +645,11 @@ void pg_fake_freeze(pg_fake *f, uint64_t id, bool frozen) {
 }
 
 void pg_fake_set_wm(pg_fake *f, bool running) { f->no_wm = !running; }
+
+const pg_indicator *pg_fake_indicated(pg_fake *f, unsigned *calls) {
+    if (calls) *calls = f->indications;
+    return &f->indicated;
+}
 
 void pg_fake_set_silent(pg_fake *f, uint64_t id, bool silent) {
     fake_window *w = find(f, id);
