@@ -41,6 +41,8 @@ PKGS=(
   dbus-daemon dbus-bin strace
   # a wlroots Wayland session, headless (tests/integration/wayland_sway.sh); grim is bench/'s anchor
   sway grim
+  # the person's keyboard and mouse in tests (a nested Xephyr; xinput tampers with it, xdotool is the hand)
+  xserver-xephyr xinput xdotool
   # the offline HTML report, opened in a headless browser (tests/integration/accept_tk.sh)
   chromium
 )
