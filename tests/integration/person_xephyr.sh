@@ -37,18 +37,9 @@ JSON
 )
 pg_write_policy "$PG_POLICY_JSON"
 pg_start_xvfb
-HOST=$PG_DISPLAY
-# The person's display: Xephyr at the host's top-left, its own cookie and grants.
-for n in $(seq 141 180); do [ -e "/tmp/.X11-unix/X$n" ] || [ -e "/tmp/.X$n-lock" ] || break; done
-NEST=":$n"
-xauth -q add "$NEST" . "$(mcookie)"
-DISPLAY=$HOST Xephyr "$NEST" -screen 1024x700 -nolisten tcp -noreset -auth "$XAUTHORITY" >"$PG_TMP/xephyr.log" 2>&1 &
-PG_PIDS+=($!)
-for _ in $(seq 150); do DISPLAY=$NEST xdpyinfo >/dev/null 2>&1 && break; sleep 0.1; done
-DISPLAY=$NEST xdpyinfo >/dev/null 2>&1 || pg_die "Xephyr did not start: $(cat "$PG_TMP/xephyr.log")"
-DISPLAY=$NEST xhost +SI:localuser:pixelgate >/dev/null
-DISPLAY=$NEST xhost +SI:localuser:"$PG_AGENT" >/dev/null
-PG_DISPLAY=$NEST
+pg_start_xephyr
+HOST=$PG_HOST_DISPLAY
+NEST=$PG_DISPLAY
 pg_start_broker
 pg_start_app
 AS() { pg_as "$PG_AGENT" pixelgate "$@"; }
