@@ -66,14 +66,16 @@ static pg_err copy_ref(const pg_img *img, pg_img_rect b, pg_guard_check *k, pg_e
 }
 
 /* What the verdict is charged to, for pixels the caller may not have: the
- * token's tiles in the box (all the token's were noted when it was read; the
- * answer is about the box only) and the live pixels there now, read just
- * before. *live_sha gets their SHA-256 (zero when not protected). */
-static pg_err note_tiles(pg_call *c, const pg_img *img, const pg_tok_meta *m, pg_img_rect b, const pg_window *w,
-                         const pg_rect *in_window, uint8_t live_sha[PG_SHA256_LEN], pg_error *e) {
+ * token's tiles in the box and the live pixels there now, read just before,
+ * appended to the request's tiles from index first on (reading the token
+ * noted all of its tiles there: the answer is about the box only, so they
+ * are cut off again). *live_sha gets the live pixels' SHA-256 (zero when
+ * not protected). */
+static pg_err note_tiles(pg_call *c, size_t first, const pg_img *img, const pg_tok_meta *m, pg_img_rect b,
+                         const pg_window *w, const pg_rect *in_window, uint8_t live_sha[PG_SHA256_LEN], pg_error *e) {
     memset(live_sha, 0, PG_SHA256_LEN);
     if (!pg_disclose_protected(c->view)) return PG_OK;
-    pg_call_tiles_free(c);
+    if (c->n_tiles > first) c->n_tiles = first;
     pg_disclose_origin o;
     pg_call_tiles(c, img, &b, pg_call_tiles_origin(m, &o) ? &o : NULL);
     pg_window now = *w;
@@ -114,15 +116,17 @@ static pg_err question(pg_call *c, const pg_guard_check *k, const uint8_t live_s
 /* Charged before the question is asked (the input itself is the answer),
  * whatever the answer will be. A refusal says the balance, as every
  * disclosure refusal does. */
-static pg_err charge(pg_call *c, const pg_guard_check *k, const uint8_t live_sha[PG_SHA256_LEN], pg_error *e) {
+static pg_err charge(pg_call *c, size_t first, const pg_guard_check *k, const uint8_t live_sha[PG_SHA256_LEN],
+                     pg_error *e) {
     if (!pg_call_protected(c)) return PG_OK;
     if (c->tiles_failed)
         return pg_error_set(e, PG_E_INTERNAL, "retry", "the disclosure ledger could not key these pixels: refused");
     uint64_t q = 0;
     pg_err rc = question(c, k, live_sha, &q, e);
     pg_disclose_receipt r;
+    size_t n = c->n_tiles > first ? c->n_tiles - first : 0;
     if (!rc)
-        rc = pg_disclose_charge(c->b->disclose, c->view, (uint32_t)c->peer->uid, c->tiles, c->n_tiles, q,
+        rc = pg_disclose_charge(c->b->disclose, c->view, (uint32_t)c->peer->uid, n ? c->tiles + first : NULL, n, q,
                                 pg_guard_bits(), &r, e);
     if (!rc) c->bits += r.charged;
     if (rc == PG_E_POLICY && !c->details) {
@@ -153,6 +157,7 @@ pg_err pg_guard_prepare(pg_call *c, const char *token, const pg_window *w, int64
     pg_img *img = NULL;
     pg_tok_meta m;
     memset(&m, 0, sizeof m);
+    size_t first = c->n_tiles; /* the tiles this answer is about start here */
     if (!rc) rc = pg_call_token_image(c, token, &img, k->label, &m, e);
     if (!rc) rc = token_fits(&m, k->label, w, e);
     int64_t tx = x - m.region_x, ty = y - m.region_y; /* full resolution: token pixels are the window's */
@@ -164,9 +169,9 @@ pg_err pg_guard_prepare(pg_call *c, const char *token, const pg_window *w, int64
     if (!rc) b = box_around(tx, ty, m.width, m.height), rc = copy_ref(img, b, k, e);
     if (!rc) place(k, w, &m, b, x, y);
     uint8_t live_sha[PG_SHA256_LEN];
-    if (!rc) rc = note_tiles(c, img, &m, b, w, &k->box, live_sha, e);
+    if (!rc) rc = note_tiles(c, first, img, &m, b, w, &k->box, live_sha, e);
     pg_img_free(img);
-    if (!rc) rc = charge(c, k, live_sha, e);
+    if (!rc) rc = charge(c, first, k, live_sha, e);
     if (rc) {
         pg_guard_fini(k);
         return rc;
