@@ -22,9 +22,10 @@
  *   now, and charges the verdict's bits (pg_guard_bits) to the disclosure
  *   ledger BEFORE anything is asked: the input itself tells whether the
  *   check passed, so the charge cannot wait for the answer and is booked
- *   whether it passes or not. The ledger is keyed by the token's tiles in
- *   the box and, for protected pixels, by the live pixels there, read just
- *   before (so asking again about new live pixels is a new question).
+ *   whether it passes or not, to the token's tiles in the box and the live
+ *   tiles there (read just before), as a question of its own: the operation,
+ *   the point and the live pixels' digest, so the same input over unchanged
+ *   pixels is a free repeat and one over repainted pixels a new question.
  *   pg_guard_begin / pg_guard_end go right around the ONE platform input
  *   call; begin's PG_OK always owes an end, TARGET_CHANGED owes nothing.
  *   The reply's "unchanged" (pg_guard_report) tells region (window
