@@ -14,6 +14,7 @@
 #include "pg_broker_fixture.h"
 #include "pg_disclose.h"
 #include "pg_guard.h"
+#include "pg_img_codec.h"
 #include "pg_test.h"
 
 #define FX(fx, policy) \
@@ -223,6 +224,70 @@ PG_TEST(a_downscaled_token_and_a_backend_without_the_check_are_refused_before_an
     CHECK_EQ_INT(guarded(&fx, "click", tok, "\"at\":{\"x\":220,\"y\":60}", &r), PG_E_TIMEOUT);
     pg_fx_reply_fini(&r);
     CHECK_EQ_INT(pg_fake_input_count(fx.fake), 0);
+    pg_fx_fini(&fx);
+}
+
+/* The order form of tests/data as a window of this process (its pixels from the PNG). */
+static uint64_t form_window(pg_fx *fx) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/tests/data/form_tk_v1.png", PG_SOURCE_DIR);
+    FILE *f = fopen(path, "rb");
+    static uint8_t buf[1 << 20];
+    size_t n = f ? fread(buf, 1, sizeof buf, f) : 0;
+    if (f) fclose(f);
+    pg_img *img = NULL;
+    pg_error e;
+    pg_img_limits lim = pg_img_limits_default();
+    uint64_t id = 0;
+    if (n && pg_img_decode(buf, n, &lim, &img, &e) == PG_OK && img->stride == (size_t)img->width * 4) {
+        id = pg_fake_add_window(fx->fake, "Order entry", "Pg_form.tcl", getpid(), 10, 10, img->width, img->height,
+                                0xffffffff);
+        pg_fake_set_pixels(fx->fake, id, img->px);
+    }
+    pg_img_free(img);
+    return id;
+}
+
+/* type --control N --in TOKEN --if-unchanged checks the click that focuses
+ * the control: a dialog raised over the entry stops the text before any
+ * of it goes out. */
+PG_TEST(type_checks_the_click_on_its_control_and_types_nothing_when_it_changed) {
+    FX(fx, "{\"version\":1,\"clients\":{\"users\":[\"*\"]},\"expose_pixels\":\"allow\"}");
+    uint64_t id = form_window(&fx);
+    REQUIRE(id != 0);
+    char tok[32], args[200];
+    REQUIRE(pg_fx_snapshot(&fx, id, tok) == 0);
+    snprintf(args, sizeof args, "{\"token\":\"%s\"}", tok);
+    pg_fx_reply r;
+    REQUIRE(pg_fx_call(&fx, "layout", args, NULL, 0, &r) == PG_OK);
+    const cJSON *ctl, *entry = NULL;
+    cJSON_ArrayForEach(ctl, cJSON_GetObjectItem(r.result, "controls")) {
+        const cJSON *k = cJSON_GetObjectItem(ctl, "kind");
+        if (!entry && cJSON_IsString(k) && !strcmp(k->valuestring, "entry")) entry = ctl;
+    }
+    REQUIRE(entry != NULL);
+    int n = cJSON_GetObjectItem(entry, "n")->valueint;
+    const cJSON *b = cJSON_GetObjectItem(entry, "box");
+    int ex = cJSON_GetObjectItem(b, "x")->valueint + cJSON_GetObjectItem(b, "w")->valueint / 2;
+    int ey = cJSON_GetObjectItem(b, "y")->valueint + cJSON_GetObjectItem(b, "h")->valueint / 2;
+    pg_fx_reply_fini(&r);
+    size_t before = pg_fake_input_count(fx.fake);
+    snprintf(args, sizeof args, "{\"in\":\"%s\",\"control\":%d,\"text\":\"zoe\",\"if_unchanged\":true}", tok, n);
+    REQUIRE(pg_fx_call(&fx, "type", args, NULL, 0, &r) == PG_OK);
+    CHECK(cJSON_GetObjectItem(r.result, "unchanged") != NULL);
+    pg_fx_reply_fini(&r);
+    REQUIRE(pg_fake_input_count(fx.fake) == before + 4);
+    char want[96];
+    snprintf(want, sizeof want, "click %llu %d,%d left x1", (unsigned long long)id, ex, ey);
+    CHECK(!strncmp(pg_fake_input(fx.fake, before), "guard", 5));
+    CHECK_STR(pg_fake_input(fx.fake, before + 1), want);
+    CHECK(input_is(&fx, before + 2, "unguard", 0));
+    CHECK(strstr(pg_fake_input(fx.fake, before + 3), "zoe") != NULL);
+    /* a dialog over the entry */
+    pg_fake_add_window(fx.fake, "Confirm", "Pg_form.tcl", getpid(), 10 + ex - 20, 10 + ey - 10, 60, 30, 0xffffffff);
+    CHECK_EQ_INT(pg_fx_call(&fx, "type", args, NULL, 0, &r), PG_E_TARGET_CHANGED);
+    pg_fx_reply_fini(&r);
+    CHECK_EQ_INT(pg_fake_input_count(fx.fake), before + 4);
     pg_fx_fini(&fx);
 }
 
