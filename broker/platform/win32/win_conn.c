@@ -123,6 +123,7 @@ static pg_err win_open(pg_platform **out, const char *display, pg_error *e) {
 
 static void win_close(pg_platform *p) {
     if (!p) return;
+    win_ui_stop(p);
     win_dxgi_free(p->dxgi);
     free(p);
 }
@@ -221,6 +222,8 @@ static const pg_platform_ops win_ops = {
     .type_text = win_type_text,
     .settle = win_settle,
     .responding = win_responding,
+    .watch_person = win_watch_person,
+    .indicate = win_indicate,
 };
 
 const pg_platform_ops *pg_platform_default(void) { return &win_ops; }
