@@ -17,6 +17,7 @@
 
 #include <dwmapi.h>
 
+#include "pg_person.h"
 #include "win_private.h"
 
 bool win_to_utf8(const wchar_t *w, char *out, size_t cap) {
@@ -124,6 +125,7 @@ static pg_err win_open(pg_platform **out, const char *display, pg_error *e) {
 static void win_close(pg_platform *p) {
     if (!p) return;
     win_ui_stop(p);
+    pg_person_free(p->polled); /* after the thread that reported into it */
     win_dxgi_free(p->dxgi);
     free(p);
 }
@@ -224,6 +226,7 @@ static const pg_platform_ops win_ops = {
     .responding = win_responding,
     .watch_person = win_watch_person,
     .indicate = win_indicate,
+    .person_poll = win_person_poll,
 };
 
 const pg_platform_ops *pg_platform_default(void) { return &win_ops; }

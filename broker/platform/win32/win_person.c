@@ -417,6 +417,31 @@ pg_err win_indicate(pg_platform *p, const pg_indicator *how, pg_error *e) {
     return call(p, WIN_UI_INDICATE, &r);
 }
 
+pg_err win_person_poll(pg_platform *p, const char *stop_key, uint32_t *watching, uint32_t *stop_presses,
+                       uint32_t *tampers, uint32_t *human_events, uint32_t *idle_ms, pg_error *e) {
+    *watching = *stop_presses = *tampers = *human_events = 0;
+    *idle_ms = UINT32_MAX;
+    if (!p->polled && !(p->polled = pg_person_new(NULL, NULL)))
+        return pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory");
+    if (strcmp(p->polled_key, stop_key ? stop_key : "") != 0 || !p->polled_key[0]) {
+        pg_err rc = win_watch_person(p, p->polled, stop_key, e);
+        if (rc) return rc;
+        snprintf(p->polled_key, sizeof p->polled_key, "%s", stop_key);
+    }
+    pg_person_seen s;
+    pg_person_read(p->polled, &s);
+    *watching = s.watching;
+    /* Counters wrap: the proxy takes differences modulo 2^32. */
+    *stop_presses = (uint32_t)s.stop_presses;
+    *tampers = (uint32_t)s.tampers;
+    *human_events = (uint32_t)s.human_events;
+    if (s.last_human_us) {
+        int64_t ms = (pg_mono_us() - s.last_human_us) / 1000;
+        *idle_ms = ms < 0 ? 0 : ms >= UINT32_MAX ? UINT32_MAX - 1 : (uint32_t)ms;
+    }
+    return PG_OK;
+}
+
 void pg_win_person_read_counts(pg_platform *p, pg_win_person_counts *out) {
     memset(out, 0, sizeof *out);
     win_ui *u = p ? p->ui : NULL;
