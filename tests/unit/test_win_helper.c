@@ -79,13 +79,14 @@ static int run_impostor(const wchar_t *pipe) {
 __attribute__((constructor)) static void child_roles(void) {
     int argc = 0;
     wchar_t **argv = CommandLineToArgvW(GetCommandLineW(), &argc);
-    if (!argv || argc != 4 || wcscmp(argv[2], L"--pipe") != 0) {
+    bool token = argc == 6 && !wcscmp(argv[4], L"--input-token");
+    if (!argv || (argc != 4 && !token) || wcscmp(argv[2], L"--pipe") != 0) {
         if (argv) LocalFree(argv);
         return;
     }
     if (!wcscmp(argv[1], L"helper")) {
-        char *name = to_utf8(argv[3]);
-        exit(name ? pg_win_helper_main(name) : 9);
+        char *name = to_utf8(argv[3]), *tok = token ? to_utf8(argv[5]) : NULL;
+        exit(name && (!token || tok) ? pg_win_helper_main(name, tok) : 9);
     }
     if (!wcscmp(argv[1], L"impostor")) exit(run_impostor(argv[3]));
     if (!wcscmp(argv[1], L"quit")) exit(3);
@@ -130,12 +131,21 @@ static bool kill_pid(uint32_t pid) {
 /* ------------------------------------------------- through the helper */
 
 PG_TEST(helper_main_refuses_any_pipe_but_a_helper_pipe) {
-    CHECK_EQ_INT(pg_win_helper_main("\\\\.\\pipe\\pixelgate"), PG_E_USAGE);
-    CHECK_EQ_INT(pg_win_helper_main("\\\\.\\pipe\\pixelgate-helper-0123"), PG_E_USAGE);
-    CHECK_EQ_INT(pg_win_helper_main("\\\\.\\pipe\\pixelgate-helper-0123456789abcdef0123456789ABCDEF"), PG_E_USAGE);
-    CHECK_EQ_INT(pg_win_helper_main("\\\\host\\pipe\\pixelgate-helper-0123456789abcdef0123456789abcdef"),
+    CHECK_EQ_INT(pg_win_helper_main("\\\\.\\pipe\\pixelgate", NULL), PG_E_USAGE);
+    CHECK_EQ_INT(pg_win_helper_main("\\\\.\\pipe\\pixelgate-helper-0123", NULL), PG_E_USAGE);
+    CHECK_EQ_INT(pg_win_helper_main("\\\\.\\pipe\\pixelgate-helper-0123456789abcdef0123456789ABCDEF", NULL), PG_E_USAGE);
+    CHECK_EQ_INT(pg_win_helper_main("\\\\host\\pipe\\pixelgate-helper-0123456789abcdef0123456789abcdef", NULL),
                  PG_E_USAGE);
-    CHECK_EQ_INT(pg_win_helper_main(NULL), PG_E_USAGE);
+    /* A good name with an input token that is not a token handle: refused before connecting. */
+    static const char good[] = "\\\\.\\pipe\\pixelgate-helper-0123456789abcdef0123456789abcdef";
+    HANDLE ev = CreateEventW(NULL, TRUE, FALSE, NULL);
+    char ev_value[32];
+    snprintf(ev_value, sizeof ev_value, "%llu", (unsigned long long)(uintptr_t)ev);
+    CHECK_EQ_INT(pg_win_helper_main(good, "0"), PG_E_USAGE);
+    CHECK_EQ_INT(pg_win_helper_main(good, "12x"), PG_E_USAGE);
+    CHECK_EQ_INT(pg_win_helper_main(good, ev_value), PG_E_USAGE);
+    CloseHandle(ev);
+    CHECK_EQ_INT(pg_win_helper_main(NULL, NULL), PG_E_USAGE);
 }
 
 PG_TEST(caps_through_the_helper_say_win32_and_how_it_was_launched) {
@@ -385,6 +395,16 @@ PG_TEST(the_persons_controls_through_the_helper) {
     pg_person_read(person, &s);
     CHECK(s.watching);
     CHECK_STR(s.stop_key, "Pause");
+    /* Input as the session's user: the launch took the console user's token
+     * and the helper's last SendInput ran impersonating it. */
+    RECT b = env.ta.button;
+    CHECK_EQ_INT(env.ops->click(env.p, env.app, mid_x(b), mid_y(b), PG_BTN_LEFT, 1, &e), PG_OK);
+    pg_caps caps;
+    REQUIRE(env.ops->caps(env.p, &caps, &e) == PG_OK);
+    fprintf(stderr, "helper caps: %s\n", caps.detail);
+    CHECK(strstr(caps.detail, "; input as the session user") != NULL);
+    CHECK(strstr(caps.detail, "last input sent as S-1-") != NULL);
+    CHECK(strstr(caps.detail, "impersonating, level 2") || strstr(caps.detail, "impersonating, level 1"));
     pg_indicator how = {.window = env.app, .mode = PG_INDICATOR_RING};
     snprintf(how.user, sizeof how.user, "agent");
     REQUIRE(env.ops->indicate(env.p, &how, &e) == PG_OK);

@@ -15,8 +15,16 @@
  * never takes the foreground, is in neither window list, and is no cover:
  * the ringed window still captures and clicks; the banner lies along the
  * top of the primary monitor; window 0 hides it.
+ * Whose input: with the session user's token set (WTSQueryUserToken of the
+ * console session; a process that may not ask, the test's own token, said
+ * so), a click and typed text are sent from a thread impersonating it: the
+ * thread token's user is the token's (GetTokenInformation TokenUser) at an
+ * impersonation level; unset, the process's own token again. Wine has one
+ * SID for everyone, so there the level is what tells the two apart.
  */
 #include <windows.h>
+
+#include <wtsapi32.h>
 
 #include <stdio.h>
 #include <string.h>
@@ -26,6 +34,7 @@
 #include "pg_test.h"
 #include "pg_time.h"
 #include "pg_win32.h"
+#include "pg_win_sid.h"
 #include "win_person_rules.h"
 #include "win_testapp.h"
 
@@ -237,4 +246,63 @@ PG_TEST(indicate_refuses_a_window_it_does_not_list_and_close_destroys_the_sign) 
     CHECK(ind && IsWindow(ind));
     env.ops->close(p);
     CHECK(!IsWindow(ind));
+}
+
+static bool token_user(HANDLE tok, char sid[PG_WIN_SID_STR_MAX]) {
+    union {
+        TOKEN_USER tu;
+        BYTE raw[sizeof(TOKEN_USER) + SECURITY_MAX_SID_SIZE];
+    } u;
+    DWORD n;
+    pg_error e;
+    return GetTokenInformation(tok, TokenUser, &u, sizeof u, &n) && pg_win_sid_format(u.tu.User.Sid, sid, &e) == PG_OK;
+}
+
+/* The console session's user's token, as the service gets it; where this
+ * process may not ask (not SYSTEM on Windows), our own token, said so. */
+static HANDLE session_user_token(void) {
+    HANDLE tok = NULL;
+    DWORD session = WTSGetActiveConsoleSessionId();
+    if (WTSQueryUserToken(session, &tok)) {
+        fprintf(stderr, "WTSQueryUserToken(session %lu): a token\n", session);
+        return tok;
+    }
+    fprintf(stderr, "NOTE: WTSQueryUserToken(session %lu) failed (error %lu): this process's own token stands in\n",
+            session, GetLastError());
+    return OpenProcessToken(GetCurrentProcess(), TOKEN_DUPLICATE | TOKEN_QUERY, &tok) ? tok : NULL;
+}
+
+PG_TEST(input_is_sent_from_a_thread_impersonating_the_session_user) {
+    SETUP();
+    pg_error e;
+    HANDLE user = session_user_token();
+    char want[PG_WIN_SID_STR_MAX] = "", self[PG_WIN_SID_STR_MAX] = "", got[PG_WIN_SID_STR_MAX];
+    HANDLE me = NULL;
+    REQUIRE(user && token_user(user, want));
+    REQUIRE(OpenProcessToken(GetCurrentProcess(), TOKEN_QUERY, &me) && token_user(me, self));
+    CloseHandle(me);
+    REQUIRE(pg_win_set_input_token(user, &e) == PG_OK);
+    CloseHandle(user); /* the backend keeps its own copy */
+    int level = -9;
+    RECT b = env.ta.button, ed = env.ta.edit;
+    CHECK_EQ_INT(env.ops->click(env.p, env.app, (b.left + b.right) / 2, (b.top + b.bottom) / 2, PG_BTN_LEFT, 1, &e),
+                 PG_OK);
+    pg_win_input_identity(got, sizeof got, &level);
+    fprintf(stderr, "click sent as %s, impersonation level %d (session user %s, process %s)\n", got, level, want, self);
+    CHECK_STR(got, want);
+    CHECK(level == SecurityIdentification || level == SecurityImpersonation);
+    CHECK_EQ_INT(env.ops->click(env.p, env.app, (ed.left + ed.right) / 2, (ed.top + ed.bottom) / 2, PG_BTN_LEFT, 1, &e),
+                 PG_OK);
+    level = -9;
+    CHECK_EQ_INT(env.ops->type_text(env.p, env.app, "u", &e), PG_OK); /* the checked chunks' path */
+    pg_win_input_identity(got, sizeof got, &level);
+    CHECK_STR(got, want);
+    CHECK(level == SecurityIdentification || level == SecurityImpersonation);
+    HANDLE left = NULL;
+    CHECK(!OpenThreadToken(GetCurrentThread(), TOKEN_QUERY, TRUE, &left) && GetLastError() == ERROR_NO_TOKEN);
+    REQUIRE(pg_win_set_input_token(NULL, &e) == PG_OK);
+    CHECK_EQ_INT(env.ops->type_text(env.p, env.app, "v", &e), PG_OK);
+    pg_win_input_identity(got, sizeof got, &level);
+    CHECK_STR(got, self);
+    CHECK_EQ_INT(level, -1);
 }

@@ -52,6 +52,20 @@ typedef struct {
 } pg_win_person_counts;
 void pg_win_person_read_counts(pg_platform *p, pg_win_person_counts *out);
 
+/* Input as the session's user: from here on every SendInput of this process
+ * runs on a thread impersonating token (a token of the interactive user,
+ * e.g. WTSQueryUserToken's; duplicated, the caller keeps its own), so the
+ * injecting thread's token is the user's, not the process's; NULL: the
+ * process's own again. Process-wide (the session helper has one backend);
+ * set it before input starts. A thread that cannot take the token sends
+ * nothing. */
+pg_err pg_win_set_input_token(void *token, pg_error *e);
+/* Who the last SendInput ran as: the thread's token's user SID
+ * ("S-1-5-21-..."; "" before any input) and its impersonation level
+ * (SECURITY_IMPERSONATION_LEVEL: 1 identification, 2 impersonation; -1: no
+ * thread token, the process's own). */
+void pg_win_input_identity(char *sid, size_t cap, int *level);
+
 /* The indicator window (an HWND; 0 before indicate showed one) and what
  * SetWindowDisplayAffinity(WDA_EXCLUDEFROMCAPTURE) answered for it. */
 uint64_t pg_win_indicator_window(pg_platform *p, char *affinity, size_t cap);

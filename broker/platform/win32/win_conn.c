@@ -18,6 +18,7 @@
 #include <dwmapi.h>
 
 #include "pg_person.h"
+#include "pg_win_sid.h"
 #include "win_private.h"
 
 bool win_to_utf8(const wchar_t *w, char *out, size_t cap) {
@@ -164,13 +165,19 @@ static pg_err win_caps(pg_platform *p, pg_caps *out, pg_error *e) {
      * one decorates or stacks windows for us. */
     out->window_manager = dwm;
     snprintf(out->backend, sizeof out->backend, "win32");
+    /* Whose token the last SendInput ran with (pg_win_set_input_token). */
+    char sid[PG_WIN_SID_STR_MAX], who[PG_WIN_SID_STR_MAX + 48] = "";
+    int level;
+    pg_win_input_identity(sid, sizeof sid, &level);
+    if (sid[0] && level >= 0) snprintf(who, sizeof who, "; last input sent as %s (impersonating, level %d)", sid, level);
+    else if (sid[0]) snprintf(who, sizeof who, "; last input sent as %s (the process token)", sid);
     snprintf(out->detail, sizeof out->detail,
              "dpi: %s, system %u; virtual screen %dx%d at %d,%d; dwm: %s; screen capture: dxgi "
-             "duplication, else bitblt; window capture: printwindow, bitblt if black%s%s",
+             "duplication, else bitblt; window capture: printwindow, bitblt if black%s%s%s",
              p->dpi_mode, system_dpi(),
              GetSystemMetrics(SM_CXVIRTUALSCREEN), GetSystemMetrics(SM_CYVIRTUALSCREEN),
              GetSystemMetrics(SM_XVIRTUALSCREEN), GetSystemMetrics(SM_YVIRTUALSCREEN),
-             dwm ? "composition on" : "off", p->wine[0] ? "; wine " : "", p->wine);
+             dwm ? "composition on" : "off", p->wine[0] ? "; wine " : "", p->wine, who);
     return PG_OK;
 }
 
