@@ -44,7 +44,8 @@
  * a thread of the proxy polls every PG_HELPER_PERSON_POLL_MS, under the
  * call lock like any call, and reports what the helper's hooks counted
  * since into the broker's pg_person (a stop press seen during a long call
- * arrives when that call ends); close stops it first.
+ * arrives when that call ends; after a failed poll, which says "not
+ * watching", it waits twice as long, up to 5 s); close stops it first.
  *
  * Server (helper side): pg_helper_serve_one reads one request, answers it
  * from the backend it was given, and writes the reply. It answers only ops

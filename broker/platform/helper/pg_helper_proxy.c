@@ -759,29 +759,39 @@ static void report(person_poller *w, const person_counts *c) {
     w->seen = *c;
 }
 
-static void poll_and_report(proxy *x) {
+static bool poll_and_report(proxy *x) {
     person_counts c;
     pg_error e;
     if (poll_once(x, &c, &e) != PG_OK) {
         pg_person_set_watching(x->poll.person, false, x->poll.stop_key, e.message);
-        return;
+        return false;
     }
     report(&x->poll, &c);
     pg_person_set_watching(x->poll.person, c.watching != 0, x->poll.stop_key,
                            "the session helper watches no input now");
+    return true;
 }
+
+/* After a failed poll the next waits twice as long, up to this: a call
+ * through a helper that is gone starts a new one, and a session without
+ * one must not be asked ten times a second. */
+#define PERSON_POLL_BACKOFF_MAX_MS 5000u
 
 static void *poller_main(void *arg) {
     proxy *x = arg;
     person_poller *w = &x->poll;
+    uint32_t wait_ms = PG_HELPER_PERSON_POLL_MS;
     pthread_mutex_lock(&w->lock);
     while (!w->quit) {
         pthread_mutex_unlock(&w->lock);
-        poll_and_report(x);
+        bool ok = poll_and_report(x);
+        wait_ms = ok ? PG_HELPER_PERSON_POLL_MS
+                     : wait_ms * 2 < PERSON_POLL_BACKOFF_MAX_MS ? wait_ms * 2 : PERSON_POLL_BACKOFF_MAX_MS;
         pthread_mutex_lock(&w->lock);
         struct timespec until;
         clock_gettime(CLOCK_MONOTONIC, &until);
-        until.tv_nsec += (long)PG_HELPER_PERSON_POLL_MS * 1000000L;
+        until.tv_sec += wait_ms / 1000u; /* seconds apart: tv_nsec is a 32-bit long on Windows */
+        until.tv_nsec += (long)(wait_ms % 1000u) * 1000000L;
         until.tv_sec += until.tv_nsec / 1000000000L;
         until.tv_nsec %= 1000000000L;
         while (!w->quit && pthread_cond_timedwait(&w->wake, &w->lock, &until) != ETIMEDOUT) {
