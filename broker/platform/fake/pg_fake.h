@@ -127,6 +127,9 @@ void pg_fake_unconfirm(pg_fake *f, unsigned times);
 
 /* The input recorded so far, one line per event. */
 size_t pg_fake_input_count(const pg_fake *f);
+/* The pg_person person_poll (the helper's side of watch_person) reads: a
+ * test reports presses and activity into it. NULL until the first poll. */
+pg_person *pg_fake_polled_person(pg_fake *f);
 const char *pg_fake_input(const pg_fake *f, size_t i);
 /* How many captures (window and screen) ran. */
 unsigned pg_fake_captures(const pg_fake *f);
