@@ -17,6 +17,8 @@ PKGS=(
   libxcb1-dev libxcb-shm0-dev libxcb-xtest0-dev libxcb-composite0-dev libxcb-res0-dev
   libxcb-damage0-dev libxcb-xfixes0-dev libxcb-randr0-dev libxkbcommon-x11-dev libxkbcommon-dev
   libx11-dev libx11-xcb-dev
+  # XInput 2.2 raw events: the person's own keys and mouse told from injected ones (x11_person.c)
+  libxcb-xinput-dev
   # the session helper's wlroots backend: libwayland and wayland-scanner
   libwayland-dev libwayland-bin
   # readiness, socket activation and logind (pixelgated); logind mocked in tests
@@ -25,6 +27,9 @@ PKGS=(
   zsh fish
   # the desktop the tests and the demo drive
   xvfb xauth x11-utils x11-xserver-utils x11-apps tk openbox fonts-dejavu-core
+  # the person's keyboard in unit.test_x11_person: a nested server fed from the host (Xephyr),
+  # and xinput to disable and re-flag its keyboard as another client would
+  xserver-xephyr xinput
   # test and bench tools
   jq curl iproute2 desktop-file-utils python3 python3-opencv python3-skimage imagemagick hyperfine procps passwd util-linux
   # a real SSH login on loopback for the remote-client checks (tests/security/security.sh)
