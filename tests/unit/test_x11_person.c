@@ -31,10 +31,12 @@
 #include <unistd.h>
 
 #include <xcb/xcb.h>
+#include <xcb/xinput.h>
 #include <xcb/xtest.h>
 
 #include "pg_person.h"
 #include "pg_platform.h"
+#include "pg_platform_decl.h"
 #include "pg_test.h"
 #include "pg_time.h"
 
@@ -347,6 +349,13 @@ PG_TEST(watching_pause) {
     CHECK(s.watching);
     CHECK_STR(s.stop_key, "Pause");
     CHECK_EQ_INT(s.tampers, 0);
+    /* The table and pg_platform.def agree (watch_person is X11's now). */
+    pg_caps caps;
+    pg_error e;
+    char why[512] = "";
+    REQUIRE(env.ops->caps(env.p, &caps, &e) == PG_OK);
+    CHECK_EQ_INT(pg_platform_conform(env.ops, PG_BK_X11, &caps, why, sizeof why), 0);
+    if (why[0]) fprintf(stderr, "  %s\n", why);
 }
 
 PG_TEST(agent_pause_does_not_count) {
@@ -446,6 +455,41 @@ PG_TEST(bad_key_name_is_badinput) {
     CHECK(seen_now(env.person).watching); /* the running watcher stays */
 }
 
+/* A key that no keycode makes: the watcher runs (tampering and activity
+ * still count) but says it does not watch for the stop key, and why. */
+PG_TEST(stop_key_not_on_the_keymap_is_not_watching) {
+    READY();
+    pg_platform *second = NULL;
+    pg_person *other = pg_person_new(NULL, NULL);
+    pg_error e;
+    REQUIRE(env.ops->open(&second, env.nest_dpy, &e) == PG_OK);
+    CHECK_EQ_INT(env.ops->watch_person(second, other, "F35", &e), PG_OK);
+    pg_person_seen s = seen_now(other);
+    CHECK(!s.watching);
+    CHECK_STR(s.why_not, "no key on the keyboard map makes F35");
+    person_moves();
+    CHECK(await_seen(other, more_human, 0, &s));
+    env.ops->close(second);
+    pg_person_free(other);
+}
+
+/* Another master comes with XTEST slaves of its own ("Second XTEST
+ * keyboard", flagged): no tamper when it comes or goes (its XTEST keyboard
+ * is removed with it). */
+PG_TEST(a_second_master_is_no_tamper) {
+    READY();
+    pg_person_seen before = seen_now(env.person), after;
+    char *create[] = {"xinput", "create-master", "Second", NULL};
+    char *remove[] = {"xinput", "remove-master", "Second pointer", NULL};
+    REQUIRE(run_nested(create) == 0);
+    person_moves(); /* seen: the watcher has read the new devices */
+    REQUIRE(await_seen(env.person, more_human, before.human_events, &after));
+    REQUIRE(run_nested(remove) == 0);
+    person_moves();
+    REQUIRE(await_seen(env.person, more_human, after.human_events, &after));
+    CHECK_EQ_INT(after.tampers, before.tampers);
+}
+
 PG_TEST(close_joins_a_running_watcher) {
     READY();
     pg_platform *second = NULL;
@@ -509,6 +553,72 @@ PG_TEST(disabled_keyboard_is_tamper) {
     person_moves();
     REQUIRE(await_seen(env.person, more_human, after.human_events, &after));
     CHECK_EQ_INT(after.tampers, before.tampers + 1);
+}
+
+static xcb_atom_t nest_atom(const char *name) {
+    xcb_intern_atom_reply_t *r =
+        xcb_intern_atom_reply(env.nest, xcb_intern_atom(env.nest, 0, (uint16_t)strlen(name), name), NULL);
+    xcb_atom_t a = r ? r->atom : XCB_NONE;
+    free(r);
+    return a;
+}
+
+/* The nested device named name, by XI 2: its id, 0 if none. */
+static uint16_t nest_device(const char *name) {
+    xcb_input_xi_query_device_reply_t *r = xcb_input_xi_query_device_reply(
+        env.nest, xcb_input_xi_query_device(env.nest, XCB_INPUT_DEVICE_ALL), NULL);
+    uint16_t id = 0;
+    for (xcb_input_xi_device_info_iterator_t it = r ? xcb_input_xi_query_device_infos_iterator(r)
+                                                    : (xcb_input_xi_device_info_iterator_t){0};
+         r && it.rem; xcb_input_xi_device_info_next(&it))
+        if ((size_t)xcb_input_xi_device_info_name_length(it.data) == strlen(name) &&
+            memcmp(xcb_input_xi_device_info_name(it.data), name, strlen(name)) == 0)
+            id = it.data->deviceid;
+    free(r);
+    return id;
+}
+
+/* "Device Enabled" of devices ids[0..n) set to on, in one burst. */
+static void set_enabled(const uint16_t *ids, int n, bool on) {
+    xcb_atom_t enabled = nest_atom("Device Enabled");
+    uint8_t value = on ? 1 : 0;
+    for (int i = 0; i < n; i++)
+        xcb_input_xi_change_property(env.nest, ids[i], XCB_PROP_MODE_REPLACE, 8, enabled, XCB_ATOM_INTEGER, 1, &value);
+    sync_with(env.nest);
+}
+
+/* The mouse disabled and the keyboard right after: the watcher reads the
+ * devices again on the mouse's change, when the server has disabled the
+ * keyboard too, and must still see the keyboard's change as a tamper. */
+PG_TEST(a_change_just_before_does_not_hide_a_disable) {
+    READY();
+    uint16_t ids[2] = {nest_device("Xephyr virtual mouse"), nest_device("Xephyr virtual keyboard")};
+    REQUIRE(ids[0] && ids[1]);
+    pg_person_seen before = seen_now(env.person), after;
+    set_enabled(ids, 2, false);
+    bool seen = await_seen(env.person, more_tampers, before.tampers, &after);
+    set_enabled(ids, 2, true);
+    REQUIRE(seen);
+    CHECK(strstr(after.tamper_why, "(Xephyr virtual keyboard) disabled") != NULL);
+    CHECK_EQ_INT(after.tampers, before.tampers + 1); /* the mouse is no tamper */
+    person_moves(); /* both enabled again: the person's motion arrives */
+    REQUIRE(await_seen(env.person, more_human, after.human_events, &after));
+    CHECK_EQ_INT(after.tampers, before.tampers + 1);
+}
+
+/* Floated off its master, the keyboard no longer types into anything. */
+PG_TEST(floated_keyboard_is_tamper) {
+    READY();
+    pg_person_seen before = seen_now(env.person), after;
+    char *floating[] = {"xinput", "float", "Xephyr virtual keyboard", NULL};
+    REQUIRE(run_nested(floating) == 0);
+    REQUIRE(await_seen(env.person, more_tampers, before.tampers, &after));
+    CHECK(strstr(after.tamper_why, "(Xephyr virtual keyboard) detached") != NULL);
+    fprintf(stderr, "  tamper: %s\n", after.tamper_why);
+    /* Floating, its keys still come from it (no reattach: Xephyr 21.1.7
+     * dies on `xinput reattach` of its keyboard). */
+    physical_pause_counts_once(pg_failed_);
+    CHECK_EQ_INT(seen_now(env.person).tampers, before.tampers + 1);
 }
 
 /* Last: the nested server goes away under the watcher. */

@@ -16,7 +16,7 @@ set_tests_properties(unit.xsession_xhost PROPERTIES LABELS "x11;package" TIMEOUT
 # watch_person (broker/platform/x11/x11_person.c): a person's keys and mouse
 # through Xephyr nested in its own Xvfb (:210..:219), the agent's through
 # XTEST. Needs Xvfb, Xephyr and xinput on PATH; fails (never skips) without them.
-pkg_check_modules(PG_TEST_XTEST REQUIRED IMPORTED_TARGET xcb-xtest)
-pg_unit_test(test_x11_person SOURCES test_x11_person.c LIBS pg_platform_x11 pg_person PkgConfig::PG_TEST_XCB
-             PkgConfig::PG_TEST_XTEST)
+pkg_check_modules(PG_TEST_XI REQUIRED IMPORTED_TARGET xcb-xtest xcb-xinput)
+pg_unit_test(test_x11_person SOURCES test_x11_person.c LIBS pg_platform_x11 pg_person pg_platform_decl PkgConfig::PG_TEST_XCB
+             PkgConfig::PG_TEST_XI)
 set_tests_properties(unit.test_x11_person PROPERTIES LABELS "x11" TIMEOUT 180) # its own servers: not "unit"

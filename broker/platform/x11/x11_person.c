@@ -19,7 +19,7 @@
  *   is pg_person_stop_key (a press the server flags as a repeat is only
  *   activity; XKB's own autorepeat makes no raw events at all). Any other
  *   physical key press, button press or motion is pg_person_activity.
- * - Tampering, pg_person_tamper naming the device: an enabled physical slave
+ * - Tampering, pg_person_tamper naming the device: a physical slave
  *   keyboard removed, disabled or detached (Hierarchy), or "XTEST Device"
  *   set on any device that is not one of the server's XTEST slaves
  *   (Property event, or found so when the watcher starts).
@@ -52,7 +52,6 @@ typedef struct {
     bool known;
     uint16_t type;        /* XCB_INPUT_DEVICE_TYPE_* */
     uint16_t attachment;  /* a slave's master, a master's paired master */
-    bool enabled;
     bool keyboard;        /* a slave keyboard, or a floating slave with keys */
     bool xtest_prop;      /* carries "XTEST Device" */
     bool server_xtest;    /* one of the server's own XTEST slaves: its input is injected */
@@ -120,10 +119,10 @@ static bool has_key_class(xcb_input_xi_device_info_t *info) {
 static void note_device(x11_person *w, xcb_input_xi_device_info_t *info) {
     if (info->deviceid >= PERSON_MAX_DEVICES) return;
     person_device *d = &w->dev[info->deviceid];
+    memset(d, 0, sizeof *d); /* the id may be another device's now */
     d->known = true;
     d->type = info->type;
     d->attachment = info->attachment;
-    d->enabled = info->enabled != 0;
     d->keyboard = info->type == XCB_INPUT_DEVICE_TYPE_SLAVE_KEYBOARD ||
                   (info->type == XCB_INPUT_DEVICE_TYPE_FLOATING_SLAVE && has_key_class(info));
     int len = xcb_input_xi_device_info_name_length(info);
@@ -158,11 +157,11 @@ static bool server_xtest(const x11_person *w, const person_device *d) {
     return strcmp(expected, d->name) == 0;
 }
 
-/* Which slaves carry "XTEST Device": asked for all of them at once. */
-static void read_xtest_flags(x11_person *w) {
+/* Which present slaves carry "XTEST Device": asked for all at once. */
+static void read_xtest_flags(x11_person *w, const bool *present) {
     unsigned int seq[PERSON_MAX_DEVICES] = {0};
     for (int id = 0; id < PERSON_MAX_DEVICES; id++)
-        if (w->dev[id].known && is_slave(&w->dev[id]))
+        if (present[id] && is_slave(&w->dev[id]))
             seq[id] = xcb_input_xi_get_property(w->c, (xcb_input_device_id_t)id, 0, w->xtest_atom,
                                                 XCB_GET_PROPERTY_TYPE_ANY, 0, 1).sequence;
     for (int id = 0; id < PERSON_MAX_DEVICES; id++) {
@@ -173,19 +172,27 @@ static void read_xtest_flags(x11_person *w) {
     }
 }
 
-/* Read the device table afresh. False when the server did not answer. */
+/* Read the devices the server has now into the table. The server may be
+ * ahead of the events still queued for us (a device already removed or
+ * disabled whose event is yet to come), so an event is judged by what a
+ * device is (its name, kind, and whether it is an XTEST slave), never by its
+ * state, and a device that is gone keeps its entry until its id is reused:
+ * the event that says it went can still name it. False when the server did
+ * not answer. */
 static bool load_devices(x11_person *w) {
     xcb_input_xi_query_device_reply_t *r =
         ask(w->c, xcb_input_xi_query_device(w->c, XCB_INPUT_DEVICE_ALL).sequence);
     if (!r) return false;
-    memset(w->dev, 0, sizeof w->dev);
+    bool present[PERSON_MAX_DEVICES] = {0};
     for (xcb_input_xi_device_info_iterator_t it = xcb_input_xi_query_device_infos_iterator(r); it.rem;
-         xcb_input_xi_device_info_next(&it))
+         xcb_input_xi_device_info_next(&it)) {
         note_device(w, it.data);
+        if (it.data->deviceid < PERSON_MAX_DEVICES) present[it.data->deviceid] = true;
+    }
     free(r);
-    read_xtest_flags(w);
+    read_xtest_flags(w, present);
     for (int id = 0; id < PERSON_MAX_DEVICES; id++)
-        if (w->dev[id].known && is_slave(&w->dev[id])) w->dev[id].server_xtest = server_xtest(w, &w->dev[id]);
+        if (present[id] && is_slave(&w->dev[id])) w->dev[id].server_xtest = server_xtest(w, &w->dev[id]);
     return true;
 }
 
@@ -254,17 +261,18 @@ static void on_raw(x11_person *w, const xcb_input_raw_key_press_event_t *ev) {
     else pg_person_activity(w->person, pg_mono_us());
 }
 
-/* What the hierarchy change did to a physical keyboard that was working. */
-static const char *keyboard_loss(const person_device *before, uint32_t flags) {
-    if (!before->known || !before->keyboard || before->server_xtest || !before->enabled) return NULL;
+/* What the hierarchy change did to a physical keyboard (by the event's
+ * flags: the table's state may be newer than the event). */
+static const char *keyboard_loss(const person_device *d, uint32_t flags) {
+    if (!d->known || !d->keyboard || d->server_xtest) return NULL;
     if (flags & XCB_INPUT_HIERARCHY_MASK_SLAVE_REMOVED) return "removed";
     if (flags & XCB_INPUT_HIERARCHY_MASK_DEVICE_DISABLED) return "disabled";
     if (flags & XCB_INPUT_HIERARCHY_MASK_SLAVE_DETACHED) return "detached";
     return NULL;
 }
 
-/* Judged against the table as it was before the change (a removed device
- * is not in the new one), then the table is read again. */
+/* Judged by the table's description of each device (a removed one is
+ * still there), then the table is read again. */
 static void on_hierarchy(x11_person *w, xcb_input_hierarchy_event_t *ev) {
     xcb_input_hierarchy_info_t *info = xcb_input_hierarchy_infos(ev);
     int n = xcb_input_hierarchy_infos_length(ev);
