@@ -497,12 +497,17 @@ PG_TEST(close_joins_a_running_watcher) {
     pg_error e;
     REQUIRE(env.ops->open(&second, env.nest_dpy, &e) == PG_OK);
     CHECK_EQ_INT(env.ops->watch_person(second, other, "Pause", &e), PG_OK);
+    CHECK_EQ_INT(env.ops->watch_person(second, other, "Pause", &e), PG_OK); /* the same: watching already */
     CHECK_EQ_INT(env.ops->watch_person(second, other, "Scroll_Lock", &e), PG_OK); /* replaces the first */
     pg_person_seen s = seen_now(other);
     CHECK(s.watching);
     CHECK_STR(s.stop_key, "Scroll_Lock");
+    person_presses(keycode_of(env.host, KEYSYM_SCROLL_LOCK), true);
+    person_presses(keycode_of(env.host, KEYSYM_SCROLL_LOCK), false);
     person_moves();
-    CHECK(await_seen(other, more_human, 0, &s));
+    CHECK(await_seen(other, more_human, 1, &s)); /* one watcher: each counted once */
+    CHECK_EQ_INT(s.stop_presses, 1);
+    CHECK_EQ_INT(s.human_events, 2);
     env.ops->close(second); /* the thread is running: close stops and joins it */
     pg_person_free(other);
 }

@@ -387,11 +387,8 @@ static void person_free(x11_person *w) {
 }
 
 /* The watcher of handle p's display, reporting into person. */
-static pg_err person_start(pg_platform *p, pg_person *person, const char *stop_key, x11_person **out, pg_error *e) {
-    xkb_keysym_t sym = xkb_keysym_from_name(stop_key, XKB_KEYSYM_NO_FLAGS);
-    if (sym == XKB_KEY_NoSymbol)
-        return pg_error_set(e, PG_E_BADINPUT, "name an X keysym, e.g. Pause or Scroll_Lock",
-                            "no key is named '%s'", stop_key);
+static pg_err person_start(pg_platform *p, pg_person *person, const char *stop_key, xkb_keysym_t sym,
+                           x11_person **out, pg_error *e) {
     x11_person *w = calloc(1, sizeof *w);
     if (!w) return pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory");
     w->person = person;
@@ -431,11 +428,15 @@ void x11_person_stop(x11_person *w) {
 pg_err x11_watch_person(pg_platform *p, pg_person *person, const char *stop_key, pg_error *e) {
     if (!p || !person || !stop_key || !stop_key[0])
         return pg_error_set(e, PG_E_BADINPUT, NULL, "watch_person needs a handle, a person and a key name");
-    x11_person *w = NULL;
-    pg_err rc = person_start(p, person, stop_key, &w, e);
-    if (rc != PG_OK) return rc;
-    /* One watcher per handle: a second call (another key) replaces the first. */
-    x11_person_stop(p->person_watch);
-    p->person_watch = w;
-    return PG_OK;
+    xkb_keysym_t sym = xkb_keysym_from_name(stop_key, XKB_KEYSYM_NO_FLAGS);
+    if (sym == XKB_KEY_NoSymbol)
+        return pg_error_set(e, PG_E_BADINPUT, "name an X keysym, e.g. Pause or Scroll_Lock",
+                            "no key is named '%s'", stop_key);
+    x11_person *running = p->person_watch;
+    if (running && running->person == person && running->stop_sym == sym) return PG_OK; /* watching already */
+    /* One watcher per handle: another key replaces the first. The old one
+     * goes first, so that no press is counted by two watchers. */
+    x11_person_stop(running);
+    p->person_watch = NULL;
+    return person_start(p, person, stop_key, sym, &p->person_watch, e);
 }

@@ -233,7 +233,8 @@ pg_err x11_keymap_type(pg_platform *p, x11_keymap *k, xcb_window_t target, const
 /* ---- x11_person.c: the person's own input (watch_person) ---- */
 typedef struct x11_person x11_person;
 /* pg_platform_ops.watch_person: a watcher on its own connection and thread
- * (x11_person.c says what it reports); a second call replaces the first. */
+ * (x11_person.c says what it reports). Called again: the same person and key
+ * keep the running watcher, another key replaces it. */
 pg_err x11_watch_person(pg_platform *p, pg_person *person, const char *stop_key, pg_error *e);
 /* Ends the watcher's thread and closes its connection (NULL: nothing). */
 void x11_person_stop(x11_person *w);
