@@ -279,3 +279,13 @@ pg_err pg_cli_image_arg(pg_cli_request *req, const char *name, const char *value
     req->n_att++;
     return PG_OK;
 }
+
+void pg_cli_bind_lease(pg_cli_request *req) {
+    if (!req->op || strcmp(req->op, "lease") != 0) return;
+    if (!req->args) req->args = cJSON_CreateObject();
+    if (!req->args || cJSON_GetObjectItemCaseSensitive(req->args, "release") ||
+        cJSON_GetObjectItemCaseSensitive(req->args, "break_all") ||
+        cJSON_GetObjectItemCaseSensitive(req->args, "connection"))
+        return;
+    cJSON_AddBoolToObject(req->args, "connection", 1);
+}

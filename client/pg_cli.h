@@ -48,6 +48,12 @@ bool pg_cli_is_group(const char *word);
 /* argv (the words after the command) -> *out, reading the files it names. */
 pg_err pg_cli_build(const pg_opdecl *d, int argc, char **argv, pg_cli_request *out, pg_error *e);
 
+/* Inside one long connection (run scripts, pixelgate mcp) a lease that is
+ * taken belongs to that connection: it ends when the script or the session
+ * does, not at its ttl (the broker's lease --connection). Adds
+ * "connection": true to a lease request that takes one. */
+void pg_cli_bind_lease(pg_cli_request *req);
+
 /* Help text from the declaration: the usage line, one argument's spelling
  * ("--window REGEX"), and the whole `pixelgate help CMD` page. */
 void pg_cli_synopsis(const pg_opdecl *d, char *out, size_t n);

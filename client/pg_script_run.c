@@ -111,6 +111,7 @@ static pg_err call(runner *r, char **words, int n, cJSON **result, cJSON **detai
         pg_cli_request_fini(&req);
         return rc;
     }
+    pg_cli_bind_lease(&req); /* a lease the script takes ends with the script */
     return pg_session_call(&r->sess, &req, result, details, e);
 }
 

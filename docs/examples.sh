@@ -45,6 +45,14 @@ A() { ex "$PG_AGENT" "$@"; }
 W='pixelgate demo'
 A ping
 A caps
+# The person's controls: one agent at the keyboard, then a wait for the person to be idle.
+A lease --ttl 60
+LEASE=$(jq -r .lease <<<"$LAST")
+ex "$PG_OTHER" click --window "$W" --at 10,10
+A focus --window "$W" --lease "$LEASE"
+A lease --release "$LEASE"
+A wait-idle --timeout 5
+ex "$APPROVER" resume
 A windows --match "$W"
 A screens
 A snapshot --output screen --region 40,40,480,260

@@ -160,6 +160,9 @@ typedef struct {
     uint32_t min_area;
 } pg_policy_view;
 
+/* person.indicator: how the sign that an agent drives is drawn. */
+typedef enum { PG_INDICATE_OFF = 0, PG_INDICATE_RING, PG_INDICATE_BANNER } pg_policy_indicator;
+
 /* Broker-wide settings that are not per user. */
 typedef struct {
     const char *audit_path;      /* NULL: <state-dir>/audit.jsonl */
@@ -173,6 +176,13 @@ typedef struct {
                                     and DACL); false: parsed from memory, or under Wine */
     const char *source;          /* path given to pg_policy_load, or "(memory)" */
     const char *sha256;          /* hex SHA-256 of the policy bytes, for the audit log */
+    /* person: the person's controls (docs/privacy.md "The person's controls"). */
+    const char *person_stop_key;        /* the physical key that stops every agent ("Pause") */
+    uint32_t person_quiet_ms;           /* take-over: agents wait this long after the person's last input */
+    pg_policy_indicator person_indicator; /* ring (default), banner, off (the administrator's choice alone) */
+    uint32_t person_indicator_linger_ms; /* the sign stays this long after the agent's last input */
+    uint32_t lease_idle_s;              /* a lease ends after this long without input from its holder */
+    uint32_t lease_max_s;               /* and lasts at most this long, whatever --ttl says */
 } pg_policy_settings;
 
 /* Who is asking, as the kernel says (never from the request). */

@@ -31,6 +31,10 @@
 #define DEF_TIMEOUT_S 30u
 #define DEF_MAX_RESPONSE 65536u
 #define DEF_ROTATE_MB 64u
+#define DEF_PERSON_QUIET_MS 3000u   /* take-over: a few seconds after the person's last input */
+#define DEF_PERSON_LINGER_MS 3000u  /* the indicator stays this long after the agent's last input */
+#define DEF_LEASE_IDLE_S 60u
+#define DEF_LEASE_MAX_S 3600u
 #define DEF_AUDIT_FLUSH_MS 20u /* group commit: docs/audit.md "Durability" */
 #define DEF_BITS_PER_TILE_HOUR 128u /* per 16x16 tile content: see docs/threat-model.md */
 #define DEF_BITS_PER_USER_HOUR 8388608u /* 8 Mibit: tests/integration/busy_agent.sh is charged up to 6 an hour */
@@ -546,10 +550,11 @@ static pg_err parse_endpoint(pc *c, const char *name, const cJSON *v, const char
 /* ---- sections ----------------------------------------------------------- */
 
 static const char *const top_keys[] = {"version", "expose_pixels", "analysis", "clients", "approvers", "baselines",
-                                       "capture", "input", "tokens", "images", "disclosure", "audit", "users", NULL};
+                                       "capture", "input", "tokens", "images", "disclosure", "audit", "person", "users", NULL};
 static const char *const user_keys[] = {"expose_pixels", "analysis", "capture", "input",
                                         "tokens",        "images",   "disclosure", NULL};
-static const char *const global_only[] = {"version", "clients", "approvers", "baselines", "audit", "users", NULL};
+static const char *const global_only[] = {"version", "clients", "approvers", "baselines", "audit", "person", "users",
+                                          NULL};
 static const char *const analysis_keys[] = {"mode",        "endpoints", "allowlist", "default_endpoint", "ocr",
                                             "ocr_languages", NULL};
 static const char *const user_analysis_keys[] = {"mode", "endpoints", "default_endpoint", "ocr", "ocr_languages", NULL};
@@ -657,6 +662,8 @@ static const char *const tokens_keys[] = {"ttl_s", "spool_quota_mb", NULL};
 static const char *const images_keys[] = {"max_input_bytes", "max_pixels", NULL};
 static const char *const disclosure_keys[] = {"bits_per_tile_hour", "bits_per_user_hour", "min_area", "bits_per_source_hour", NULL};
 static const char *const clients_keys[] = {"users", "groups", "remote", NULL};
+static const char *const person_keys[] = {"stop_key", "quiet_ms", "indicator", "indicator_linger_ms",
+                                          "lease_idle_s", "lease_max_s", NULL};
 static const char *const audit_keys[] = {"path", "rotate_mb", "flush_ms", "journal", "journal_window_titles", NULL};
 
 static const char *const expose_names[] = {"never", "analyze-only", "allow"};
@@ -1052,6 +1059,48 @@ static pg_err parse_clients(pc *c, const cJSON *x, pg_policy *p) {
     return PG_OK;
 }
 
+/* person: the person's controls (docs/policy.md "person"). The stop key is
+ * a key name the backends resolve (X11 keysym names): letters, digits and
+ * underscores only, so it cannot smuggle a chord. */
+static const char *const indicator_names[] = {"off", "ring", "banner"};
+
+static pg_err parse_person(pc *c, const cJSON *x, pg_policy *p) {
+    pg_err rc = check_object(c, x, "$.person", person_keys, NULL, NULL);
+    if (rc != PG_OK) return rc;
+    pg_policy_settings *s = &p->settings;
+    const cJSON *y;
+    if ((y = get(x, "stop_key"))) {
+        if ((rc = read_string(c, y, "$.person.stop_key", &s->person_stop_key)) != PG_OK) return rc;
+        size_t n = strlen(s->person_stop_key);
+        bool ok = n >= 1 && n <= 32;
+        for (size_t i = 0; ok && i < n; i++) ok = ident_char(s->person_stop_key[i]);
+        if (!ok) return bad(c, "$.person.stop_key", "expected a key name such as \"Pause\" (letters, digits, _)");
+    }
+    uint64_t u = 0;
+    if ((y = get(x, "quiet_ms"))) {
+        if ((rc = read_uint(c, y, "$.person.quiet_ms", 0, 60000, &u)) != PG_OK) return rc;
+        s->person_quiet_ms = (uint32_t)u;
+    }
+    if ((y = get(x, "indicator"))) {
+        int m = 0;
+        if ((rc = read_enum(c, y, "$.person.indicator", indicator_names, 3, &m)) != PG_OK) return rc;
+        s->person_indicator = (pg_policy_indicator)m;
+    }
+    if ((y = get(x, "indicator_linger_ms"))) {
+        if ((rc = read_uint(c, y, "$.person.indicator_linger_ms", 500, 60000, &u)) != PG_OK) return rc;
+        s->person_indicator_linger_ms = (uint32_t)u;
+    }
+    if ((y = get(x, "lease_idle_s"))) {
+        if ((rc = read_uint(c, y, "$.person.lease_idle_s", 1, 3600, &u)) != PG_OK) return rc;
+        s->lease_idle_s = (uint32_t)u;
+    }
+    if ((y = get(x, "lease_max_s"))) {
+        if ((rc = read_uint(c, y, "$.person.lease_max_s", 1, 86400, &u)) != PG_OK) return rc;
+        s->lease_max_s = (uint32_t)u;
+    }
+    return PG_OK;
+}
+
 static pg_err parse_audit(pc *c, const cJSON *x, pg_policy *p) {
     pg_err rc = check_object(c, x, "$.audit", audit_keys, NULL, NULL);
     if (rc != PG_OK) return rc;
@@ -1138,6 +1187,12 @@ static pg_err parse_root(pc *c, const cJSON *root) {
     g->min_area = DEF_MIN_AREA;
     p->settings.audit_rotate_bytes = DEF_ROTATE_MB * MIB;
     p->settings.audit_flush_ms = DEF_AUDIT_FLUSH_MS;
+    p->settings.person_stop_key = "Pause";
+    p->settings.person_quiet_ms = DEF_PERSON_QUIET_MS;
+    p->settings.person_indicator = PG_INDICATE_RING;
+    p->settings.person_indicator_linger_ms = DEF_PERSON_LINGER_MS;
+    p->settings.lease_idle_s = DEF_LEASE_IDLE_S;
+    p->settings.lease_max_s = DEF_LEASE_MAX_S;
     if ((rc = parse_section(c, root, "$", NULL, g)) != PG_OK) return rc;
     p->settings.spool_quota_bytes = g->spool_quota_bytes;
     if (!g->endpoints) g->endpoints = p->eps;
@@ -1147,6 +1202,7 @@ static pg_err parse_root(pc *c, const cJSON *root) {
         (rc = read_names(c, x, "$.approvers", false, &p->approvers, &p->n_approvers, NULL)) != PG_OK)
         return rc;
     if ((x = get(root, "audit")) && (rc = parse_audit(c, x, p)) != PG_OK) return rc;
+    if ((x = get(root, "person")) && (rc = parse_person(c, x, p)) != PG_OK) return rc;
     if ((x = get(root, "baselines")) && (rc = parse_baselines(c, x, p)) != PG_OK) return rc;
 
     if ((x = get(root, "users"))) {

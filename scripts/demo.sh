@@ -9,7 +9,9 @@
 # (OCR), click a button by its label, wait for it to settle, assert what
 # changed and what it says, type text, run a script. Then what it cannot do
 # (a refused release, another user's token, the spool) and the audit trail
-# that recorded all of it. Last, the same agent on a Wayland desktop: a
+# that recorded all of it. Then the person's controls, on a nested Xephyr
+# that stands for the person's own screen and keyboard: the stop key, the
+# sign, take-over. Last, the same agent on a Wayland desktop: a
 # headless sway session of a desktop user (pgdemo-desk) with a GTK app,
 # reached through pixelgate-session, the helper that session starts.
 # Everything it started or created is removed.
@@ -124,7 +126,35 @@ say "Broker log (stderr of pixelgated)"
 tail -n 8 "$PG_TMP/broker.log" | sed 's/^/  /'
 X_STATE="clicks=$(pg_state .clicks), entry=$(pg_state .entry)"
 
-say "9. The same agent on a Wayland desktop (sway), through the desktop user's pixelgate-session"
+say "9. The person stays in charge: a stop key only a person can press, take-over, the sign"
+pg_stop_broker
+pg_start_xephyr # the person's own screen, keyboard and mouse (a nested X server: its input is not injected)
+pg_write_policy "$(jq '.person = {"quiet_ms": 1500, "indicator_linger_ms": 1500}' "$PG_POLICY")"
+pg_start_broker
+pg_start_app
+person() { pg_as "$PG_AGENT" pixelgate ping 2>/dev/null | jq -c .person; }
+until_person() { for _ in $(seq 150); do person | jq -e "$1" >/dev/null && return 0; sleep 0.1; done; return 1; }
+hand() { DISPLAY=$PG_HOST_DISPLAY xdotool mousemove 300 300 "$@"; } # the person's hand, on their own keyboard
+until_person '.watching'
+echo "  the broker watches the person's keyboard on $PG_DISPLAY: $(person)"
+agent click --window 'pixelgate demo' --text 'Press me' >/dev/null
+echo "  while the agent drives, the broker draws its sign on top (click-through, not in any capture):"
+echo "  $(DISPLAY=$PG_DISPLAY xwininfo -root -children | grep -o '"pixelgate indicator".*' | head -1)"
+echo "person: presses Pause on their own keyboard"
+hand key Pause
+until_person '.stopped'
+agent snapshot --window 'pixelgate demo' || true
+agent resume || true
+echo "person: presses Pause again (re-armed), then keeps using the mouse"
+hand key Pause
+until_person '.stopped | not'
+hand mousemove 320 320
+agent click --window 'pixelgate demo' --at 10,10 || true
+agent wait-idle --timeout 20
+agent click --window 'pixelgate demo' --text 'Press me'
+X_STATE="$X_STATE; with the person: clicks=$(pg_state .clicks)"
+
+say "10. The same agent on a Wayland desktop (sway), through the desktop user's pixelgate-session"
 pg_stop_broker
 pg_install_session_helper
 pg_write_policy "$(jq --arg d "$PG_DESK" '.capture.other_users = [$d] | .input.other_users = true' "$PG_POLICY")"

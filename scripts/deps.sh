@@ -27,9 +27,6 @@ PKGS=(
   zsh fish
   # the desktop the tests and the demo drive
   xvfb xauth x11-utils x11-xserver-utils x11-apps tk openbox fonts-dejavu-core
-  # the person's keyboard in unit.test_x11_person: a nested server fed from the host (Xephyr),
-  # and xinput to disable and re-flag its keyboard as another client would
-  xserver-xephyr xinput
   # test and bench tools
   jq curl iproute2 desktop-file-utils python3 python3-opencv python3-skimage imagemagick hyperfine procps passwd util-linux
   # a real SSH login on loopback for the remote-client checks (tests/security/security.sh)
@@ -46,6 +43,9 @@ PKGS=(
   dbus-daemon dbus-bin strace
   # a wlroots Wayland session, headless (tests/integration/wayland_sway.sh); grim is bench/'s anchor
   sway grim
+  # the person's keyboard and mouse in tests (a nested Xephyr; xinput tampers with it, xdotool is the hand;
+  # unit.test_x11_person and tests/integration/person_xephyr.sh)
+  xserver-xephyr xinput xdotool
   # the offline HTML report, opened in a headless browser (tests/integration/accept_tk.sh)
   chromium
 )

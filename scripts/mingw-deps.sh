@@ -34,7 +34,8 @@ TOOLCHAIN=$HERE/../cmake/mingw-w64.cmake
 PKGS=(gcc-mingw-w64-x86-64 binutils-mingw-w64-x86-64 mingw-w64-x86-64-dev libz-mingw-w64-dev
       dpkg-dev xz-utils cmake ninja-build debian-archive-keyring
       wine wine64 fonts-wine xvfb libxrender1 libxrandr2 libxi6 libxcomposite1 libxfixes3
-      libxinerama1 libxcursor1 nsis jq)
+      libxinerama1 libxcursor1 nsis jq
+      xdotool) # X input Wine takes as the person's own (tests/windows/person_physical.sh)
 
 log() { printf 'mingw-deps: %s\n' "$*" >&2; }
 die() { log "ERROR: $*"; exit 1; }

@@ -67,7 +67,8 @@ static void flags_text(unsigned f, pg_gendoc_buf *b) {
                  {PG_OPF_TOKENS, "tokens"},     {PG_OPF_EFFECT, "effect"},          {PG_OPF_APPROVER, "approver"},
                  {PG_OPF_LONG, "long-running"}, {PG_OPF_PIXELS, "may send pixels"}, {PG_OPF_ASSERT, "check"},
                  {PG_OPF_STATE, "keeps state"}, {PG_OPF_DESTROYS, "destroys"}, {PG_OPF_IDEMPOTENT, "idempotent"},
-                 {PG_OPF_CORE, "default MCP tool"}};
+                 {PG_OPF_CORE, "default MCP tool"},
+                 {PG_OPF_WHILE_STOPPED, "answered while a person's stop holds"}};
     int any = 0;
     for (size_t i = 0; i < sizeof names / sizeof *names; i++)
         if (f & names[i].bit) pg_gendoc_put(b, "%s%s", any++ ? ", " : "", names[i].name);

@@ -127,6 +127,7 @@ pg_err pg_broker_init(pg_broker *b, const pg_broker_config *cfg, pg_error *e) {
     if (!rc && !cfg->no_ocr_cache) rc = pg_ocr_cache_new(&b->ocr_cache, e); /* NULL: every read afresh */
     if (!rc) rc = pg_disclose_new(&b->disclose, e);
     if (!rc) rc = pg_refusals_new(&b->refusals, e);
+    if (!rc) rc = pg_broker_person_init(b, e);
     return rc;
 }
 
@@ -153,6 +154,7 @@ void pg_broker_fini(pg_broker *b) {
         b->readers[i].p = NULL;
         pthread_mutex_destroy(&b->readers[i].lock);
     }
+    pg_broker_person_fini(b); /* the handles' threads reported into it until they closed */
     pthread_mutex_destroy(&b->pixels_lock);
     pthread_cond_destroy(&b->pixels_cond);
     pthread_mutex_destroy(&b->disp.lock);
@@ -298,6 +300,7 @@ static pg_err open_handle(pg_broker *b, pg_platform **p, uint64_t *gen, pg_error
         return rc;
     }
     *gen = display_opened(b);
+    if (p == &b->plat) pg_broker_person_opened(b); /* the person's input is watched on the main connection */
     return PG_OK;
 }
 
@@ -498,6 +501,7 @@ void pg_broker_watch_once(pg_broker *b) {
         pg_broker_expire_held_locked(b); /* nobody else may ask: a hold ends on time all the same */
         pthread_mutex_unlock(&b->plat_lock);
     }
+    pg_broker_person_tick(b);
     for (unsigned i = 0; i < b->n_readers; i++) {
         pg_plat_reader *r = &b->readers[i];
         if (pthread_mutex_trylock(&r->lock) != 0) continue;

@@ -22,6 +22,7 @@
 #include <cJSON.h>
 
 #include "pg_opdecl.h"
+#include "pg_control.h"
 #include "pg_held.h"
 #include "pg_platform.h"
 #include "pg_policy.h"
@@ -129,7 +130,44 @@ typedef struct {
     unsigned answered_next;
     uint32_t settle_quiet_ms;    /* repaint quiet period before a snapshot */
     uint32_t settle_timeout_ms;
+    /* The person's controls (pg_control.h, pg_control_broker.c): what the
+     * person's devices said, the latch, take-over and the lease under
+     * control_lock; the sign as drawn under plat_lock. */
+    struct pg_person *person;
+    pthread_mutex_t control_lock;
+    pg_control control;
+    char forgeable[256];         /* why an agent account could forge a physical key ("": it cannot) */
+    char indicator_state[PG_ERR_MSG_MAX + 16]; /* what caps says of the sign (control_lock) */
+    pg_indicator shown;          /* the sign as last drawn (plat_lock) */
+    int64_t last_drive_us;       /* pg_mono_us of the last agent input (plat_lock) */
 } pg_broker;
+
+/* ---- The person's controls (pg_control_broker.c; docs/privacy.md) ---- */
+pg_err pg_broker_person_init(pg_broker *b, pg_error *e);
+void pg_broker_person_fini(pg_broker *b);
+/* The process shell's finding that an agent account could forge a physical
+ * key (Linux: /dev/uinput open to others); "" or NULL: it cannot. */
+void pg_broker_person_forgeable(pg_broker *b, const char *why);
+/* Before a handler: STOPPED, HUMAN_ACTIVE, or BUSY for input without the
+ * lease held; PG_OK otherwise (approvers' operations always). */
+pg_err pg_broker_person_gate(pg_call *c, pg_error *e);
+/* For waits, each round: STOPPED once a person stopped the agents. */
+pg_err pg_broker_person_interrupt(pg_call *c, pg_error *e);
+/* After an input that succeeded: the sign shows who drives which window. */
+void pg_broker_person_drove(pg_call *c);
+/* The watch thread's tick; the main display connection opened; a client's
+ * connection ended (its bound lease ends with it). */
+void pg_broker_person_tick(pg_broker *b);
+void pg_broker_person_opened(pg_broker *b);
+void pg_broker_person_conn_gone(pg_broker *b, const void *conn);
+/* The lease: take (fills out), give back, end whoever's (holder says whose). */
+pg_err pg_broker_person_lease(pg_call *c, double ttl_s, bool bound, cJSON *out, pg_error *e);
+pg_err pg_broker_person_unlease(pg_broker *b, const char *id, pg_error *e);
+bool pg_broker_person_break_lease(pg_broker *b, const void *conn, char *holder, size_t n);
+/* Root or an approver re-arms: false when it was not stopped. */
+bool pg_broker_person_resume(pg_broker *b, char *was, size_t n, double *stopped_s);
+/* ping's and caps' "person". */
+cJSON *pg_broker_person_json(pg_broker *b);
 
 /* Takes bytes of the decoded-pixel budget for a request, waiting at most
  * wait_ms for other requests to give some back: PG_E_BUSY when they did

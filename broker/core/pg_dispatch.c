@@ -46,7 +46,8 @@ static pg_err write_audit(pg_call *c, pg_err outcome, const pg_error *why, uint6
     if (coalesced)
         snprintf(a->detail + len, sizeof a->detail - len, "%s%llu earlier refusals of this user coalesced",
                  len ? "; " : "", (unsigned long long)coalesced);
-    const char *kind = outcome == PG_E_POLICY ? "refused" : a->kind ? a->kind : c->req->op;
+    bool refused = outcome == PG_E_POLICY || outcome == PG_E_STOPPED || outcome == PG_E_HUMAN;
+    const char *kind = refused ? "refused" : a->kind ? a->kind : c->req->op;
     pg_audit_window win;
     pg_audit_event ev;
     fill_event(c, kind, outcome, outcome != PG_OK ? why->message : NULL, &win, &ev);
@@ -123,9 +124,11 @@ static pg_err admit(pg_call *c, pg_error *e) {
         return PG_OK;
     }
     pg_err rc = admit_principal(c->policy, c->peer, &c->view, e);
-    /* key-up is open to root and approvers who are not clients: the handler
-     * then takes only --all (c->person_only), to end an agent's hold. */
-    if (rc == PG_E_POLICY && c->op == &pg_opdecls[PG_OPI_key_up] && pg_call_is_approver(c)) {
+    /* key-up and lease are open to root and approvers who are not clients:
+     * the handler then takes only key-up --all or lease --break
+     * (c->person_only), to end an agent's hold or lease. */
+    bool person_op = c->op == &pg_opdecls[PG_OPI_key_up] || c->op == &pg_opdecls[PG_OPI_lease];
+    if (rc == PG_E_POLICY && person_op && pg_call_is_approver(c)) {
         pg_error_clear(e);
         c->view = pg_policy_view_for(c->policy, c->peer->user);
         c->person_only = true;
@@ -189,12 +192,16 @@ pg_err pg_dispatch(pg_call *c, pg_error *e) {
     if (!c->begun) pg_dispatch_begin(c, e);
     if (!c->op) return c->admit_rc; /* e says which operation */
     pg_err rc = c->admit_rc;
+    if (!rc) rc = pg_broker_person_gate(c, e); /* a person's stop, take-over, another's lease */
     if (!rc) rc = run(c, e);
+    if (!rc) pg_broker_person_drove(c);
     if (!rc && (c->op->flags & PG_OPF_EFFECT) && !c->intent[0]) rc = effect_unrecorded(c, e);
     rc = mark_screen_text(c, rc, e);
-    if (!c->b->audit || !((c->op->flags & PG_OPF_AUDIT) || rc == PG_E_POLICY)) return rc;
+    /* Refusals are on record whatever the operation; a flood of them is counted. */
+    bool refusal = rc == PG_E_POLICY || rc == PG_E_STOPPED || rc == PG_E_HUMAN;
+    if (!c->b->audit || !((c->op->flags & PG_OPF_AUDIT) || refusal)) return rc;
     uint64_t coalesced = 0;
-    if (rc == PG_E_POLICY) {
+    if (refusal) {
         if (!pg_refusals_admit(c->b->refusals, c->peer->uid, (int64_t)time(NULL), &coalesced)) return rc; /* counted */
     } else {
         coalesced = pg_refusals_take(c->b->refusals, c->peer->uid);
@@ -219,6 +226,13 @@ pg_err pg_dispatch(pg_call *c, pg_error *e) {
 }
 
 pg_err pg_call_client_gone(const pg_call *c, pg_error *e) {
+    /* A person's stop ends every pending wait too. */
+    pg_error stop;
+    pg_error_clear(&stop);
+    if (c->b && pg_broker_person_interrupt((pg_call *)c, &stop) != PG_OK) {
+        if (e) *e = stop;
+        return stop.code;
+    }
     if (!c->conn || !pg_conn_peer_gone(c->conn)) return PG_OK;
     return pg_error_set(e, PG_E_UNREACHABLE, NULL, "the client hung up (the call was cancelled)");
 }

@@ -254,6 +254,7 @@ static void *worker(void *arg) {
         while (serve_one(w, &finish)) {
         }
         pg_broker_release_held(w->b, w->conn); /* nothing stays pressed after its connection */
+        pg_broker_person_conn_gone(w->b, w->conn); /* nor a lease taken for it (lease --connection) */
         if (finish) pg_conn_finish(w->conn, REFUSE_MS);
         else pg_conn_close(w->conn);
         pthread_mutex_lock(&S.lock);

@@ -66,6 +66,7 @@ pg_err pg_op_caps(pg_call *c, const pg_args_caps *a, pg_error *e) {
                                 pg_disclose_balance(c->b->disclose, c->view, (uint32_t)c->peer->uid));
     cJSON_AddItemToObject(r, "policy", pol);
     cJSON_AddStringToObject(r, "perception", caps_perception(c->view));
+    cJSON_AddItemToObject(r, "person", pg_broker_person_json(c->b));
     cJSON *no = cJSON_AddArrayToObject(r, "cannot");
     for (size_t i = 0; i < sizeof cannot / sizeof cannot[0]; i++) cJSON_AddItemToArray(no, cJSON_CreateString(cannot[i]));
     c->result = r;

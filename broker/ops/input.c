@@ -14,11 +14,15 @@
 #include "pg_disclose.h"
 #include "pg_fingerprint.h"
 #include "pg_call.h"
+#include "pg_guard.h"
 #include "pg_time.h"
 
+typedef struct in_token in_token;
+
 /* Runs an input action under the platform lock against the resolved window,
- * and answers {"window": {...}} plus whatever the action adds. */
-typedef pg_err (*input_fn)(pg_call *c, const void *a, const pg_window *w, cJSON *result, pg_error *e);
+ * and answers {"window": {...}} plus whatever the action adds. in: the
+ * verb's --in TOKEN and --if-unchanged check, or NULL. */
+typedef pg_err (*input_fn)(pg_call *c, const void *a, const pg_window *w, cJSON *result, in_token *in, pg_error *e);
 
 /* Another user's window (input.other_users): never one whose program runs
  * as an approver or root, where "pixelgate approve rel:..." typed by the
@@ -66,7 +70,7 @@ static pg_err answers(pg_call *c, const pg_window *w, pg_responding *resp, pg_er
  * window: region offset plus the point scaled by captured/stored size. The
  * window must still be the size it was (a moved window is fine: the
  * points are the window's own). */
-typedef struct {
+struct in_token {
     bool on;
     char label[64];
     uint64_t window;
@@ -74,7 +78,14 @@ typedef struct {
     uint32_t src_w, src_h;    /* as captured, before the downscale */
     int32_t rx, ry;           /* the crop's offset in the window */
     bool cropped;
-} in_token;
+    /* --if-unchanged: the token it compares with (NULL: no check), the
+     * target in the window's coordinates, and the check with_target
+     * prepares (pg_guard.h); also for --control N --in TOKEN, where on is
+     * false (the point is the control's, not the token's). */
+    const char *guard_token;
+    pg_point guard_at;
+    pg_guard_check guard;
+};
 
 static pg_err in_token_load(pg_call *c, const char *token, in_token *t, pg_error *e) {
     pg_tok_meta m;
@@ -186,7 +197,7 @@ static void report_delivery(pg_call *c, cJSON *r) {
 }
 
 static pg_err with_target(pg_call *c, const pg_target *t, const void *a, input_fn fn, pg_receipt *rcpt,
-                          const in_token *in, pg_error *e) {
+                          in_token *in, pg_error *e) {
     pg_window w;
     pg_err rc = pg_call_plat_input(c, e);
     if (rc) return rc;
@@ -208,11 +219,13 @@ static pg_err with_target(pg_call *c, const pg_target *t, const void *a, input_f
     pg_responding resp = PG_RESPONDING_UNKNOWN;
     if (!rc) rc = answers(c, &w, &resp, e);
     if (!rc && rcpt) rc = pg_receipt_before(c, rcpt, &w, e);
+    if (!rc && in && in->guard_token) /* last before the input: the live pixels it notes are fresh */
+        rc = pg_guard_prepare(c, in->guard_token, &w, in->guard_at.x, in->guard_at.y, &in->guard, e);
     if (!rc) {
         uint32_t stale;
         (void)unconfirmed_count(c, &stale); /* counted by an earlier request that failed later: not this one's */
         r = cJSON_CreateObject();
-        rc = fn(c, a, &w, r, e);
+        rc = fn(c, a, &w, r, in, e);
         if (!rc) report_delivery(c, r);
     }
     if (!rc) { /* the window as it is after the input: "focused" was read before it */
@@ -224,6 +237,7 @@ static pg_err with_target(pg_call *c, const pg_target *t, const void *a, input_f
     pg_call_plat_done(c);
     if (!rc && rcpt) rc = pg_receipt_after(c, rcpt, &w, r, e); /* the lock is free while it waits */
     if (rcpt) pg_receipt_fini(rcpt);
+    if (in) pg_guard_report(&in->guard, r), pg_guard_fini(&in->guard);
     if (rc) {
         if (c->details && r) cJSON_AddItemToObject(c->details, "window", pg_call_window_json(c, &w, NULL, 0));
         cJSON_Delete(r);
@@ -237,8 +251,19 @@ static pg_err with_target(pg_call *c, const pg_target *t, const void *a, input_f
     return PG_OK;
 }
 
-static pg_err do_focus(pg_call *c, const void *args, const pg_window *w, cJSON *r, pg_error *e) {
-    (void)args;
+/* --if-unchanged around the one platform input call (platform lock held):
+ * guard_on right before it, and when it answered PG_OK, guard_off right
+ * after it, whatever the call did. */
+static pg_err guard_on(pg_call *c, in_token *in, pg_error *e) {
+    return in ? pg_guard_begin(c, &in->guard, e) : PG_OK;
+}
+
+static void guard_off(pg_call *c, in_token *in) {
+    if (in) pg_guard_end(c, &in->guard);
+}
+
+static pg_err do_focus(pg_call *c, const void *args, const pg_window *w, cJSON *r, in_token *in, pg_error *e) {
+    (void)args, (void)in;
     snprintf(c->audit.detail, sizeof c->audit.detail, "focus");
     pg_err rc = pg_call_intent(c, e);
     if (!rc) rc = c->b->plat_ops->focus(c->plat, w->id, e);
@@ -496,7 +521,7 @@ static void button_name(size_t op, int64_t v, char out[16]) {
     pg_enum_name(pg_opdecl_arg(&pg_opdecls[op], "button")->values, (int)v, out, 16);
 }
 
-static pg_err do_click(pg_call *c, const void *args, const pg_window *w, cJSON *r, pg_error *e) {
+static pg_err do_click(pg_call *c, const void *args, const pg_window *w, cJSON *r, in_token *in, pg_error *e) {
     const pg_args_click *a = args;
     char bname[16];
     button_name(PG_OPI_click, a->button, bname);
@@ -514,7 +539,11 @@ static pg_err do_click(pg_call *c, const void *args, const pg_window *w, cJSON *
     rc = button_paste_allowed(c, buttons[a->button], e);
     if (!rc && names_paste(a->text)) rc = paste_allowed(c, PASTE_CLIPBOARD, e); /* an Edit > Paste aimed at by text */
     if (!rc) rc = pg_call_intent(c, e);
-    if (!rc) rc = c->b->plat_ops->click(c->plat, target.id, (int32_t)x, (int32_t)y, buttons[a->button], count, e);
+    if (!rc) rc = guard_on(c, in, e);
+    if (!rc) {
+        rc = c->b->plat_ops->click(c->plat, target.id, (int32_t)x, (int32_t)y, buttons[a->button], count, e);
+        guard_off(c, in);
+    }
     if (rc) return rc;
     cJSON *k = cJSON_AddObjectToObject(r, "clicked");
     report_point(c, &target, !a->has_at || a->has_control, x, y, k);
@@ -523,7 +552,7 @@ static pg_err do_click(pg_call *c, const void *args, const pg_window *w, cJSON *
     return PG_OK;
 }
 
-static pg_err do_move(pg_call *c, const void *args, const pg_window *w, cJSON *r, pg_error *e) {
+static pg_err do_move(pg_call *c, const void *args, const pg_window *w, cJSON *r, in_token *in, pg_error *e) {
     const pg_args_move *a = args;
     if (a->has_offset && a->has_at)
         return pg_error_set(e, PG_E_USAGE, "--offset moves from the centre of --text or --template",
@@ -536,13 +565,17 @@ static pg_err do_move(pg_call *c, const void *args, const pg_window *w, cJSON *r
     snprintf(c->audit.detail, sizeof c->audit.detail, "move %lld,%lld%s", (long long)x, (long long)y,
              a->has_at ? "" : how_located(&aim));
     rc = pg_call_intent(c, e);
-    if (!rc) rc = c->b->plat_ops->pointer_move(c->plat, target.id, (int32_t)x, (int32_t)y, e);
+    if (!rc) rc = guard_on(c, in, e);
+    if (!rc) {
+        rc = c->b->plat_ops->pointer_move(c->plat, target.id, (int32_t)x, (int32_t)y, e);
+        guard_off(c, in);
+    }
     if (rc) return rc;
     report_point(c, &target, !a->has_at, x, y, cJSON_AddObjectToObject(r, "moved"));
     return PG_OK;
 }
 
-static pg_err do_scroll(pg_call *c, const void *args, const pg_window *w, cJSON *r, pg_error *e) {
+static pg_err do_scroll(pg_call *c, const void *args, const pg_window *w, cJSON *r, in_token *in, pg_error *e) {
     const pg_args_scroll *a = args;
     if (a->has_at + a->has_text + a->has_template > 1)
         return pg_error_set(e, PG_E_USAGE, "give one of --at, --text, --template, or none (the window's centre)",
@@ -565,7 +598,11 @@ static pg_err do_scroll(pg_call *c, const void *args, const pg_window *w, cJSON 
     snprintf(c->audit.detail, sizeof c->audit.detail, "scroll %s %d at %lld,%lld%s", dname, n, (long long)x,
              (long long)y, located ? how_located(&aim) : a->has_at ? "" : ", the window's centre");
     rc = pg_call_intent(c, e);
-    if (!rc) rc = c->b->plat_ops->scroll(c->plat, target.id, (int32_t)x, (int32_t)y, dx, dy, e);
+    if (!rc) rc = guard_on(c, in, e);
+    if (!rc) {
+        rc = c->b->plat_ops->scroll(c->plat, target.id, (int32_t)x, (int32_t)y, dx, dy, e);
+        guard_off(c, in);
+    }
     if (rc) return rc;
     cJSON *k = cJSON_AddObjectToObject(r, "scrolled");
     report_point(c, &target, located, x, y, k);
@@ -585,7 +622,7 @@ static void drag_path(pg_point from, pg_point to, int64_t steps, pg_point *path)
     }
 }
 
-static pg_err do_drag(pg_call *c, const void *args, const pg_window *w, cJSON *r, pg_error *e) {
+static pg_err do_drag(pg_call *c, const void *args, const pg_window *w, cJSON *r, in_token *in, pg_error *e) {
     const pg_args_drag *a = args;
     pg_err rc = outside(a->from.x, a->from.y, w, e);
     if (!rc) rc = outside(a->to.x, a->to.y, w, e);
@@ -604,7 +641,11 @@ static pg_err do_drag(pg_call *c, const void *args, const pg_window *w, cJSON *r
              a->to.x, a->to.y, bname, (long long)a->steps);
     rc = button_paste_allowed(c, buttons[a->button], e);
     if (!rc) rc = pg_call_intent(c, e);
-    if (!rc) rc = c->b->plat_ops->drag(c->plat, w->id, path, n, buttons[a->button], hold, step, e);
+    if (!rc) rc = guard_on(c, in, e); /* the press point's box: the backend lets go once it is pressed */
+    if (!rc) {
+        rc = c->b->plat_ops->drag(c->plat, w->id, path, n, buttons[a->button], hold, step, e);
+        guard_off(c, in);
+    }
     if (rc) return rc;
     cJSON *k = cJSON_AddObjectToObject(r, "dragged");
     cJSON *f = cJSON_AddObjectToObject(k, "from"), *t = cJSON_AddObjectToObject(k, "to");
@@ -654,7 +695,8 @@ static pg_err hold_chord(pg_call *c, const pg_window *w, const char *chord, uint
     return rc;
 }
 
-static pg_err do_key(pg_call *c, const void *args, const pg_window *w, cJSON *r, pg_error *e) {
+static pg_err do_key(pg_call *c, const void *args, const pg_window *w, cJSON *r, in_token *in, pg_error *e) {
+    (void)in;
     const pg_args_key *a = args;
     if (a->has_hold && a->repeat > 1)
         return pg_error_set(e, PG_E_USAGE, "hold once, or press several times", "--hold and --repeat do not go together");
@@ -701,7 +743,7 @@ typedef struct {
     int64_t x, y;
 } type_at;
 
-static pg_err do_type(pg_call *c, const void *args, const pg_window *w, cJSON *r, pg_error *e) {
+static pg_err do_type(pg_call *c, const void *args, const pg_window *w, cJSON *r, in_token *in, pg_error *e) {
     const pg_args_type *a = args;
     const type_at *t = args;
     if (c->b->held.n_keys)
@@ -714,8 +756,12 @@ static pg_err do_type(pg_call *c, const void *args, const pg_window *w, cJSON *r
     snprintf(c->audit.detail, sizeof c->audit.detail, "type %zu bytes%s%s", strlen(a->text),
              a->has_control ? " after a click on a layout control" : "", a->replace ? ", replacing the line" : "");
     pg_err rc = pg_call_intent(c, e); /* one record of intent before every effect */
-    if (!rc && a->has_control) {
-        rc = c->b->plat_ops->click(c->plat, w->id, (int32_t)t->x, (int32_t)t->y, PG_BTN_LEFT, 1, e);
+    if (!rc && a->has_control) { /* --if-unchanged checks this click: it decides where the text goes */
+        rc = guard_on(c, in, e);
+        if (!rc) {
+            rc = c->b->plat_ops->click(c->plat, w->id, (int32_t)t->x, (int32_t)t->y, PG_BTN_LEFT, 1, e);
+            guard_off(c, in);
+        }
         if (!rc) cJSON_AddNumberToObject(r, "control", (double)a->control);
     }
     if (!rc && a->replace) rc = clear_line(c, w, e);
@@ -751,13 +797,24 @@ static pg_err one_point_in(pg_call *c, const char *token, bool has_at, pg_point 
     return rc;
 }
 
+/* --if-unchanged (pg_guard.h): with_target checks the region of token
+ * around window point at right before the input. Without --in it is USAGE,
+ * before anything is looked up. */
+static void guard_at(bool if_unchanged, const char *token, pg_point at, in_token *in) {
+    if (!if_unchanged) return;
+    in->guard_token = token;
+    in->guard_at = at;
+}
+
 /* move and scroll: one point, which --in TOKEN maps. */
 pg_err pg_op_move(pg_call *c, const pg_args_move *a, pg_error *e) {
     pg_target t = PG_TARGET_OF(a);
     pg_receipt rcpt = PG_RECEIPT_OF(a);
     pg_args_move b = *a;
     in_token in = {0};
-    pg_err rc = one_point_in(c, a->in, a->has_at, &b.at, &in, &t, e);
+    pg_err rc = pg_guard_need_token(a->if_unchanged, a->in, e);
+    if (!rc) rc = one_point_in(c, a->in, a->has_at, &b.at, &in, &t, e);
+    guard_at(a->if_unchanged, a->in, b.at, &in);
     return rc ? rc : with_target(c, &t, &b, do_move, &rcpt, &in, e);
 }
 
@@ -766,17 +823,22 @@ pg_err pg_op_scroll(pg_call *c, const pg_args_scroll *a, pg_error *e) {
     pg_receipt rcpt = PG_RECEIPT_OF(a);
     pg_args_scroll b = *a;
     in_token in = {0};
-    pg_err rc = one_point_in(c, a->in, a->has_at, &b.at, &in, &t, e);
+    pg_err rc = pg_guard_need_token(a->if_unchanged, a->in, e);
+    if (!rc) rc = one_point_in(c, a->in, a->has_at, &b.at, &in, &t, e);
+    guard_at(a->if_unchanged, a->in, b.at, &in);
     return rc ? rc : with_target(c, &t, &b, do_scroll, &rcpt, &in, e);
 }
 
+/* A drag is checked at its press point: where it grabs decides what moves. */
 pg_err pg_op_drag(pg_call *c, const pg_args_drag *a, pg_error *e) {
     pg_target t = PG_TARGET_OF(a);
     pg_receipt rcpt = PG_RECEIPT_OF(a);
     pg_args_drag b = *a;
     in_token in = {0};
-    pg_err rc = one_point_in(c, a->in, true, &b.from, &in, &t, e);
+    pg_err rc = pg_guard_need_token(a->if_unchanged, a->in, e);
+    if (!rc) rc = one_point_in(c, a->in, true, &b.from, &in, &t, e);
     if (!rc && a->in) rc = in_token_map(&in, a->to, &b.to, e);
+    guard_at(a->if_unchanged, a->in, b.from, &in);
     return rc ? rc : with_target(c, &t, &b, do_drag, &rcpt, &in, e);
 }
 
@@ -799,29 +861,39 @@ pg_err pg_op_click(pg_call *c, const pg_args_click *a, pg_error *e) {
     pg_args_click b = *a;
     in_token in = {0};
     pg_receipt rcpt = PG_RECEIPT_OF(a);
+    pg_err rc = pg_guard_need_token(a->if_unchanged, a->in, e);
+    if (rc) return rc;
     if (a->has_in && a->has_at) { /* --in TOKEN --at X,Y: the token's pixels */
-        pg_err rc = one_point_in(c, a->in, true, &b.at, &in, &t, e);
+        rc = one_point_in(c, a->in, true, &b.at, &in, &t, e);
+        guard_at(a->if_unchanged, a->in, b.at, &in);
         return rc ? rc : with_target(c, &t, &b, do_click, &rcpt, &in, e);
     }
     int64_t x = 0, y = 0;
-    pg_err rc = control_target(c, a->has_in, a->in, a->has_control, a->control, &t, &x, &y, e);
+    rc = control_target(c, a->has_in, a->in, a->has_control, a->control, &t, &x, &y, e);
     if (rc) return rc;
     if (a->has_control) b.at = (pg_point){(int32_t)x, (int32_t)y};
-    return with_target(c, &t, &b, do_click, &rcpt, NULL, e);
+    guard_at(a->if_unchanged, a->in, b.at, &in); /* --control N --in TOKEN: the control's centre */
+    return with_target(c, &t, &b, do_click, &rcpt, a->if_unchanged ? &in : NULL, e);
 }
 
+/* type --if-unchanged checks the click on --control N of --in TOKEN (its
+ * centre): that click decides which field the text goes to. */
 pg_err pg_op_type(pg_call *c, const pg_args_type *a, pg_error *e) {
     pg_target t = PG_TARGET_OF(a);
     type_at b = {*a, 0, 0};
-    pg_err rc = control_target(c, a->has_in, a->in, a->has_control, a->control, &t, &b.x, &b.y, e);
+    in_token in = {0};
+    pg_err rc = pg_guard_need_token(a->if_unchanged, a->in, e);
+    if (!rc) rc = control_target(c, a->has_in, a->in, a->has_control, a->control, &t, &b.x, &b.y, e);
     if (rc) return rc;
+    guard_at(a->if_unchanged, a->in, (pg_point){(int32_t)b.x, (int32_t)b.y}, &in);
     pg_receipt rcpt = PG_RECEIPT_OF(a);
-    return with_target(c, &t, &b, do_type, &rcpt, NULL, e);
+    return with_target(c, &t, &b, do_type, &rcpt, a->if_unchanged ? &in : NULL, e);
 }
 
 /* ---- held keys and buttons ---- */
 
-static pg_err do_key_down(pg_call *c, const void *args, const pg_window *w, cJSON *r, pg_error *e) {
+static pg_err do_key_down(pg_call *c, const void *args, const pg_window *w, cJSON *r, in_token *in, pg_error *e) {
+    (void)in;
     const pg_args_key_down *a = args;
     pg_held *h = &c->b->held;
     if (pg_held_has_key(h, a->key))
@@ -922,7 +994,7 @@ pg_err pg_op_key_up(pg_call *c, const pg_args_key_up *a, pg_error *e) {
     return PG_OK;
 }
 
-static pg_err do_mouse_down(pg_call *c, const void *args, const pg_window *w, cJSON *r, pg_error *e) {
+static pg_err do_mouse_down(pg_call *c, const void *args, const pg_window *w, cJSON *r, in_token *in, pg_error *e) {
     const pg_args_mouse_down *a = args;
     pg_held *h = &c->b->held;
     pg_button b = buttons[a->button];
@@ -948,7 +1020,11 @@ static pg_err do_mouse_down(pg_call *c, const void *args, const pg_window *w, cJ
     rc = button_paste_allowed(c, b, e);
     if (!rc) rc = pg_call_intent(c, e);
     pg_hold press = {.id = target.id, .down = true, .button = b, .at = a->has_at, .x = (int32_t)x, .y = (int32_t)y};
-    if (!rc) rc = c->b->plat_ops->hold(c->plat, &press, e);
+    if (!rc) rc = guard_on(c, in, e);
+    if (!rc) {
+        rc = c->b->plat_ops->hold(c->plat, &press, e);
+        guard_off(c, in);
+    }
     if (rc) return rc;
     claim(c, target.id);
     pg_held_add_button(h, b);
@@ -964,7 +1040,9 @@ pg_err pg_op_mouse_down(pg_call *c, const pg_args_mouse_down *a, pg_error *e) {
     pg_target t = PG_TARGET_OF(a);
     pg_args_mouse_down b = *a;
     in_token in = {0};
-    pg_err rc = one_point_in(c, a->in, a->has_at, &b.at, &in, &t, e);
+    pg_err rc = pg_guard_need_token(a->if_unchanged, a->in, e);
+    if (!rc) rc = one_point_in(c, a->in, a->has_at, &b.at, &in, &t, e);
+    guard_at(a->if_unchanged, a->in, b.at, &in);
     return rc ? rc : with_target(c, &t, &b, do_mouse_down, NULL, &in, e);
 }
 
@@ -975,7 +1053,8 @@ static pg_err held_button(pg_call *c, pg_button b, pg_error *e) {
                         "that button is not held by this connection");
 }
 
-static pg_err do_mouse_up(pg_call *c, const void *args, const pg_window *w, cJSON *r, pg_error *e) {
+static pg_err do_mouse_up(pg_call *c, const void *args, const pg_window *w, cJSON *r, in_token *in, pg_error *e) {
+    (void)in; /* letting go is never checked */
     const pg_args_mouse_up *a = args;
     pg_button b = buttons[a->button];
     pg_err rc = held_button(c, b, e);

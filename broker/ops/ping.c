@@ -15,6 +15,8 @@ pg_err pg_op_ping(pg_call *c, const pg_args_ping *a, pg_error *e) {
     cJSON_AddNumberToObject(p, "pid", c->peer->pid);
     /* A health check's answer: the broker runs, and whether it has its display. */
     cJSON_AddItemToObject(r, "display", pg_broker_display_json(c->b));
+    /* and whether a person has stopped the agents, or is using the machine */
+    cJSON_AddItemToObject(r, "person", pg_broker_person_json(c->b));
     c->result = r;
     return PG_OK;
 }

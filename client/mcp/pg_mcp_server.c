@@ -54,10 +54,11 @@ struct server {
     pg_session input;
 };
 
-/* The tools that go over the shared input connection: input, and cursor
- * (which reports what that connection holds). */
+/* The tools that go over the shared input connection: input, cursor
+ * (which reports what that connection holds) and lease (a lease taken in
+ * this session ends with it). */
 static bool on_input_session(const pg_opdecl *op) {
-    return pg_mcp_is_input(op) || !strcmp(op->id, "cursor");
+    return pg_mcp_is_input(op) || !strcmp(op->id, "cursor") || !strcmp(op->id, "lease");
 }
 
 /* Writes one line (consumed) whole. */
@@ -179,6 +180,7 @@ static void *call_main(void *arg) {
     pg_err rc = pg_mcp_build_request(c->op, c->arguments, s->cfg->max_image, &req, &e);
     if (!rc && (c->op->flags & PG_OPF_PIXELS) && !req.out_path) req.out_bytes = &image;
     if (!rc && on_input_session(c->op)) {
+        pg_cli_bind_lease(&req);
         rc = input_call(s, c, &req, timeout_ms, &result, &details, &e);
     } else {
         if (!rc) rc = connect_call(s, c, &sess, &e);

@@ -126,6 +126,28 @@ pg_start_xvfb() {
     DISPLAY=$PG_DISPLAY xhost +SI:localuser:"$PG_AGENT" >/dev/null
 }
 
+# pg_start_xephyr (after pg_start_xvfb): the person's display, a nested Xephyr
+# at the Xvfb's top-left. What the host sends into its window arrives through
+# "Xephyr virtual keyboard/mouse", devices that are not the server's XTEST
+# ones, as a real keyboard's would (issue 31). Sets PG_HOST_DISPLAY (the
+# Xvfb: the person's hand is `DISPLAY=$PG_HOST_DISPLAY xdotool ...`) and
+# PG_DISPLAY (the nested one, for the broker and the apps), with the same
+# grants pg_start_xvfb gives.
+pg_start_xephyr() {
+    local n
+    PG_HOST_DISPLAY=$PG_DISPLAY
+    for n in $(seq 141 180); do [ -e "/tmp/.X11-unix/X$n" ] || [ -e "/tmp/.X$n-lock" ] || break; done
+    xauth -q add ":$n" . "$(mcookie)"
+    DISPLAY=$PG_HOST_DISPLAY Xephyr ":$n" -screen "${PG_NEST_SCREEN:-1024x700}" -nolisten tcp -noreset \
+        -auth "$XAUTHORITY" >"$PG_TMP/xephyr.log" 2>&1 &
+    PG_PIDS+=($!)
+    for _ in $(seq 150); do DISPLAY=":$n" xdpyinfo >/dev/null 2>&1 && break; sleep 0.1; done
+    DISPLAY=":$n" xdpyinfo >/dev/null 2>&1 || pg_die "Xephyr did not start on :$n: $(cat "$PG_TMP/xephyr.log")"
+    DISPLAY=":$n" xhost +SI:localuser:pixelgate >/dev/null
+    DISPLAY=":$n" xhost +SI:localuser:"$PG_AGENT" >/dev/null
+    PG_DISPLAY=":$n"
+}
+
 pg_start_wm() {
     DISPLAY=$PG_DISPLAY openbox >"$PG_TMP/openbox.log" 2>&1 &
     PG_PIDS+=($!)

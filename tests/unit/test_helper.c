@@ -15,9 +15,11 @@
 
 #include "pg_fake.h"
 #include "pg_helper.h"
+#include "pg_person.h"
 #include "pg_platform_decl.h"
 #include "pg_proto.h"
 #include "pg_test.h"
+#include "pg_time.h"
 
 /* A setup step outside a test's body: its failure ends the run. */
 #define MUST(cond)                                                                      \
@@ -277,4 +279,75 @@ PG_TEST(a_reply_that_breaks_the_protocol_stops_the_helper) {
         CHECK_EQ_INT(against_liar(lies[i].reply, lies[i].att, &stopped, &e), PG_E_INTERNAL);
         CHECK(stopped);
     }
+}
+
+/* ------------------------------------------------ the person's controls */
+
+typedef bool (*seen_pred)(const pg_person_seen *s);
+static bool one_press(const pg_person_seen *s) { return s->stop_presses == 1 && s->human_events >= 2; }
+static bool two_presses(const pg_person_seen *s) { return s->stop_presses == 2; }
+static bool tampered(const pg_person_seen *s) { return s->tampers == 1; }
+static bool not_watching(const pg_person_seen *s) { return !s->watching; }
+
+/* Until pred holds for what the broker's person says, bounded. */
+static bool wait_seen(pg_person *person, seen_pred pred, pg_person_seen *s) {
+    for (pg_deadline end = pg_deadline_in_ms(3000);; pg_sleep_ms(5)) {
+        pg_person_read(person, s);
+        if (pred(s)) return true;
+        if (pg_deadline_passed(end)) return false;
+    }
+}
+
+PG_TEST(watch_person_polls_what_the_helpers_backend_counted_into_the_brokers_person) {
+    env v;
+    env_up(&v, NULL, 0);
+    pg_person *person = pg_person_new(NULL, NULL);
+    pg_error e;
+    pg_person_seen s;
+    REQUIRE(pg_helper_ops()->watch_person(v.proxy, person, "Pause", &e) == PG_OK);
+    pg_person_read(person, &s);
+    CHECK(s.watching);
+    CHECK_STR(s.stop_key, "Pause");
+    CHECK_STR(pg_fake_input(v.fake, 0), "watch_person Pause (polled)");
+    pg_person *far = pg_fake_polled_person(v.fake); /* the helper's side */
+    REQUIRE(far != NULL);
+    pg_person_activity(far, pg_mono_us());
+    pg_person_stop_key(far, pg_mono_us());
+    CHECK(wait_seen(person, one_press, &s));
+    CHECK(s.last_human_us > 0);
+    pg_person_stop_key(far, pg_mono_us()); /* each press arrives: the latch toggles per press */
+    CHECK(wait_seen(person, two_presses, &s));
+    pg_person_tamper(far, "keyboard removed");
+    CHECK(wait_seen(person, tampered, &s));
+    /* The helper stops answering: the broker's person says it is not watched, and why. */
+    pg_fake_fail(v.fake, "person_poll", PG_E_UNSUPPORTED, 1000000);
+    CHECK(wait_seen(person, not_watching, &s));
+    CHECK(strstr(s.why_not, "fake") != NULL || s.why_not[0]);
+    CHECK_EQ_INT(s.stop_presses, 2); /* what was seen stays seen */
+    env_down(&v); /* stops the poller, bounded */
+    pg_person_free(person);
+}
+
+PG_TEST(watch_person_fails_as_the_first_poll_does_and_indicate_is_forwarded) {
+    static const char *const allow[] = {"list_windows", "indicate"};
+    env v;
+    env_up(&v, allow, 2);
+    pg_person *person = pg_person_new(NULL, NULL);
+    pg_error e;
+    CHECK_EQ_INT(pg_helper_ops()->watch_person(v.proxy, person, "Pause", &e), PG_E_POLICY);
+    pg_person_seen s;
+    pg_person_read(person, &s);
+    CHECK(!s.watching);
+    pg_indicator how = {.window = v.win, .mode = PG_INDICATOR_BANNER};
+    snprintf(how.user, sizeof how.user, "agent");
+    CHECK_EQ_INT(pg_helper_ops()->indicate(v.proxy, &how, &e), PG_OK);
+    how.window = 0;
+    CHECK_EQ_INT(pg_helper_ops()->indicate(v.proxy, &how, &e), PG_OK);
+    char want[64];
+    snprintf(want, sizeof want, "indicate %llu banner agent", (unsigned long long)v.win);
+    CHECK_EQ_INT(pg_fake_input_count(v.fake), 2);
+    CHECK_STR(pg_fake_input(v.fake, 0), want);
+    CHECK_STR(pg_fake_input(v.fake, 1), "indicate off");
+    env_down(&v);
+    pg_person_free(person);
 }

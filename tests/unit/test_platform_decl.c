@@ -58,8 +58,9 @@ PG_TEST(a_declared_primitive_left_null_is_caught) {
 }
 
 PG_TEST(a_primitive_the_declaration_does_not_give_is_caught) {
-    /* the fake has describe_window, lost and unconfirmed, which win32 does not */
-    CHECK_EQ_INT(conform(&pg_fake_ops, PG_BK_WIN32, NULL), 3);
+    /* the fake has describe_window, lost, unconfirmed, guard_begin and
+     * guard_end, which win32 does not */
+    CHECK_EQ_INT(conform(&pg_fake_ops, PG_BK_WIN32, NULL), 5);
 }
 
 PG_TEST(caps_promising_a_missing_primitive_is_caught) {

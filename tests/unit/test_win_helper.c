@@ -24,6 +24,10 @@
  * fields, unknown error codes and overlong strings are INTERNAL and end the
  * helper (next call UNREACHABLE); an error reply's code and message arrive
  * exactly; a hang-up is UNREACHABLE and silence is TIMEOUT, in time.
+ * The person's controls through the helper: watch_person makes the helper's
+ * hooks watch (the broker's pg_person says so, an unknown key is the
+ * helper's BADINPUT); indicate shows the helper's own layered, transparent,
+ * topmost window around the app, listed by neither list, and hides it.
  * Not shown here (Wine): session 0 isolation, the pipe DACL, and whether
  * CreateProcessAsUser really lands in another session; the launch path the
  * run took is printed.
@@ -38,6 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pg_person.h"
 #include "pg_proto.h"
 #include "pg_test.h"
 #include "pg_time.h"
@@ -74,13 +79,14 @@ static int run_impostor(const wchar_t *pipe) {
 __attribute__((constructor)) static void child_roles(void) {
     int argc = 0;
     wchar_t **argv = CommandLineToArgvW(GetCommandLineW(), &argc);
-    if (!argv || argc != 4 || wcscmp(argv[2], L"--pipe") != 0) {
+    bool token = argc == 6 && !wcscmp(argv[4], L"--input-token");
+    if (!argv || (argc != 4 && !token) || wcscmp(argv[2], L"--pipe") != 0) {
         if (argv) LocalFree(argv);
         return;
     }
     if (!wcscmp(argv[1], L"helper")) {
-        char *name = to_utf8(argv[3]);
-        exit(name ? pg_win_helper_main(name) : 9);
+        char *name = to_utf8(argv[3]), *tok = token ? to_utf8(argv[5]) : NULL;
+        exit(name && (!token || tok) ? pg_win_helper_main(name, tok) : 9);
     }
     if (!wcscmp(argv[1], L"impostor")) exit(run_impostor(argv[3]));
     if (!wcscmp(argv[1], L"quit")) exit(3);
@@ -125,12 +131,21 @@ static bool kill_pid(uint32_t pid) {
 /* ------------------------------------------------- through the helper */
 
 PG_TEST(helper_main_refuses_any_pipe_but_a_helper_pipe) {
-    CHECK_EQ_INT(pg_win_helper_main("\\\\.\\pipe\\pixelgate"), PG_E_USAGE);
-    CHECK_EQ_INT(pg_win_helper_main("\\\\.\\pipe\\pixelgate-helper-0123"), PG_E_USAGE);
-    CHECK_EQ_INT(pg_win_helper_main("\\\\.\\pipe\\pixelgate-helper-0123456789abcdef0123456789ABCDEF"), PG_E_USAGE);
-    CHECK_EQ_INT(pg_win_helper_main("\\\\host\\pipe\\pixelgate-helper-0123456789abcdef0123456789abcdef"),
+    CHECK_EQ_INT(pg_win_helper_main("\\\\.\\pipe\\pixelgate", NULL), PG_E_USAGE);
+    CHECK_EQ_INT(pg_win_helper_main("\\\\.\\pipe\\pixelgate-helper-0123", NULL), PG_E_USAGE);
+    CHECK_EQ_INT(pg_win_helper_main("\\\\.\\pipe\\pixelgate-helper-0123456789abcdef0123456789ABCDEF", NULL), PG_E_USAGE);
+    CHECK_EQ_INT(pg_win_helper_main("\\\\host\\pipe\\pixelgate-helper-0123456789abcdef0123456789abcdef", NULL),
                  PG_E_USAGE);
-    CHECK_EQ_INT(pg_win_helper_main(NULL), PG_E_USAGE);
+    /* A good name with an input token that is not a token handle: refused before connecting. */
+    static const char good[] = "\\\\.\\pipe\\pixelgate-helper-0123456789abcdef0123456789abcdef";
+    HANDLE ev = CreateEventW(NULL, TRUE, FALSE, NULL);
+    char ev_value[32];
+    snprintf(ev_value, sizeof ev_value, "%llu", (unsigned long long)(uintptr_t)ev);
+    CHECK_EQ_INT(pg_win_helper_main(good, "0"), PG_E_USAGE);
+    CHECK_EQ_INT(pg_win_helper_main(good, "12x"), PG_E_USAGE);
+    CHECK_EQ_INT(pg_win_helper_main(good, ev_value), PG_E_USAGE);
+    CloseHandle(ev);
+    CHECK_EQ_INT(pg_win_helper_main(NULL, NULL), PG_E_USAGE);
 }
 
 PG_TEST(caps_through_the_helper_say_win32_and_how_it_was_launched) {
@@ -339,6 +354,75 @@ PG_TEST(unknown_window_is_notfound_with_the_backends_own_message) {
     CHECK_EQ_INT(env.ops->type_text(env.p, env.app, big, &via), PG_E_BADINPUT); /* refused before sending */
     free(big);
     pg_platform_default()->close(local);
+}
+
+typedef struct {
+    DWORD pid;
+    HWND found;
+} indicator_search;
+
+static BOOL CALLBACK find_indicator(HWND h, LPARAM lp) {
+    indicator_search *s = (indicator_search *)lp;
+    wchar_t cls[64] = L"";
+    DWORD pid = 0;
+    GetWindowThreadProcessId(h, &pid);
+    GetClassNameW(h, cls, 64);
+    if (pid == s->pid && !wcscmp(cls, L"pixelgate-indicator")) s->found = h;
+    return !s->found;
+}
+
+static bool lists(pg_platform *p, HWND h, bool all) {
+    pg_window *w = NULL;
+    size_t n = 0;
+    bool complete, found;
+    pg_error e;
+    pg_err rc = all ? env.ops->list_all(p, &w, &n, &complete, &e) : env.ops->list_windows(p, &w, &n, &e);
+    found = rc != PG_OK; /* a list that failed proves nothing */
+    for (size_t i = 0; i < n; i++) found |= w[i].id == (uint64_t)(uintptr_t)h;
+    free(w);
+    return found;
+}
+
+PG_TEST(the_persons_controls_through_the_helper) {
+    SETUP();
+    pg_error e;
+    pg_person *person = pg_person_new(NULL, NULL);
+    REQUIRE(person);
+    pg_err rc = env.ops->watch_person(env.p, person, "Pause", &e);
+    if (rc) fprintf(stderr, "watch_person: %s\n", e.message);
+    CHECK_EQ_INT(rc, PG_OK);
+    pg_person_seen s;
+    pg_person_read(person, &s);
+    CHECK(s.watching);
+    CHECK_STR(s.stop_key, "Pause");
+    /* Input as the session's user: the launch took the console user's token
+     * and the helper's last SendInput ran impersonating it. */
+    RECT b = env.ta.button;
+    CHECK_EQ_INT(env.ops->click(env.p, env.app, mid_x(b), mid_y(b), PG_BTN_LEFT, 1, &e), PG_OK);
+    pg_caps caps;
+    REQUIRE(env.ops->caps(env.p, &caps, &e) == PG_OK);
+    fprintf(stderr, "helper caps: %s\n", caps.detail);
+    CHECK(strstr(caps.detail, "; input as the session user") != NULL);
+    CHECK(strstr(caps.detail, "last input sent as S-1-") != NULL);
+    CHECK(strstr(caps.detail, "impersonating, level 2") || strstr(caps.detail, "impersonating, level 1"));
+    pg_indicator how = {.window = env.app, .mode = PG_INDICATOR_RING};
+    snprintf(how.user, sizeof how.user, "agent");
+    REQUIRE(env.ops->indicate(env.p, &how, &e) == PG_OK);
+    indicator_search find = {pg_win_helper_pid(env.p), NULL};
+    EnumWindows(find_indicator, (LPARAM)&find);
+    REQUIRE(find.found);
+    LONG_PTR ex = GetWindowLongPtrW(find.found, GWL_EXSTYLE);
+    CHECK((ex & (WS_EX_LAYERED | WS_EX_TRANSPARENT | WS_EX_TOPMOST)) == (WS_EX_LAYERED | WS_EX_TRANSPARENT | WS_EX_TOPMOST));
+    CHECK(IsWindowVisible(find.found));
+    CHECK(!lists(env.p, find.found, false));
+    CHECK(!lists(env.p, find.found, true));
+    how.window = 0;
+    CHECK_EQ_INT(env.ops->indicate(env.p, &how, &e), PG_OK);
+    CHECK(!IsWindowVisible(find.found));
+    CHECK_EQ_INT(env.ops->watch_person(env.p, person, "Escape", &e), PG_E_BADINPUT);
+    CHECK(strstr(e.message, "Escape") != NULL);
+    /* Back to Pause: the poller runs again until the fixture closes the proxy. */
+    CHECK_EQ_INT(env.ops->watch_person(env.p, person, "Pause", &e), PG_OK);
 }
 
 PG_TEST(killed_helper_is_replaced_on_the_next_call) {

@@ -26,3 +26,11 @@ pg_unit_test(test_win_helper SOURCES test_win_helper.c LIBS pg_win_helper pg_win
 add_dependencies(test_win_helper win32_testapp)
 # Windows principals of the broker core (SID -> uid, policy names, integrity rule).
 pg_unit_test(test_win_peer SOURCES test_win_peer.c LIBS pg_shell)
+# The person's controls of the Win32 backend (broker/platform/win32/win_person.c):
+# the low-level hooks against SendInput, the indicator window around win32_testapp.
+pg_unit_test(test_win_person SOURCES test_win_person.c LIBS pg_platform_win32 pg_win_person_rules pg_win_testapp user32 wtsapi32 advapi32)
+add_dependencies(test_win_person win32_testapp)
+set_tests_properties(unit.test_win_person PROPERTIES LABELS "unit;win32" TIMEOUT 120)
+# Not a unit test: the program tests/windows/person_physical.sh drives with X input (windows.person_physical).
+add_executable(person_physical ${CMAKE_SOURCE_DIR}/tests/windows/person_physical.c)
+target_link_libraries(person_physical PRIVATE pg_platform_win32 user32 gdi32)

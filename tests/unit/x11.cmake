@@ -13,6 +13,9 @@ pg_unit_test(test_x11_convert SOURCES test_x11_convert.c LIBS pg_platform_x11)
 # account pixelgate, which the X server needs to exist.
 add_test(NAME unit.xsession_xhost COMMAND bash ${PROJECT_SOURCE_DIR}/tests/package/xsession_xhost.sh)
 set_tests_properties(unit.xsession_xhost PROPERTIES LABELS "x11;package" TIMEOUT 60)
+# --if-unchanged's guard (x11_guard.c) on its own Xvfb (:230-:239), with and without openbox.
+pg_unit_test(test_x11_guard SOURCES test_x11_guard.c LIBS pg_platform_x11 PkgConfig::PG_TEST_XCB)
+set_tests_properties(unit.test_x11_guard PROPERTIES LABELS "x11" TIMEOUT 120)
 # watch_person (broker/platform/x11/x11_person.c): a person's keys and mouse
 # through Xephyr nested in its own Xvfb (:210..:219), the agent's through
 # XTEST. Needs Xvfb, Xephyr and xinput on PATH; fails (never skips) without them.

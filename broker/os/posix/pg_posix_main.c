@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "ocr/pg_ocr.h"
@@ -262,6 +263,36 @@ static void memory_returns(void) {
 #endif
 }
 
+/* Could an account other than root make a "physical" key? /dev/uinput lets
+ * whoever opens it create an input device the X server takes for a real
+ * keyboard, so the person's stop key could be forged by an agent account.
+ * Conservative on purpose: any access beyond root's (other bits, a group
+ * other than root, an ACL such as udev's uaccess grants) means only root or
+ * an approver may re-arm after a stop. A later module load is seen at the
+ * next start or SIGHUP. */
+static void uinput_forgeable(const char *path, char *why, size_t n) {
+    struct stat st;
+    why[0] = '\0';
+    if (stat(path, &st) != 0) return; /* no uinput: nothing to forge with */
+    if (st.st_mode & (S_IROTH | S_IWOTH)) snprintf(why, n, "%s is open to every account", path);
+    else if (st.st_gid != 0 && (st.st_mode & (S_IRGRP | S_IWGRP)))
+        snprintf(why, n, "%s is open to group %u", path, (unsigned)st.st_gid);
+    else if (st.st_uid != 0) snprintf(why, n, "%s is owned by uid %u", path, (unsigned)st.st_uid);
+    else if (getxattr(path, "system.posix_acl_access", NULL, 0) > 0)
+        snprintf(why, n, "%s has an access list that may admit other accounts", path);
+}
+
+static void check_forgeable(pg_broker *b) {
+    char why[256];
+    uinput_forgeable("/dev/uinput", why, sizeof why);
+    pg_broker_person_forgeable(b, why);
+}
+
+static void reload_all(pg_broker *b) {
+    pg_broker_reload(b);
+    check_forgeable(b);
+}
+
 int main(int argc, char **argv) {
     options o = {.socket_path = "/run/pixelgate/broker.sock", .state_dir = "/var/lib/pixelgate",
                  .display = getenv("DISPLAY"), .socket_mode = 0666, .max_conns = 128, .queue_wait_ms = 15000, .ttl_s = 3600, .display_readers = 2, .ocr_engines = 2,
@@ -349,6 +380,7 @@ int main(int argc, char **argv) {
         pg_broker_fini(&b);
         return e.code;
     }
+    check_forgeable(&b);
     pg_broker_open_platform(&b);
     pg_broker_watch_start(&b); /* a lost display is noticed and brought back; expired tokens go */
     pg_server_limits sl;
@@ -363,7 +395,7 @@ int main(int argc, char **argv) {
     pg_posix_listener_opts so = {o.socket_path, o.socket_mode, o.max_conns, o.io_timeout_ms, listen_fd};
     pg_log(PG_LOG_INFO, "pixelgated %s uid=%u display=%s backend=%s state=%s", PG_VERSION, (unsigned)geteuid(),
            b.display, b.plat_ops->name, o.state_dir);
-    pg_err rc = pg_posix_listener_run(&b, &so, &stop_flag, &hup_flag, pg_broker_reload, signal_ready, &e);
+    pg_err rc = pg_posix_listener_run(&b, &so, &stop_flag, &hup_flag, reload_all, signal_ready, &e);
     if (rc) fprintf(stderr, "pixelgated: %s\n", e.message);
     else pg_log(PG_LOG_INFO, "stopped (signal %d)", (int)stop_flag);
     sd_notify(0, "STOPPING=1");

@@ -106,9 +106,14 @@ void pg_win_helper_launch_path(pg_platform *p, char *out, size_t cap);
 void pg_win_helper_capture_fallback(pg_platform *p, char *out, size_t cap);
 
 /* The helper process: serves the service on pipe_name until it closes.
+ * input_token (NULL: none): the decimal value of the inherited handle of the
+ * session user's token, which every SendInput then impersonates
+ * (pg_win_set_input_token); one that is not a token handle is USAGE, so a
+ * helper told to inject as the user never injects as itself.
  * Returns 0 when the pipe closed, else the pg_err that ended it (USAGE for
- * a pipe name that is not a helper pipe, UNREACHABLE if it cannot connect,
- * INTERNAL for a broken frame). For main(): argv "helper --pipe NAME". */
-int pg_win_helper_main(const char *pipe_name);
+ * a pipe name that is not a helper pipe or a bad token, UNREACHABLE if it
+ * cannot connect, INTERNAL for a broken frame). For main(): argv "helper
+ * --pipe NAME [--input-token N]". */
+int pg_win_helper_main(const char *pipe_name, const char *input_token);
 
 #endif

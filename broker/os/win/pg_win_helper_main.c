@@ -82,8 +82,24 @@ static bool helper_pipe_name(const char *name) {
     return true;
 }
 
-int pg_win_helper_main(const char *pipe_name) {
-    if (!helper_pipe_name(pipe_name)) return PG_E_USAGE;
+/* The inherited token handle named by its decimal value: taken (the
+ * backend keeps a copy) and closed; false if it is not a token. */
+static bool take_input_token(const char *value) {
+    char *end = NULL;
+    unsigned long long v = value ? strtoull(value, &end, 10) : 0;
+    if (!value) return true;
+    if (!v || !end || *end) return false;
+    HANDLE h = (HANDLE)(uintptr_t)v;
+    TOKEN_TYPE type;
+    DWORD n;
+    pg_error e;
+    bool ok = GetTokenInformation(h, TokenType, &type, sizeof type, &n) && pg_win_set_input_token(h, &e) == PG_OK;
+    if (ok) CloseHandle(h);
+    return ok;
+}
+
+int pg_win_helper_main(const char *pipe_name, const char *input_token) {
+    if (!helper_pipe_name(pipe_name) || !take_input_token(input_token)) return PG_E_USAGE;
     helper h = {0};
     pg_helper_server s = {.ops = pg_platform_default(), .before = follow_input_desktop, .where = where,
                           .fallback = fallback, .ctx = &h};

@@ -52,7 +52,7 @@ static char default_root[MAX_PATH * 3];
 static char default_policy[MAX_PATH * 3];
 
 static void usage(FILE *f) {
-    fprintf(f, "usage: pixelgated install | uninstall | service | run [options] | helper --pipe NAME\n"
+    fprintf(f, "usage: pixelgated install | uninstall | service | run [options] | helper --pipe NAME [--input-token N]\n"
                "       pixelgated --verify-audit FILE [--anchor SEQ:HASH] | --version | --help\n"
                "options (run; the service reads the same from its registered command line):\n"
                "  --policy FILE       the administrator's policy (default %s);\n"
@@ -345,11 +345,12 @@ int main(int argc, char **argv) {
     }
     if (!strcmp(cmd, "--verify-audit") && argc >= 3) return verify_audit(argc, argv);
     if (!strcmp(cmd, "helper")) {
-        if (argc != 4 || strcmp(argv[2], "--pipe")) {
+        bool token = argc == 6 && !strcmp(argv[4], "--input-token");
+        if ((argc != 4 && !token) || strcmp(argv[2], "--pipe")) {
             usage(stderr);
             return PG_E_USAGE;
         }
-        return pg_win_helper_main(argv[3]);
+        return pg_win_helper_main(argv[3], token ? argv[5] : NULL);
     }
     int rc = parse_options(argc, argv, 2);
     if (rc) return rc;

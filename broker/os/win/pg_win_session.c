@@ -15,6 +15,7 @@
 
 #include <sddl.h>
 #include <stdio.h>
+#include <wtsapi32.h>
 #include <stdlib.h>
 #include <string.h>
 #include <wchar.h>
@@ -111,9 +112,10 @@ static pg_err make_pipe(wchar_t *name, size_t cap, HANDLE *pipe, pg_error *e) {
 
 /* ---------------------------------------------------------- the process */
 
-/* exe (wide, malloc'd) and the whole mutable command line. */
-static pg_err command_line(const pg_win_helper_launch *how, const wchar_t *pipe, wchar_t **exe, wchar_t **cmd,
-                           pg_error *e) {
+/* exe (wide, malloc'd) and the whole mutable command line; with the
+ * inherited input token's handle value after the pipe's name. */
+static pg_err command_line(const pg_win_helper_launch *how, const wchar_t *pipe, HANDLE token, wchar_t **exe,
+                           wchar_t **cmd, pg_error *e) {
     wchar_t *args = pg_utf8_to_wide(how->args ? how->args : "helper", 0, NULL);
     if (how->exe) {
         *exe = pg_utf8_to_wide(how->exe, 0, NULL);
@@ -121,9 +123,13 @@ static pg_err command_line(const pg_win_helper_launch *how, const wchar_t *pipe,
         DWORD n = GetModuleFileNameW(NULL, *exe, EXE_PATH_MAX);
         if (n == 0 || n >= EXE_PATH_MAX) (*exe)[0] = L'\0';
     }
-    size_t len = (*exe ? wcslen(*exe) : 0) + (args ? wcslen(args) : 0) + wcslen(pipe) + 16;
+    size_t len = (*exe ? wcslen(*exe) : 0) + (args ? wcslen(args) : 0) + wcslen(pipe) + 64;
     *cmd = *exe && (*exe)[0] && args ? malloc(len * sizeof **cmd) : NULL;
-    if (*cmd) swprintf(*cmd, len, L"\"%ls\" %ls --pipe %ls", *exe, args, pipe);
+    if (*cmd && token)
+        swprintf(*cmd, len, L"\"%ls\" %ls --pipe %ls --input-token %llu", *exe, args, pipe,
+                 (unsigned long long)(uintptr_t)token);
+    else if (*cmd)
+        swprintf(*cmd, len, L"\"%ls\" %ls --pipe %ls", *exe, args, pipe);
     free(args);
     if (*cmd) return PG_OK;
     free(*exe);
@@ -179,17 +185,62 @@ static bool session_token(DWORD session, HANDLE *out, uint32_t *kept, launch_fai
     return ok;
 }
 
+/* The console user's token for the helper's input: an inheritable
+ * impersonation token (the helper has no privilege to ask for it itself),
+ * NULL with *err when no one is logged on or the query is refused. */
+static HANDLE input_token(DWORD session, DWORD *err) {
+    HANDLE primary = NULL, imp = NULL;
+    SECURITY_ATTRIBUTES inherit = {sizeof inherit, NULL, TRUE};
+    *err = 0;
+    if (!WTSQueryUserToken(session, &primary)) {
+        *err = GetLastError();
+        return NULL;
+    }
+    if (!DuplicateTokenEx(primary, TOKEN_IMPERSONATE | TOKEN_QUERY | TOKEN_DUPLICATE, &inherit, SecurityImpersonation,
+                          TokenImpersonation, &imp))
+        *err = GetLastError(), imp = NULL;
+    CloseHandle(primary);
+    return imp;
+}
+
+/* CreateProcessAsUserW letting the child inherit `token` and nothing else:
+ * an explicit handle list, so no other inheritable handle of the service
+ * leaks into the user's session. */
+static bool create_with_token(HANDLE user, const wchar_t *exe, wchar_t *cmd, STARTUPINFOW *si,
+                              PROCESS_INFORMATION *pi, HANDLE token, launch_failure *f) {
+    if (!token)
+        return CreateProcessAsUserW(user, exe, cmd, NULL, NULL, FALSE, CREATE_NO_WINDOW, NULL, NULL, si, pi) ||
+               failed_at(f, "CreateProcessAsUser");
+    SIZE_T size = 0;
+    InitializeProcThreadAttributeList(NULL, 1, 0, &size);
+    STARTUPINFOEXW sx = {.StartupInfo = *si};
+    sx.StartupInfo.cb = sizeof sx;
+    sx.lpAttributeList = malloc(size);
+    bool ok = sx.lpAttributeList && InitializeProcThreadAttributeList(sx.lpAttributeList, 1, 0, &size);
+    if (!ok) {
+        free(sx.lpAttributeList);
+        return failed_at(f, "InitializeProcThreadAttributeList");
+    }
+    ok = (UpdateProcThreadAttribute(sx.lpAttributeList, 0, PROC_THREAD_ATTRIBUTE_HANDLE_LIST, &token, sizeof token,
+                                    NULL, NULL) ||
+          failed_at(f, "UpdateProcThreadAttribute(HANDLE_LIST)")) &&
+         (CreateProcessAsUserW(user, exe, cmd, NULL, NULL, TRUE, CREATE_NO_WINDOW | EXTENDED_STARTUPINFO_PRESENT,
+                               NULL, NULL, &sx.StartupInfo, pi) ||
+          failed_at(f, "CreateProcessAsUser"));
+    DeleteProcThreadAttributeList(sx.lpAttributeList);
+    free(sx.lpAttributeList);
+    return ok;
+}
+
 static bool start_in_console(const wchar_t *exe, wchar_t *cmd, STARTUPINFOW *si, PROCESS_INFORMATION *pi,
-                             DWORD *session, uint32_t *kept, launch_failure *f) {
-    *session = pg_win_session_active();
-    if (*session == PG_WIN_NO_SESSION) {
+                             DWORD session, HANDLE input, uint32_t *kept, launch_failure *f) {
+    if (session == PG_WIN_NO_SESSION) {
         SetLastError(0);
         return failed_at(f, "WTSGetActiveConsoleSessionId (no console session)");
     }
     HANDLE tok = NULL;
-    if (!session_token(*session, &tok, kept, f)) return false;
-    bool ok = CreateProcessAsUserW(tok, exe, cmd, NULL, NULL, FALSE, CREATE_NO_WINDOW, NULL, NULL, si, pi) ||
-              failed_at(f, "CreateProcessAsUser");
+    if (!session_token(session, &tok, kept, f)) return false;
+    bool ok = create_with_token(tok, exe, cmd, si, pi, input, f);
     CloseHandle(tok);
     return ok;
 }
@@ -199,17 +250,18 @@ static DWORD current_session(void) {
     return ProcessIdToSessionId(GetCurrentProcessId(), &s) ? s : PG_WIN_NO_SESSION;
 }
 
-/* The console path, else (outside session 0 only) plain CreateProcess. */
-static pg_err start_helper(const pg_win_helper_launch *how, const wchar_t *exe, wchar_t *cmd,
-                           PROCESS_INFORMATION *pi, pg_win_helper_child *out, pg_error *e) {
+/* The console path, else (outside session 0 only) plain CreateProcess
+ * (without the input token: such a helper runs as whoever runs us). */
+static pg_err start_helper(const pg_win_helper_launch *how, const wchar_t *exe, wchar_t *cmd, const wchar_t *plain,
+                           DWORD session, HANDLE input, PROCESS_INFORMATION *pi, pg_win_helper_child *out,
+                           pg_error *e) {
     wchar_t desktop[] = L"winsta0\\default";
     /* No standard handles: the helper prints nothing and must not hold the
      * service's (or a test runner's) output pipes open. */
     STARTUPINFOW si = {.cb = sizeof si, .lpDesktop = desktop, .dwFlags = STARTF_USESTDHANDLES};
     launch_failure f = {"console path skipped", 0};
-    DWORD session;
     uint32_t kept = 0;
-    if (!how->own_session && start_in_console(exe, cmd, &si, pi, &session, &kept, &f)) {
+    if (!how->own_session && start_in_console(exe, cmd, &si, pi, session, input, &kept, &f)) {
         out->session = session;
         if (kept) /* Wine: no integrity levels, no UIPI */
             snprintf(out->path, sizeof out->path,
@@ -225,7 +277,10 @@ static pg_err start_helper(const pg_win_helper_launch *how, const wchar_t *exe, 
                             "run the service as LocalSystem: placing the helper in the user's session needs "
                             "SeTcbPrivilege",
                             "cannot start the helper in the console session: %s: error %lu", f.step, f.err);
-    if (!CreateProcessW(exe, cmd, NULL, NULL, FALSE, CREATE_NO_WINDOW, NULL, NULL, &si, pi))
+    wchar_t *own = _wcsdup(plain);
+    BOOL started = own && CreateProcessW(exe, own, NULL, NULL, FALSE, CREATE_NO_WINDOW, NULL, NULL, &si, pi);
+    free(own);
+    if (!started)
         return pg_error_set(e, PG_E_UNREACHABLE, "check that the broker's executable is intact",
                             "cannot start the helper: %s: error %lu, then CreateProcess: error %lu", f.step, f.err,
                             GetLastError());
@@ -291,16 +346,33 @@ static void end_process(HANDLE process) {
     CloseHandle(process);
 }
 
+/* How the helper's input runs, after the launch path. */
+static void note_input(pg_win_helper_child *out, HANDLE input, DWORD err) {
+    size_t n = strlen(out->path);
+    if (out->session == PG_WIN_NO_SESSION) return; /* CreateProcess: as whoever runs us */
+    if (input) snprintf(out->path + n, sizeof out->path - n, "; input as the session user");
+    else
+        snprintf(out->path + n, sizeof out->path - n,
+                 "; input as the helper's own token (WTSQueryUserToken: error %lu)", err);
+}
+
 pg_err pg_win_session_launch(const pg_win_helper_launch *how, pg_win_helper_child *out, pg_error *e) {
     memset(out, 0, sizeof *out);
-    wchar_t name[128], *exe = NULL, *cmd = NULL;
-    HANDLE pipe = INVALID_HANDLE_VALUE;
+    wchar_t name[128], *exe = NULL, *cmd = NULL, *plain = NULL, *unused = NULL;
+    HANDLE pipe = INVALID_HANDLE_VALUE, input = NULL;
     PROCESS_INFORMATION pi = {0};
+    DWORD session = how->own_session ? PG_WIN_NO_SESSION : pg_win_session_active(), err = 0;
+    if (session != PG_WIN_NO_SESSION) input = input_token(session, &err);
     pg_err rc = make_pipe(name, sizeof name / sizeof *name, &pipe, e);
-    if (!rc) rc = command_line(how, name, &exe, &cmd, e);
-    if (!rc) rc = start_helper(how, exe, cmd, &pi, out, e);
+    if (!rc) rc = command_line(how, name, input, &exe, &cmd, e);
+    if (!rc) rc = command_line(how, name, NULL, &unused, &plain, e);
+    if (!rc) rc = start_helper(how, exe, cmd, plain, session, input, &pi, out, e);
+    if (!rc) note_input(out, input, err);
+    if (input) CloseHandle(input); /* the child has its own, inherited */
     free(exe);
     free(cmd);
+    free(unused);
+    free(plain);
     if (pi.hThread) CloseHandle(pi.hThread);
     if (!rc) rc = wait_connect(pipe, &pi, how->connect_timeout_ms, e);
     if (!rc) rc = check_client(pipe, pi.dwProcessId, e);

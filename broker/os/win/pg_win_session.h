@@ -24,6 +24,14 @@
  *     (under Wine: "..., integrity 0x3000 kept: Wine has no levels)"), "CreateProcess(fallback:
  *     SetTokenInformation: error 1314)" or "CreateProcess(own session, as
  *     asked)";
+ *     On the console path the helper also gets the console user's token for
+ *     its input: WTSQueryUserToken (LocalSystem's SeTcbPrivilege), made an
+ *     inheritable impersonation token, the one handle the child inherits
+ *     (PROC_THREAD_ATTRIBUTE_HANDLE_LIST), its value on the command line as
+ *     `--input-token N`; the helper's SendInput then runs on a thread
+ *     impersonating it (pg_win_set_input_token). No user logged on (or the
+ *     query refused): no token, and `path` ends "; input as the helper's own
+ *     token (WTSQueryUserToken: error N)", else "; input as the session user";
  *  3. waits at most connect_timeout_ms for the helper to connect (or exit),
  *     and accepts the client only if GetNamedPipeClientProcessId is the
  *     child's pid: anyone else is refused with PG_E_POLICY and the child is
@@ -32,7 +40,7 @@
  * Errors: UNREACHABLE (no session, start failed, helper exited or did not
  * connect in time), POLICY (wrong client), INTERNAL (random, token, pipe).
  * Threads: no shared state; a child is owned by one caller.
- * Never: lets the helper inherit a handle, names the pipe predictably,
+ * Never: lets the helper inherit a handle but that token, names the pipe predictably,
  * accepts a client it did not start.
  */
 #ifndef PG_WIN_SESSION_H
@@ -54,7 +62,7 @@ typedef struct {
     HANDLE process;    /* the helper process */
     uint32_t pid;
     uint32_t session;  /* console session it was placed in; PG_WIN_NO_SESSION: ours (fallback) */
-    char path[160];    /* which launch path ran */
+    char path[256];    /* which launch path ran, and whose token its input uses */
 } pg_win_helper_child;
 
 /* how must not be NULL (the proxy fills in defaults). */

@@ -2,6 +2,7 @@
 /* The in-memory desktop of pg_fake.h. */
 #include "pg_fake.h"
 #include "pg_person.h"
+#include "pg_time.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -40,6 +41,8 @@ struct pg_platform {
     unsigned captures;
     fake_failure fail[8];
     size_t n_fail;
+    pg_indicator indicated; /* the sign as last drawn (window 0: hidden) */
+    unsigned indications;   /* indicate calls */
     void (*on_capture)(pg_fake *f, void *ctx);
     void *on_capture_ctx;
     void (*after_capture)(pg_fake *f, void *ctx);
@@ -57,6 +60,8 @@ struct pg_platform {
     uint32_t sel_pid[2];
     unsigned unconfirm_next; /* the next inputs recorded are sent but unconfirmed (pg_fake_unconfirm) */
     uint32_t unconfirmed;    /* such inputs since unconfirmed() last read */
+    pg_person *polled;       /* person_poll's (pg_fake_polled_person), NULL until the first */
+    char polled_key[64];
 };
 
 static bool display_down; /* opening fails while set: the display is gone (pg_fake_display_down) */
@@ -167,6 +172,7 @@ static void fake_close(pg_platform *f) {
     for (size_t i = 0; i < f->n; i++)
         for (size_t k = 0; k < f->win[i].n_frames; k++) free(f->win[i].frames[k]);
     for (size_t i = 0; i < f->n_input; i++) free(f->input[i]);
+    pg_person_free(f->polled);
     free(f);
 }
 
@@ -587,18 +593,44 @@ static pg_err fake_watch_person(pg_platform *p, pg_person *person, const char *s
     pg_err rc = injected(p, "watch_person", e);
     if (rc) return rc;
     pg_person_set_watching(person, true, stop_key, NULL); /* tests report into it themselves */
-    record(p, "watch_person %s", stop_key);
     return PG_OK;
 }
 
 static pg_err fake_indicate(pg_platform *p, const pg_indicator *how, pg_error *e) {
     pg_err rc = injected(p, "indicate", e);
     if (rc) return rc;
-    if (!how->window) record(p, "indicate off");
-    else record(p, "indicate %llu %s %s", (unsigned long long)how->window,
-                how->mode == PG_INDICATOR_BANNER ? "banner" : "ring", how->user);
+    p->indicated = *how; /* not input: tests read it with pg_fake_indicated */
+    p->indications++;
     return PG_OK;
 }
+
+/* As the Win32 backend answers it in the session helper: the counts of a
+ * pg_person the fake owns, which tests report into (pg_fake_polled_person);
+ * a watch (re)started is recorded, the polls themselves are not. */
+static pg_err fake_person_poll(pg_platform *p, const char *stop_key, uint32_t *watching, uint32_t *stop_presses,
+                               uint32_t *tampers, uint32_t *human_events, uint32_t *idle_ms, pg_error *e) {
+    *watching = *stop_presses = *tampers = *human_events = 0;
+    *idle_ms = UINT32_MAX;
+    pg_err rc = injected(p, "person_poll", e);
+    if (rc) return rc;
+    if (!p->polled && !(p->polled = pg_person_new(NULL, NULL)))
+        return pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory");
+    if (strcmp(p->polled_key, stop_key) != 0) {
+        snprintf(p->polled_key, sizeof p->polled_key, "%s", stop_key);
+        pg_person_set_watching(p->polled, true, stop_key, NULL);
+        record(p, "watch_person %s (polled)", stop_key);
+    }
+    pg_person_seen s;
+    pg_person_read(p->polled, &s);
+    *watching = s.watching;
+    *stop_presses = (uint32_t)s.stop_presses;
+    *tampers = (uint32_t)s.tampers;
+    *human_events = (uint32_t)s.human_events;
+    if (s.last_human_us) *idle_ms = (uint32_t)((pg_mono_us() - s.last_human_us) / 1000);
+    return PG_OK;
+}
+
+pg_person *pg_fake_polled_person(pg_fake *f) { return f->polled; }
 
 /* As the X11 backend checks it, without a grab: the composed screen at
  * g->rect against g->ref, and the window on top at g->point. */
@@ -645,6 +677,11 @@ void pg_fake_freeze(pg_fake *f, uint64_t id, bool frozen) {
 }
 
 void pg_fake_set_wm(pg_fake *f, bool running) { f->no_wm = !running; }
+
+const pg_indicator *pg_fake_indicated(pg_fake *f, unsigned *calls) {
+    if (calls) *calls = f->indications;
+    return &f->indicated;
+}
 
 void pg_fake_set_silent(pg_fake *f, uint64_t id, bool silent) {
     fake_window *w = find(f, id);

@@ -95,6 +95,9 @@ void pg_fake_on_list(pg_fake *f, void (*fn)(pg_fake *f, void *ctx), void *ctx);
  * operation ("list_windows", "list_all", "capture_window", "capture_screen", "click",
  * "move", "scroll", "drag", "key", "type_text", "focus", "settle") fail with code. */
 void pg_fake_fail(pg_fake *f, const char *op, pg_err code, unsigned times);
+/* The indicator as the broker last drew it (window 0: hidden), and how many
+ * times indicate was called (calls may be NULL). */
+const pg_indicator *pg_fake_indicated(pg_fake *f, unsigned *calls);
 
 /* The display goes away: every later call on this handle fails
  * BROKER_UNREACHABLE with why, and lost() says so. While down (for every
@@ -124,6 +127,9 @@ void pg_fake_unconfirm(pg_fake *f, unsigned times);
 
 /* The input recorded so far, one line per event. */
 size_t pg_fake_input_count(const pg_fake *f);
+/* The pg_person person_poll (the helper's side of watch_person) reads: a
+ * test reports presses and activity into it. NULL until the first poll. */
+pg_person *pg_fake_polled_person(pg_fake *f);
 const char *pg_fake_input(const pg_fake *f, size_t i);
 /* How many captures (window and screen) ran. */
 unsigned pg_fake_captures(const pg_fake *f);

@@ -39,6 +39,13 @@
  * PG_E_TIMEOUT and the helper is stopped; a helper that dies during a call
  * gives PG_E_UNREACHABLE with the link's tip. The helper's own error code,
  * message and tip are returned as they are.
+ * The person's controls: indicate is forwarded as it is; watch_person is
+ * the proxy's own: a first person_poll (its error is watch_person's), then
+ * a thread of the proxy polls every PG_HELPER_PERSON_POLL_MS, under the
+ * call lock like any call, and reports what the helper's hooks counted
+ * since into the broker's pg_person (a stop press seen during a long call
+ * arrives when that call ends; after a failed poll, which says "not
+ * watching", it waits twice as long, up to 5 s); close stops it first.
  *
  * Server (helper side): pg_helper_serve_one reads one request, answers it
  * from the backend it was given, and writes the reply. It answers only ops
@@ -66,6 +73,7 @@
 #include "pg_transport.h"
 
 #define PG_HELPER_CALL_MS 15000u    /* default: one request, reply included */
+#define PG_HELPER_PERSON_POLL_MS 100u /* watch_person: how often the proxy asks the helper (person_poll) */
 #define PG_HELPER_MAX_DIM 16384u    /* capture width and height */
 #define PG_HELPER_MAX_CAPTURE ((uint64_t)256 << 20) /* bytes of one capture */
 #define PG_HELPER_MAX_WINDOWS 4096u

@@ -10,7 +10,13 @@
  * Why one deadline per call: the reply is read under what is left of the
  * call's time, one deadline over all of pg_proto_read's reads, so a helper
  * trickling bytes cannot stretch a call past its bound.
+ * Why watch_person polls: the helper answers requests and never speaks
+ * first, so the person's stop presses reach the broker by a person_poll
+ * every PG_HELPER_PERSON_POLL_MS from a thread of the proxy's own, which
+ * takes the call lock like any call: a press during a long call (a settle,
+ * a long text) is seen when that call ends.
  */
+#include <errno.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -20,6 +26,7 @@
 
 #include "pg_helper.h"
 #include "pg_monitor_json.h"
+#include "pg_person.h"
 #include "pg_path_json.h"
 #include "pg_proto.h"
 #include "pg_time.h"
@@ -29,6 +36,22 @@
 #define REPLY_MAX_HEADER (8u << 20) /* 4096 windows with long escaped titles */
 #define MAX_STRIDE_PAD 64u           /* bytes a row may carry beyond width*4 */
 
+/* What person_poll answered. */
+typedef struct {
+    uint32_t watching, stops, tampers, events, idle_ms;
+} person_counts;
+
+/* watch_person's poller: its own lock, so close can stop it while a call runs. */
+typedef struct {
+    pthread_mutex_t lock;
+    pthread_cond_t wake;
+    pthread_t thread;
+    bool running, quit;
+    pg_person *person;       /* the broker's */
+    char stop_key[64];
+    person_counts seen;      /* the last poll's counts */
+} person_poller;
+
 typedef struct {
     pthread_mutex_t lock;
     const pg_helper_link_ops *ops;
@@ -37,6 +60,7 @@ typedef struct {
     uint32_t call_timeout_ms;
     uint64_t next_id;
     char fallback[96];
+    person_poller poll;
 } proxy;
 
 /* The handle is our struct: callers only ever pass it back to these ops. */
@@ -48,7 +72,7 @@ pg_err pg_helper_proxy_new(pg_platform **out, const pg_helper_link_ops *ops, voi
                            pg_error *e) {
     *out = NULL;
     proxy *x = calloc(1, sizeof *x);
-    if (!x || pthread_mutex_init(&x->lock, NULL) != 0) {
+    if (!x || pthread_mutex_init(&x->lock, NULL) != 0 || pthread_mutex_init(&x->poll.lock, NULL) != 0) {
         free(x);
         ops->stop(link);
         ops->free(link);
@@ -57,6 +81,11 @@ pg_err pg_helper_proxy_new(pg_platform **out, const pg_helper_link_ops *ops, voi
     x->ops = ops;
     x->link = link;
     x->call_timeout_ms = call_timeout_ms ? call_timeout_ms : PG_HELPER_CALL_MS;
+    pthread_condattr_t ca; /* monotonic where the threads library has it: a clock step never stretches a wait */
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&x->poll.wake, &ca);
+    pthread_condattr_destroy(&ca);
     *out = (pg_platform *)(void *)x;
     return PG_OK;
 }
@@ -65,11 +94,16 @@ static pg_err proxy_open(pg_platform **out, const char *display, pg_error *e) {
     return pg_helper_link_open(out, display, e);
 }
 
+static void stop_poller(proxy *x);
+
 static void proxy_close(pg_platform *p) {
     if (!p) return;
     proxy *x = px(p);
+    stop_poller(x); /* it calls through the link */
     x->ops->stop(x->link);
     x->ops->free(x->link);
+    pthread_cond_destroy(&x->poll.wake);
+    pthread_mutex_destroy(&x->poll.lock);
     pthread_mutex_destroy(&x->lock);
     free(x);
 }
@@ -691,6 +725,117 @@ static pg_err wire(pg_platform *p, const char *op, pg_helper_wire_param *ps, siz
 #define PG_PRIM(name, ret, bk, cap, helper, ...) PX_GEN_##helper(name)
 #include "pg_platform.def"
 #undef PG_PRIM
+
+/* ------------------------------------------------ the person, polled */
+
+static pg_err proxy_indicate(pg_platform *p, const pg_indicator *how, pg_error *e) {
+    if (how->window > (uint64_t)MAX_ID) return id_unknown(how->window, e);
+    char user[sizeof how->user];
+    snprintf(user, sizeof user, "%s", how->user);
+    cJSON *a = cJSON_CreateObject();
+    bool ok = add_num(a, "window", (double)how->window) && add_num(a, "mode", (int)how->mode) &&
+              cJSON_AddStringToObject(a, "user", user);
+    return call(p, "indicate", built(a, ok), 0, dec_none, NULL, e);
+}
+
+static pg_err poll_once(proxy *x, person_counts *c, pg_error *e) {
+    return proxy_person_poll((pg_platform *)(void *)x, x->poll.stop_key, &c->watching, &c->stops, &c->tampers,
+                             &c->events, &c->idle_ms, e);
+}
+
+/* What changed since the last poll, into the broker's pg_person. Counts that
+ * went down are a new helper's (relaunched): all of them are new. Stop
+ * presses are replayed one by one (each toggles the latch), at most a
+ * bounded number with the parity kept, whatever a broken helper claims. */
+static void report(person_poller *w, const person_counts *c) {
+    int64_t now = pg_mono_us();
+    if (c->stops < w->seen.stops || c->tampers < w->seen.tampers) w->seen = (person_counts){0};
+    uint32_t presses = c->stops - w->seen.stops;
+    if (presses > 64) presses = 64 + (presses & 1u);
+    for (uint32_t i = 0; i < presses; i++) pg_person_stop_key(w->person, now);
+    if (c->tampers != w->seen.tampers) pg_person_tamper(w->person, "the session helper saw the keyboard tampered with");
+    if (c->events != w->seen.events && c->idle_ms != UINT32_MAX)
+        pg_person_activity(w->person, now - (int64_t)c->idle_ms * 1000);
+    w->seen = *c;
+}
+
+static bool poll_and_report(proxy *x) {
+    person_counts c;
+    pg_error e;
+    if (poll_once(x, &c, &e) != PG_OK) {
+        pg_person_set_watching(x->poll.person, false, x->poll.stop_key, e.message);
+        return false;
+    }
+    report(&x->poll, &c);
+    pg_person_set_watching(x->poll.person, c.watching != 0, x->poll.stop_key,
+                           "the session helper watches no input now");
+    return true;
+}
+
+/* After a failed poll the next waits twice as long, up to this: a call
+ * through a helper that is gone starts a new one, and a session without
+ * one must not be asked ten times a second. */
+#define PERSON_POLL_BACKOFF_MAX_MS 5000u
+
+static void *poller_main(void *arg) {
+    proxy *x = arg;
+    person_poller *w = &x->poll;
+    uint32_t wait_ms = PG_HELPER_PERSON_POLL_MS;
+    pthread_mutex_lock(&w->lock);
+    while (!w->quit) {
+        pthread_mutex_unlock(&w->lock);
+        bool ok = poll_and_report(x);
+        wait_ms = ok ? PG_HELPER_PERSON_POLL_MS
+                     : wait_ms * 2 < PERSON_POLL_BACKOFF_MAX_MS ? wait_ms * 2 : PERSON_POLL_BACKOFF_MAX_MS;
+        pthread_mutex_lock(&w->lock);
+        struct timespec until;
+        clock_gettime(CLOCK_MONOTONIC, &until);
+        until.tv_sec += wait_ms / 1000u; /* seconds apart: tv_nsec is a 32-bit long on Windows */
+        until.tv_nsec += (long)(wait_ms % 1000u) * 1000000L;
+        until.tv_sec += until.tv_nsec / 1000000000L;
+        until.tv_nsec %= 1000000000L;
+        while (!w->quit && pthread_cond_timedwait(&w->wake, &w->lock, &until) != ETIMEDOUT) {
+        }
+    }
+    pthread_mutex_unlock(&w->lock);
+    return NULL;
+}
+
+static void stop_poller(proxy *x) {
+    person_poller *w = &x->poll;
+    if (!w->running) return;
+    pthread_mutex_lock(&w->lock);
+    w->quit = true;
+    pthread_cond_signal(&w->wake);
+    pthread_mutex_unlock(&w->lock);
+    pthread_join(w->thread, NULL);
+    w->running = false;
+}
+
+/* The helper's watch, polled into person. The first poll is made here: an
+ * error (a backend that cannot watch, a stop key it does not know, a helper
+ * not allowed person_poll) is watch_person's, and no poller starts. Called
+ * again (another key or person): the old poller stops first. Not at the same
+ * time as close. */
+static pg_err proxy_watch_person(pg_platform *p, pg_person *person, const char *stop_key, pg_error *e) {
+    proxy *x = px(p);
+    person_poller *w = &x->poll;
+    if (!stop_key || strlen(stop_key) >= sizeof w->stop_key)
+        return pg_error_set(e, PG_E_BADINPUT, NULL, "stop key name missing or too long");
+    stop_poller(x);
+    w->person = person;
+    snprintf(w->stop_key, sizeof w->stop_key, "%s", stop_key);
+    person_counts c;
+    pg_err rc = poll_once(x, &c, e);
+    if (rc) return rc;
+    w->seen = c; /* counted before this watch: not news */
+    pg_person_set_watching(person, c.watching != 0, stop_key, "the session helper watches no input now");
+    w->quit = false;
+    if (pthread_create(&w->thread, NULL, poller_main, x) != 0)
+        return pg_error_set(e, PG_E_INTERNAL, NULL, "cannot start the person poller thread");
+    w->running = true;
+    return PG_OK;
+}
 
 /* The table: generated for WIRE, written above for CUSTOM and LOCAL, NULL for NONE. */
 #define PX_FN_WIRE(name) proxy_##name

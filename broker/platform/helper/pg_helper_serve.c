@@ -237,6 +237,26 @@ static pg_err h_hold(helper *h, const cJSON *args, cJSON **result, pg_blob *att,
     return h->ops->hold(h->p, &hd, e); /* the backend judges the button */
 }
 
+/* {"window","mode","user"}: the sign, shown by the helper's backend (window 0 hides it). */
+static pg_err h_indicate(helper *h, const cJSON *args, cJSON **result, pg_blob *att, pg_error *e) {
+    static const pg_arg_spec spec[] = {
+        {"window", PG_ARG_INT, true}, {"mode", PG_ARG_INT, true}, {"user", PG_ARG_STRING, true}};
+    (void)result, (void)att;
+    pg_indicator how = {0};
+    int64_t mode = 0;
+    pg_err rc = pg_args_check(args, spec, 3, e);
+    if (rc) return rc;
+    const char *user = pg_args_str(args, "user", "");
+    int64_t w = 0;
+    if (!arg_in(args, "window", 0, MAX_ID, &w) || !arg_in(args, "mode", PG_INDICATOR_RING, PG_INDICATOR_BANNER, &mode) ||
+        strlen(user) >= sizeof how.user)
+        return out_of_range("window/mode/user", e);
+    how.window = (uint64_t)w, how.mode = (pg_indicator_mode)mode;
+    snprintf(how.user, sizeof how.user, "%s", user);
+    if (!h->ops->indicate) return pg_error_set(e, PG_E_UNSUPPORTED, NULL, "session helper: the backend has no indicate");
+    return h->ops->indicate(h->p, &how, e);
+}
+
 /* ------------------------------------------ generated (WIRE) handlers */
 
 #define WIRE_MAX_PARAMS 8

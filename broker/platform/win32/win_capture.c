@@ -114,7 +114,8 @@ HWND win_covering(HWND h, const RECT *r) {
     /* GW_HWNDPREV walks up the z-order: every window met is above h. */
     for (HWND o = GetWindow(h, GW_HWNDPREV); o; o = GetWindow(o, GW_HWNDPREV)) {
         RECT wr, both;
-        if (!IsWindowVisible(o) || IsIconic(o) || win_is_cloaked(o) || !GetWindowRect(o, &wr))
+        /* The indicator is no cover: it rings the window, click-through. */
+        if (!IsWindowVisible(o) || IsIconic(o) || win_is_indicator(o) || win_is_cloaked(o) || !GetWindowRect(o, &wr))
             continue;
         if (IntersectRect(&both, &wr, r)) return o;
     }

@@ -17,6 +17,8 @@
 
 #include <dwmapi.h>
 
+#include "pg_person.h"
+#include "pg_win_sid.h"
 #include "win_private.h"
 
 bool win_to_utf8(const wchar_t *w, char *out, size_t cap) {
@@ -123,6 +125,8 @@ static pg_err win_open(pg_platform **out, const char *display, pg_error *e) {
 
 static void win_close(pg_platform *p) {
     if (!p) return;
+    win_ui_stop(p);
+    pg_person_free(p->polled); /* after the thread that reported into it */
     win_dxgi_free(p->dxgi);
     free(p);
 }
@@ -161,13 +165,19 @@ static pg_err win_caps(pg_platform *p, pg_caps *out, pg_error *e) {
      * one decorates or stacks windows for us. */
     out->window_manager = dwm;
     snprintf(out->backend, sizeof out->backend, "win32");
+    /* Whose token the last SendInput ran with (pg_win_set_input_token). */
+    char sid[PG_WIN_SID_STR_MAX], who[PG_WIN_SID_STR_MAX + 48] = "";
+    int level;
+    pg_win_input_identity(sid, sizeof sid, &level);
+    if (sid[0] && level >= 0) snprintf(who, sizeof who, "; last input sent as %s (impersonating, level %d)", sid, level);
+    else if (sid[0]) snprintf(who, sizeof who, "; last input sent as %s (the process token)", sid);
     snprintf(out->detail, sizeof out->detail,
              "dpi: %s, system %u; virtual screen %dx%d at %d,%d; dwm: %s; screen capture: dxgi "
-             "duplication, else bitblt; window capture: printwindow, bitblt if black%s%s",
+             "duplication, else bitblt; window capture: printwindow, bitblt if black%s%s%s",
              p->dpi_mode, system_dpi(),
              GetSystemMetrics(SM_CXVIRTUALSCREEN), GetSystemMetrics(SM_CYVIRTUALSCREEN),
              GetSystemMetrics(SM_XVIRTUALSCREEN), GetSystemMetrics(SM_YVIRTUALSCREEN),
-             dwm ? "composition on" : "off", p->wine[0] ? "; wine " : "", p->wine);
+             dwm ? "composition on" : "off", p->wine[0] ? "; wine " : "", p->wine, who);
     return PG_OK;
 }
 
@@ -221,6 +231,9 @@ static const pg_platform_ops win_ops = {
     .type_text = win_type_text,
     .settle = win_settle,
     .responding = win_responding,
+    .watch_person = win_watch_person,
+    .indicate = win_indicate,
+    .person_poll = win_person_poll,
 };
 
 const pg_platform_ops *pg_platform_default(void) { return &win_ops; }

@@ -23,14 +23,22 @@
  * presses, and releases whatever fails after the press.
  * hold() presses or releases one button (or, through win_keys.c, one key)
  * and leaves it so; the broker lets go when the holder's connection ends.
+ * Whose input (pg_win_set_input_token): with a token set, every SendInput
+ * runs on a thread impersonating it and reverts at once after; a thread that
+ * cannot take it sends nothing (PG_E_INTERNAL). pg_win_input_identity says
+ * what the thread token was at the last send.
  * Never: leaves a thread attached to another's input queue, sends a partial
- * batch without saying so (PG_E_POLICY when UIPI blocked events).
+ * batch without saying so (PG_E_POLICY when UIPI blocked events), or leaves
+ * a thread impersonating.
  */
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "pg_inject.h"
+#include "pg_win_sid.h"
 #include "win_private.h"
 
 /* Events per SendInput call: big batches are atomic w.r.t. other input but
@@ -41,10 +49,86 @@
  * gets at most one chunk (16 characters). */
 #define WIN_TYPE_CHUNK 32
 
+/* ------------------------------------------------------------ whose input */
+
+/* The session user's impersonation token (pg_win_set_input_token), NULL:
+ * the process's own. Process-wide: the session helper has one backend. */
+static _Atomic(HANDLE) input_token;
+static pthread_mutex_t identity_lock = PTHREAD_MUTEX_INITIALIZER;
+static char identity_sid[PG_WIN_SID_STR_MAX];
+static int identity_level = -1;
+
+pg_err pg_win_set_input_token(void *token, pg_error *e) {
+    HANDLE dup = NULL;
+    /* Our own copy, an impersonation token whatever the caller's was (WTSQueryUserToken gives a primary one). */
+    if (token && !DuplicateTokenEx(token, TOKEN_IMPERSONATE | TOKEN_QUERY, NULL, SecurityImpersonation,
+                                   TokenImpersonation, &dup))
+        return pg_error_set(e, PG_E_INTERNAL, NULL, "cannot duplicate the session user's token: error %lu",
+                            GetLastError());
+    HANDLE old = atomic_exchange(&input_token, dup);
+    if (old) CloseHandle(old); /* a send in flight holds it: callers set it before input starts */
+    return PG_OK;
+}
+
+void pg_win_input_identity(char *sid, size_t cap, int *level) {
+    pthread_mutex_lock(&identity_lock);
+    snprintf(sid, cap, "%s", identity_sid);
+    *level = identity_level;
+    pthread_mutex_unlock(&identity_lock);
+}
+
+/* What this thread sends as now: its impersonation token if it has one,
+ * else the process token. */
+static void note_identity(void) {
+    HANDLE tok = NULL;
+    int level = -1;
+    /* OpenAsSelf: an identification-level token may not open itself. */
+    if (OpenThreadToken(GetCurrentThread(), TOKEN_QUERY, TRUE, &tok)) {
+        SECURITY_IMPERSONATION_LEVEL l;
+        DWORD n;
+        if (GetTokenInformation(tok, TokenImpersonationLevel, &l, sizeof l, &n)) level = (int)l;
+    } else if (!OpenProcessToken(GetCurrentProcess(), TOKEN_QUERY, &tok)) {
+        tok = NULL;
+    }
+    union {
+        TOKEN_USER tu;
+        BYTE raw[sizeof(TOKEN_USER) + SECURITY_MAX_SID_SIZE];
+    } u;
+    DWORD n;
+    char sid[PG_WIN_SID_STR_MAX] = "";
+    pg_error ignore;
+    if (tok && GetTokenInformation(tok, TokenUser, &u, sizeof u, &n)) pg_win_sid_format(u.tu.User.Sid, sid, &ignore);
+    if (tok) CloseHandle(tok);
+    pthread_mutex_lock(&identity_lock);
+    snprintf(identity_sid, sizeof identity_sid, "%s", sid);
+    identity_level = level;
+    pthread_mutex_unlock(&identity_lock);
+}
+
+/* SendInput as the session's user when a token is set: false, with *e, when
+ * the thread could not take the token (nothing sent). */
+static bool send_as_user(UINT n, INPUT *in, UINT *sent, pg_error *e) {
+    HANDLE tok = atomic_load(&input_token);
+    *sent = 0;
+    if (tok && !SetThreadToken(NULL, tok)) {
+        pg_error_set(e, PG_E_INTERNAL, "see docs/windows.md, \"Whose input\"",
+                     "cannot inject as the session's user: SetThreadToken failed (error %lu); nothing was sent",
+                     GetLastError());
+        return false;
+    }
+    note_identity();
+    *sent = SendInput(n, in, sizeof *in);
+    DWORD err = GetLastError();
+    if (tok) RevertToSelf();
+    SetLastError(err);
+    return true;
+}
+
 pg_err win_send(INPUT *in, UINT n, pg_error *e) {
     for (UINT done = 0; done < n;) {
         UINT k = n - done < WIN_SEND_CHUNK ? n - done : WIN_SEND_CHUNK;
-        UINT sent = SendInput(k, in + done, sizeof *in);
+        UINT sent;
+        if (!send_as_user(k, in + done, &sent, e)) return PG_E_INTERNAL;
         if (sent != k)
             return pg_error_set(e, PG_E_POLICY, "the target may run elevated (UIPI) or the desktop is locked",
                                 "SendInput delivered %u of %u events (error %lu)", done + sent, n,
@@ -393,7 +477,10 @@ static pg_err chunk_check(void *ctx, size_t done, size_t total, pg_error *e) {
 
 static size_t chunk_send(void *ctx, size_t from, size_t n) {
     const checked_send *c = ctx;
-    return SendInput((UINT)n, c->in + from, sizeof *c->in);
+    UINT sent;
+    pg_error ignore; /* a thread that cannot take the token sends nothing: counted as none sent */
+    send_as_user((UINT)n, c->in + from, &sent, &ignore);
+    return sent;
 }
 
 pg_err win_send_checked(HWND h, uint32_t integrity, INPUT *in, const size_t *start, size_t n_units,

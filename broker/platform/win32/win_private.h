@@ -40,6 +40,7 @@ typedef BOOL(WINAPI *win_set_dpi_ctx_fn)(DPI_AWARENESS_CONTEXT);
 typedef UINT(WINAPI *win_dpi_for_window_fn)(HWND);
 
 typedef struct win_dxgi win_dxgi;
+typedef struct win_ui win_ui;
 
 struct pg_platform {
     char dpi_mode[64];                  /* how DPI awareness was obtained */
@@ -49,6 +50,9 @@ struct pg_platform {
     char fallback[96];                  /* pg_win_capture_fallback() */
     char screen_fallback[96];           /* pg_win_screen_fallback() */
     win_dxgi *dxgi;                     /* Desktop Duplication state, NULL until used */
+    win_ui *ui;                         /* win_person.c's thread: hooks, indicator; NULL until used */
+    pg_person *polled;                  /* person_poll's own pg_person (in the session helper) */
+    char polled_key[64];                /* the stop key it watches for */
 };
 
 /* ---- win_conn.c: helpers ---- */
@@ -134,6 +138,17 @@ pg_err win_hold_key(const pg_hold *h, pg_error *e);
 /* ---- win_input.c: held buttons, the pointer ---- */
 pg_err win_hold(pg_platform *p, const pg_hold *h, pg_error *e);
 pg_err win_pointer_at(pg_platform *p, int32_t *x, int32_t *y, pg_error *e);
+
+/* ---- win_person.c: the person's input and the indicator, on their own thread ---- */
+pg_err win_watch_person(pg_platform *p, pg_person *person, const char *stop_key, pg_error *e);
+pg_err win_indicate(pg_platform *p, const pg_indicator *how, pg_error *e);
+/* watch_person into the handle's own pg_person, read back as counts. */
+pg_err win_person_poll(pg_platform *p, const char *stop_key, uint32_t *watching, uint32_t *stop_presses,
+                       uint32_t *tampers, uint32_t *human_events, uint32_t *idle_ms, pg_error *e);
+/* close(): unhooks, destroys the indicator, ends and joins the thread. */
+void win_ui_stop(pg_platform *p);
+/* Is h this process's indicator window? Window lists and cover checks skip it. */
+bool win_is_indicator(HWND h);
 
 /* ---- win_settle.c ---- */
 pg_err win_settle(pg_platform *p, uint64_t id, uint32_t quiet_ms, uint32_t timeout_ms,

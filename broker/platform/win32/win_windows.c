@@ -34,7 +34,7 @@ bool win_is_cloaked(HWND h) {
 
 bool win_is_app_window(HWND h) {
     if (!h || !IsWindow(h) || !IsWindowVisible(h)) return false;
-    if (GetAncestor(h, GA_ROOT) != h || h == GetDesktopWindow()) return false;
+    if (GetAncestor(h, GA_ROOT) != h || h == GetDesktopWindow() || win_is_indicator(h)) return false;
     LONG_PTR ex = GetWindowLongPtrW(h, GWL_EXSTYLE);
     if (ex & WS_EX_TOOLWINDOW) return false;
     if (GetWindow(h, GW_OWNER) && !(ex & WS_EX_APPWINDOW)) return false;
@@ -74,8 +74,10 @@ void win_frame_rect(HWND h, RECT *out, const char **source) {
 }
 
 bool win_shows_pixels(HWND h) {
+    /* The indicator shows pixels but belongs to no application, and stays
+     * out of captures where the system allows (win_person.c). */
     return h && IsWindow(h) && IsWindowVisible(h) && GetAncestor(h, GA_ROOT) == h && h != GetDesktopWindow() &&
-           !win_is_cloaked(h);
+           !win_is_indicator(h) && !win_is_cloaked(h);
 }
 
 /* A normal window: an application window nobody owns. */

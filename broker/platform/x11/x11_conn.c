@@ -419,6 +419,8 @@ static const pg_platform_ops x11_ops = {
     .lost = x11_lost,
     .responding = x11_responding,
     .unconfirmed = x11_unconfirmed,
+    .guard_begin = x11_guard_begin,
+    .guard_end = x11_guard_end,
 };
 
 const pg_platform_ops *pg_platform_default(void) { return &x11_ops; }

@@ -234,9 +234,12 @@ static void fake_button(pg_platform *p, uint8_t button, bool press) {
                         0, 0);
 }
 
-/* Delivered when it returns; the app's repaint is still to come. */
+/* Delivered when it returns; the app's repaint is still to come. The grab
+ * of --if-unchanged (x11_guard.c) ends here: the events are processed, and
+ * what may follow (landed) waits on other clients, which a grab would stall. */
 static pg_err sent(pg_platform *p, pg_error *e) {
     pg_err rc = x11_sync(p, e);
+    x11_guard_release(p);
     x11_watch_input_sent();
     return rc;
 }
@@ -396,6 +399,7 @@ pg_err x11_drag(pg_platform *p, uint64_t id, const pg_point *path, size_t n, pg_
         fake_motion(p, root[0], root[1]);
         fake_button(p, (uint8_t)b, true);
         rc = x11_sync(p, e);
+        x11_guard_release(p); /* pressed where it was checked: the drag's waits run ungrabbed */
         if (rc == PG_OK) pg_sleep_ms(hold_ms);
         for (size_t i = 1; i < n && rc == PG_OK; i++) {
             fake_motion(p, root[2 * i], root[2 * i + 1]);

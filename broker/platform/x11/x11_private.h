@@ -87,6 +87,7 @@ struct pg_platform {
     double input_rtt_ms;  /* the round trip measured just before the last pointer input */
     uint32_t unconfirmed; /* inputs sent but not seen delivered in time, since unconfirmed() last read */
     uint16_t pending_mask; /* the buttons of the last unconfirmed input: keys and focus wait for them */
+    bool guard_grabbed;   /* guard_begin holds a server grab on c (x11_guard.c) */
 };
 
 /* ---- x11_conn.c: replies, errors, atoms ---- */
@@ -259,6 +260,14 @@ bool x11_watch_quiet(x11_watch *w, xcb_window_t win, uint32_t quiet_ms);
 /* Input went out (any handle of this process): every window counts as active
  * from now, its repaint still to come. */
 void x11_watch_input_sent(void);
+
+/* ---- x11_guard.c: --if-unchanged under a server grab ---- */
+pg_err x11_guard_begin(pg_platform *p, pg_guard *g, pg_error *e);
+void x11_guard_end(pg_platform *p);
+/* Ends guard_begin's grab, if one is held (else nothing): the input code
+ * calls it once the injected events were processed, before any wait that
+ * other clients must make progress for. */
+void x11_guard_release(pg_platform *p);
 
 /* ---- x11_settle.c ---- */
 pg_err x11_settle(pg_platform *p, uint64_t id, uint32_t quiet_ms, uint32_t timeout_ms,
