@@ -586,9 +586,9 @@ static uint16_t nest_device(const char *name) {
 /* "Device Enabled" of devices ids[0..n) set to on, in one burst. */
 static void set_enabled(const uint16_t *ids, int n, bool on) {
     xcb_atom_t enabled = nest_atom("Device Enabled");
-    uint8_t value = on ? 1 : 0;
+    uint8_t value[4] = {on ? 1 : 0}; /* xcb sends the item padded to 4 bytes, and reads them */
     for (int i = 0; i < n; i++)
-        xcb_input_xi_change_property(env.nest, ids[i], XCB_PROP_MODE_REPLACE, 8, enabled, XCB_ATOM_INTEGER, 1, &value);
+        xcb_input_xi_change_property(env.nest, ids[i], XCB_PROP_MODE_REPLACE, 8, enabled, XCB_ATOM_INTEGER, 1, value);
     sync_with(env.nest);
 }
 
