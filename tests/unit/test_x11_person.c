@@ -9,11 +9,17 @@
  * which are not XTEST. The agent's input is XTEST on the nested display.
  * Proves: an XTEST Pause does not count; a physical Pause counts once, also
  * while another client holds an active keyboard grab; physical motion is
- * activity, XTEST motion and clicks are not; "XTEST Device" set on the
- * Xephyr keyboard and `xinput disable` of it are tampers naming the device
- * (and the re-flagged keyboard's Pause still counts); a bad key name is
- * BADINPUT; close() joins a running watcher; a display that goes away
- * turns watching off with a reason.
+ * activity, XTEST motion and clicks are not; the stop key follows a keymap
+ * change; a key on no keycode is "not watching, why"; "XTEST Device" set on
+ * the Xephyr keyboard (while watched, or before), `xinput disable` and
+ * `xinput float` of it are tampers naming the device, also when another
+ * device's change makes the watcher read the devices after the server has
+ * moved on; the re-flagged and the floating keyboard's Pause still counts;
+ * a second master's XTEST devices coming and going are no tamper; a bad key
+ * name is BADINPUT; a second call keeps or replaces the watcher, never
+ * counting twice; close() joins a running watcher; a display that goes
+ * away turns watching off with a reason. The ops table agrees with
+ * pg_platform.def.
  * Showing that something did NOT count: it is sent first, then a physical
  * event; the server delivers to the watcher in order, so once the physical
  * one is seen the other would have been too. Every wait has a deadline.
