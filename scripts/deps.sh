@@ -17,6 +17,8 @@ PKGS=(
   libxcb1-dev libxcb-shm0-dev libxcb-xtest0-dev libxcb-composite0-dev libxcb-res0-dev
   libxcb-damage0-dev libxcb-xfixes0-dev libxcb-randr0-dev libxkbcommon-x11-dev libxkbcommon-dev
   libx11-dev libx11-xcb-dev
+  # XInput 2.2 raw events: the person's own keys and mouse told from injected ones (x11_person.c)
+  libxcb-xinput-dev
   # the session helper's wlroots backend: libwayland and wayland-scanner
   libwayland-dev libwayland-bin
   # readiness, socket activation and logind (pixelgated); logind mocked in tests
@@ -41,7 +43,8 @@ PKGS=(
   dbus-daemon dbus-bin strace
   # a wlroots Wayland session, headless (tests/integration/wayland_sway.sh); grim is bench/'s anchor
   sway grim
-  # the person's keyboard and mouse in tests (a nested Xephyr; xinput tampers with it, xdotool is the hand)
+  # the person's keyboard and mouse in tests (a nested Xephyr; xinput tampers with it, xdotool is the hand;
+  # unit.test_x11_person and tests/integration/person_xephyr.sh)
   xserver-xephyr xinput xdotool
   # the offline HTML report, opened in a headless browser (tests/integration/accept_tk.sh)
   chromium

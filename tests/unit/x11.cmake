@@ -16,3 +16,10 @@ set_tests_properties(unit.xsession_xhost PROPERTIES LABELS "x11;package" TIMEOUT
 # --if-unchanged's guard (x11_guard.c) on its own Xvfb (:230-:239), with and without openbox.
 pg_unit_test(test_x11_guard SOURCES test_x11_guard.c LIBS pg_platform_x11 PkgConfig::PG_TEST_XCB)
 set_tests_properties(unit.test_x11_guard PROPERTIES LABELS "x11" TIMEOUT 120)
+# watch_person (broker/platform/x11/x11_person.c): a person's keys and mouse
+# through Xephyr nested in its own Xvfb (:210..:219), the agent's through
+# XTEST. Needs Xvfb, Xephyr and xinput on PATH; fails (never skips) without them.
+pkg_check_modules(PG_TEST_XI REQUIRED IMPORTED_TARGET xcb-xtest xcb-xinput)
+pg_unit_test(test_x11_person SOURCES test_x11_person.c LIBS pg_platform_x11 pg_person pg_platform_decl PkgConfig::PG_TEST_XCB
+             PkgConfig::PG_TEST_XI)
+set_tests_properties(unit.test_x11_person PROPERTIES LABELS "x11" TIMEOUT 180) # its own servers: not "unit"

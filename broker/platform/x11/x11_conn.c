@@ -254,6 +254,7 @@ static void redirect_once(pg_platform *p) {
 
 static void x11_close(pg_platform *p) {
     if (!p) return;
+    x11_person_stop(p->person_watch);
     x11_watch_stop(p->watch);
     free(p->display);
     x11_shm_release(p);
@@ -414,6 +415,7 @@ static const pg_platform_ops x11_ops = {
     .key = x11_key,
     .type_text = x11_type_text,
     .settle = x11_settle,
+    .watch_person = x11_watch_person,
     .lost = x11_lost,
     .responding = x11_responding,
     .unconfirmed = x11_unconfirmed,

@@ -83,6 +83,7 @@ struct pg_platform {
     char *display;        /* as opened (NULL: $DISPLAY), for the repaint watcher's connection */
     struct x11_watch *watch; /* started at the first settle; NULL before, or when it cannot run */
     bool watch_failed;    /* it could not start: settle per request */
+    struct x11_person *person_watch; /* watch_person's watcher; NULL until it is asked for */
     double input_rtt_ms;  /* the round trip measured just before the last pointer input */
     uint32_t unconfirmed; /* inputs sent but not seen delivered in time, since unconfirmed() last read */
     uint16_t pending_mask; /* the buttons of the last unconfirmed input: keys and focus wait for them */
@@ -229,6 +230,15 @@ pg_err x11_keymap_chord(pg_platform *p, x11_keymap *k, xcb_window_t target, cons
  * PG_E_POLICY saying how many characters (code points) were typed. */
 pg_err x11_keymap_type(pg_platform *p, x11_keymap *k, xcb_window_t target, const char *utf8,
                        pg_error *e);
+
+/* ---- x11_person.c: the person's own input (watch_person) ---- */
+typedef struct x11_person x11_person;
+/* pg_platform_ops.watch_person: a watcher on its own connection and thread
+ * (x11_person.c says what it reports). Called again: the same person and key
+ * keep the running watcher, another key replaces it. */
+pg_err x11_watch_person(pg_platform *p, pg_person *person, const char *stop_key, pg_error *e);
+/* Ends the watcher's thread and closes its connection (NULL: nothing). */
+void x11_person_stop(x11_person *w);
 
 /* ---- x11_watch.c: repaint history kept between requests ---- */
 typedef struct x11_watch x11_watch;
