@@ -633,6 +633,30 @@ PG_TEST(floated_keyboard_is_tamper) {
 }
 
 /* Last: the nested server goes away under the watcher. */
+/* pixelgate-session serves the same counts to the broker (person_poll): a
+ * second handle's own watcher counts the person's Pause, not the agent's. */
+PG_TEST(person_poll_counts_what_the_watcher_counts) {
+    READY();
+    REQUIRE(env.ops->person_poll != NULL);
+    pg_platform *p2 = NULL;
+    pg_error e;
+    REQUIRE(env.ops->open(&p2, env.nest_dpy, &e) == PG_OK);
+    uint32_t watching = 0, presses = 0, tampers = 0, events = 0, idle = 0;
+    REQUIRE(env.ops->person_poll(p2, "Pause", &watching, &presses, &tampers, &events, &idle, &e) == PG_OK);
+    CHECK_EQ_INT(watching, 1);
+    uint32_t presses0 = presses;
+    agent_pause();
+    pg_person_seen before = seen_now(env.person), after;
+    person_key(true);
+    person_key(false);
+    REQUIRE(await_seen(env.person, more_stops, before.stop_presses, &after)); /* the first watcher saw it */
+    for (double t0 = pg_mono_ms(); presses == presses0 && pg_mono_ms() - t0 < WAIT_MS; pg_sleep_ms(2))
+        REQUIRE(env.ops->person_poll(p2, "Pause", &watching, &presses, &tampers, &events, &idle, &e) == PG_OK);
+    CHECK_EQ_INT(presses, presses0 + 1); /* the person's, once; the agent's never */
+    CHECK(idle < UINT32_MAX);
+    env.ops->close(p2);
+}
+
 PG_TEST(lost_display_stops_watching) {
     READY();
     pg_person_seen s;

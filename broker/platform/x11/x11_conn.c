@@ -26,6 +26,7 @@
 #include <xcb/xtest.h>
 #include <xkbcommon/xkbcommon-x11.h>
 
+#include "pg_person.h"
 #include "x11_private.h"
 #include "pg_framebuf.h"
 
@@ -255,6 +256,7 @@ static void redirect_once(pg_platform *p) {
 static void x11_close(pg_platform *p) {
     if (!p) return;
     x11_person_stop(p->person_watch);
+    pg_person_free(p->polled); /* after the watcher that reported into it has stopped */
     x11_watch_stop(p->watch);
     free(p->display);
     x11_shm_release(p);
@@ -416,6 +418,7 @@ static const pg_platform_ops x11_ops = {
     .type_text = x11_type_text,
     .settle = x11_settle,
     .watch_person = x11_watch_person,
+    .person_poll = x11_person_poll,
     .lost = x11_lost,
     .responding = x11_responding,
     .unconfirmed = x11_unconfirmed,

@@ -440,3 +440,29 @@ pg_err x11_watch_person(pg_platform *p, pg_person *person, const char *stop_key,
     p->person_watch = NULL;
     return person_start(p, person, stop_key, sym, &p->person_watch, e);
 }
+
+/* pixelgate-session on an X11 session: the broker asks for counts, the
+ * watcher reports into a pg_person of this handle's own (freed at close). */
+pg_err x11_person_poll(pg_platform *p, const char *stop_key, uint32_t *watching, uint32_t *stop_presses,
+                       uint32_t *tampers, uint32_t *human_events, uint32_t *idle_ms, pg_error *e) {
+    *watching = *stop_presses = *tampers = *human_events = 0;
+    *idle_ms = UINT32_MAX;
+    if (!p->polled && !(p->polled = pg_person_new(NULL, NULL)))
+        return pg_error_set(e, PG_E_INTERNAL, NULL, "out of memory");
+    if (!p->polled_key[0] || strcmp(p->polled_key, stop_key ? stop_key : "") != 0) {
+        pg_err rc = x11_watch_person(p, p->polled, stop_key, e);
+        if (rc) return rc;
+        snprintf(p->polled_key, sizeof p->polled_key, "%s", stop_key ? stop_key : "");
+    }
+    pg_person_seen s;
+    pg_person_read(p->polled, &s);
+    *watching = s.watching;
+    *stop_presses = (uint32_t)s.stop_presses; /* the proxy takes differences modulo 2^32 */
+    *tampers = (uint32_t)s.tampers;
+    *human_events = (uint32_t)s.human_events;
+    if (s.last_human_us) {
+        int64_t ms = (pg_mono_us() - s.last_human_us) / 1000;
+        *idle_ms = ms < 0 ? 0 : ms >= UINT32_MAX ? UINT32_MAX - 1 : (uint32_t)ms;
+    }
+    return PG_OK;
+}

@@ -84,6 +84,8 @@ struct pg_platform {
     struct x11_watch *watch; /* started at the first settle; NULL before, or when it cannot run */
     bool watch_failed;    /* it could not start: settle per request */
     struct x11_person *person_watch; /* watch_person's watcher; NULL until it is asked for */
+    struct pg_person *polled;        /* person_poll's own counts (pixelgate-session); NULL until polled */
+    char polled_key[64];             /* the stop key they are watched for */
     double input_rtt_ms;  /* the round trip measured just before the last pointer input */
     uint32_t unconfirmed; /* inputs sent but not seen delivered in time, since unconfirmed() last read */
     uint16_t pending_mask; /* the buttons of the last unconfirmed input: keys and focus wait for them */
@@ -237,6 +239,10 @@ typedef struct x11_person x11_person;
  * (x11_person.c says what it reports). Called again: the same person and key
  * keep the running watcher, another key replaces it. */
 pg_err x11_watch_person(pg_platform *p, pg_person *person, const char *stop_key, pg_error *e);
+/* pg_platform_ops.person_poll: watch_person into a pg_person of the handle's
+ * own, answered as counts (the session helper serves the broker this way). */
+pg_err x11_person_poll(pg_platform *p, const char *stop_key, uint32_t *watching, uint32_t *stop_presses,
+                       uint32_t *tampers, uint32_t *human_events, uint32_t *idle_ms, pg_error *e);
 /* Ends the watcher's thread and closes its connection (NULL: nothing). */
 void x11_person_stop(x11_person *w);
 
