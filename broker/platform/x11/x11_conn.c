@@ -255,6 +255,7 @@ static void redirect_once(pg_platform *p) {
 static void x11_close(pg_platform *p) {
     if (!p) return;
     x11_watch_stop(p->watch);
+    x11_indicator_stop(p->indicator);
     free(p->display);
     x11_shm_release(p);
     if (p->xkb_ctx) xkb_context_unref(p->xkb_ctx);
@@ -417,6 +418,7 @@ static const pg_platform_ops x11_ops = {
     .lost = x11_lost,
     .responding = x11_responding,
     .unconfirmed = x11_unconfirmed,
+    .indicate = x11_indicate,
 };
 
 const pg_platform_ops *pg_platform_default(void) { return &x11_ops; }

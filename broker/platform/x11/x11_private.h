@@ -86,6 +86,7 @@ struct pg_platform {
     double input_rtt_ms;  /* the round trip measured just before the last pointer input */
     uint32_t unconfirmed; /* inputs sent but not seen delivered in time, since unconfirmed() last read */
     uint16_t pending_mask; /* the buttons of the last unconfirmed input: keys and focus wait for them */
+    struct x11_indicator *indicator; /* the sign that an agent drives, from its first showing; NULL before */
 };
 
 /* ---- x11_conn.c: replies, errors, atoms ---- */
@@ -249,6 +250,31 @@ bool x11_watch_quiet(x11_watch *w, xcb_window_t win, uint32_t quiet_ms);
 /* Input went out (any handle of this process): every window counts as active
  * from now, its repaint still to come. */
 void x11_watch_input_sent(void);
+
+/* ---- x11_indicator.c: the sign that an agent drives ---- */
+#define X11_MAX_INDICATORS 16 /* signs one process may have at once (one per handle) */
+typedef struct x11_indicator x11_indicator;
+/* pg_platform_ops.indicate: shows the sign on its own connection and
+ * thread (started here the first time), or hides it (how->window 0).
+ * PG_E_UNSUPPORTED without Composite or SHAPE 1.1. */
+pg_err x11_indicate(pg_platform *p, const pg_indicator *how, pg_error *e);
+/* Ends the sign's thread and connection (its window goes with it); NULL is fine. */
+void x11_indicator_stop(x11_indicator *ind);
+/* Whether w is a window of a sign of this process (any handle, any
+ * thread): never listed, never a cover, never a target. */
+bool x11_indicator_is_own(xcb_window_t w);
+/* Screen captures compose without the signs: aside grabs the server on p's
+ * connection (only when this process has a sign) and unmaps every sign of
+ * this process that is mapped and meets r, with a round trip after; back
+ * maps and raises them again and ungrabs. back is always called after
+ * aside, whatever aside returned. */
+typedef struct {
+    xcb_window_t win[X11_MAX_INDICATORS]; /* the signs unmapped */
+    size_t n;
+    bool grabbed;
+} x11_aside;
+pg_err x11_indicator_aside(pg_platform *p, const pg_rect *r, x11_aside *out, pg_error *e);
+void x11_indicator_back(pg_platform *p, x11_aside *a);
 
 /* ---- x11_settle.c ---- */
 pg_err x11_settle(pg_platform *p, uint64_t id, uint32_t quiet_ms, uint32_t timeout_ms,
