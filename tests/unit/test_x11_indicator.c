@@ -37,6 +37,7 @@
 #include "pg_platform.h"
 #include "pg_test.h"
 #include "pg_time.h"
+#include "x11_private.h" /* x11_indicator_aside_held: what a caller holding a grab uses */
 
 enum { MODE_NONE, MODE_NOWM, MODE_OPENBOX, MODE_NOCOMPOSITE };
 
@@ -610,6 +611,9 @@ static void t_captures(int *pg_failed_, int mode) {
     xcb_window_t a = make_window(300, 200, 300, 200, 0x3060c0, false, "target");
     REQUIRE(wait_until(framed_and_listed, under) && wait_until(framed_and_listed, a));
     pg_error e;
+    pg_window u;
+    REQUIRE(env.ops->describe_window(env.p, under, &u, &e) == PG_OK);
+    CHECK(u.y < 24); /* the banner lies over `under`'s own pixels, which its capture must not show */
     for (int m = PG_INDICATOR_RING; m <= PG_INDICATOR_BANNER; m++) {
         REQUIRE(indicate(a, (pg_indicator_mode)m, &e) == PG_OK);
         REQUIRE(wait_until(m == PG_INDICATOR_RING ? ring_at : banner_up, a));
@@ -670,6 +674,77 @@ static void t_follows_and_ends(int *pg_failed_, int mode) {
     (void)mode;
 }
 
+/* A client that raises itself over and over: the sign wins each second
+ * with at most 20 raises (no storm), and is on top once the fight ends. */
+static void t_no_raise_storm(int *pg_failed_, int mode) {
+    xcb_window_t a = make_window(300, 200, 300, 200, 0x3060c0, false, "target");
+    xcb_window_t fighter = make_window(250, 150, 400, 300, 0xa0a000, false, "fighter");
+    REQUIRE(wait_until(framed_and_listed, a) && wait_until(framed_and_listed, fighter));
+    pg_error e;
+    REQUIRE(indicate(a, PG_INDICATOR_RING, &e) == PG_OK);
+    REQUIRE(wait_until(ring_at, a));
+    bool top, view;
+    xcb_window_t sign = find_sign(&top, &view);
+    xcb_connection_t *watch = xcb_connect(env.dpy, NULL); /* counts the sign's restacks */
+    REQUIRE(!xcb_connection_has_error(watch));
+    uint32_t mask = XCB_EVENT_MASK_SUBSTRUCTURE_NOTIFY;
+    xcb_change_window_attributes(watch, env.root, XCB_CW_EVENT_MASK, &mask);
+    free(xcb_get_input_focus_reply(watch, xcb_get_input_focus(watch), NULL));
+    double t0 = pg_mono_ms(), took;
+    int fights = 0;
+    while ((took = pg_mono_ms() - t0) < 1500) { /* as fast as the server answers */
+        raise_window(fighter);
+        fights++;
+    }
+    free(xcb_get_input_focus_reply(watch, xcb_get_input_focus(watch), NULL));
+    int restacks = 0;
+    xcb_generic_event_t *ev;
+    while ((ev = xcb_poll_for_event(watch)) != NULL) {
+        if ((ev->response_type & 0x7f) == XCB_CONFIGURE_NOTIFY && ((xcb_configure_notify_event_t *)ev)->window == sign)
+            restacks++;
+        free(ev);
+    }
+    xcb_disconnect(watch);
+    printf("     %d raises of another window in %.0f ms; the sign raised itself %d times\n", fights, took, restacks);
+    CHECK(restacks > 0);
+    CHECK(restacks <= 20 * ((int)(took / 1000) + 3)); /* a few more for the raises still on the way */
+    CHECK(wait_until(sign_on_top, 0));
+    REQUIRE(indicate(0, PG_INDICATOR_RING, &e) == PG_OK);
+    (void)mode;
+}
+
+/* A caller that holds the server grabbed already (x11_guard.c) steps the
+ * sign aside without a grab of its own, and back leaves the grab held. */
+static void t_aside_under_a_held_grab(int *pg_failed_, int mode) {
+    xcb_window_t a = make_window(300, 200, 300, 200, 0x3060c0, false, "target");
+    REQUIRE(wait_until(framed_and_listed, a));
+    pg_error e;
+    REQUIRE(indicate(a, PG_INDICATOR_BANNER, &e) == PG_OK);
+    REQUIRE(wait_until(banner_up, 0));
+    bool top, view;
+    xcb_window_t sign = find_sign(&top, &view);
+    xcb_connection_t *pc = env.p->c;
+    xcb_grab_server(pc);
+    x11_aside aside;
+    pg_rect screen = {0, 0, 1280, 800}, elsewhere = {0, 500, 100, 100};
+    CHECK_EQ_INT(x11_indicator_aside_held(env.p, &elsewhere, &aside, &e), PG_OK);
+    CHECK_EQ_INT(aside.n, 0); /* a sign that is not over the region stays */
+    CHECK_EQ_INT(x11_indicator_aside_held(env.p, &screen, &aside, &e), PG_OK);
+    CHECK(aside.n == 1 && aside.win[0] == sign && !aside.grabbed);
+    xcb_get_window_attributes_reply_t *at = xcb_get_window_attributes_reply(pc, xcb_get_window_attributes(pc, sign), NULL);
+    CHECK(at && at->map_state == XCB_MAP_STATE_UNMAPPED);
+    free(at);
+    x11_indicator_back(env.p, &aside);
+    at = xcb_get_window_attributes_reply(pc, xcb_get_window_attributes(pc, sign), NULL);
+    CHECK(at && at->map_state == XCB_MAP_STATE_VIEWABLE);
+    free(at);
+    xcb_ungrab_server(pc);
+    xcb_flush(pc);
+    CHECK(wait_until(banner_up, 0));
+    REQUIRE(indicate(0, PG_INDICATOR_RING, &e) == PG_OK);
+    (void)mode;
+}
+
 static void t_bad_requests(int *pg_failed_, int mode) {
     pg_error e;
     CHECK_EQ_INT(indicate(0x1fffff00u, PG_INDICATOR_RING, &e), PG_E_NOTFOUND);
@@ -718,6 +793,16 @@ MODE_TESTS(nowm, MODE_NOWM)
 PG_TEST(nowm_clicks_through_ring_and_banner_reach_the_window_under_them) {
     SETUP(MODE_NOWM);
     t_click_through(pg_failed_, MODE_NOWM);
+    destroy_made();
+}
+PG_TEST(nowm_a_client_that_keeps_raising_itself_gets_no_raise_storm) {
+    SETUP(MODE_NOWM);
+    t_no_raise_storm(pg_failed_, MODE_NOWM);
+    destroy_made();
+}
+PG_TEST(nowm_a_caller_holding_a_grab_steps_the_sign_aside_and_keeps_the_grab) {
+    SETUP(MODE_NOWM);
+    t_aside_under_a_held_grab(pg_failed_, MODE_NOWM);
     destroy_made();
 }
 PG_TEST(nowm_unknown_windows_bad_modes_and_names_are_refused) {

@@ -602,13 +602,9 @@ static bool shows_over(xcb_get_window_attributes_reply_t *a, xcb_get_geometry_re
     return g->x < (int64_t)r->x + r->w && x1 > r->x && g->y < (int64_t)r->y + r->h && y1 > r->y;
 }
 
-pg_err x11_indicator_aside(pg_platform *p, const pg_rect *r, x11_aside *out, pg_error *e) {
-    memset(out, 0, sizeof *out);
-    xcb_window_t ids[IND_MAX_OWN];
-    size_t n = own_snapshot(ids);
-    if (!n) return PG_OK; /* no sign in this process: no grab, no round trip */
-    xcb_grab_server(p->c);
-    out->grabbed = true;
+/* Unmap the signs of ids[0..n) that show over r; the server is grabbed. */
+static pg_err unmap_over(pg_platform *p, const pg_rect *r, const xcb_window_t *ids, size_t n, x11_aside *out,
+                         pg_error *e) {
     xcb_get_window_attributes_cookie_t ca[IND_MAX_OWN];
     xcb_get_geometry_cookie_t cg[IND_MAX_OWN];
     xcb_get_property_cookie_t cc[IND_MAX_OWN];
@@ -632,6 +628,23 @@ pg_err x11_indicator_aside(pg_platform *p, const pg_rect *r, x11_aside *out, pg_
      * bared from the windows' own pixmaps: a read now has no sign in it. */
     if (rc == PG_OK && out->n) rc = x11_sync(p, e);
     return rc;
+}
+
+pg_err x11_indicator_aside(pg_platform *p, const pg_rect *r, x11_aside *out, pg_error *e) {
+    memset(out, 0, sizeof *out);
+    xcb_window_t ids[IND_MAX_OWN];
+    size_t n = own_snapshot(ids);
+    if (!n) return PG_OK; /* no sign in this process: no grab, no round trip */
+    xcb_grab_server(p->c);
+    out->grabbed = true;
+    return unmap_over(p, r, ids, n, out, e);
+}
+
+pg_err x11_indicator_aside_held(pg_platform *p, const pg_rect *r, x11_aside *out, pg_error *e) {
+    memset(out, 0, sizeof *out); /* grabbed stays false: back leaves the caller's grab alone */
+    xcb_window_t ids[IND_MAX_OWN];
+    size_t n = own_snapshot(ids);
+    return n ? unmap_over(p, r, ids, n, out, e) : PG_OK;
 }
 
 void x11_indicator_back(pg_platform *p, x11_aside *a) {

@@ -274,6 +274,10 @@ typedef struct {
     bool grabbed;
 } x11_aside;
 pg_err x11_indicator_aside(pg_platform *p, const pg_rect *r, x11_aside *out, pg_error *e);
+/* The same for a caller that holds the server grabbed on p's connection
+ * already (a second GrabServer would be a no-op, but back's ungrab would
+ * end the caller's grab): no grab here, and back then leaves it held. */
+pg_err x11_indicator_aside_held(pg_platform *p, const pg_rect *r, x11_aside *out, pg_error *e);
 void x11_indicator_back(pg_platform *p, x11_aside *a);
 
 /* ---- x11_settle.c ---- */
