@@ -452,6 +452,17 @@ static bool banner_up(xcb_window_t unused) {
     return s && top && view && rect_eq(geometry_of(s), (pg_rect){0, 0, 1280, 24});
 }
 
+/* The 8-bit text property a of w, "" when none. */
+static void text_prop(xcb_window_t w, xcb_atom_t a, char *out, size_t cap) {
+    xcb_get_property_reply_t *r =
+        xcb_get_property_reply(env.c, xcb_get_property(env.c, 0, w, a, XCB_GET_PROPERTY_TYPE_ANY, 0, 64), NULL);
+    size_t n = r && r->format == 8 ? (size_t)xcb_get_property_value_length(r) : 0;
+    n = n < cap - 1 ? n : cap - 1;
+    if (n) memcpy(out, xcb_get_property_value(r), n);
+    out[n] = 0;
+    free(r);
+}
+
 static uint32_t shape_rects(xcb_window_t w, xcb_shape_kind_t kind) {
     xcb_shape_get_rectangles_reply_t *r =
         xcb_shape_get_rectangles_reply(env.c, xcb_shape_get_rectangles(env.c, w, kind), NULL);
@@ -533,6 +544,11 @@ static void t_ring_on_top(int *pg_failed_, int mode) {
         xcb_get_window_attributes_reply(env.c, xcb_get_window_attributes(env.c, sign), NULL);
     CHECK(attr && attr->override_redirect);
     free(attr);
+    char name[64];
+    text_prop(sign, XCB_ATOM_WM_NAME, name, sizeof name);
+    CHECK_STR(name, "pixelgate indicator");
+    text_prop(sign, atom("_NET_WM_NAME"), name, sizeof name);
+    CHECK_STR(name, "pixelgate indicator");
     pg_rect f = frame_of(a);
     CHECK(wait_pixel((int16_t)(f.x - 3), (int16_t)(f.y + 30), ORANGE));   /* on the ring */
     CHECK(screen_pixel((int16_t)(f.x + 30), (int16_t)(f.y + 30)) != ORANGE); /* the window inside is not painted over */
