@@ -621,7 +621,43 @@ static void free_set(capture_set *s) {
     free(s->screen.rgba), free(s->region.rgba), free(s->target.rgba), free(s->under.rgba);
 }
 
-/* (4): a screen capture is the same bytes with the sign on as with it off. */
+static bool same_set(const capture_set *x, const capture_set *y) {
+    return same_capture(&x->screen, &y->screen) && same_capture(&x->region, &y->region) &&
+           same_capture(&x->target, &y->target) && same_capture(&x->under, &y->under);
+}
+
+/* Where a sign of mode m on target a shows: a point of the ring's left band,
+ * or of the banner. */
+static void sign_point(xcb_window_t a, int m, int16_t *x, int16_t *y) {
+    pg_rect f = frame_of(a);
+    *x = m == PG_INDICATOR_RING ? (int16_t)(f.x - 3) : 600;
+    *y = m == PG_INDICATOR_RING ? (int16_t)(f.y + 40) : 5;
+}
+
+/* Captures with the sign shown, between two with it hidden; false (and
+ * nothing kept) when the call failed. */
+static bool off_on_off(int *pg_failed_, xcb_window_t a, xcb_window_t under, int m, capture_set s[3]) {
+    pg_error e;
+    int16_t x = 0, y = 0;
+    bool ok = indicate(0, PG_INDICATOR_RING, &e) == PG_OK && wait_until(sign_hidden, 0) && capture_all(a, under, &s[0], &e);
+    ok = ok && indicate(a, (pg_indicator_mode)m, &e) == PG_OK && wait_until(m == PG_INDICATOR_RING ? ring_at : banner_up, a);
+    if (ok) sign_point(a, m, &x, &y);
+    ok = ok && wait_pixel(x, y, ORANGE) && capture_all(a, under, &s[1], &e); /* on screen, as this test reads it */
+    if (ok) {
+        CHECK(rgba_at(&s[1].screen, x, y) != ORANGE);
+        CHECK(wait_until(sign_on_top, 0)); /* back, and on top, after the capture */
+        CHECK(wait_pixel(x, y, ORANGE));
+    }
+    ok = ok && indicate(0, PG_INDICATOR_RING, &e) == PG_OK && wait_until(sign_hidden, 0) && capture_all(a, under, &s[2], &e);
+    if (!ok) fprintf(stderr, "     capture round failed: %s\n", e.message);
+    if (!ok) free_set(&s[0]), free_set(&s[1]), free_set(&s[2]);
+    return ok;
+}
+
+/* (4): a screen capture is the same bytes with the sign on as with it off.
+ * The window manager may still repaint a title bar (focus) on a loaded
+ * machine: a round counts only when the two captures without the sign
+ * around it agree, else it is taken again. */
 static void t_captures(int *pg_failed_, int mode) {
     xcb_window_t under = make_window(100, 0, 900, 600, 0x808080, false, "under");
     xcb_window_t a = make_window(300, 200, 300, 200, 0x3060c0, false, "target");
@@ -631,27 +667,25 @@ static void t_captures(int *pg_failed_, int mode) {
     REQUIRE(env.ops->describe_window(env.p, under, &u, &e) == PG_OK);
     CHECK(u.y < 24); /* the banner lies over `under`'s own pixels, which its capture must not show */
     for (int m = PG_INDICATOR_RING; m <= PG_INDICATOR_BANNER; m++) {
-        REQUIRE(indicate(a, (pg_indicator_mode)m, &e) == PG_OK);
-        REQUIRE(wait_until(m == PG_INDICATOR_RING ? ring_at : banner_up, a));
-        pg_rect f = frame_of(a);
-        int16_t x = m == PG_INDICATOR_RING ? (int16_t)(f.x - 3) : 600, y = m == PG_INDICATOR_RING ? (int16_t)(f.y + 40) : 5;
-        REQUIRE(wait_pixel(x, y, ORANGE)); /* on screen, as this test reads it */
-        capture_set on, off;
-        REQUIRE(capture_all(a, under, &on, &e));
-        CHECK(rgba_at(&on.screen, x, y) != ORANGE);
-        CHECK(wait_until(sign_on_top, 0)); /* back, and on top, after the capture */
-        CHECK(wait_pixel(x, y, ORANGE));
-        REQUIRE(indicate(0, PG_INDICATOR_RING, &e) == PG_OK);
-        REQUIRE(wait_until(sign_hidden, 0));
-        REQUIRE(capture_all(a, under, &off, &e));
-        CHECK(same_capture(&on.screen, &off.screen));
-        CHECK(same_capture(&on.region, &off.region));
-        CHECK(same_capture(&on.target, &off.target));
-        CHECK(same_capture(&on.under, &off.under));
-        CHECK_STR(on.screen.method, off.screen.method);
-        printf("     %s: screen %ux%u by %s, the same with the sign as without\n",
-               m == PG_INDICATOR_RING ? "ring" : "banner", on.screen.width, on.screen.height, on.screen.method);
-        free_set(&on), free_set(&off);
+        bool still = false;
+        int rounds = 0;
+        for (double t0 = pg_mono_ms(); !still && pg_mono_ms() - t0 < DEADLINE_MS; rounds++) {
+            capture_set s[3];
+            REQUIRE(off_on_off(pg_failed_, a, under, m, s));
+            still = same_set(&s[0], &s[2]);
+            if (still) {
+                CHECK(same_capture(&s[1].screen, &s[2].screen));
+                CHECK(same_capture(&s[1].region, &s[2].region));
+                CHECK(same_capture(&s[1].target, &s[2].target));
+                CHECK(same_capture(&s[1].under, &s[2].under));
+                CHECK_STR(s[1].screen.method, s[2].screen.method);
+                printf("     %s: screen %ux%u by %s compared with the sign and without (round %d)\n",
+                       m == PG_INDICATOR_RING ? "ring" : "banner", s[1].screen.width, s[1].screen.height,
+                       s[1].screen.method, rounds + 1);
+            }
+            free_set(&s[0]), free_set(&s[1]), free_set(&s[2]);
+        }
+        CHECK(still); /* the screen never held still for one round */
     }
     (void)mode;
 }
