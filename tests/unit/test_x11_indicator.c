@@ -292,10 +292,17 @@ static bool wait_until(bool (*cond)(xcb_window_t), xcb_window_t w) {
     return ok;
 }
 
+/* In list_windows, visible: a window manager has taken it into its client
+ * list, so the backend accepts its id. */
 static bool listed(xcb_window_t w) {
-    pg_window d;
+    pg_window *ws;
+    size_t n;
     pg_error e;
-    return env.ops->describe_window(env.p, w, &d, &e) == PG_OK && d.visible;
+    bool found = false;
+    if (env.ops->list_windows(env.p, &ws, &n, &e) != PG_OK) return false;
+    for (size_t i = 0; i < n; i++) found |= ws[i].id == w && ws[i].visible;
+    free(ws);
+    return found;
 }
 
 static bool framed_and_listed(xcb_window_t w) { return viewable(w) && listed(w); }
@@ -343,7 +350,9 @@ static void xtest_click(int16_t x, int16_t y) {
 
 static pg_err indicate(xcb_window_t w, pg_indicator_mode mode, pg_error *e) {
     pg_indicator how = {w, mode, "alice"};
-    return env.ops->indicate(env.p, &how, e);
+    pg_err rc = env.ops->indicate(env.p, &how, e);
+    if (rc != PG_OK) fprintf(stderr, "     indicate %u: %s\n", (unsigned)w, e->message); /* why, when a check fails */
+    return rc;
 }
 
 /* ------------------------------------------------------------ setup */

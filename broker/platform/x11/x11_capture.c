@@ -305,7 +305,7 @@ pg_err x11_capture_screen(pg_platform *p, const pg_rect *region, pg_capture *out
     x11_aside aside = {.grabbed = false}; /* the sign that an agent drives is never in a capture */
     if (rc == PG_OK) rc = x11_indicator_aside(p, &r, &aside, e);
     if (rc == PG_OK) rc = grab(p, &g, "", out, e);
-    if (aside.grabbed) x11_indicator_back(p, &aside);
+    x11_indicator_back(p, &aside);
     out->origin_x = r.x; /* the clipped start, not the region asked for */
     out->origin_y = r.y;
     return rc;
