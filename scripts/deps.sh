@@ -15,7 +15,7 @@ PKGS=(
   # OCR language data: Latin script (every Latin-alphabet language; the policy's default) and a few
   tesseract-ocr-script-latn tesseract-ocr-deu tesseract-ocr-fra tesseract-ocr-spa
   libxcb1-dev libxcb-shm0-dev libxcb-xtest0-dev libxcb-composite0-dev libxcb-res0-dev
-  libxcb-damage0-dev libxcb-xfixes0-dev libxcb-randr0-dev libxkbcommon-x11-dev libxkbcommon-dev
+  libxcb-damage0-dev libxcb-xfixes0-dev libxcb-randr0-dev libxcb-shape0-dev libxkbcommon-x11-dev libxkbcommon-dev
   libx11-dev libx11-xcb-dev
   # XInput 2.2 raw events: the person's own keys and mouse told from injected ones (x11_person.c)
   libxcb-xinput-dev

@@ -6,6 +6,10 @@ pkg_check_modules(PG_TEST_XCB REQUIRED IMPORTED_TARGET xcb)
 pg_unit_test(test_x11 SOURCES test_x11.c LIBS pg_platform_x11 pg_platform_decl PkgConfig::PG_TEST_XCB)
 target_compile_definitions(test_x11 PRIVATE PG_SOURCE_DIR="${CMAKE_SOURCE_DIR}")
 set_tests_properties(unit.test_x11 PROPERTIES LABELS "x11" TIMEOUT 120) # its own Xvfb: not "unit"
+# indicate(): the sign that an agent drives, on its own Xvfb (:220..:229), with and without openbox.
+pkg_check_modules(PG_TEST_XCB_SIGN REQUIRED IMPORTED_TARGET xcb xcb-shape xcb-xtest)
+pg_unit_test(test_x11_indicator SOURCES test_x11_indicator.c LIBS pg_platform_x11 PkgConfig::PG_TEST_XCB_SIGN)
+set_tests_properties(unit.test_x11_indicator PROPERTIES LABELS "x11" TIMEOUT 180) # its own Xvfb: not "unit"
 # The pixel conversion alone (no server): two threads on large frames.
 pg_unit_test(test_x11_convert SOURCES test_x11_convert.c LIBS pg_platform_x11)
 # The package's display grant at login (installer/linux/40pixelgate_xhost,

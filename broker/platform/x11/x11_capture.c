@@ -10,7 +10,8 @@
  * area from root (caps says capture_covered=false), and only when no other
  * window is stacked over that area: else it refuses with PG_E_POLICY naming
  * the cover by its decimal id (never its title: it may be another user's).
- * capture_screen() reads root.
+ * capture_screen() reads root, with the sign that an agent drives stepped
+ * aside under a server grab (x11_indicator.c).
  * Pixels travel through one MIT-SHM segment per handle, created from a memfd
  * and passed with shm_attach_fd (MIT-SHM 1.2): the broker runs as its own uid,
  * so classic 0600 SysV segments would be BadAccess. If fd passing fails
@@ -228,7 +229,8 @@ static pg_err find_cover(pg_platform *p, const x11_win *w, const pg_rect *s, xcb
     for (size_t i = 0; rc == PG_OK && i < above; i++) { /* take every reply, even after a hit */
         xcb_get_window_attributes_reply_t *a = x11_take(p, ca[i].sequence, &rc, e);
         xcb_get_geometry_reply_t *g = x11_take(p, cg[i].sequence, &rc, e);
-        bool draws = a && g && a->map_state == XCB_MAP_STATE_VIEWABLE && a->_class == XCB_WINDOW_CLASS_INPUT_OUTPUT;
+        bool draws = a && g && a->map_state == XCB_MAP_STATE_VIEWABLE && a->_class == XCB_WINDOW_CLASS_INPUT_OUTPUT &&
+                     !x11_indicator_is_own(kids[k + 1 + i]); /* the broker's own sign covers nothing */
         int64_t x1 = draws ? (int64_t)g->x + g->width + 2 * g->border_width : 0;
         int64_t y1 = draws ? (int64_t)g->y + g->height + 2 * g->border_width : 0;
         if (!top && draws && g->x < (int64_t)s->x + s->w && x1 > s->x && g->y < (int64_t)s->y + s->h && y1 > s->y) {
@@ -300,7 +302,13 @@ pg_err x11_capture_screen(pg_platform *p, const pg_rect *region, pg_capture *out
     if (rc != PG_OK) return rc;
     grab_req g = {p->root, r.x, r.y, r.w, r.h, {0}};
     rc = x11_pixfmt_for(p, p->screen->root_visual, p->screen->root_depth, &g.fmt, e);
+    x11_aside aside = {.grabbed = false}; /* the sign that an agent drives is never in a capture */
+    /* Under --if-unchanged's grab (x11_guard.c) the sign steps aside inside
+     * that grab, which back must leave held for the input that follows. */
+    if (rc == PG_OK)
+        rc = p->guard_grabbed ? x11_indicator_aside_held(p, &r, &aside, e) : x11_indicator_aside(p, &r, &aside, e);
     if (rc == PG_OK) rc = grab(p, &g, "", out, e);
+    x11_indicator_back(p, &aside);
     out->origin_x = r.x; /* the clipped start, not the region asked for */
     out->origin_y = r.y;
     return rc;

@@ -258,6 +258,7 @@ static void x11_close(pg_platform *p) {
     x11_person_stop(p->person_watch);
     pg_person_free(p->polled); /* after the watcher that reported into it has stopped */
     x11_watch_stop(p->watch);
+    x11_indicator_stop(p->indicator);
     free(p->display);
     x11_shm_release(p);
     if (p->xkb_ctx) xkb_context_unref(p->xkb_ctx);
@@ -424,6 +425,7 @@ static const pg_platform_ops x11_ops = {
     .unconfirmed = x11_unconfirmed,
     .guard_begin = x11_guard_begin,
     .guard_end = x11_guard_end,
+    .indicate = x11_indicate,
 };
 
 const pg_platform_ops *pg_platform_default(void) { return &x11_ops; }

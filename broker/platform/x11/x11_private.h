@@ -90,6 +90,7 @@ struct pg_platform {
     uint32_t unconfirmed; /* inputs sent but not seen delivered in time, since unconfirmed() last read */
     uint16_t pending_mask; /* the buttons of the last unconfirmed input: keys and focus wait for them */
     bool guard_grabbed;   /* guard_begin holds a server grab on c (x11_guard.c) */
+    struct x11_indicator *indicator; /* the sign that an agent drives, from its first showing; NULL before */
 };
 
 /* ---- x11_conn.c: replies, errors, atoms ---- */
@@ -274,6 +275,34 @@ void x11_guard_end(pg_platform *p);
  * calls it once the injected events were processed, before any wait that
  * other clients must make progress for. */
 void x11_guard_release(pg_platform *p);
+/* ---- x11_indicator.c: the sign that an agent drives ---- */
+#define X11_MAX_INDICATORS 16 /* signs one process may have at once (one per handle) */
+typedef struct x11_indicator x11_indicator;
+/* pg_platform_ops.indicate: shows the sign on its own connection and
+ * thread (started here the first time), or hides it (how->window 0).
+ * PG_E_UNSUPPORTED without Composite or SHAPE 1.1. */
+pg_err x11_indicate(pg_platform *p, const pg_indicator *how, pg_error *e);
+/* Ends the sign's thread and connection (its window goes with it); NULL is fine. */
+void x11_indicator_stop(x11_indicator *ind);
+/* Whether w is a window of a sign of this process (any handle, any
+ * thread): never listed, never a cover, never a target. */
+bool x11_indicator_is_own(xcb_window_t w);
+/* Screen captures compose without the signs: aside grabs the server on p's
+ * connection (only when this process has a sign) and unmaps every sign of
+ * this process that is mapped and meets r, with a round trip after; back
+ * maps and raises them again and ungrabs. back is always called after
+ * aside, whatever aside returned. */
+typedef struct {
+    xcb_window_t win[X11_MAX_INDICATORS]; /* the signs unmapped */
+    size_t n;
+    bool grabbed;
+} x11_aside;
+pg_err x11_indicator_aside(pg_platform *p, const pg_rect *r, x11_aside *out, pg_error *e);
+/* The same for a caller that holds the server grabbed on p's connection
+ * already (a second GrabServer would be a no-op, but back's ungrab would
+ * end the caller's grab): no grab here, and back then leaves it held. */
+pg_err x11_indicator_aside_held(pg_platform *p, const pg_rect *r, x11_aside *out, pg_error *e);
+void x11_indicator_back(pg_platform *p, x11_aside *a);
 
 /* ---- x11_settle.c ---- */
 pg_err x11_settle(pg_platform *p, uint64_t id, uint32_t quiet_ms, uint32_t timeout_ms,

@@ -11,6 +11,8 @@
  * ids and the popups list_all reports (mapped override-redirect children of
  * root); every other id (frame, child, root) is refused as PG_E_NOTFOUND so
  * a caller cannot reach pixels or input of a window the broker did not list.
+ * The broker's own indicator windows (x11_indicator.c) are never listed,
+ * described or resolved.
  * pid comes from X-Resource (the server's record of the connection), never
  * from _NET_WM_PID, which a client writes itself.
  * A client with WM_TRANSIENT_FOR is a dialog; list_all adds the mapped
@@ -443,7 +445,7 @@ pg_err x11_resolve(pg_platform *p, uint64_t id, x11_win *w, pg_error *e) {
     memset(w, 0, sizeof *w);
     pg_err rc = x11_alive(p, e);
     if (rc != PG_OK) return rc;
-    if (id == 0 || id > 0x1fffffffu) return not_found(e, id);
+    if (id == 0 || id > 0x1fffffffu || x11_indicator_is_own((xcb_window_t)id)) return not_found(e, id); /* never a target */
     w->id = (xcb_window_t)id;
     bool at_root = false;
     if (!is_client(p, w->id, &at_root, &rc, e) && (rc != PG_OK || !is_popup(p, w->id, &rc, e)))
@@ -718,7 +720,7 @@ static pg_err popups(pg_platform *p, item *items, size_t *n, size_t cap, bool *c
         bool popup = a && a->override_redirect && a->_class == XCB_WINDOW_CLASS_INPUT_OUTPUT &&
                      a->map_state == XCB_MAP_STATE_VIEWABLE;
         free(a);
-        if (!popup || rc != PG_OK) continue;
+        if (!popup || rc != PG_OK || x11_indicator_is_own(kids[i])) continue; /* the broker's own sign */
         if (*n == cap) *cut = true;
         else items[(*n)++] = (item){kids[i], kids[i], true};
     }
@@ -801,7 +803,7 @@ pg_err x11_describe_window(pg_platform *p, uint64_t id, pg_window *out, pg_error
     memset(out, 0, sizeof *out);
     pg_err rc = x11_alive(p, e);
     if (rc != PG_OK) return rc;
-    if (id == 0 || id > 0x1fffffffu) return not_found(e, id);
+    if (id == 0 || id > 0x1fffffffu || x11_indicator_is_own((xcb_window_t)id)) return not_found(e, id);
     item it = {(xcb_window_t)id, 0, false}, own = {(xcb_window_t)id, (xcb_window_t)id, false};
     xcb_get_input_focus_cookie_t fc = xcb_get_input_focus(p->c);
     list_ck ck;
