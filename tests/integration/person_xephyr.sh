@@ -88,7 +88,7 @@ check "once the quiet period has passed, input works again" test "$(rc_of AS cli
 sign_shown() { DISPLAY=$NEST xwininfo -name "pixelgate indicator" 2>/dev/null | grep -q "IsViewable"; }
 AS click --window "$W" --at 12,12 >/dev/null
 check "the sign is shown while the agent drives" sign_shown
-top=$(DISPLAY=$NEST xwininfo -root -children | awk '/^ +0x/ {w=$0} END {print w}')
+top=$(DISPLAY=$NEST xwininfo -root -children | grep -m1 -E '^ +0x') # xwininfo lists the top first
 check "the sign is the top window of the display" grep -q "pixelgate indicator" <<<"$top"
 shot_on=$(AS snapshot --screen | jq -r .sha256)
 check "the screen capture was taken with the sign shown" sign_shown
