@@ -134,7 +134,8 @@ pg_start_broker
 pg_start_app
 person() { pg_as "$PG_AGENT" pixelgate ping 2>/dev/null | jq -c .person; }
 until_person() { for _ in $(seq 150); do person | jq -e "$1" >/dev/null && return 0; sleep 0.1; done; return 1; }
-hand() { DISPLAY=$PG_HOST_DISPLAY xdotool mousemove 300 300 "$@"; } # the person's hand, on their own keyboard
+# the person's hand, on their own keyboard: into the Xephyr window, clear of the first app on the host
+hand() { pg_person_hand 900 650 "$@"; }
 until_person '.watching'
 echo "  the broker watches the person's keyboard on $PG_DISPLAY: $(person)"
 agent click --window 'pixelgate demo' --text 'Press me' >/dev/null
@@ -142,13 +143,13 @@ echo "  while the agent drives, the broker draws its sign on top (click-through,
 echo "  $(DISPLAY=$PG_DISPLAY xwininfo -root -children | grep -o '"pixelgate indicator".*' | head -1)"
 echo "person: presses Pause on their own keyboard"
 hand key Pause
-until_person '.stopped'
+until_person '.stopped' || echo "  (the broker did not see the person's Pause: $(person))"
 agent snapshot --window 'pixelgate demo' || true
 agent resume || true
 echo "person: presses Pause again (re-armed), then keeps using the mouse"
 hand key Pause
-until_person '.stopped | not'
-hand mousemove 320 320
+until_person '.stopped | not' || echo "  (the broker did not see the second Pause: $(person))"
+hand mousemove 910 660
 agent click --window 'pixelgate demo' --at 10,10 || true
 agent wait-idle --timeout 20
 agent click --window 'pixelgate demo' --text 'Press me'

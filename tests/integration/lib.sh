@@ -148,6 +148,19 @@ pg_start_xephyr() {
     PG_DISPLAY=":$n"
 }
 
+# pg_person_hand X Y [XDOTOOL-COMMAND...]: the person's hand on their own
+# keyboard and mouse: the host's pointer into the Xephyr window at X,Y, the
+# host's keyboard focus given to the window there (an earlier focus on the
+# host, e.g. to an app of its own, would keep the keys), then the command.
+pg_person_hand() {
+    local x=$1 y=$2 win
+    shift 2
+    DISPLAY=$PG_HOST_DISPLAY xdotool mousemove "$x" "$y"
+    win=$(DISPLAY=$PG_HOST_DISPLAY xdotool getmouselocation --shell | sed -n 's/^WINDOW=//p')
+    [ -n "$win" ] && DISPLAY=$PG_HOST_DISPLAY xdotool windowfocus "$win" 2>/dev/null
+    [ $# -eq 0 ] || DISPLAY=$PG_HOST_DISPLAY xdotool "$@"
+}
+
 pg_start_wm() {
     DISPLAY=$PG_DISPLAY openbox >"$PG_TMP/openbox.log" 2>&1 &
     PG_PIDS+=($!)

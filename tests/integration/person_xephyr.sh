@@ -56,7 +56,7 @@ wait_person() {
     return 1
 }
 # The person's hand: the host's pointer into the Xephyr window, then keys or motion there.
-PERSON() { DISPLAY=$HOST xdotool mousemove 300 300 "$@"; }
+PERSON() { pg_person_hand 300 300 "$@"; }
 clicks() { jq -r .clicks "$PG_STATE_FILE"; }
 rc_of() { "$@" >/dev/null 2>&1; echo $?; }
 root_resume() { PIXELGATE_SOCKET=$PG_SOCK "$PG_TMP/bin/pixelgate" resume | jq -e '.resumed == true' >/dev/null; }
