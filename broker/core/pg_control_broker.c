@@ -85,6 +85,9 @@ static void act_on(pg_broker *b, unsigned what, const pg_control *snap, const ch
     }
     if (what & PG_CONTROL_LEASE_ENDED) audit_person(b, "person.lease_end", "person", b->self_uid, lease_why);
     if (!(what & (PG_CONTROL_STOPPED_NOW | PG_CONTROL_HUMAN_NOW))) return;
+    /* A person moving the mouse syncs often: take the platform lock (which a
+     * long input may hold) only when there is something to let go of. */
+    if (!(what & PG_CONTROL_STOPPED_NOW) && atomic_load(&b->held_by) == 0) return;
     pthread_mutex_lock(&b->plat_lock);
     pg_broker_release_held_locked(b, (what & PG_CONTROL_STOPPED_NOW) ? "a person stopped the agents"
                                                                      : "a person used the keyboard or mouse");
