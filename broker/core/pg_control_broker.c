@@ -176,7 +176,8 @@ void pg_broker_person_drove(pg_call *c) {
     if (want == PG_INDICATE_OFF) {
         indicator_said(b, "off (the administrator's policy)");
     } else if (b->plat && b->plat_ops->indicate &&
-               (b->shown.window != c->audit.window_id || strcmp(b->shown.user, c->peer->user) != 0)) {
+               (b->shown.window != c->audit.window_id || b->shown.mode != indicator_mode(want) ||
+                strcmp(b->shown.user, c->peer->user) != 0)) { /* drawn again when any of them changed */
         pg_indicator how = {.window = c->audit.window_id, .mode = indicator_mode(want)};
         snprintf(how.user, sizeof how.user, "%s", c->peer->user);
         pg_error e;

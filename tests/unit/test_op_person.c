@@ -233,6 +233,19 @@ PG_TEST(the_indicator_names_who_drives_which_window_and_the_policy_can_turn_it_o
     unsigned again = 0;
     pg_fake_indicated(fx.fake, &again);
     CHECK_EQ_INT(again, calls); /* the same window and user: drawn once */
+    /* the administrator switches to the banner: the next input draws it so */
+    pg_policy *np = NULL;
+    pg_error pe;
+    const char *banner = "{\"version\":1,\"clients\":{\"users\":[\"agent\"]},\"person\":{\"quiet_ms\":0,"
+                         "\"indicator\":\"banner\"}}";
+    REQUIRE(pg_policy_parse(banner, strlen(banner), &np, &pe) == PG_OK);
+    pthread_mutex_lock(&fx.b.policy_lock);
+    pg_policy *old = fx.b.policy;
+    fx.b.policy = np;
+    pthread_mutex_unlock(&fx.b.policy_lock);
+    pg_policy_free(old);
+    CHECK_EQ_INT(call1(&fx, "click", CLICK), PG_OK);
+    CHECK_EQ_INT(pg_fake_indicated(fx.fake, NULL)->mode, PG_INDICATOR_BANNER);
     pg_person_stop_key(fx.b.person, pg_mono_us());
     CHECK_EQ_INT(call1(&fx, "click", CLICK), PG_E_STOPPED);
     CHECK_EQ_INT(pg_fake_indicated(fx.fake, NULL)->window, 0); /* the stop takes it down */
