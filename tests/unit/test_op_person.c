@@ -86,6 +86,45 @@ PG_TEST(the_persons_key_stops_every_agent_operation_but_ping_caps_and_drop_until
     pg_fx_fini(&fx);
 }
 
+/* A wait under way when the person presses the key ends STOPPED at its next
+ * round, not at its timeout: the third capture of an endless animation is
+ * where the key goes down. */
+typedef struct {
+    pg_person *person;
+    int captures;
+} press_at;
+
+static void press_on_third_capture(pg_fake *f, void *ctx) {
+    (void)f;
+    press_at *p = ctx;
+    if (++p->captures == 3) pg_person_stop_key(p->person, pg_mono_us());
+}
+
+PG_TEST(a_wait_under_way_ends_stopped_when_the_person_presses_the_key) {
+    pg_fx fx;
+    REQUIRE(pg_fx_init(&fx, NO_TAKEOVER) == 0);
+    uint64_t id = pg_fake_add_window(fx.fake, "demo", "Demo", getpid(), 0, 0, 80, 40, 0xffffffff);
+    uint8_t px[80 * 40 * 4];
+    for (uint32_t k = 0; k < 4; k++) { /* a black bar that moves, looping: never stable (dHash sees it) */
+        memset(px, 0xff, sizeof px);
+        for (uint32_t y = 0; y < 40; y++)
+            for (uint32_t x = 16 * k; x < 16 * k + 8; x++) memset(px + (y * 80 + x) * 4, 0, 3);
+        pg_fake_add_frame(fx.fake, id, px, true);
+    }
+    press_at at = {fx.b.person, 0};
+    pg_fake_on_capture(fx.fake, press_on_third_capture, &at);
+    int64_t t0 = pg_mono_us();
+    pg_fx_reply r;
+    pg_err rc = pg_fx_call(&fx, "wait_stable", "{\"window\":\"demo\",\"interval\":0.01,\"timeout\":30}", NULL, 0, &r);
+    if (rc != PG_E_STOPPED) fprintf(stderr, "wait_stable: %d %s (captures %d)\n", rc, r.e.message, at.captures);
+    CHECK_EQ_INT(rc, PG_E_STOPPED);
+    pg_fx_reply_fini(&r);
+    CHECK(pg_mono_us() - t0 < 20 * 1000000LL); /* ended by the stop, long before its 30 s */
+    CHECK(at.captures <= 4);                    /* at most the round under way finished */
+    pg_fake_on_capture(fx.fake, NULL, NULL);
+    pg_fx_fini(&fx);
+}
+
 PG_TEST(a_tampered_keyboard_stops_and_only_root_or_an_approver_re_arms) {
     pg_fx fx;
     REQUIRE(pg_fx_init(&fx, APPROVERS "}") == 0);
