@@ -251,6 +251,31 @@ static void redirect_once(pg_platform *p) {
     free(xe);
 }
 
+/* ------------------------------------------- a reader thread's own wake-up */
+
+xcb_window_t x11_self_window(xcb_connection_t *c, xcb_window_t root) {
+    xcb_window_t win = xcb_generate_id(c);
+    xcb_create_window(c, 0, win, root, -1, -1, 1, 1, 0, XCB_WINDOW_CLASS_INPUT_ONLY, XCB_COPY_FROM_PARENT, 0, NULL);
+    return win;
+}
+
+void x11_self_message(xcb_connection_t *c, xcb_window_t win, uint32_t what) {
+    xcb_client_message_event_t ev;
+    memset(&ev, 0, sizeof ev);
+    ev.response_type = XCB_CLIENT_MESSAGE;
+    ev.format = 32;
+    ev.window = win;
+    ev.data.data32[0] = what;
+    /* Empty mask: delivered to the client that made the window, the reader. */
+    xcb_send_event(c, 0, win, XCB_EVENT_MASK_NO_EVENT, (const char *)&ev);
+    xcb_flush(c);
+}
+
+bool x11_is_self_message(const xcb_generic_event_t *ev, xcb_window_t win) {
+    return (ev->response_type & 0x7f) == XCB_CLIENT_MESSAGE &&
+           ((const xcb_client_message_event_t *)ev)->window == win;
+}
+
 /* ----------------------------------------------------------- open/close */
 
 static void x11_close(pg_platform *p) {

@@ -383,9 +383,10 @@ static bool is_target(const x11_indicator *ind, xcb_window_t w) {
 static void note_event(x11_indicator *ind, const xcb_generic_event_t *ev, ind_todo *todo) {
     switch (ev->response_type & 0x7f) {
     case XCB_CLIENT_MESSAGE: {
-        const xcb_client_message_event_t *m = (const void *)ev;
-        if (m->window == ind->win) todo->stop |= m->data.data32[0] == IND_MSG_STOP;
-        if (m->window == ind->win) todo->request |= m->data.data32[0] == IND_MSG_WAKE;
+        if (!x11_is_self_message(ev, ind->win)) break;
+        uint32_t what = ((const xcb_client_message_event_t *)ev)->data.data32[0];
+        todo->stop |= what == IND_MSG_STOP;
+        todo->request |= what == IND_MSG_WAKE;
         break;
     }
     case XCB_EXPOSE: todo->expose = true; break;
@@ -454,17 +455,8 @@ static void *ind_main(void *arg) {
 
 /* ------------------------------------------------------------ start/stop */
 
-static void send_msg(x11_indicator *ind, uint32_t what) {
-    xcb_client_message_event_t ev;
-    memset(&ev, 0, sizeof ev);
-    ev.response_type = XCB_CLIENT_MESSAGE;
-    ev.format = 32;
-    ev.window = ind->win;
-    ev.data.data32[0] = what;
-    /* Empty mask: delivered to the window's creator, the sign's thread. */
-    xcb_send_event(ind->conn.c, 0, ind->win, XCB_EVENT_MASK_NO_EVENT, (const char *)&ev);
-    xcb_flush(ind->conn.c);
-}
+/* To the sign's own window: the sign's thread alone gets it. */
+static void send_msg(x11_indicator *ind, uint32_t what) { x11_self_message(ind->conn.c, ind->win, what); }
 
 static void free_sign(x11_indicator *ind) {
     if (ind->win) own_remove(ind->win);

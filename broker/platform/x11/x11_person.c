@@ -309,10 +309,7 @@ static void on_xi_event(x11_person *w, xcb_ge_generic_event_t *ev) {
     }
 }
 
-static bool is_stop(const x11_person *w, const xcb_generic_event_t *ev) {
-    return (ev->response_type & 0x7f) == XCB_CLIENT_MESSAGE &&
-           ((const xcb_client_message_event_t *)ev)->window == w->stop_win;
-}
+static bool is_stop(const x11_person *w, const xcb_generic_event_t *ev) { return x11_is_self_message(ev, w->stop_win); }
 
 static void *person_main(void *arg) {
     x11_person *w = arg;
@@ -355,9 +352,7 @@ static pg_err select_person_events(x11_person *w, pg_error *e) {
 static void make_stop_window(x11_person *w) {
     const xcb_screen_t *scr = xcb_setup_roots_iterator(xcb_get_setup(w->c)).data;
     w->root = scr->root;
-    w->stop_win = xcb_generate_id(w->c);
-    xcb_create_window(w->c, 0, w->stop_win, scr->root, -1, -1, 1, 1, 0, XCB_WINDOW_CLASS_INPUT_ONLY,
-                      XCB_COPY_FROM_PARENT, 0, NULL);
+    w->stop_win = x11_self_window(w->c, scr->root);
 }
 
 /* Connect, check XInput 2.2, select, read devices and keymap: everything
@@ -412,15 +407,7 @@ static pg_err person_start(pg_platform *p, pg_person *person, const char *stop_k
 
 void x11_person_stop(x11_person *w) {
     if (!w) return;
-    xcb_client_message_event_t ev;
-    memset(&ev, 0, sizeof ev);
-    ev.response_type = XCB_CLIENT_MESSAGE;
-    ev.format = 32;
-    ev.window = w->stop_win;
-    /* Empty mask: delivered to the client that made the window, us. A
-     * broken connection has ended the thread already. */
-    xcb_send_event(w->c, 0, w->stop_win, XCB_EVENT_MASK_NO_EVENT, (const char *)&ev);
-    xcb_flush(w->c);
+    x11_self_message(w->c, w->stop_win, 0); /* a broken connection has ended the thread already */
     pthread_join(w->thread, NULL);
     person_free(w);
 }

@@ -103,6 +103,16 @@ pg_err x11_wait(pg_platform *p, unsigned int seq, void **reply, xcb_generic_erro
                 pg_error *e);
 /* Round trip: returns once the server processed every earlier request. */
 pg_err x11_sync(pg_platform *p, pg_error *e);
+
+/* A thread that reads a connection of its own (x11_watch.c, x11_person.c,
+ * x11_indicator.c) is woken or ended by a client message to a window of
+ * that connection's: sent with an empty event mask, it goes to the window's
+ * creator alone. x11_self_window makes such a window (InputOnly, 1x1, under
+ * root); x11_self_message sends what (data32[0]) to win and flushes;
+ * x11_is_self_message says whether ev is one to win. */
+xcb_window_t x11_self_window(xcb_connection_t *c, xcb_window_t root);
+void x11_self_message(xcb_connection_t *c, xcb_window_t win, uint32_t what);
+bool x11_is_self_message(const xcb_generic_event_t *ev, xcb_window_t win);
 /* Check a *_checked void request without an unbounded wait. PG_OK with
  * *xerr set (caller frees) when the server refused it. */
 pg_err x11_check(pg_platform *p, xcb_void_cookie_t ck, xcb_generic_error_t **xerr, pg_error *e);

@@ -84,10 +84,7 @@ static void note_error(x11_watch *w, const xcb_generic_error_t *xe) {
     }
 }
 
-static bool is_stop(const x11_watch *w, const xcb_generic_event_t *ev) {
-    return (ev->response_type & 0x7f) == XCB_CLIENT_MESSAGE &&
-           ((const xcb_client_message_event_t *)ev)->window == w->stop_win;
-}
+static bool is_stop(const x11_watch *w, const xcb_generic_event_t *ev) { return x11_is_self_message(ev, w->stop_win); }
 
 static void *watch_main(void *arg) {
     x11_watch *w = arg;
@@ -148,9 +145,7 @@ x11_watch *x11_watch_start(const char *display) {
     }
     w->damage_event = (uint8_t)(w->damage_event + XCB_DAMAGE_NOTIFY);
     const xcb_screen_t *scr = xcb_setup_roots_iterator(xcb_get_setup(w->c)).data;
-    w->stop_win = xcb_generate_id(w->c);
-    xcb_create_window(w->c, 0, w->stop_win, scr->root, -1, -1, 1, 1, 0, XCB_WINDOW_CLASS_INPUT_ONLY,
-                      XCB_COPY_FROM_PARENT, 0, NULL);
+    w->stop_win = x11_self_window(w->c, scr->root);
     xcb_flush(w->c);
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
@@ -170,15 +165,7 @@ x11_watch *x11_watch_start(const char *display) {
 
 void x11_watch_stop(x11_watch *w) {
     if (!w) return;
-    xcb_client_message_event_t ev;
-    memset(&ev, 0, sizeof ev);
-    ev.response_type = XCB_CLIENT_MESSAGE;
-    ev.format = 32;
-    ev.window = w->stop_win;
-    /* Empty mask: delivered to the client that made the window, us. A
-     * broken connection has ended the thread already. */
-    xcb_send_event(w->c, 0, w->stop_win, XCB_EVENT_MASK_NO_EVENT, (const char *)&ev);
-    xcb_flush(w->c);
+    x11_self_message(w->c, w->stop_win, 0); /* a broken connection has ended the thread already */
     pthread_join(w->thread, NULL);
     pthread_cond_destroy(&w->changed);
     pthread_mutex_destroy(&w->lock);
