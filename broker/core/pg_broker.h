@@ -166,6 +166,8 @@ pg_err pg_broker_person_unlease(pg_broker *b, const char *id, pg_error *e);
 bool pg_broker_person_break_lease(pg_broker *b, const void *conn, char *holder, size_t n);
 /* Root or an approver re-arms: false when it was not stopped. */
 bool pg_broker_person_resume(pg_broker *b, char *was, size_t n, double *stopped_s);
+/* ms left of the take-over quiet period now (0: nobody is using the machine). */
+uint32_t pg_broker_person_quiet_left_ms(pg_broker *b);
 /* ping's and caps' "person". */
 cJSON *pg_broker_person_json(pg_broker *b);
 

@@ -151,6 +151,16 @@ pg_err pg_broker_person_interrupt(pg_call *c, pg_error *e) {
     return snap.stopped ? pg_control_refuse_stopped(&snap, now, e) : PG_OK;
 }
 
+uint32_t pg_broker_person_quiet_left_ms(pg_broker *b) {
+    if (!b->person) return 0;
+    pg_person_seen seen;
+    pg_control snap;
+    uint32_t quiet_ms = 0;
+    int64_t now = pg_mono_us();
+    sync_now(b, now, &seen, &snap, &quiet_ms);
+    return pg_control_quiet_left_ms(&seen, quiet_ms, now);
+}
+
 /* ---- the indicator ---- */
 
 /* What caps says of the sign; under control_lock, so that ping never waits

@@ -76,12 +76,8 @@ pg_err pg_op_wait_idle(pg_call *c, const pg_args_wait_idle *a, pg_error *e) {
     for (;;) {
         pg_err rc = pg_call_client_gone(c, e);
         if (rc) return rc;
-        cJSON *p = pg_broker_person_json(c->b);
-        const cJSON *active = cJSON_GetObjectItemCaseSensitive(p, "human_active");
-        const cJSON *left = cJSON_GetObjectItemCaseSensitive(p, "quiet_ms_left");
-        bool idle = !cJSON_IsTrue(active);
-        double left_ms = cJSON_IsNumber(left) ? left->valuedouble : 0;
-        cJSON_Delete(p);
+        uint32_t left_ms = pg_broker_person_quiet_left_ms(c->b);
+        bool idle = left_ms == 0;
         int64_t now = pg_mono_us();
         if (idle) {
             c->result = cJSON_CreateObject();
@@ -92,7 +88,7 @@ pg_err pg_op_wait_idle(pg_call *c, const pg_args_wait_idle *a, pg_error *e) {
         if (now >= deadline)
             return pg_error_set(e, PG_E_TIMEOUT, "wait longer, or let the person finish",
                                 "a person was still using the machine after %.1f s", a->timeout);
-        int64_t nap_us = (int64_t)(left_ms * 1000);
+        int64_t nap_us = (int64_t)left_ms * 1000;
         if (nap_us > 100000) nap_us = 100000; /* a stop or a hang-up is noticed within 0.1 s */
         if (nap_us > deadline - now) nap_us = deadline - now;
         pg_sleep_ms(nap_us > 1000 ? (double)nap_us / 1000.0 : 1.0);
