@@ -75,8 +75,11 @@ ex "$PG_OTHER" info "$T1"
 A snapshot --window "$W" --max-size 160x100
 A drop "$(jq -r .token <<<"$LAST")" cap:AAAAAAAAAAAAAAAAAAAAAA
 A ocr "$T1" --region 0,0,480,120
+# --if-unchanged: an empty corner still looks as in T1 (sent); after the press the status line does not (refused)
+A click --in "$T1" --at 20,230 --if-unchanged
 A click --window "$W" --text 'Press me'
 A wait-stable --window "$W" --interval 0.2
+A click --in "$T1" --at 240,63 --if-unchanged
 A snapshot --window "$W"
 T2=$(jq -r .token <<<"$LAST")
 A assert changed "$T1" "$T2" --min-pct 0.05
